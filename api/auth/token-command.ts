@@ -1,0 +1,18 @@
+import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { createToken, resolveJwtSecret } from './tokens.js';
+
+/** Checks the `proxyops api token` flags and signs the token (an admin token needs no stored user). */
+export async function createTokenCommand(
+  flags: { user: string; role: string; ttl: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  if (flags.role !== 'user' && flags.role !== 'admin')
+    throw new ProxyopsError('BAD_OPTION', `--role ${JSON.stringify(flags.role)} must be user or admin`);
+  if (!/^\d+$/.test(flags.ttl) || Number(flags.ttl) < 1)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--ttl ${JSON.stringify(flags.ttl)} must be a whole number of seconds`,
+    );
+  if (flags.user.trim() === '') throw new ProxyopsError('BAD_OPTION', '--user must not be empty');
+  return createToken({ id: flags.user, role: flags.role }, resolveJwtSecret(env), Number(flags.ttl));
+}

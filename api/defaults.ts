@@ -1,0 +1,311 @@
+import { ProxyopsError } from '../proxy-config/core/errors.js';
+
+/**
+ * Every limit and timing of the API, as data: one row per option with its flag, environment
+ * variable and default. The CLI declares its flags from this table and `resolveApiConfig` reads it,
+ * so a new setting is one new row (and one README line).
+ */
+export interface ApiConfig {
+  port: number;
+  host: string;
+  bodyLimitBytes: number;
+  rateLimitMax: number;
+  rateLimitWindowMs: number;
+  pageSizeDefault: number;
+  pageSizeMax: number;
+  healthCheckIntervalMs: number;
+  healthCheckFailureThreshold: number;
+  drainMarginMs: number;
+  shutdownTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  proxyKeepAliveTimeoutMs: number;
+  requestTimeoutMs: number;
+  dbPoolMax: number;
+  trustProxy: string;
+  graphqlDepthLimit: number;
+  graphqlCostLimit: number;
+  graphqlAliasLimit: number;
+  graphqlTokenLimit: number;
+  graphqlTimeoutMs: number;
+  /** Path of a persisted-query manifest; when set only its operations run (empty: off). */
+  graphqlAllowList: string;
+}
+
+/** One configurable setting: how it is named on the command line and in the environment. */
+export interface ApiOption {
+  key: keyof ApiConfig;
+  flag: string;
+  env: string;
+  description: string;
+  kind: 'integer' | 'string';
+  min?: number;
+  max?: number;
+}
+
+/** Named defaults; the README's option table lists the same values. */
+export const API_DEFAULTS: ApiConfig = {
+  port: 8080,
+  host: '127.0.0.1',
+  bodyLimitBytes: 262_144,
+  rateLimitMax: 600,
+  rateLimitWindowMs: 60_000,
+  pageSizeDefault: 20,
+  pageSizeMax: 100,
+  healthCheckIntervalMs: 5_000,
+  healthCheckFailureThreshold: 3,
+  drainMarginMs: 5_000,
+  shutdownTimeoutMs: 10_000,
+  // nginx's upstream keepalive_timeout defaults to 60 s; ours must outlive it (see README).
+  keepAliveTimeoutMs: 65_000,
+  proxyKeepAliveTimeoutMs: 60_000,
+  requestTimeoutMs: 30_000,
+  dbPoolMax: 10,
+  trustProxy: 'loopback, linklocal, uniquelocal',
+  // GraphQL abuse limits (README "## GraphQL"): a list field multiplies its children's cost by first/last.
+  graphqlDepthLimit: 10,
+  graphqlCostLimit: 10_000,
+  graphqlAliasLimit: 30,
+  graphqlTokenLimit: 3_000,
+  graphqlTimeoutMs: 5_000,
+  graphqlAllowList: '',
+};
+
+/** The option table: flag, environment variable and meaning of every API setting. */
+export const API_OPTIONS: readonly ApiOption[] = [
+  {
+    key: 'port',
+    flag: '--port',
+    env: 'PROXYOPS_PORT',
+    kind: 'integer',
+    min: 0,
+    max: 65535,
+    description: 'TCP port',
+  },
+  { key: 'host', flag: '--host', env: 'PROXYOPS_HOST', kind: 'string', description: 'address to bind' },
+  {
+    key: 'bodyLimitBytes',
+    flag: '--body-limit',
+    env: 'PROXYOPS_BODY_LIMIT',
+    kind: 'integer',
+    min: 1,
+    description: 'largest accepted request body in bytes (413 above it)',
+  },
+  {
+    key: 'rateLimitMax',
+    flag: '--rate-limit',
+    env: 'PROXYOPS_RATE_LIMIT',
+    kind: 'integer',
+    min: 1,
+    description: 'requests per client per window (429 above it)',
+  },
+  {
+    key: 'rateLimitWindowMs',
+    flag: '--rate-window-ms',
+    env: 'PROXYOPS_RATE_WINDOW_MS',
+    kind: 'integer',
+    min: 1_000,
+    description: 'rate-limit window in milliseconds',
+  },
+  {
+    key: 'pageSizeDefault',
+    flag: '--page-size',
+    env: 'PROXYOPS_PAGE_SIZE',
+    kind: 'integer',
+    min: 1,
+    description: 'items per page when `limit` is absent',
+  },
+  {
+    key: 'pageSizeMax',
+    flag: '--page-size-max',
+    env: 'PROXYOPS_PAGE_SIZE_MAX',
+    kind: 'integer',
+    min: 1,
+    description: 'largest accepted `limit`',
+  },
+  {
+    key: 'healthCheckIntervalMs',
+    flag: '--health-interval-ms',
+    env: 'PROXYOPS_HEALTH_INTERVAL_MS',
+    kind: 'integer',
+    min: 0,
+    description: "the load balancer's readiness-check interval",
+  },
+  {
+    key: 'healthCheckFailureThreshold',
+    flag: '--health-threshold',
+    env: 'PROXYOPS_HEALTH_THRESHOLD',
+    kind: 'integer',
+    min: 1,
+    description: 'failed checks before the load balancer removes an instance',
+  },
+  {
+    key: 'drainMarginMs',
+    flag: '--drain-margin-ms',
+    env: 'PROXYOPS_DRAIN_MARGIN_MS',
+    kind: 'integer',
+    min: 0,
+    description: 'margin added to interval x threshold for the drain wait',
+  },
+  {
+    key: 'shutdownTimeoutMs',
+    flag: '--shutdown-timeout-ms',
+    env: 'PROXYOPS_SHUTDOWN_TIMEOUT_MS',
+    kind: 'integer',
+    min: 0,
+    description: 'after the drain, longest wait for in-flight requests before closing them',
+  },
+  {
+    key: 'keepAliveTimeoutMs',
+    flag: '--keep-alive-ms',
+    env: 'PROXYOPS_KEEP_ALIVE_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'idle keep-alive timeout; must exceed the proxy upstream keep-alive timeout',
+  },
+  {
+    key: 'proxyKeepAliveTimeoutMs',
+    flag: '--proxy-keep-alive-ms',
+    env: 'PROXYOPS_PROXY_KEEP_ALIVE_MS',
+    kind: 'integer',
+    min: 0,
+    description: "the proxy's upstream keep-alive timeout (nginx keepalive_timeout in upstream)",
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: '--request-timeout-ms',
+    env: 'PROXYOPS_REQUEST_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest time to receive one whole request',
+  },
+  {
+    key: 'dbPoolMax',
+    flag: '--db-pool-max',
+    env: 'PROXYOPS_DB_POOL_MAX',
+    kind: 'integer',
+    min: 1,
+    description: 'PostgreSQL pool size (with DATABASE_URL)',
+  },
+  {
+    key: 'trustProxy',
+    flag: '--trust-proxy',
+    env: 'PROXYOPS_TRUST_PROXY',
+    kind: 'string',
+    description: 'which peers may set X-Forwarded-* (Express "trust proxy" value)',
+  },
+  {
+    key: 'graphqlDepthLimit',
+    flag: '--graphql-depth-limit',
+    env: 'PROXYOPS_GRAPHQL_DEPTH_LIMIT',
+    kind: 'integer',
+    min: 1,
+    description: 'deepest field nesting a GraphQL operation may have',
+  },
+  {
+    key: 'graphqlCostLimit',
+    flag: '--graphql-cost-limit',
+    env: 'PROXYOPS_GRAPHQL_COST_LIMIT',
+    kind: 'integer',
+    min: 1,
+    description: 'highest GraphQL cost score (1 per field, lists multiplied by first/last)',
+  },
+  {
+    key: 'graphqlAliasLimit',
+    flag: '--graphql-alias-limit',
+    env: 'PROXYOPS_GRAPHQL_ALIAS_LIMIT',
+    kind: 'integer',
+    min: 0,
+    description: 'most aliases one GraphQL document may use',
+  },
+  {
+    key: 'graphqlTokenLimit',
+    flag: '--graphql-token-limit',
+    env: 'PROXYOPS_GRAPHQL_TOKEN_LIMIT',
+    kind: 'integer',
+    min: 10,
+    description: 'most lexical tokens one GraphQL document may have (parsing stops beyond)',
+  },
+  {
+    key: 'graphqlTimeoutMs',
+    flag: '--graphql-timeout-ms',
+    env: 'PROXYOPS_GRAPHQL_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest GraphQL execution; then its store queries are cancelled and it answers TIMEOUT',
+  },
+  {
+    key: 'graphqlAllowList',
+    flag: '--graphql-allow-list',
+    env: 'PROXYOPS_GRAPHQL_ALLOW_LIST',
+    kind: 'string',
+    description: 'persisted-query manifest: only its operations run (off when unset)',
+  },
+];
+
+/** Converts an option's command-line name (`--body-limit`) to commander's property name (`bodyLimit`). */
+export function toFlagProperty(flag: string): string {
+  return flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+function parseValue(option: ApiOption, raw: string, source: string): number | string {
+  if (option.kind === 'string') {
+    if (raw.trim() === '') throw badOption(option, raw, source, 'must not be empty');
+    return raw;
+  }
+  if (!/^\d+$/.test(raw.trim())) throw badOption(option, raw, source, 'must be a whole number');
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value)) throw badOption(option, raw, source, 'is too large');
+  if (option.min !== undefined && value < option.min)
+    throw badOption(option, raw, source, `must be at least ${option.min}`);
+  if (option.max !== undefined && value > option.max)
+    throw badOption(option, raw, source, `must be at most ${option.max}`);
+  return value;
+}
+
+function badOption(option: ApiOption, raw: string, source: string, why: string): ProxyopsError {
+  return new ProxyopsError('BAD_OPTION', `${source} ${JSON.stringify(raw)} ${why}`, {
+    details: { option: option.key },
+  });
+}
+
+/**
+ * The effective configuration: a command-line value wins over the environment, which wins over
+ * the default. Values are checked here, at the edge, with a message naming the option and the value.
+ */
+export function resolveApiConfig(
+  flags: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ApiConfig {
+  const config: Record<string, number | string> = { ...API_DEFAULTS };
+  for (const option of API_OPTIONS) {
+    const fromFlag = flags[toFlagProperty(option.flag)];
+    const fromEnv = env[option.env];
+    if (fromFlag !== undefined) config[option.key] = parseValue(option, String(fromFlag), option.flag);
+    else if (fromEnv !== undefined && fromEnv !== '')
+      config[option.key] = parseValue(option, fromEnv, option.env);
+  }
+  const resolved = config as unknown as ApiConfig;
+  validateApiConfig(resolved);
+  return resolved;
+}
+
+/** Cross-field rules: a page default within the maximum, and keep-alive outliving the proxy's. */
+export function validateApiConfig(config: ApiConfig): void {
+  if (config.pageSizeDefault > config.pageSizeMax)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--page-size ${config.pageSizeDefault} exceeds --page-size-max ${config.pageSizeMax}`,
+    );
+  if (config.keepAliveTimeoutMs <= config.proxyKeepAliveTimeoutMs)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--keep-alive-ms ${config.keepAliveTimeoutMs} must exceed the proxy's upstream keep-alive ` +
+        `timeout (--proxy-keep-alive-ms ${config.proxyKeepAliveTimeoutMs}), or the proxy may reuse a ` +
+        'connection the API is closing and answer 502',
+    );
+}
+
+/** The drain wait of a graceful shutdown: health-check interval x failure threshold + margin. */
+export function drainWaitMs(config: ApiConfig): number {
+  return config.healthCheckIntervalMs * config.healthCheckFailureThreshold + config.drainMarginMs;
+}

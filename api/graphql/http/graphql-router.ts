@@ -1,0 +1,163 @@
+import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { isProxyopsError } from '../../../proxy-config/core/errors.js';
+import { verifyToken } from '../../auth/tokens.js';
+import type { ApiConfig } from '../../defaults.js';
+import { createRateLimit } from '../../http/rate-limit.js';
+import type { OrderEvents } from '../../resources/order-events.js';
+import type { Store } from '../../store/store.js';
+import { createGraphqlError, formatGraphqlError, GRAPHQL_CODES } from '../errors.js';
+import { PROBLEM_KINDS } from '../../http/problem.js';
+import { createGraphqlMetrics, type GraphqlMetrics } from '../metrics.js';
+import { createPersistedQueries } from '../persisted/persisted-queries.js';
+import { readAllowList } from '../persisted/read-manifest.js';
+import { createGraphqlSchema } from '../schema.js';
+import { handleGraphqlRequest, type GraphqlEndpointDeps } from './handler.js';
+
+/** What the GraphQL router takes from the app's dependencies. */
+export interface GraphqlRouterDeps {
+  store: Store;
+  config: ApiConfig;
+  logger: Logger;
+  jwtSecret: Uint8Array;
+  events?: OrderEvents;
+  redis?: Redis;
+  rateLimitPrefix?: string;
+  metrics?: GraphqlMetrics;
+  env?: NodeJS.ProcessEnv;
+  /** Shared with the WebSocket server; built here when absent. */
+  graphql?: GraphqlEndpointDeps;
+}
+
+const PATH = '/graphql';
+
+function sendErrors(
+  req: Request,
+  res: express.Response,
+  status: number,
+  code: string,
+  message: string,
+): void {
+  const error = formatGraphqlError(createGraphqlError(code, message), String(req.id ?? ''));
+  res
+    .status(status)
+    .type('application/json')
+    .send(JSON.stringify({ errors: [error] }));
+}
+
+/** The endpoint's shared parts: schema, persisted-query table, allow-list (read once, at start). */
+export function createGraphqlEndpoint(deps: GraphqlRouterDeps): GraphqlEndpointDeps {
+  const env = deps.env ?? process.env;
+  return {
+    schema: createGraphqlSchema(),
+    store: deps.store,
+    config: deps.config,
+    ...(deps.events ? { events: deps.events } : {}),
+    persisted: createPersistedQueries(deps.store),
+    ...(deps.config.graphqlAllowList ? { allowList: readAllowList(deps.config.graphqlAllowList) } : {}),
+    metrics: deps.metrics ?? createGraphqlMetrics(),
+    exposeQueryCount: env.NODE_ENV !== 'production',
+    logger: deps.logger,
+  };
+}
+
+/**
+ * The Express adapter of /graphql (and /metrics): it only translates. It reads the body, checks an
+ * optional bearer token (a bad one is 401; none leaves only public fields), hands graphql-http's
+ * request type to the protocol core and writes back its `[body, init]`. It is mounted before the
+ * REST content negotiation: GraphQL-over-HTTP negotiates its own media types.
+ */
+export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
+  const endpoint = deps.graphql ?? createGraphqlEndpoint(deps);
+  const router = Router({ caseSensitive: true, strict: true });
+  router.get('/metrics', (_req, res) => {
+    res.type('text/plain; version=0.0.4').send(endpoint.metrics.render());
+  });
+  // /graphql has its own budget of the same size as REST's, counted apart.
+  const rateLimit = createRateLimit({
+    max: deps.config.rateLimitMax,
+    windowMs: deps.config.rateLimitWindowMs,
+    ...(deps.redis ? { redis: deps.redis } : {}),
+    prefix: `${deps.rateLimitPrefix ?? 'proxyops:rate:'}graphql:`,
+  });
+  const readBody = express.raw({ type: () => true, limit: deps.config.bodyLimitBytes });
+  const serve: RequestHandler = async (req, res, next) => {
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', 'GET, POST, OPTIONS');
+      return void res.status(204).end();
+    }
+    const requestId = String(req.id ?? '');
+    const header = req.headers.authorization;
+    let caller;
+    if (header !== undefined) {
+      const match = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
+      try {
+        if (!match?.[1]) throw new Error('the Authorization header is not a bearer token');
+        caller = await verifyToken(match[1], deps.jwtSecret);
+      } catch (error) {
+        const message = isProxyopsError(error) || error instanceof Error ? error.message : 'bad token';
+        res.setHeader('WWW-Authenticate', 'Bearer realm="proxyops", error="invalid_token"');
+        return sendErrors(req, res, 401, 'UNAUTHENTICATED', message);
+      }
+    }
+    const controller = new AbortController();
+    // A client that gives up stops the work it started.
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
+    });
+    try {
+      const [body, init] = await handleGraphqlRequest(
+        endpoint,
+        {
+          method: req.method,
+          url: req.originalUrl,
+          headers: req.headers,
+          body: Buffer.isBuffer(req.body) ? (req.body as unknown as string) : null,
+          raw: req,
+          context: undefined,
+        },
+        { requestId, baseUrl: `${req.protocol}://${req.host}`, ...(caller ? { caller } : {}), controller },
+      );
+      if (req.method === 'GET' && init.status === 200) res.setHeader('Cache-Control', 'private, no-cache');
+      res.status(init.status).set(init.headers ?? {});
+      if (body === null) return void res.end();
+      res.send(body);
+    } catch (error) {
+      next(error);
+    } finally {
+      controller.abort();
+    }
+  };
+  const onError: ErrorRequestHandler = (error, req, res, _next) => {
+    const type = (error as { type?: unknown } | null)?.type;
+    if (type === 'entity.too.large')
+      return sendErrors(
+        req,
+        res,
+        413,
+        'BODY_TOO_LARGE',
+        `the request body exceeds ${deps.config.bodyLimitBytes} bytes`,
+      );
+    if (typeof type === 'string' && type.startsWith('request.'))
+      return sendErrors(req, res, 400, 'BAD_REQUEST', 'the request body was incomplete');
+    const kind = isProxyopsError(error) ? PROBLEM_KINDS[error.code] : undefined;
+    if (kind && kind.status < 500) {
+      if (kind.status === 429)
+        res.setHeader('Retry-After', String(Math.ceil(deps.config.rateLimitWindowMs / 1000)));
+      return sendErrors(req, res, kind.status, GRAPHQL_CODES[error.code] ?? error.code, error.message);
+    }
+    // Internal faults: logged with their stack, answered as a bare 500 with the request id.
+    req.log.error({ err: error }, 'graphql request failed');
+    if (res.headersSent) return void res.destroy();
+    sendErrors(
+      req,
+      res,
+      500,
+      'INTERNAL_SERVER_ERROR',
+      'the server failed; quote the requestId when reporting it',
+    );
+  };
+  router.all(PATH, rateLimit, readBody, serve, onError);
+  return router;
+}

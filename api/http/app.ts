@@ -1,0 +1,160 @@
+import { isUtf8 } from 'node:buffer';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { isProxyopsError, ProxyopsError } from '../../proxy-config/core/errors.js';
+import type { ApiConfig } from '../defaults.js';
+import { createHealthRouter } from '../health/health-routes.js';
+import type { HealthState } from '../health/health-state.js';
+import type { ResourceContext } from '../resources/context.js';
+import type { OrderEvents } from '../resources/order-events.js';
+import type { Store } from '../store/store.js';
+import { authenticate } from './authenticate.js';
+import { parseIfMatch } from './etag.js';
+import { createHttpLogger } from './logging.js';
+import { buildOpenApi } from './openapi.js';
+import { fromBodyParserError, PROBLEM_KINDS, sendProblem } from './problem.js';
+import {
+  JSON_BODY_TYPES,
+  markResponse,
+  redirectTrailingSlash,
+  requireAcceptableJson,
+  requireJsonBody,
+} from './protocol.js';
+import { createGraphqlRouter } from '../graphql/http/graphql-router.js';
+import type { GraphqlEndpointDeps } from '../graphql/http/handler.js';
+import { createRateLimit } from './rate-limit.js';
+import { sendResult } from './respond.js';
+import { ROUTES, toExpressPath, type RouteSpec } from './routes.js';
+
+/** Everything the app needs; it opens nothing itself, so tests and the server wire it alike. */
+export interface AppDeps {
+  store: Store;
+  config: ApiConfig;
+  logger: Logger;
+  jwtSecret: Uint8Array;
+  health: HealthState;
+  redis?: Redis;
+  events?: OrderEvents;
+  /** Redis key prefix of the rate-limit counters. */
+  rateLimitPrefix?: string;
+  /** The /graphql endpoint's shared parts, when the server also serves it over WebSocket. */
+  graphql?: GraphqlEndpointDeps;
+}
+
+function handle(route: RouteSpec, deps: AppDeps): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const baseUrl = `${req.protocol}://${req.host}`;
+      const ctx: ResourceContext = {
+        user: req.caller as NonNullable<typeof req.caller>,
+        store: deps.store,
+        requestId: String(req.id),
+        baseUrl,
+        limits: deps.config,
+        ...(deps.events ? { events: deps.events } : {}),
+      };
+      const ifMatch = route.ifMatch ? parseIfMatch(req.get('If-Match')) : undefined;
+      const result = await route.run(ctx, {
+        params: req.params as Record<string, string>,
+        query: { ...(req.query as Record<string, unknown>) },
+        body: req.body,
+        ...(ifMatch === undefined ? {} : { expectedVersion: ifMatch }),
+      });
+      sendResult(req, res, result, baseUrl);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function methodsOf(path: string): string[] {
+  const methods = ROUTES.filter((r) => r.path === path).map((r) => r.method.toUpperCase());
+  if (methods.includes('GET')) methods.push('HEAD');
+  return [...methods, 'OPTIONS'];
+}
+
+/** The Express app of the API, without listening: middleware order is the protocol's order. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // Our ETags are resource versions, set by the routes; Express must not hash bodies.
+  app.set('etag', false);
+  app.set('trust proxy', deps.config.trustProxy);
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  app.set('query parser', 'simple');
+
+  app.use(markResponse);
+  app.use(createHttpLogger(deps.logger));
+  app.use(redirectTrailingSlash);
+  // GraphQL-over-HTTP negotiates its own media types, so it comes before the REST Accept check.
+  app.use(createGraphqlRouter(deps));
+  app.use(requireAcceptableJson);
+  app.use(
+    createHealthRouter({
+      state: deps.health,
+      store: deps.store,
+      ...(deps.redis ? { redis: deps.redis } : {}),
+    }),
+  );
+
+  const openapi = buildOpenApi(deps.config);
+  app.get('/openapi.json', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.json(openapi);
+  });
+
+  app.use(
+    createRateLimit({
+      max: deps.config.rateLimitMax,
+      windowMs: deps.config.rateLimitWindowMs,
+      ...(deps.redis ? { redis: deps.redis } : {}),
+      ...(deps.rateLimitPrefix ? { prefix: deps.rateLimitPrefix } : {}),
+    }),
+  );
+
+  const auth = authenticate(deps.jwtSecret);
+  const parseJson = express.json({
+    limit: deps.config.bodyLimitBytes,
+    type: JSON_BODY_TYPES,
+    strict: true,
+    // Invalid UTF-8 would otherwise be decoded into U+FFFD and stored silently.
+    verify: (_req, _res, buffer) => {
+      if (!isUtf8(buffer)) throw new Error('the request body is not valid UTF-8');
+    },
+  });
+  for (const route of ROUTES) {
+    const chain: RequestHandler[] = [auth];
+    if (route.body) chain.push(requireJsonBody, parseJson);
+    app[route.method](toExpressPath(route.path), ...chain, handle(route, deps));
+  }
+  for (const path of new Set(ROUTES.map((r) => r.path))) {
+    const allow = methodsOf(path);
+    app.all(toExpressPath(path), (req, res, next) => {
+      if (req.method === 'OPTIONS') {
+        res.setHeader('Allow', allow.join(', '));
+        return void res.status(204).end();
+      }
+      next(
+        new ProxyopsError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, {
+          details: { allow },
+        }),
+      );
+    });
+  }
+  app.use((req, _res, next) => {
+    next(new ProxyopsError('NOT_FOUND', `no resource at ${req.path}`));
+  });
+
+  const onError: ErrorRequestHandler = (error, req, res, _next) => {
+    const translated = fromBodyParserError(error) ?? error;
+    const kind = isProxyopsError(translated) ? PROBLEM_KINDS[translated.code] : undefined;
+    // Client mistakes are answers, not faults; anything unmapped is a fault worth its stack in the log.
+    if (!kind || kind.status >= 500) req.log.error({ err: error }, 'request failed');
+    if (res.headersSent) return void res.destroy();
+    sendProblem(req, res, translated);
+  };
+  app.use(onError);
+  return app;
+}

@@ -1,0 +1,127 @@
+import type { Request, Response } from 'express';
+import { isProxyopsError, ProxyopsError } from '../../proxy-config/core/errors.js';
+
+/** How one error code is answered over HTTP. */
+export interface ProblemKind {
+  status: number;
+  title: string;
+}
+
+/**
+ * The one table from error code to HTTP status. Resource functions throw codes; only this table
+ * decides statuses. A code missing here is answered as 500.
+ */
+export const PROBLEM_KINDS: Readonly<Record<string, ProblemKind>> = {
+  MALFORMED_JSON: { status: 400, title: 'Malformed JSON' },
+  BAD_PARAMETER: { status: 400, title: 'Bad parameter' },
+  BAD_REQUEST: { status: 400, title: 'Bad request' },
+  UNAUTHENTICATED: { status: 401, title: 'Authentication required' },
+  FORBIDDEN: { status: 403, title: 'Forbidden' },
+  NOT_FOUND: { status: 404, title: 'Not found' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  NOT_ACCEPTABLE: { status: 406, title: 'Not acceptable' },
+  EMAIL_TAKEN: { status: 409, title: 'E-mail already registered' },
+  PRECONDITION_FAILED: { status: 409, title: 'Stale version' },
+  ORDER_TRANSITION_INVALID: { status: 409, title: 'Order state conflict' },
+  ORDER_STATE_CONFLICT: { status: 409, title: 'Order state conflict' },
+  BODY_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  VALIDATION_FAILED: { status: 422, title: 'Validation failed' },
+  RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  INTERNAL: { status: 500, title: 'Internal server error' },
+  NOT_READY: { status: 503, title: 'Service unavailable' },
+};
+
+/** The media type of every error body (RFC 9457). */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/** An RFC 9457 problem body, with the request id and (for validation) the field errors. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: string;
+  requestId: string;
+  errors?: unknown[];
+}
+
+/** The stable `type` URI of a code (`EMAIL_TAKEN` -> `urn:proxyops:problem:email-taken`). */
+export function toProblemType(code: string): string {
+  return `urn:proxyops:problem:${code.toLowerCase().replace(/_/g, '-')}`;
+}
+
+/** Builds the problem body of an error; anything that is not a ProxyopsError is a 500 without detail. */
+export function toProblem(error: unknown, instance: string, requestId: string): ProblemBody {
+  const known = isProxyopsError(error) ? PROBLEM_KINDS[error.code] : undefined;
+  const code = known && isProxyopsError(error) ? error.code : 'INTERNAL';
+  const kind = known ?? (PROBLEM_KINDS.INTERNAL as ProblemKind);
+  const body: ProblemBody = {
+    type: toProblemType(code),
+    title: kind.title,
+    status: kind.status,
+    // Never a stack or a driver message: only our own messages reach the client.
+    detail:
+      known && error instanceof Error
+        ? error.message
+        : 'the server failed; quote the requestId when reporting it',
+    instance,
+    code,
+    requestId,
+  };
+  const errors = (isProxyopsError(error) ? (error.details as { errors?: unknown[] } | undefined) : undefined)
+    ?.errors;
+  if (known && Array.isArray(errors)) body.errors = errors;
+  return body;
+}
+
+/** Sends `error` as application/problem+json, with the headers its status calls for. */
+export function sendProblem(
+  req: Request,
+  res: Response,
+  error: unknown,
+  extensions: Record<string, unknown> = {},
+): void {
+  const body = { ...toProblem(error, req.originalUrl, String(req.id ?? '')), ...extensions };
+  const details = isProxyopsError(error) ? (error.details as Record<string, unknown> | undefined) : undefined;
+  if (body.status === 401)
+    res.setHeader(
+      'WWW-Authenticate',
+      details?.tokenError
+        ? `Bearer realm="proxyops", error="invalid_token", error_description="${body.detail}"`
+        : 'Bearer realm="proxyops"',
+    );
+  if (body.status === 405 && Array.isArray(details?.allow)) res.setHeader('Allow', details.allow.join(', '));
+  if (body.status === 503 && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '5');
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(body.status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body));
+}
+
+/** Translates body-parser's failures (by their `type`) into our error codes. */
+export function fromBodyParserError(error: unknown): ProxyopsError | undefined {
+  const type = (error as { type?: unknown } | null)?.type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return new ProxyopsError('MALFORMED_JSON', 'the request body is not valid JSON', { cause: error });
+    case 'entity.verify.failed':
+      return new ProxyopsError('MALFORMED_JSON', 'the request body is not valid UTF-8', { cause: error });
+    case 'entity.too.large': {
+      const limit = (error as { limit?: number }).limit;
+      return new ProxyopsError('BODY_TOO_LARGE', `the request body exceeds the limit of ${limit} bytes`, {
+        cause: error,
+      });
+    }
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ProxyopsError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be UTF-8 JSON', {
+        cause: error,
+      });
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ProxyopsError('BAD_REQUEST', 'the request body was incomplete', { cause: error });
+    default:
+      return undefined;
+  }
+}

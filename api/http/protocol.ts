@@ -1,0 +1,55 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ProxyopsError } from '../../proxy-config/core/errors.js';
+
+/** Value of the `Server` header: names this layer, so a 413 or 503 can be told from a proxy's. */
+export const SERVER_HEADER = 'proxyops-api';
+
+/** Media types a request body may have. */
+export const JSON_BODY_TYPES = ['application/json', 'application/*+json'];
+
+/** Marks every response with the layer's name and a default of "do not store". */
+export function markResponse(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Server', SERVER_HEADER);
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
+/** Answers a path with a trailing slash by 308 to the canonical path, keeping method, body and query. */
+export function redirectTrailingSlash(req: Request, res: Response, next: NextFunction): void {
+  const [path = '', query] = splitUrl(req.originalUrl);
+  if (path.length <= 1 || !path.endsWith('/')) return next();
+  const canonical = path.replace(/\/+$/, '') || '/';
+  const location = `${req.protocol}://${req.host}${canonical}${query === undefined ? '' : `?${query}`}`;
+  res.setHeader('Cache-Control', 'no-store');
+  res.status(308).location(location).end();
+}
+
+function splitUrl(url: string): [string, string | undefined] {
+  const at = url.indexOf('?');
+  return at === -1 ? [url, undefined] : [url.slice(0, at), url.slice(at + 1)];
+}
+
+/** 406 unless the client accepts JSON (problem+json counts: error bodies use it). */
+export function requireAcceptableJson(req: Request, _res: Response, next: NextFunction): void {
+  if (!req.headers.accept || req.accepts(['application/json', 'application/problem+json'])) return next();
+  next(
+    new ProxyopsError(
+      'NOT_ACCEPTABLE',
+      `this API answers application/json only; the Accept header was ${JSON.stringify(req.headers.accept)}`,
+    ),
+  );
+}
+
+/** 415 when a request that carries a body does not declare it as JSON. */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody =
+    Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody && !req.headers['content-type']) return next();
+  if (req.is(JSON_BODY_TYPES)) return next();
+  next(
+    new ProxyopsError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `the request body must be application/json; got ${JSON.stringify(req.headers['content-type'] ?? 'no Content-Type')}`,
+    ),
+  );
+};

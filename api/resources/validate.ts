@@ -1,0 +1,81 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ProxyopsError } from '../../proxy-config/core/errors.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** One field-level problem, as listed in `errors[]` of a 422/400 problem body. */
+export interface FieldError {
+  /** JSON Pointer to the offending value (`/items/0/quantity`). */
+  pointer: string;
+  message: string;
+}
+
+const bodyAjv = addFormats(new Ajv({ allErrors: true, strict: true, multipleOfPrecision: 6 }));
+// Query strings carry only text: coerce "20" to 20 before checking.
+const queryAjv = addFormats(new Ajv({ allErrors: true, strict: true, coerceTypes: true, useDefaults: true }));
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function compile(ajv: Ajv, schema: object): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    const id = (schema as { $id?: string }).$id;
+    validate = (id && ajv.getSchema(id)) || ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Turns ajv's errors into field errors: one per offending value, pointing at it. */
+export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined): FieldError[] {
+  const seen = new Set<string>();
+  const result: FieldError[] = [];
+  for (const error of errors ?? []) {
+    if (error.keyword === 'if') continue;
+    const params = error.params as { additionalProperty?: string; missingProperty?: string };
+    const child = params.additionalProperty ?? params.missingProperty;
+    const pointer = child === undefined ? error.instancePath || '/' : `${error.instancePath}/${child}`;
+    const message =
+      params.additionalProperty !== undefined
+        ? 'is not a known field'
+        : params.missingProperty !== undefined
+          ? 'is required'
+          : (error.message ?? 'is invalid');
+    const key = `${pointer} ${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    result.push({ pointer, message });
+  }
+  return result;
+}
+
+/** Checks a request body against its schema; throws VALIDATION_FAILED (422) listing every field. */
+export function validateBody<T>(schema: object, body: unknown): T {
+  const validate = compile(bodyAjv, schema);
+  if (!validate(body)) {
+    const errors = toFieldErrors(validate.errors);
+    throw new ProxyopsError(
+      'VALIDATION_FAILED',
+      `the request body is invalid: ${errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`,
+      { details: { errors } },
+    );
+  }
+  return body as T;
+}
+
+/** Checks (and coerces) query parameters; throws BAD_PARAMETER (400) listing every parameter. */
+export function validateQuery<T>(schema: object, query: Record<string, unknown>): T {
+  const copy = { ...query };
+  const validate = compile(queryAjv, schema);
+  if (!validate(copy)) {
+    const errors = toFieldErrors(validate.errors);
+    throw new ProxyopsError(
+      'BAD_PARAMETER',
+      `bad query parameter: ${errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`,
+      { details: { errors } },
+    );
+  }
+  return copy as T;
+}

@@ -1,0 +1,182 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import { resolveJwtSecret } from './auth/tokens.js';
+import { drainWaitMs, type ApiConfig } from './defaults.js';
+import { createHealthState } from './health/health-state.js';
+import { createApp } from './http/app.js';
+import { PROBLEM_MEDIA_TYPE, toProblemType } from './http/problem.js';
+import { SERVER_HEADER } from './http/protocol.js';
+import { createOrderEventBus } from './events/order-event-bus.js';
+import { createOrderLoader } from './events/load-order.js';
+import { createGraphqlEndpoint } from './graphql/http/graphql-router.js';
+import { attachGraphqlWs } from './graphql/ws-server.js';
+import { createStore } from './store/create-store.js';
+import { seedDemoData } from './store/seed.js';
+import type { Store } from './store/store.js';
+
+/** How to start the API process. */
+export interface ServerOptions {
+  config: ApiConfig;
+  databaseUrl?: string;
+  dataDir?: string;
+  redisUrl?: string;
+  seed?: boolean;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** Signals that start a graceful shutdown (with the drain wait); SIGINT skips the wait. */
+  signals?: NodeJS.Signals[];
+}
+
+/** A listening API; `done` resolves once a shutdown has finished. */
+export interface RunningServer {
+  url: string;
+  server: Server;
+  shutdown(reason: string, drain?: boolean): Promise<void>;
+  done: Promise<void>;
+}
+
+/** Answers while the store opens: liveness 200, everything else 503 (not yet ready). */
+function answerStarting(req: IncomingMessage, res: ServerResponse): void {
+  const live = req.url === '/health/live';
+  res.setHeader('Server', SERVER_HEADER);
+  res.setHeader('Cache-Control', 'no-store');
+  if (live) {
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"live"}');
+    return;
+  }
+  res.setHeader('Retry-After', '1');
+  res.writeHead(503, { 'Content-Type': PROBLEM_MEDIA_TYPE }).end(
+    JSON.stringify({
+      type: toProblemType('NOT_READY'),
+      title: 'Service unavailable',
+      status: 503,
+      detail: 'the instance is starting',
+      instance: req.url,
+      code: 'NOT_READY',
+      requestId: '',
+      phase: 'starting',
+    }),
+  );
+}
+
+/**
+ * Starts the API: listens at once (ready = 503 while starting), opens the store (migrations, optional
+ * seed) and Redis, then turns ready. On SIGTERM/SIGQUIT: ready turns 503, the instance keeps serving
+ * for the drain wait (interval x threshold + margin), then stops accepting, lets in-flight requests
+ * finish (up to the shutdown timeout), closes idle keep-alive sockets, the store and Redis.
+ */
+export async function startApiServer(options: ServerOptions): Promise<RunningServer> {
+  const { config } = options;
+  const logger = options.logger ?? pino({ base: { service: 'proxyops-api' } });
+  const jwtSecret = resolveJwtSecret(options.env ?? process.env);
+  const health = createHealthState('starting');
+  let handler: (req: IncomingMessage, res: ServerResponse) => void = answerStarting;
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  // Handlers go in before the first log line: a supervisor that signals as soon as it reads "listening"
+  // or "ready" must never meet Node's default action (die at once, mid-request).
+  let onSignal: (signal: NodeJS.Signals) => void = (signal) => (earlySignal ??= signal);
+  let earlySignal: NodeJS.Signals | undefined;
+  for (const signal of options.signals ?? ['SIGTERM', 'SIGQUIT', 'SIGINT'])
+    process.once(signal, () => onSignal(signal));
+  const server = createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) idle?.();
+    });
+    handler(req, res);
+  });
+  // The proxy must give up an idle upstream connection before we close it (see README).
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
+  server.requestTimeout = config.requestTimeoutMs;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info({ url, port: address.port, phase: health.phase }, 'listening');
+
+  let store: Store | undefined;
+  let redis: Redis | undefined;
+  try {
+    store = await createStore({
+      ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+      ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+      poolMax: config.dbPoolMax,
+    });
+    if (options.seed) logger.info(await seedDemoData(store), 'seeded demo data');
+    if (options.redisUrl) redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
+  } catch (error) {
+    server.close();
+    await store?.close().catch(() => undefined);
+    throw error;
+  }
+  const events = createOrderEventBus({
+    ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
+    ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+    loadOrder: createOrderLoader(store),
+    logger,
+  });
+  await events.ready;
+  const graphql = createGraphqlEndpoint({ store, config, logger, jwtSecret, events });
+  const app = createApp({
+    store,
+    config,
+    logger,
+    jwtSecret,
+    health,
+    events,
+    graphql,
+    ...(redis ? { redis } : {}),
+  });
+  const graphqlWs = attachGraphqlWs(server, graphql, { jwtSecret, logger });
+  handler = app;
+  health.phase = 'ready';
+  logger.info({ url, store: store.kind, redis: Boolean(redis) }, 'ready');
+
+  let resolveDone: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  let shuttingDown: Promise<void> | undefined;
+  const openStore = store;
+
+  const shutdown = (reason: string, drain = true): Promise<void> => {
+    shuttingDown ??= (async () => {
+      health.phase = 'draining';
+      const waitMs = drain ? drainWaitMs(config) : 0;
+      logger.info({ reason, drainWaitMs: waitMs }, 'draining: readiness is 503, still serving');
+      await sleep(waitMs);
+      logger.info({ inFlight }, 'no longer accepting connections; finishing in-flight requests');
+      await graphqlWs.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0)
+        await Promise.race([
+          new Promise<void>((resolve) => (idle = resolve)),
+          sleep(config.shutdownTimeoutMs),
+        ]);
+      server.closeAllConnections();
+      await closed;
+      await events.close().catch((error: unknown) => logger.error({ err: error }, 'closing events failed'));
+      await openStore
+        .close()
+        .catch((error: unknown) => logger.error({ err: error }, 'closing the store failed'));
+      if (redis) await redis.quit().catch(() => redis?.disconnect());
+      logger.info('stopped');
+      resolveDone();
+    })();
+    return shuttingDown;
+  };
+
+  onSignal = (signal) => void shutdown(signal, signal !== 'SIGINT');
+  if (earlySignal) onSignal(earlySignal);
+
+  return { url, server, shutdown, done };
+}

@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { EXIT } from '../exit-codes.js';
+import { runAction } from '../run-action.js';
+
+interface DeployFlags {
+  spec?: string;
+  target?: string;
+  dir?: string;
+  upstream?: string;
+  json?: boolean;
+}
+
+/** `proxyops deploy` and `proxyops deploy plan`: rolling replacement of an upstream's instances. */
+export function registerDeploy(program: Command): void {
+  program
+    .command('deploy')
+    .description(
+      'Replace the instances of an upstream one at a time: start, wait until ready, add, watch, take the old one out, drain, stop. ' +
+        '`deploy plan` prints every step with its computed wait and changes nothing. Exit 0 deployed, 1 aborted (rolled back), 2 bad input',
+    )
+    .argument('[plan]', '"plan": print the plan only')
+    .option('--spec <file>', 'proxy spec whose upstream has a deploy section (default: the local stack)')
+    .option('--target <dir>', 'config target of proxyops config apply (with --spec)')
+    .option('--dir <dir>', 'directory of the local stack started by proxyops up', '.proxyops')
+    .option('--upstream <name>', 'the upstream pool to roll (default: the one with a deploy section)')
+    .option('--json', 'one JSON event per line')
+    .action((what: string | undefined, flags: DeployFlags) =>
+      runAction(async () => {
+        if (what !== undefined && what !== 'plan')
+          throw new ProxyopsError('USAGE', `deploy ${what}: unknown; did you mean deploy plan?`);
+        const { loadDeployContext, resolveDeployTarget } =
+          await import('../../proxy-config/deploy-context.js');
+        const { formatDeployEvent, formatDeployPlan } = await import('../format-deploy.js');
+        const where = await resolveDeployTarget(flags);
+        if (what === 'plan') {
+          const { plan } = await loadDeployContext(where);
+          process.stdout.write(
+            flags.json ? `${JSON.stringify({ type: 'plan', plan })}\n` : formatDeployPlan(plan),
+          );
+          return EXIT.ok;
+        }
+        const { deploy } = await import('../../proxy-config/deploy.js');
+        // Ctrl-C: finish the step under way, then put the round back as it was and exit 1.
+        const interrupt = new AbortController();
+        process.once('SIGINT', () => {
+          if (!flags.json)
+            process.stdout.write('interrupted: rolling this round back after the current step\n');
+          interrupt.abort();
+        });
+        const report = await deploy(
+          where,
+          (event) =>
+            process.stdout.write(
+              flags.json ? `${JSON.stringify({ ts: Date.now(), ...event })}\n` : formatDeployEvent(event),
+            ),
+          interrupt.signal,
+        );
+        return report.outcome === 'deployed' ? EXIT.ok : EXIT.failed;
+      }),
+    );
+}

@@ -1,0 +1,40 @@
+import type { Command } from 'commander';
+import type { DiagnoseOptions } from '../../proxy-config/diagnose.js';
+import { runAction } from '../run-action.js';
+
+/** Options of `proxyops diagnose`, as commander hands them over: the workflow's sources, and --json. */
+type DiagnoseFlags = Omit<DiagnoseOptions, 'symptom' | 'now'> & { json?: boolean };
+
+/** Registers `proxyops diagnose SYMPTOM`: ranked findings for 413/502/504/499 and the §7.3 patterns. */
+export function registerDiagnose(program: Command): void {
+  program
+    .command('diagnose')
+    .description(
+      'Find the likely causes of 413, 502, 504, 499, redirect-loop, stale-html, disk or trailing-slash',
+    )
+    .argument('<symptom>', '413 | 502 | 504 | 499 | redirect-loop | stale-html | disk | trailing-slash')
+    .option('--access-log <file>', 'access log to read (format from --config, or proxyops/combined)')
+    .option('--error-log <file>', 'nginx error log to classify')
+    .option('--config <file>', 'nginx config to read (body limits, timeouts, keep-alive, forwarded headers)')
+    .option('--spec <file>', 'proxyops spec to render and read instead of --config')
+    .option('--url <url>', 'live URL to probe (Server header, 413 body limits, Location, Cache-Control)')
+    .option('--since <duration>', 'only log entries newer than this (30s, 15m, 2h, 1d)')
+    .option('--pid-file <file>', "nginx master's pid file, to look at its processes only")
+    .option('--insecure', 'accept self-signed certificates when probing')
+    .option('--json', 'print findings as JSON')
+    .action((symptom: string, flags: DiagnoseFlags) =>
+      runAction(async () => {
+        const { parseSymptom } = await import('../../proxy-config/core/diagnose/symptoms.js');
+        const { diagnose } = await import('../../proxy-config/diagnose.js');
+        const { renderFindings } = await import('../../proxy-config/core/diagnose/render-findings.js');
+        const { EXIT } = await import('../exit-codes.js');
+        const result = await diagnose({ ...flags, symptom: parseSymptom(symptom) });
+        process.stdout.write(
+          flags.json
+            ? `${JSON.stringify({ symptom: result.symptom, sources: result.sources, findings: result.findings }, null, 2)}\n`
+            : renderFindings(result.symptom, result.findings, result.sources),
+        );
+        return result.findings.length > 0 ? EXIT.failed : EXIT.ok;
+      }),
+    );
+}

@@ -1,0 +1,69 @@
+import { Option, type Command } from 'commander';
+import { runAction } from '../run-action.js';
+import { registerLogsRotate } from './logs-rotate.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `proxyops logs stats`: the access-log statistics command. */
+function registerLogsStats(logs: Command): void {
+  logs
+    .command('stats')
+    .description(
+      'Status codes, 499s, proxy-generated vs upstream-returned errors, upstream timings, per-minute counts',
+    )
+    .argument('[inputs...]', 'log files, .gz files, or - for standard input (default: standard input)')
+    .option('--preset <name>', 'log format preset: proxyops (default), proxyops-json, combined, json')
+    .option(
+      '--log-format <format>',
+      'an nginx log_format string, e.g. \'$remote_addr [$time_local] "$request" $status\'',
+    )
+    .addOption(
+      new Option('--escape <mode>', 'escape mode of --log-format').choices(['default', 'json', 'none']),
+    )
+    .option('--nginx-conf <file>', 'read the format from this nginx config (with --format-name)')
+    .option('--format-name <name>', 'the log_format name to read from --nginx-conf')
+    .option('--since <time>', 'only records at or after: ISO 8601, time_local, epoch seconds, or 15m (ago)')
+    .option('--until <time>', 'only records before this time (same forms as --since)')
+    .option('--status <list>', 'only these statuses: 5xx, 499, 500-504, comma-separated')
+    .option('--path <prefix>', 'only paths with this prefix, or matching ~REGEX (~*REGEX: any case)')
+    .option(
+      '--upstream <address>',
+      'only requests that tried this upstream (repeatable; a host matches any port)',
+      collect,
+    )
+    .option('--json', 'one JSON document (schema in the README)')
+    .option('--ndjson', 'one JSON summary per interval')
+    .option('--prom', 'Prometheus text exposition')
+    .option('--html <file>', 'also write a self-contained HTML report with charts')
+    .option(
+      '--fail-if <expr>',
+      "exit 1 when this holds, e.g. '5xx_ratio>0.01' or '499>100' (repeatable)",
+      collect,
+    )
+    .option('--follow', 'keep reading as the logs grow, across rotation and truncation')
+    .option(
+      '--interval <duration>',
+      'timeline bucket (default 1m); with --follow, the update period (default 10s)',
+    )
+    .option('--jobs <n>', 'worker threads for large files (default: number of cores)')
+    .action((inputs: string[], options: Record<string, unknown>) =>
+      runAction(async () => {
+        const { runLogsStatsCommand } = await import('../../proxy-config/logs-stats-command.js');
+        return runLogsStatsCommand(inputs, options, {
+          stdout: process.stdout,
+          stderr: process.stderr,
+          stdin: process.stdin,
+          env: process.env,
+        });
+      }),
+    );
+}
+
+/** The subcommands of `proxyops logs`; adding one is adding its register function here. */
+const LOGS_SUBCOMMANDS: Array<(logs: Command) => void> = [registerLogsStats, registerLogsRotate];
+
+/** `proxyops logs ...`: the access-log command group. */
+export function registerLogs(program: Command): void {
+  const logs = program.command('logs').description('Read nginx access logs: statistics, live view, rotation');
+  for (const register of LOGS_SUBCOMMANDS) register(logs);
+}

@@ -1,0 +1,110 @@
+import type { Command } from 'commander';
+import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { runAction } from '../run-action.js';
+
+/** The seed data's admin (api/store/seed.ts), for the hint that reads /users. */
+const SEED_ADMIN = '00000000-0000-4000-8000-000000000001';
+
+interface UpFlags {
+  dir: string;
+  instances: string;
+  port: string;
+  healthInterval: string;
+  healthThreshold: string;
+  drainMargin: string;
+  watch: string;
+  max5xxIncrease: string;
+  seed: boolean;
+}
+
+function number(flag: string, raw: string, min: number, integer = false): number {
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value)))
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `${flag} ${JSON.stringify(raw)} must be ${integer ? 'a whole number' : 'a number'} of at least ${min}`,
+    );
+  return value;
+}
+
+/** `proxyops up` and `proxyops down`: nginx in front of N API instances sharing one database. */
+export function registerUp(program: Command): void {
+  program
+    .command('up')
+    .description(
+      'Run the local stack: nginx on 127.0.0.1:PORT in front of N API instances sharing one database (DATABASE_URL or an embedded PostgreSQL). Ctrl-C stops it',
+    )
+    .option('--instances <n>', 'API instances', '2')
+    .option('--port <port>', 'nginx port on 127.0.0.1', '8080')
+    .option('--dir <dir>', 'where the spec, config, logs and state go', '.proxyops')
+    .option('--health-interval <seconds>', 'readiness-check interval the drain wait is computed from', '1')
+    .option('--health-threshold <n>', 'failed checks before a balancer takes an instance out', '2')
+    .option('--drain-margin <seconds>', 'margin added to interval × threshold', '1')
+    .option('--watch <seconds>', 'how long a deploy watches the status codes after each step', '3')
+    .option('--max-5xx-increase <fraction>', 'a deploy rolls back above this rise of the 5xx share', '0.05')
+    .option('--no-seed', 'start with an empty database instead of the demo data')
+    .action((flags: UpFlags) =>
+      runAction(async () => {
+        const options = {
+          dir: flags.dir,
+          instances: number('--instances', flags.instances, 1, true),
+          port: number('--port', flags.port, 1, true),
+          healthCheck: {
+            interval: number('--health-interval', flags.healthInterval, 0.001),
+            failureThreshold: number('--health-threshold', flags.healthThreshold, 1, true),
+            margin: number('--drain-margin', flags.drainMargin, 0),
+          },
+          watch: number('--watch', flags.watch, 0),
+          max5xxIncrease: number('--max-5xx-increase', flags.max5xxIncrease, 0),
+          seed: flags.seed,
+          ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}),
+        };
+        const { startStack } = await import('../../proxy-config/up.js');
+        const say = (line: string) => process.stdout.write(`${line}\n`);
+        // A closed output (`proxyops up | tee log`: Ctrl-C ends tee too) must not kill this process
+        // before it has stopped what it started: write errors (EPIPE) are dropped.
+        process.stdout.removeAllListeners('error').on('error', () => undefined);
+        process.stderr.on('error', () => undefined);
+        // Listen before starting anything: Ctrl-C (or proxyops down) during the start stops the stack
+        // once it is up, and a second Ctrl-C does not kill this process half-way through stopping.
+        let requestStop: (signal: NodeJS.Signals) => void = () => undefined;
+        const stopRequested = new Promise<NodeJS.Signals>((resolve) => (requestStop = resolve));
+        process.on('SIGINT', (signal) => requestStop(signal));
+        process.on('SIGTERM', (signal) => requestStop(signal));
+        const stack = await startStack({ ...options, say });
+        const instances = stack.state.upstreams.api ?? [];
+        say('');
+        say(`proxyops local stack is up: ${stack.url}`);
+        say(`  try:     curl ${stack.url}/health/ready`);
+        say(
+          `           curl -H "authorization: Bearer $(proxyops api token --user ${SEED_ADMIN} --role admin)" ${stack.url}/users`,
+        );
+        say(`  logs:    ${stack.state.stack!.logsDir}/access.log, error.log, instance-PORT.log`);
+        say(`  instances: ${instances.map((i) => `${i.host}:${i.port} (pid ${i.pid})`).join(', ')}`);
+        say(
+          `  deploy:  proxyops deploy --dir ${flags.dir}   (plan first: proxyops deploy plan --dir ${flags.dir})`,
+        );
+        say(`  stop:    Ctrl-C, or proxyops down --dir ${flags.dir}`);
+        // Nothing else may hold the event loop (an external database, detached instances): wait for a signal.
+        const keepAlive = setInterval(() => undefined, 60_000);
+        const signal = await stopRequested;
+        clearInterval(keepAlive);
+        say(`\n${signal}: stopping nginx, then the instances, then the database`);
+        await stack.stop();
+        say('stopped');
+        return 0;
+      }),
+    );
+
+  program
+    .command('down')
+    .description('Stop the local stack started by proxyops up: nginx, then the instances, then the database')
+    .option('--dir <dir>', 'directory of the local stack', '.proxyops')
+    .action((flags: { dir: string }) =>
+      runAction(async () => {
+        const { stopStack } = await import('../../proxy-config/up.js');
+        const say = (line: string) => process.stdout.write(`${line}\n`);
+        say((await stopStack(flags.dir, say)) ? 'stopped' : `nothing runs from ${flags.dir}`);
+      }),
+    );
+}

@@ -1,0 +1,21 @@
+/** Exit codes of every command: 0 done, 1 a finding or a failed operation, 2 bad input. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** Error codes that mean the caller gave bad input; every other code exits with EXIT.failed. */
+const USAGE_CODES = new Set([
+  'USAGE',
+  'SPEC_INVALID',
+  'SPEC_UNREADABLE',
+  'BAD_OPTION',
+  'CERT_FILE_UNREADABLE',
+  'CONFIG_INVALID',
+  'LOG_FORMAT_INVALID',
+  'LOG_UNREADABLE',
+  'NGINX_CONFIG_UNREADABLE',
+  'NGINX_CONFIG_INVALID',
+]);
+
+/** Maps an error code to the process exit code. */
+export function exitCodeFor(code: string): number {
+  return USAGE_CODES.has(code) ? EXIT.usage : EXIT.failed;
+}

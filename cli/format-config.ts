@@ -1,0 +1,42 @@
+import type { ApplyReport, RollbackReport } from '../proxy-config/apply-config.js';
+import { formatStatusDistribution } from '../proxy-config/core/apply/status-distribution.js';
+import type { ValidateReport } from '../proxy-config/validate-config.js';
+import { formatLintReport } from './format-lint-report.js';
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The human summary of `config validate`: spec, lint findings of the rendered config, nginx -t. */
+export function formatValidateReport(specPath: string, report: ValidateReport, color: boolean): string {
+  const { spec } = report;
+  const lines = [
+    `${specPath}: spec valid (${plural(Object.keys(spec.upstreams).length, 'upstream')}, ${plural(spec.servers.length, 'server')}, ${spec.mode} mode)`,
+    'lint of the rendered config:',
+    formatLintReport(report.lint, { color, cwd: '/' }).trimEnd(),
+    `nginx -t: ok${report.nginxOutput.trim() ? ` (${report.nginxOutput.trim()})` : ''}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** The closing summary of `config apply`, including the watch's before/after distribution. */
+export function formatApplyReport(report: ApplyReport): string {
+  const lines = [`applied ${report.version}: ${report.configPath}`];
+  if (report.watch) {
+    lines.push(`status codes before: ${formatStatusDistribution(report.watch.before)}`);
+    lines.push(
+      `status codes after (${report.watch.seconds.toFixed(0)} s): ${formatStatusDistribution(report.watch.after)}`,
+    );
+  }
+  if (report.rolledBack)
+    lines.push(`rolled back to ${report.rolledBack.to}: the 5xx share rose above the limit`);
+  else if (report.watch?.exceeded)
+    lines.push('the 5xx share rose above the limit; there is no previous version to roll back to');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The summary of `config rollback`. */
+export function formatRollbackReport(report: RollbackReport): string {
+  const reload = report.reload
+    ? `nginx reloaded (workers ${report.reload.workersAfter.join(',')})`
+    : 'nginx not running, files only';
+  return `rolled back ${report.from} -> ${report.to}; ${reload}\n`;
+}

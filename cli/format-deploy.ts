@@ -1,0 +1,57 @@
+import { formatStatusDistribution } from '../proxy-config/core/apply/status-distribution.js';
+import type { DeployEvent } from '../proxy-config/core/deploy/deploy-events.js';
+import { formatWait } from '../proxy-config/core/deploy/drain-timing.js';
+import { toAddress, type DeployPlan, type DeployStep } from '../proxy-config/core/deploy/plan-deploy.js';
+
+function stepWait(step: DeployStep): string {
+  if (step.waitMs !== undefined) return `  [wait ${formatWait(step.waitMs)}]`;
+  if (step.boundMs !== undefined) return `  [at most ${formatWait(step.boundMs)}]`;
+  return '';
+}
+
+/** The plan as people read it: the drain arithmetic, then every step with its computed wait. */
+export function formatDeployPlan(plan: DeployPlan): string {
+  const d = plan.drain;
+  const lines = [
+    `deploy plan: upstream ${plan.upstream}, ${plan.instances.length} instance(s) (${plan.instances.map(toAddress).join(', ')}), one at a time`,
+    `drain mode ${plan.drainMode}, stop signal ${plan.stopSignal}`,
+    `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
+    ...(plan.logDelayMs > 0
+      ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
+      : []),
+    ...plan.steps.map(
+      (s) =>
+        `  ${String(s.index).padStart(2)}. [${s.round}/${plan.instances.length}] ${s.kind}: ${s.title}${stepWait(s)}`,
+    ),
+    `takes between ${formatWait(plan.minMs)} and ${formatWait(plan.maxMs)}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** One progress line for an event (the plan event prints the whole plan). */
+export function formatDeployEvent(event: DeployEvent): string {
+  switch (event.type) {
+    case 'plan':
+      return formatDeployPlan(event.plan);
+    case 'step-start':
+      return `→ ${event.step.index}. ${event.step.kind}: ${event.step.title}\n`;
+    case 'countdown':
+      return `    … ${formatWait(Math.ceil(event.remainingMs / 100) * 100)} left\n`;
+    case 'step-done':
+      return `  ✓ ${event.step.index}. ${event.outcome} (${formatWait(event.ms)})\n`;
+    case 'status': {
+      const mine = event.newInstance
+        ? `; new instance ${event.newInstance.address}: ${event.newInstance.fivexx} 5xx of ${event.newInstance.total}`
+        : '';
+      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine} → ${event.verdict.verdict}\n`;
+    }
+    case 'drain':
+      return `    drain: computed ${formatWait(event.computedMs)}, measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;
+    case 'abort':
+      return `✗ aborted at step ${event.step}: ${event.reason}${event.rolledBack ? ' (config rolled back)' : ''}\n`;
+    case 'done':
+      return event.outcome === 'deployed'
+        ? `deployed in ${formatWait(event.ms)}: ${event.instances.join(', ')}\n`
+        : `deploy aborted after ${formatWait(event.ms)}; serving: ${event.instances.join(', ')}\n`;
+  }
+}

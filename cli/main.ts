@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { COMMANDS } from './commands/index.js';
+import { EXIT } from './exit-codes.js';
+
+const program = new Command('proxyops')
+  .description(
+    'Render, lint and apply nginx config, deploy without dropped requests, read access logs, diagnose incidents.',
+  )
+  .version('0.1.0')
+  .showHelpAfterError('(run with --help for usage)')
+  .exitOverride();
+
+for (const register of COMMANDS) register(program);
+
+// `proxyops ... | head` closes our stdout early: stop quietly, as Unix filters do, instead of a stack trace.
+// Commands that must finish their work whatever happens to the output (up) replace this listener.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? EXIT.ok);
+});
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,239 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { StatusDistribution } from './core/apply/status-distribution.js';
+import {
+  isLogFile,
+  renderVersionManifest,
+  VERSION_MANIFEST_FILE,
+  type VersionManifest,
+} from './core/apply/version-manifest.js';
+import { ProxyopsError } from './core/errors.js';
+import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
+import {
+  commitStagedVersion,
+  discardStaged,
+  pruneVersions,
+  readVersionState,
+  restoreVersionState,
+  stageVersion,
+  type VersionState,
+  switchCurrent,
+  versionDir,
+} from './shell/config-versions.js';
+import { readLiveMasterPid } from './shell/nginx-master.js';
+import { fileSize } from './shell/read-file-range.js';
+import { readSpecFile } from './shell/read-spec-file.js';
+import { reloadAndConfirm, type ReloadResult } from './shell/reload-nginx.js';
+import { withTargetLock } from './shell/target-lock.js';
+import { createTempPrefix } from './shell/temp-prefix.js';
+import { renderSpec } from './render-config.js';
+import { hasLintErrors } from './lint-config.js';
+import { checkRenderedConfig } from './validate-config.js';
+import { readStatusesBefore, watchStatusCodes, type WatchResult } from './watch-status-codes.js';
+
+/** Versions kept under the target besides the current one. */
+const KEEP_VERSIONS = 5;
+
+/** What `config apply` did. */
+export interface ApplyReport {
+  version: string;
+  previous?: string;
+  configPath: string;
+  /** Absent when no nginx was running: the files were installed, nothing was reloaded. */
+  reload?: ReloadResult;
+  watch?: WatchResult & { before: StatusDistribution };
+  /** Set when the watch rolled the change back. */
+  rolledBack?: { to: string; reload?: ReloadResult };
+}
+
+/** Options of an apply. */
+export interface ApplyOptions {
+  specPath: string;
+  target: string;
+  watchSeconds?: number;
+  rollbackOn5xx?: number;
+  /** Progress lines for the operator. */
+  say?: (line: string) => void;
+}
+
+/**
+ * Render, validate, swap, reload, confirm, watch. Until the swap nothing live is touched: a config
+ * that fails validation leaves the target byte-identical and nginx serving the old one.
+ */
+export async function applyConfig(options: ApplyOptions): Promise<ApplyReport> {
+  if (options.rollbackOn5xx !== undefined && !(options.watchSeconds && options.watchSeconds > 0))
+    throw new ProxyopsError('BAD_OPTION', '--rollback-on-5xx needs --watch SECONDS to watch for 5xx');
+  // Absolute, so the paths it prints (and `nginx -c`) do not depend on the working directory.
+  const target = resolve(options.target);
+  await mkdir(target, { recursive: true, mode: 0o755 });
+  return withTargetLock(target, () => applyLocked({ ...options, target }));
+}
+
+async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
+  const say = options.say ?? (() => undefined);
+  const spec = await readSpecFile(options.specPath);
+  const files = await renderSpec(spec);
+  const staged = await stageVersion(options.target, {
+    ...files,
+    [VERSION_MANIFEST_FILE]: renderVersionManifest(spec),
+  });
+  try {
+    await testStaged(staged, files);
+  } catch (error) {
+    await discardStaged(staged);
+    throw error;
+  }
+  say('validated: nginx -t ok');
+
+  const before = await readVersionState(options.target);
+  const running = before.current ? await readManifest(options.target, before.current) : undefined;
+  const manifest = JSON.parse(renderVersionManifest(spec)) as VersionManifest;
+  const masterPid = await readLiveMasterPid((running ?? manifest).pidFile);
+  const accessLog = isLogFile(manifest.accessLog.path) ? manifest.accessLog.path : undefined;
+  const logOffset = accessLog ? await fileSize(accessLog) : 0;
+
+  const version = await commitStagedVersion(options.target, staged);
+  await switchCurrent(options.target, version);
+  const configPath = join(options.target, 'current', MAIN_CONFIG_FILE);
+  say(`swapped: current -> ${version}${before.current ? ` (previous: ${before.current})` : ''}`);
+  const report: ApplyReport = {
+    version,
+    configPath,
+    ...(before.current ? { previous: before.current } : {}),
+  };
+
+  if (masterPid === undefined) {
+    say(`nginx is not running: installed only; start it with nginx -c ${configPath}`);
+    await pruneVersions(options.target, KEEP_VERSIONS);
+    return report;
+  }
+  try {
+    report.reload = await reloadAndConfirm(masterPid, errorLogFile(manifest));
+  } catch (error) {
+    // nginx kept the old config: put the links back so the files match what runs.
+    await restoreVersionState(options.target, before);
+    throw error;
+  }
+  say(
+    `reloaded: master ${masterPid}, workers ${report.reload.workersBefore.join(',')} -> ${report.reload.workersAfter.join(',')}`,
+  );
+
+  if (options.watchSeconds && options.watchSeconds > 0) {
+    if (!accessLog) {
+      say('watch skipped: the access log is not a file');
+    } else {
+      say(`watching ${accessLog} for ${options.watchSeconds} s`);
+      const { buffer, flush } = spec.accessLog;
+      if (buffer !== null)
+        say(
+          `note: the access log is buffered (${buffer}, ${flush === null ? 'no flush interval' : `flushed every ${flush} s`}): its lines arrive late`,
+        );
+      const statusesBefore = await readStatusesBefore(accessLog, logOffset);
+      const watch = await watchStatusCodes({
+        accessLog,
+        offset: logOffset,
+        seconds: options.watchSeconds,
+        ...(options.rollbackOn5xx === undefined ? {} : { rollbackAbove: options.rollbackOn5xx }),
+      });
+      report.watch = { ...watch, before: statusesBefore };
+      if (watch.exceeded && !before.current)
+        say('5xx share above the limit, but there is no previous version');
+      if (watch.exceeded && before.current) {
+        say(
+          `5xx share ${(watch.after.share5xx * 100).toFixed(1)}% is above ${(options.rollbackOn5xx ?? 0) * 100}%: rolling back`,
+        );
+        report.rolledBack = {
+          to: before.current,
+          ...(await switchAndReload(options.target, before, masterPid)),
+        };
+      }
+    }
+  }
+  await pruneVersions(options.target, KEEP_VERSIONS);
+  return report;
+}
+
+/** Result of a rollback. */
+export interface RollbackReport {
+  from: string;
+  to: string;
+  reload?: ReloadResult;
+}
+
+/** Points `current` back at `previous` (after nginx -t on it) and reloads nginx when it runs. */
+export function rollbackConfig(target: string): Promise<RollbackReport> {
+  const dir = resolve(target);
+  return withTargetLock(dir, () => rollbackLocked(dir));
+}
+
+async function rollbackLocked(target: string): Promise<RollbackReport> {
+  const state = await readVersionState(target);
+  if (!state.current || !state.previous)
+    throw new ProxyopsError('NOTHING_TO_ROLL_BACK', `${target} has no previous version to roll back to`);
+  const dir = versionDir(target, state.previous);
+  const files = { [MAIN_CONFIG_FILE]: await readFile(join(dir, MAIN_CONFIG_FILE), 'utf8') };
+  await testStaged(dir, files);
+  const running = await readManifest(target, state.current);
+  const masterPid = await readLiveMasterPid(running.pidFile);
+  const back = { current: state.previous, previous: state.current, versions: state.versions };
+  return { from: state.current, to: state.previous, ...(await switchAndReload(target, back, masterPid)) };
+}
+
+/** Points the links as `wanted` says and reloads; if nginx refuses, the links go back. */
+async function switchAndReload(
+  target: string,
+  wanted: VersionState,
+  masterPid: number | undefined,
+): Promise<{ reload?: ReloadResult }> {
+  const before = await readVersionState(target);
+  await restoreVersionState(target, wanted);
+  if (masterPid === undefined || !wanted.current) return {};
+  try {
+    return {
+      reload: await reloadAndConfirm(masterPid, errorLogFile(await readManifest(target, wanted.current))),
+    };
+  } catch (error) {
+    await restoreVersionState(target, before);
+    throw error;
+  }
+}
+
+/** The validation of an apply: lint errors or a failing nginx -t stop it before anything live changes. */
+async function testStaged(dir: string, files: Record<string, string>): Promise<void> {
+  const scratch = await createTempPrefix('apply');
+  try {
+    const { lint } = await checkRenderedConfig(dir, files, {
+      prefix: scratch.dir,
+      startupErrorLog: join(scratch.dir, 'logs', 'error.log'),
+    });
+    if (hasLintErrors(lint)) {
+      const found = lint.findings
+        .filter((f) => f.severity === 'error')
+        .map((f) => `  ${f.file}:${f.line} ${f.ruleId}: ${f.what}`);
+      throw new ProxyopsError(
+        'LINT_FAILED',
+        ['lint found errors in the rendered config:', ...found].join('\n'),
+        {
+          details: lint,
+        },
+      );
+    }
+  } finally {
+    await scratch.remove();
+  }
+}
+
+async function readManifest(target: string, version: string): Promise<VersionManifest> {
+  const path = join(versionDir(target, version), VERSION_MANIFEST_FILE);
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as VersionManifest;
+  } catch (error) {
+    throw new ProxyopsError('VERSION_UNREADABLE', `cannot read ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function errorLogFile(manifest: VersionManifest): string | undefined {
+  return isLogFile(manifest.errorLog) ? manifest.errorLog : undefined;
+}

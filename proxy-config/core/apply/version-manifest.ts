@@ -1,0 +1,26 @@
+import type { ProxySpec } from '../spec/proxy-spec.js';
+
+/** File written beside each applied config: what apply, watch and rollback need to know about it. */
+export const VERSION_MANIFEST_FILE = 'proxyops-version.json';
+
+/** What a version needs to be reloaded and watched without its spec. */
+export interface VersionManifest {
+  pidFile: string;
+  errorLog: string;
+  accessLog: { path: string; format: 'text' | 'json' };
+}
+
+/** The manifest of a spec, as the text stored in the version directory. */
+export function renderVersionManifest(spec: ProxySpec): string {
+  const manifest: VersionManifest = {
+    pidFile: spec.paths.pidFile,
+    errorLog: spec.errorLog.path,
+    accessLog: { path: spec.accessLog.path, format: spec.accessLog.format },
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** True for a log target that is a file (not stdout/stderr), so it can be read back. */
+export function isLogFile(path: string): boolean {
+  return path.startsWith('/');
+}

@@ -1,0 +1,22 @@
+import type { StatusDistribution } from '../apply/status-distribution.js';
+import type { DeployPlan, DeployStep } from './plan-deploy.js';
+import type { StatusVerdict } from './status-watch.js';
+
+/** What a deploy reports as it goes; `--json` prints each as one line, with `ts` (epoch ms) added. */
+export type DeployEvent =
+  | { type: 'plan'; plan: DeployPlan }
+  | { type: 'step-start'; step: DeployStep }
+  | { type: 'countdown'; step: number; remainingMs: number }
+  | { type: 'step-done'; step: DeployStep; ms: number; outcome: string }
+  | {
+      type: 'status';
+      step: number;
+      before: StatusDistribution;
+      after: StatusDistribution;
+      verdict: StatusVerdict;
+      /** Requests and 5xx the new instance answered in the window. */
+      newInstance?: { address: string; total: number; fivexx: number };
+    }
+  | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
+  | { type: 'abort'; step: number; reason: string; rolledBack: boolean }
+  | { type: 'done'; outcome: 'deployed' | 'aborted'; ms: number; instances: string[] };

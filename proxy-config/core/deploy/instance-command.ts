@@ -1,0 +1,38 @@
+import type { DeploySpec, UpstreamSpec } from '../spec/proxy-spec.js';
+import type { InstanceAddress } from './plan-deploy.js';
+
+/** How to run one instance: argv and the environment that carries the pool's timings. */
+export interface InstanceCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * The command of a new instance at `address`: `{host}`/`{port}` filled in, and the PROXYOPS_*
+ * variables of `proxyops api` set from the spec, so the instance drains for exactly the wait the
+ * deploy computed and outlives nginx's idle upstream connections.
+ */
+export function toInstanceCommand(
+  deploy: Pick<DeploySpec, 'command'>,
+  pool: Pick<UpstreamSpec, 'healthCheck' | 'app' | 'keepaliveTimeout'>,
+  address: InstanceAddress,
+): InstanceCommand {
+  const fill = (arg: string) =>
+    arg.replaceAll('{host}', address.host).replaceAll('{port}', String(address.port));
+  const [file, ...args] = deploy.command.map(fill);
+  const ms = (seconds: number) => String(Math.round(seconds * 1000));
+  return {
+    file: file!,
+    args,
+    env: {
+      PROXYOPS_HOST: address.host,
+      PROXYOPS_PORT: String(address.port),
+      PROXYOPS_HEALTH_INTERVAL_MS: ms(pool.healthCheck.interval),
+      PROXYOPS_HEALTH_THRESHOLD: String(pool.healthCheck.failureThreshold),
+      PROXYOPS_DRAIN_MARGIN_MS: ms(pool.healthCheck.margin),
+      PROXYOPS_KEEP_ALIVE_MS: ms(pool.app.keepAliveTimeout),
+      PROXYOPS_PROXY_KEEP_ALIVE_MS: ms(pool.keepaliveTimeout),
+    },
+  };
+}

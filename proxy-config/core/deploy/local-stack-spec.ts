@@ -1,0 +1,53 @@
+import type { ProxySpecInput } from '../spec/apply-spec-defaults.js';
+import { DEFAULTS } from '../spec/defaults.js';
+
+/** What the local stack is made of. Durations are seconds. */
+export interface LocalStackInput {
+  dir: string;
+  /** nginx's listening port on 127.0.0.1. */
+  port: number;
+  instancePorts: number[];
+  /** argv prefix that runs the proxyops CLI (node and its main.js). */
+  cli: string[];
+  healthCheck: { interval: number; failureThreshold: number; margin: number };
+  watch: number;
+  max5xxIncrease: number | null;
+}
+
+/** Name of the local stack's upstream pool. */
+export const LOCAL_UPSTREAM = 'api';
+
+/**
+ * The spec of `proxyops up`: nginx on 127.0.0.1:PORT in front of the API instances, every runtime
+ * file under `dir`, an unbuffered access log (the deploy reads it as it goes) and a deploy section
+ * that starts `proxyops api` on a new port.
+ */
+export function planLocalStackSpec(input: LocalStackInput): ProxySpecInput {
+  return {
+    version: 1,
+    layerName: 'proxyops-local',
+    paths: { pidFile: `${input.dir}/nginx.pid`, tempDir: `${input.dir}/temp` },
+    workers: { processes: 1, connections: 1024, rlimitNofile: 4096 },
+    accessLog: { path: `${input.dir}/logs/access.log`, format: 'text', buffer: null, flush: null },
+    errorLog: { path: `${input.dir}/logs/error.log`, level: 'warn' },
+    upstreams: {
+      [LOCAL_UPSTREAM]: {
+        servers: input.instancePorts.map((port) => ({ host: '127.0.0.1', port })),
+        healthCheck: { readinessPath: '/health/ready', ...input.healthCheck },
+        deploy: {
+          ...DEFAULTS.deploy,
+          command: [...input.cli, 'api', '--host', '{host}', '--port', '{port}'],
+          watch: input.watch,
+          max5xxIncrease: input.max5xxIncrease,
+        },
+      },
+    },
+    servers: [
+      {
+        names: ['localhost'],
+        listen: [{ address: '127.0.0.1', port: input.port, defaultServer: true }],
+        routes: [{ path: '/', upstream: LOCAL_UPSTREAM }],
+      },
+    ],
+  };
+}

@@ -1,0 +1,154 @@
+import { ProxyopsError } from '../errors.js';
+import type { DeploySpec, DrainMode, UpstreamSpec } from '../spec/proxy-spec.js';
+import { formatWait, planDrainTiming, type DrainTiming } from './drain-timing.js';
+
+/** Where an instance listens. */
+export interface InstanceAddress {
+  host: string;
+  port: number;
+}
+
+/** The kinds of step a deploy round is made of, in the order they may appear. */
+export type DeployStepKind =
+  | 'start'
+  | 'wait-ready'
+  | 'add'
+  | 'watch'
+  | 'signal'
+  | 'drain-detect'
+  | 'remove'
+  | 'confirm-idle'
+  | 'wait-exit';
+
+/** One step of the plan. `waitMs` is a fixed wait (counted down); `boundMs` caps a wait-until. */
+export interface DeployStep {
+  /** 1-based position in the whole plan. */
+  index: number;
+  /** Which old instance this round replaces (1-based). */
+  round: number;
+  kind: DeployStepKind;
+  title: string;
+  old: InstanceAddress;
+  waitMs?: number;
+  boundMs?: number;
+}
+
+/** A rolling deploy as data: computed before anything happens, printed, then walked by the runner. */
+export interface DeployPlan {
+  upstream: string;
+  drainMode: DrainMode;
+  stopSignal: DeploySpec['stopSignal'];
+  command: string[];
+  readinessPath: string;
+  drain: DrainTiming;
+  /** Extra time the access log needs to show a request (its buffer flush), added to log windows. */
+  logDelayMs: number;
+  /** Roll back when the 5xx share rises by more than this; null reports only. */
+  max5xxIncrease: number | null;
+  instances: InstanceAddress[];
+  steps: DeployStep[];
+  /** Sum of the fixed waits, and of fixed waits plus every bound: the deploy takes between the two. */
+  minMs: number;
+  maxMs: number;
+}
+
+/** What a plan is computed from. */
+export interface DeployPlanInput {
+  upstream: string;
+  pool: Pick<UpstreamSpec, 'healthCheck' | 'deploy'>;
+  instances: InstanceAddress[];
+  logDelayMs: number;
+}
+
+/** After the reload that removes an instance, how long the access log is read for requests still reaching it. */
+export const CONFIRM_IDLE_MS = 500;
+/** Slack on top of the drain wait and stop timeout before an old instance is killed. */
+export const EXIT_SLACK_MS = 1_000;
+
+/** Formats `host:port`. */
+export function toAddress(instance: InstanceAddress): string {
+  return `${instance.host}:${instance.port}`;
+}
+
+/** Computes the steps of a rolling deploy of `instances`, one at a time, with every wait. */
+export function planDeploy(input: DeployPlanInput): DeployPlan {
+  const { deploy, healthCheck } = input.pool;
+  if (!deploy)
+    throw new ProxyopsError(
+      'SPEC_INVALID',
+      `upstreams.${input.upstream} has no deploy section (deploy.command starts a new instance)`,
+    );
+  if (input.instances.length === 0)
+    throw new ProxyopsError('SPEC_INVALID', `upstreams.${input.upstream} has no instances to replace`);
+  const drain = planDrainTiming(healthCheck);
+  const s = (ms: number) => formatWait(ms);
+  const watchMs = Math.round(deploy.watch * 1000);
+  const readyMs = Math.round(deploy.readyTimeout * 1000);
+  const exitBoundMs = drain.waitMs + Math.round(deploy.stopTimeout * 1000) + EXIT_SLACK_MS;
+  const signal = deploy.stopSignal;
+  const threshold =
+    deploy.max5xxIncrease === null
+      ? 'report only'
+      : `roll back above +${(deploy.max5xxIncrease * 100).toFixed(1)} points of 5xx`;
+
+  const steps: DeployStep[] = [];
+  input.instances.forEach((old, i) => {
+    const at = toAddress(old);
+    const add = (kind: DeployStepKind, title: string, wait: { waitMs?: number; boundMs?: number } = {}) =>
+      steps.push({ index: steps.length + 1, round: i + 1, kind, title, old, ...wait });
+    add('start', `start a new instance to replace ${at}: ${deploy.command.join(' ')}`);
+    add(
+      'wait-ready',
+      `wait until GET ${healthCheck.readinessPath} on the new instance answers 200 (at most ${s(readyMs)}; else stop it, change nothing)`,
+      { boundMs: readyMs },
+    );
+    add('add', `add the new instance to upstream ${input.upstream}: validate, swap, reload`);
+    if (watchMs > 0)
+      add('watch', `watch the access log status codes against the ones before the deploy (${threshold})`, {
+        waitMs: watchMs + input.logDelayMs,
+      });
+    const drainText = `interval ${s(Math.round(healthCheck.interval * 1000))} × threshold ${healthCheck.failureThreshold} + margin ${s(drain.marginMs)}`;
+    if (deploy.drainMode === 'reload') {
+      add('remove', `take ${at} out of upstream ${input.upstream}: validate, swap, reload`);
+      add('confirm-idle', `confirm from the access log that ${at} gets no new requests`, {
+        waitMs: CONFIRM_IDLE_MS + input.logDelayMs,
+      });
+      add('signal', `send ${signal} to ${at}: its readiness turns 503, it drains (${drainText})`);
+      add('wait-exit', `wait for ${at} to stop accepting (after ${s(drain.waitMs)}) and exit`, {
+        boundMs: exitBoundMs,
+      });
+    } else {
+      add('signal', `send ${signal} to ${at}: its readiness turns 503 while it keeps serving`);
+      add(
+        'drain-detect',
+        `wait interval × threshold (${s(drain.detectMs)}) for a balancer polling readiness to take ${at} out`,
+        { waitMs: drain.detectMs },
+      );
+      add('remove', `take ${at} out of upstream ${input.upstream}: validate, swap, reload`);
+      add(
+        'confirm-idle',
+        `wait the margin (${s(drain.marginMs)}) for in-flight requests; confirm ${at} gets no new requests`,
+        { waitMs: Math.max(drain.marginMs, CONFIRM_IDLE_MS + input.logDelayMs) },
+      );
+      add('wait-exit', `wait for ${at} to stop accepting (${s(drain.waitMs)} after the signal) and exit`, {
+        boundMs: exitBoundMs,
+      });
+    }
+  });
+  const fixed = steps.reduce((sum, step) => sum + (step.waitMs ?? 0), 0);
+  const bounds = steps.reduce((sum, step) => sum + (step.boundMs ?? 0), 0);
+  return {
+    upstream: input.upstream,
+    drainMode: deploy.drainMode,
+    stopSignal: signal,
+    command: deploy.command,
+    readinessPath: healthCheck.readinessPath,
+    drain,
+    logDelayMs: input.logDelayMs,
+    max5xxIncrease: deploy.max5xxIncrease,
+    instances: input.instances,
+    steps,
+    minMs: fixed,
+    maxMs: fixed + bounds,
+  };
+}

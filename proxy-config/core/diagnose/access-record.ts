@@ -1,0 +1,32 @@
+/**
+ * The access-log fields diagnosis reads (conventions §4.8). Upstream lists hold one value per
+ * attempt, the last being the final one; `null` stands for nginx's `-`.
+ */
+export interface AccessRecord {
+  time: Date | null;
+  status: number;
+  path: string;
+  requestTime: number | null;
+  upstreamStatus: (number | null)[];
+  upstreamConnectTime: (number | null)[];
+  upstreamHeaderTime: (number | null)[];
+  upstreamAddr: string[];
+}
+
+/** True when nginx produced the status itself: no upstream at all, or no header from the last attempt. */
+export function isProxyGenerated(record: AccessRecord): boolean {
+  const addrs = record.upstreamAddr.filter((addr) => addr !== '' && addr !== '-');
+  if (addrs.length === 0) return true;
+  return (record.upstreamHeaderTime.at(-1) ?? null) === null;
+}
+
+/** The address of the final upstream attempt, or null when nginx answered by itself. */
+export function lastUpstream(record: AccessRecord): string | null {
+  const addr = record.upstreamAddr.at(-1);
+  return addr && addr !== '-' ? addr : null;
+}
+
+/** True when the final upstream attempt got a connection (its connect time was logged). */
+export function hasConnected(record: AccessRecord): boolean {
+  return (record.upstreamConnectTime.at(-1) ?? null) !== null;
+}

@@ -1,0 +1,39 @@
+import { ACCESS_LOG_BUFFER_NO_FLUSH, ACCESS_LOG_UPSTREAM_FIELDS } from './rules/access-log.js';
+import { BODY_SIZE_INCONSISTENT } from './rules/body-size.js';
+import { CACHE_CONTROL_INVERTED } from './rules/cache-control.js';
+import { FORWARDED_PROTO_MISSING, REQUEST_ID_MISSING } from './rules/forwarded-headers.js';
+import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inheritance.js';
+import { PROXY_PASS_SLASH_MISMATCH } from './rules/proxy-pass-slash.js';
+import { SERVER_NAME_CONFLICT } from './rules/server-names.js';
+import { ALIAS_TRAVERSAL, HOST_HEADER_SPOOFABLE, HTTP_SPLITTING } from './rules/security.js';
+import { TIMEOUT_NOT_NESTED } from './rules/timeouts.js';
+import {
+  KEEPALIVE_TIMEOUT_ORDER,
+  UPSTREAM_KEEPALIVE_HEADERS,
+  UPSTREAM_KEEPALIVE_MISSING,
+} from './rules/upstream-keepalive.js';
+import { SERVER_TOKENS_ON, WORKER_RLIMIT_NOFILE_LOW } from './rules/workers.js';
+import type { LintRule } from './types.js';
+
+/** Every lint rule `config lint` runs, in report order. Ids are stable (pinned by a test). */
+export const LINT_RULES: readonly LintRule[] = [
+  FORWARDED_PROTO_MISSING,
+  REQUEST_ID_MISSING,
+  UPSTREAM_KEEPALIVE_MISSING,
+  UPSTREAM_KEEPALIVE_HEADERS,
+  KEEPALIVE_TIMEOUT_ORDER,
+  PROXY_PASS_SLASH_MISMATCH,
+  CACHE_CONTROL_INVERTED,
+  TIMEOUT_NOT_NESTED,
+  BODY_SIZE_INCONSISTENT,
+  ACCESS_LOG_UPSTREAM_FIELDS,
+  ACCESS_LOG_BUFFER_NO_FLUSH,
+  WORKER_RLIMIT_NOFILE_LOW,
+  SERVER_TOKENS_ON,
+  ADD_HEADER_DROPPED,
+  PROXY_HEADER_DROPPED,
+  ALIAS_TRAVERSAL,
+  HOST_HEADER_SPOOFABLE,
+  HTTP_SPLITTING,
+  SERVER_NAME_CONFLICT,
+];

@@ -1,0 +1,93 @@
+import {
+  childrenNamed,
+  effectiveDirectives,
+  listLocations,
+  locationMatch,
+} from '../../nginx-config/query.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
+import { parseNginxTime } from '../../nginx-config/units.js';
+import { describeBlock } from '../proxied-locations.js';
+import { RUNBOOKS } from '../runbooks.js';
+import type { LintRule, RuleHit } from '../types.js';
+
+/** Location paths that serve HTML documents. */
+const HTML_PATH = /\.html?\b|\bhtml?\||\|html?\b|index\.html/i;
+
+/** Location paths that serve content-hashed build output (a hex/alnum run in the name, or the usual build folders). */
+const HASHED_PATH =
+  /\[(?:[^\]]*(?:a-f|0-9|a-z|\\w|\\d))[^\]]*\](?:\{\d+,?\d*\}|\+)|\/_next\/static\/|\/assets\/|\/static\/(?:js|css|media)\//i;
+
+/** A location serves HTML when its path says so, its try_files falls back to an .html file, or it is the catch-all `/`. */
+function servesHtml(block: NginxDirective): boolean {
+  const { modifier, path } = locationMatch(block);
+  if (HTML_PATH.test(path)) return true;
+  if (childrenNamed(block, 'try_files').some((d) => d.args.some((a) => /\.html?$/.test(a)))) return true;
+  return path === '/' && modifier !== '~' && modifier !== '~*';
+}
+
+interface CachePolicy {
+  /** The add_header Cache-Control or expires directive that sets it. */
+  source: NginxDirective;
+  long: boolean;
+  immutable: boolean;
+  revalidate: boolean;
+}
+
+/** The caching the location's responses get from add_header Cache-Control and expires, after inheritance. */
+function cachePolicies(chain: NginxDirective[]): CachePolicy[] {
+  const policies: CachePolicy[] = [];
+  for (const header of effectiveDirectives(chain, 'add_header')) {
+    if ((header.args[0] ?? '').toLowerCase() !== 'cache-control') continue;
+    const value = (header.args[1] ?? '').toLowerCase();
+    const maxAge = Number(/max-age=(\d+)/.exec(value)?.[1] ?? 0);
+    policies.push({
+      source: header,
+      immutable: value.includes('immutable'),
+      long: maxAge > 0 && !/no-cache|no-store/.test(value),
+      revalidate: /no-cache|no-store|max-age=0\b/.test(value),
+    });
+  }
+  const expires = effectiveDirectives(chain, 'expires')[0];
+  if (expires) {
+    const value = expires.args.at(-1) ?? '';
+    const time = parseNginxTime(value.replace(/^\+/, ''));
+    policies.push({
+      source: expires,
+      immutable: false,
+      long: value === 'max' || (time !== undefined && time > 0),
+      revalidate: value === 'epoch' || value.startsWith('-') || time === 0,
+    });
+  }
+  return policies;
+}
+
+/** §4.6: content-hashed assets are cached `immutable`, HTML is `no-cache`; reversed, old pages linger after a deploy. */
+export const CACHE_CONTROL_INVERTED: LintRule = {
+  id: 'cache-control-inverted',
+  severity: 'error',
+  title: 'HTML cached long or hashed assets not cached',
+  message:
+    'HTML cached for a long time (immutable, max-age, expires) keeps pointing browsers and CDNs at the previous deploy: users see the old page after a release. Content-hashed assets marked no-cache are re-fetched on every page view for nothing.',
+  fix: 'HTML: add_header Cache-Control "no-cache"; content-hashed assets: add_header Cache-Control "public, max-age=31536000, immutable";',
+  runbook: RUNBOOKS.stalePage,
+  test: (config) => {
+    const hits = new Map<string, RuleHit>();
+    for (const { block, chain } of listLocations(config)) {
+      const html = servesHtml(block);
+      const hashed = HASHED_PATH.test(locationMatch(block).path);
+      if (html === hashed) continue;
+      for (const policy of cachePolicies(chain)) {
+        const { source } = policy;
+        const what = html
+          ? policy.immutable || policy.long
+            ? `${describeBlock(block)} serves HTML with "${source.name} ${source.args.join(' ')}"`
+            : undefined
+          : policy.revalidate
+            ? `${describeBlock(block)} serves content-hashed assets with "${source.name} ${source.args.join(' ')}"`
+            : undefined;
+        if (what) hits.set(`${block.file}:${block.line}`, { file: source.file, line: source.line, what });
+      }
+    }
+    return [...hits.values()];
+  },
+};

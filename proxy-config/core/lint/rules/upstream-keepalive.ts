@@ -1,0 +1,155 @@
+import {
+  childrenNamed,
+  effectiveDirective,
+  effectiveProxyHeaders,
+  effectiveValue,
+  isMainConfig,
+  listServers,
+  listUpstreamScopes,
+  rootBlock,
+  walkDirectives,
+} from '../../nginx-config/query.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { formatNginxTime, parseNginxTime } from '../../nginx-config/units.js';
+import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
+import { RUNBOOKS } from '../runbooks.js';
+import type { LintRule, RuleHit } from '../types.js';
+
+const WHY_502 =
+  'Without upstream keep-alive every request opens a new connection: ephemeral ports run out in TIME_WAIT and the proxy answers 502 at busy hours.';
+
+/** §4.7.6: upstream connections use keep-alive, which needs an `upstream {}` group with `keepalive`. */
+export const UPSTREAM_KEEPALIVE_MISSING: LintRule = {
+  id: 'upstream-keepalive-missing',
+  severity: 'error',
+  title: 'upstream without keep-alive',
+  message: WHY_502,
+  fix: 'upstream NAME { server HOST:PORT; keepalive 32; } and proxy_pass http://NAME; (a bare proxy_pass address has no connection pool)',
+  runbook: RUNBOOKS.keepAlive,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const { block } of listUpstreamScopes(config))
+      if (childrenNamed(block, 'keepalive').length === 0)
+        hits.push({
+          file: block.file,
+          line: block.line,
+          what: `upstream ${block.args[0] ?? ''} has no keepalive`,
+        });
+    const main = isMainConfig(config);
+    for (const { proxyPass, target, upstream } of listProxiedLocations(config)) {
+      // A unix socket has no ephemeral ports to run out of; the 502-at-busy-hours mechanism is TCP's.
+      if (!target || upstream || target.hasVariables || target.host.startsWith('unix:')) continue;
+      if (!main && !looksLikeAddress(target.host, target.hasPort)) continue;
+      hits.push({
+        file: proxyPass.file,
+        line: proxyPass.line,
+        what: `proxy_pass ${proxyPass.args[0] ?? ''} goes to a bare address with no keep-alive pool`,
+      });
+    }
+    return hits;
+  },
+};
+
+/** In a snippet the upstream group may be defined elsewhere; only an address is surely not one. */
+function looksLikeAddress(host: string, hasPort: boolean): boolean {
+  return hasPort || host === 'localhost' || /^[\d.]+$|^\[/.test(host);
+}
+
+/** Keep-alive to an upstream group also needs HTTP/1.1 and a cleared Connection header. */
+export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
+  id: 'upstream-keepalive-headers',
+  severity: 'error',
+  title: 'proxy_pass to an upstream without HTTP/1.1 and empty Connection',
+  message: `nginx talks HTTP/1.0 with "Connection: close" to upstreams by default, so the upstream keepalive pool is never used. ${WHY_502}`,
+  fix: 'proxy_http_version 1.1; proxy_set_header Connection ""; (for WebSockets: a map whose value for an empty $http_upgrade is "")',
+  runbook: RUNBOOKS.keepAlive,
+  test: (config) => {
+    const maps = mapsByVariable(config);
+    const hits: RuleHit[] = [];
+    for (const { block, chain, proxyPass, upstream } of listProxiedLocations(config)) {
+      if (!upstream) continue;
+      const problems: string[] = [];
+      const version = effectiveValue(chain, 'proxy_http_version', '1.0');
+      if (version !== '1.1') problems.push(`proxy_http_version is ${version}`);
+      const connection = effectiveProxyHeaders(chain).get('connection');
+      if (connection === undefined) problems.push('Connection is not cleared (nginx sends "close")');
+      else if (!keepsAlive(connection, maps))
+        problems.push(`Connection is "${connection}" for plain requests`);
+      if (problems.length > 0)
+        hits.push({
+          file: proxyPass.file,
+          line: proxyPass.line,
+          what: `${describeBlock(block)} → upstream ${upstream.args[0] ?? ''}: ${problems.join('; ')}`,
+        });
+    }
+    return hits;
+  },
+};
+
+function mapsByVariable(config: NginxConfig): Map<string, NginxDirective> {
+  const maps = new Map<string, NginxDirective>();
+  walkDirectives(config, (directive) => {
+    if (directive.name === 'map' && directive.entries) maps.set(directive.args[1] ?? '', directive);
+  });
+  return maps;
+}
+
+/** The Connection value sent for a request without Upgrade keeps the connection open. */
+function keepsAlive(value: string, maps: Map<string, NginxDirective>): boolean {
+  const map = maps.get(value);
+  const resolved = map ? mapValueForEmpty(map) : value;
+  return resolved === '' || resolved.toLowerCase() === 'keep-alive';
+}
+
+function mapValueForEmpty(map: NginxDirective): string {
+  const entries = map.entries ?? [];
+  const entry = entries.find((e) => e.name === '') ?? entries.find((e) => e.name === 'default');
+  return entry?.args[0] ?? '';
+}
+
+/**
+ * Idle keep-alive must be closed by the client side first: the proxy's upstream keepalive_timeout
+ * below the app's keep-alive timeout, and the outer load balancer's idle timeout below nginx's
+ * keepalive_timeout. Both other timeouts are declared with `# proxyops:` annotations.
+ */
+export const KEEPALIVE_TIMEOUT_ORDER: LintRule = {
+  id: 'keepalive-timeout-order',
+  severity: 'error',
+  title: 'keep-alive closed by the server side first',
+  message:
+    'When the server side of an idle keep-alive connection closes it first, the client side may send a request on it at that moment and gets a reset: sporadic 502s under light load.',
+  fix: 'upstream keepalive_timeout below the app keep-alive timeout (# proxyops: app-keepalive-timeout T), nginx keepalive_timeout above the load balancer idle timeout (# proxyops: outer-idle-timeout T)',
+  runbook: RUNBOOKS.keepAliveTimeouts,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const { block, chain } of listUpstreamScopes(config)) {
+      const declared = effectiveDirective(chain, 'proxyops:app-keepalive-timeout');
+      const app = parseNginxTime(declared?.args[0] ?? '');
+      const keepalive = childrenNamed(block, 'keepalive')[0];
+      if (app === undefined || !keepalive) continue;
+      const timeout = childrenNamed(block, 'keepalive_timeout')[0];
+      const ours = parseNginxTime(timeout?.args[0] ?? '60s') ?? 0;
+      if (ours >= app)
+        hits.push({
+          file: (timeout ?? keepalive).file,
+          line: (timeout ?? keepalive).line,
+          what: `upstream ${block.args[0] ?? ''} keeps idle connections ${formatNginxTime(ours)}${timeout ? '' : ' (default)'}, not less than the app's ${formatNginxTime(app)}`,
+        });
+    }
+    const root = rootBlock(config);
+    for (const { block, chain } of listServers(config)) {
+      const declared = effectiveDirective([root, ...chain.slice(1)], 'proxyops:outer-idle-timeout');
+      const outer = parseNginxTime(declared?.args[0] ?? '');
+      if (outer === undefined) continue;
+      const timeout = effectiveDirective(chain, 'keepalive_timeout');
+      const ours = parseNginxTime(timeout?.args[0] ?? '75s') ?? 0;
+      if (ours <= outer)
+        hits.push({
+          file: (timeout ?? block).file,
+          line: (timeout ?? block).line,
+          what: `keepalive_timeout ${formatNginxTime(ours)}${timeout ? '' : ' (default)'} is not above the load balancer idle timeout ${formatNginxTime(outer)}`,
+        });
+    }
+    return hits;
+  },
+};

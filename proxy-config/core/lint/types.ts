@@ -1,0 +1,49 @@
+import type { NginxConfig } from '../nginx-config/types.js';
+
+/** `error` findings make `config lint` exit 1; `warning` findings are reported only. */
+export type LintSeverity = 'error' | 'warning';
+
+/** Where a rule fired and what exactly it saw there. */
+export interface RuleHit {
+  file: string;
+  line: number;
+  /** One line naming the offending thing (`location /api/ proxies to http://app without ...`). */
+  what: string;
+}
+
+/** A lint rule as data: adding a rule is adding one of these to LINT_RULES. */
+export interface LintRule {
+  /** Stable kebab-case id, pinned by a test; used in output and in `# proxyops: ignore ID`. */
+  id: string;
+  severity: LintSeverity;
+  title: string;
+  /** Why it matters: the symptom it causes in production. */
+  message: string;
+  /** What to write instead. */
+  fix: string;
+  /** The runbook section of the incident this mistake leads to, when there is one. */
+  runbook: string | null;
+  /** Pure check over the parsed config. */
+  test: (config: NginxConfig) => RuleHit[];
+}
+
+/** One finding of `config lint`: the rule's record plus where it fired (the `--json` item shape). */
+export interface LintFinding {
+  ruleId: string;
+  severity: LintSeverity;
+  title: string;
+  what: string;
+  message: string;
+  fix: string;
+  runbook: string | null;
+  file: string;
+  line: number;
+}
+
+/** The result of linting one config. */
+export interface LintReport {
+  mainFile: string;
+  files: string[];
+  findings: LintFinding[];
+  counts: { error: number; warning: number; ignored: number };
+}

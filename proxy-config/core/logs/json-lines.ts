@@ -1,0 +1,90 @@
+import { bytesToText, textToBytes } from './decode-log-value.js';
+import type { FactsCapabilities, FactsReader, LineFacts } from './line-facts.js';
+import { parseLogTime } from './parse-log-time.js';
+import { readMillis, readStatus, scanUpstreamList } from './upstream-list.js';
+
+/** The JSON-lines preset expects nginx variable names as keys; these are the ones the statistics read. */
+export const JSON_LINES_CAPABILITIES: FactsCapabilities = {
+  time: true,
+  requestTime: true,
+  upstream: true,
+  headerTime: true,
+  path: true,
+};
+
+const TIME_KEYS = ['time_iso8601', 'time_local', 'msec', 'time', 'timestamp', '@timestamp'];
+
+function text(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : String(value);
+}
+
+function list(value: unknown, each: (s: string, a: number, b: number, k: number) => void): number {
+  const t = text(value);
+  if (t === null || t === '' || t === '-') return 0;
+  return scanUpstreamList(t, 0, t.length, (a, b, k) => each(t, a, b, k));
+}
+
+/**
+ * A reader for JSON lines (one object per line) keyed by nginx variable names: status, request_time,
+ * time_iso8601/time_local/msec, request or request_uri/uri, and the upstream_* lists. A line that is not
+ * a JSON object, or has no three-digit status, is malformed.
+ */
+export function createJsonLinesReader(): { read: FactsReader; reset(): void } {
+  const read: FactsReader = (s, start, end, f: LineFacts) => {
+    let obj: Record<string, unknown>;
+    try {
+      obj = JSON.parse(bytesToText(s.slice(start, end))) as Record<string, unknown>;
+    } catch {
+      return false;
+    }
+    if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return false;
+    const status = text(obj.status);
+    f.status = status === null ? -1 : readStatus(status, 0, status.length);
+    if (f.status < 0) return false;
+    const timeKey = TIME_KEYS.find((k) => obj[k] !== undefined);
+    f.timeMs = timeKey ? parseLogTime(String(obj[timeKey])) : NaN;
+    if (timeKey && Number.isNaN(f.timeMs)) return false;
+    const rt = text(obj.request_time);
+    f.requestTimeMs = rt === null ? -1 : readMillis(rt, 0, rt.length);
+    const addrCount = list(obj.upstream_addr, (t, a, b, k) => (f.addr[k] = t.slice(a, b)));
+    const statusCount = list(
+      obj.upstream_status,
+      (t, a, b, k) => (f.upstreamStatus[k] = readStatus(t, a, b)),
+    );
+    f.attempts = Math.max(addrCount, statusCount);
+    for (let k = addrCount; k < f.attempts; k++) f.addr[k] = '-';
+    for (let k = statusCount; k < f.attempts; k++) f.upstreamStatus[k] = -1;
+    const times: Array<[string, number[]]> = [
+      ['upstream_connect_time', f.connectMs],
+      ['upstream_header_time', f.headerMs],
+      ['upstream_response_time', f.responseMs],
+    ];
+    for (const [key, target] of times) {
+      const n = list(obj[key], (t, a, b, k) => (target[k] = readMillis(t, a, b)));
+      for (let k = n; k < f.attempts; k++) target[k] = -1;
+    }
+    f.path = jsonPath(obj);
+    f.src = s;
+    f.requestAt = -1;
+    return true;
+  };
+  return { read, reset: () => undefined };
+}
+
+function jsonPath(obj: Record<string, unknown>): string | null {
+  const uri = text(obj.request_uri) ?? text(obj.uri);
+  let value = uri;
+  if (value === null) {
+    const request = text(obj.request);
+    if (request === null) return null;
+    const first = request.indexOf(' ');
+    const last = request.lastIndexOf(' ');
+    value =
+      first < 0
+        ? '-'
+        : request.slice(first + 1, last > first && request.startsWith('HTTP/', last + 1) ? last : undefined);
+  }
+  const query = value.indexOf('?');
+  return bytesToText(textToBytes(query >= 0 ? value.slice(0, query) : value));
+}

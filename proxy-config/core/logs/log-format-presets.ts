@@ -1,0 +1,74 @@
+import { ProxyopsError } from '../errors.js';
+import { PROXYOPS_LOG_FORMAT_JSON, PROXYOPS_LOG_FORMAT_TEXT } from '../render/log-formats.js';
+import { compileLogFormat } from './compile-log-format.js';
+import { JSON_LINES_CAPABILITIES, createJsonLinesReader } from './json-lines.js';
+import {
+  createFactsReader,
+  factsCapabilities,
+  type FactsCapabilities,
+  type FactsReader,
+} from './line-facts.js';
+import type { LogEscape } from './parse-log-format.js';
+
+/** How lines are laid out: an nginx log_format, or JSON lines keyed by nginx variable names. Plain data. */
+export type LogFormatSpec =
+  { kind: 'format'; name: string; format: string; escape: LogEscape } | { kind: 'json-lines'; name: string };
+
+/** nginx's predefined `combined` format. */
+export const COMBINED_LOG_FORMAT =
+  '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"';
+
+/** The named formats `--preset` accepts. */
+export const LOG_FORMAT_PRESETS: Record<string, LogFormatSpec> = {
+  combined: { kind: 'format', name: 'combined', format: COMBINED_LOG_FORMAT, escape: 'default' },
+  proxyops: { kind: 'format', name: 'proxyops', format: PROXYOPS_LOG_FORMAT_TEXT, escape: 'default' },
+  'proxyops-json': {
+    kind: 'format',
+    name: 'proxyops-json',
+    format: PROXYOPS_LOG_FORMAT_JSON,
+    escape: 'json',
+  },
+  json: { kind: 'json-lines', name: 'json' },
+};
+
+/** The preset named `name`; BAD_OPTION listing the presets otherwise. */
+export function presetFormat(name: string): LogFormatSpec {
+  const spec = LOG_FORMAT_PRESETS[name];
+  if (!spec)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--preset: unknown preset "${name}" (known: ${Object.keys(LOG_FORMAT_PRESETS).join(', ')})`,
+    );
+  return spec;
+}
+
+/** A format made ready to read lines: what it can tell, and a per-thread reader factory. */
+export interface LogReaderKit {
+  spec: LogFormatSpec;
+  escape: LogEscape;
+  capabilities: FactsCapabilities;
+  createReader(): { read: FactsReader; reset(): void };
+}
+
+/** Compiles a format spec (throws LOG_FORMAT_INVALID when the format cannot give statistics). */
+export function createLogReaderKit(spec: LogFormatSpec): LogReaderKit {
+  if (spec.kind === 'json-lines')
+    return {
+      spec,
+      escape: 'json',
+      capabilities: JSON_LINES_CAPABILITIES,
+      createReader: createJsonLinesReader,
+    };
+  const compiled = compileLogFormat(spec.format, spec.escape);
+  if (compiled.slots.status === undefined)
+    throw new ProxyopsError(
+      'LOG_FORMAT_INVALID',
+      `log format "${spec.name}" has no $status, so there is nothing to count`,
+    );
+  return {
+    spec,
+    escape: spec.escape,
+    capabilities: factsCapabilities(compiled),
+    createReader: () => createFactsReader(compiled),
+  };
+}

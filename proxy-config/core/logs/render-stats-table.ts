@@ -1,0 +1,120 @@
+import { Chalk } from 'chalk';
+import type { Percentiles } from './histogram.js';
+import type { StatsSummary, StatusCounts } from './summarize-stats.js';
+
+/** Renders the human table of `logs stats`; colour only when asked (a TTY without NO_COLOR). */
+export function renderStatsTable(summary: StatsSummary, options: { color: boolean }): string {
+  const c = new Chalk({ level: options.color ? 1 : 0 });
+  const out: string[] = [];
+  const head = (text: string) => out.push('', c.bold(text));
+  const pct = (ratio: number) => `${(ratio * 100).toFixed(2)}%`;
+  const n = (value: number) => value.toLocaleString('en-US');
+  const sec = (value: number | null) => (value === null ? '-' : value.toFixed(3));
+  const p = (x: Percentiles) => `p50 ${sec(x.p50)}  p90 ${sec(x.p90)}  p99 ${sec(x.p99)}  max ${sec(x.max)}`;
+  const paint = (code: string, text: string) =>
+    code.startsWith('5')
+      ? c.red(text)
+      : code.startsWith('4')
+        ? c.yellow(text)
+        : code.startsWith('2')
+          ? c.green(text)
+          : text;
+
+  out.push(
+    `${c.bold('records')} ${n(summary.records)}   lines ${n(summary.lines)}   malformed ${n(summary.malformed.count)}` +
+      (summary.filtered ? `   filtered out ${n(summary.filtered)}` : ''),
+  );
+  if (summary.timeRange) out.push(`time ${summary.timeRange.first} .. ${summary.timeRange.last}`);
+
+  head('status');
+  const classes = summary.statusClass;
+  out.push(
+    Object.entries(classes)
+      .map(([k, v]) => paint(k, `${k} ${n(v)}`))
+      .join('   '),
+  );
+  out.push(...rows(summary.status, summary.records, paint, n, pct));
+
+  head('client closed (499)');
+  const cc = summary.clientClosed;
+  out.push(`${n(cc.count)} (${pct(cc.ratio)})   without an upstream attempt ${n(cc.noUpstream)}`);
+  out.push(`  request time            ${p(cc.requestTime)}`);
+  out.push(`  upstream connect time   ${p(cc.upstreamConnectTime)}`);
+  out.push(`  upstream response time  ${p(cc.upstreamResponseTime)}`);
+
+  if (summary.proxyGenerated && summary.upstreamReturned) {
+    head('who made the response');
+    out.push(
+      `proxy-generated   ${n(summary.proxyGenerated.total)}  ${inline(summary.proxyGenerated.status, paint)}`,
+    );
+    out.push(
+      `upstream-returned ${n(summary.upstreamReturned.total)}  ${inline(summary.upstreamReturned.status, paint)}`,
+    );
+  } else {
+    head('who made the response');
+    out.push('unknown: the log format has no $upstream_header_time');
+  }
+  if (summary.upstreamStatus) {
+    head('final upstream status');
+    out.push(inline(summary.upstreamStatus, paint));
+  }
+
+  if (summary.upstreams.length) {
+    head(`upstreams (retried requests ${n(summary.retriedRequests)})`);
+    for (const up of summary.upstreams) {
+      out.push(
+        `${c.cyan(up.address)}  requests ${n(up.requests)}  5xx ${n(up.status5xx)}  proxy-made ${n(up.proxyGenerated)}  retries ${n(up.retries)}`,
+      );
+      out.push(`  connect   ${p(up.connectTime)}`);
+      out.push(`  header    ${p(up.headerTime)}`);
+      out.push(`  response  ${p(up.responseTime)}`);
+    }
+    if (summary.upstreamOverflow) out.push(`(${n(summary.upstreamOverflow)} attempts on further addresses)`);
+  }
+
+  head('request time (s)');
+  out.push(p(summary.latency.requestTime));
+
+  if (summary.topPaths5xx.paths.length) {
+    head('top paths by 5xx');
+    for (const { path, count } of summary.topPaths5xx.paths)
+      out.push(`${c.red(String(count).padStart(8))}  ${path}`);
+  }
+
+  const points = summary.timeline.points;
+  if (points.length) {
+    head(
+      `per ${summary.timeline.intervalSeconds}s (last ${Math.min(points.length, 10)} of ${points.length})`,
+    );
+    out.push('time                       records      2xx      3xx      4xx      5xx      499');
+    for (const pt of points.slice(-10))
+      out.push(
+        `${pt.time.padEnd(26)}${[pt.records, pt['2xx'], pt['3xx'], pt['4xx'], pt['5xx'], pt['499']].map((v) => String(v).padStart(9)).join('')}`,
+      );
+  }
+
+  if (summary.malformed.count) {
+    head(`malformed lines (${n(summary.malformed.count)}; first ${summary.malformed.samples.length})`);
+    for (const s of summary.malformed.samples) out.push(c.dim(`${s.input}:${s.line}: ${s.text}`));
+  }
+  return out.join('\n') + '\n';
+}
+
+function rows(
+  counts: StatusCounts,
+  total: number,
+  paint: (code: string, text: string) => string,
+  n: (v: number) => string,
+  pct: (r: number) => string,
+): string[] {
+  return Object.entries(counts)
+    .sort((x, y) => y[1] - x[1])
+    .map(([code, count]) =>
+      paint(code, `  ${code}  ${n(count).padStart(12)}  ${pct(total ? count / total : 0).padStart(8)}`),
+    );
+}
+
+function inline(counts: StatusCounts, paint: (code: string, text: string) => string): string {
+  const entries = Object.entries(counts).sort((x, y) => y[1] - x[1]);
+  return entries.length ? entries.map(([k, v]) => paint(k, `${k}:${v}`)).join(' ') : '-';
+}

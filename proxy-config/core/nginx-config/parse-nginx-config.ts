@@ -1,0 +1,202 @@
+import { ProxyopsError } from '../errors.js';
+import { ENTRY_BLOCKS, isRawBlock, LINE_LEADING_DIRECTIVES } from './known-directives.js';
+import { scanLuaBlock } from './scan-lua-block.js';
+import { ANNOTATION_PREFIX, type NginxDirective } from './types.js';
+
+interface Word {
+  value: string;
+  line: number;
+}
+
+type Statement =
+  | { kind: 'directive'; words: Word[]; end: ';' | '{' }
+  | { kind: 'close'; line: number }
+  | { kind: 'eof'; words: Word[]; line: number }
+  | { kind: 'annotation'; name: string; args: string[]; line: number };
+
+interface OpenBlock {
+  label: string;
+  line: number;
+  entries: boolean;
+}
+
+const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+const ANNOTATION = /^#\s*proxyops:\s*(\S+)(.*)$/;
+
+/** A parse error pointing at `file:line`, in the shape every caller shows as is. */
+export function nginxSyntaxError(file: string, line: number, message: string): ProxyopsError {
+  return new ProxyopsError('NGINX_CONFIG_INVALID', `${file}:${line}: ${message}`, {
+    details: { file, line },
+  });
+}
+
+/**
+ * Parses the text of one nginx config file into directives, tokenizing the way nginx does
+ * (quotes and escapes, `#` comments, `$var`/`${var}`, raw Lua blocks). `include` is left as a
+ * directive; read-nginx-config resolves it. Throws NGINX_CONFIG_INVALID with file:line.
+ */
+export function parseNginxConfig(text: string, file: string): NginxDirective[] {
+  let pos = 0;
+  let line = 1;
+  const fail = (at: number, message: string) => nginxSyntaxError(file, at, message);
+
+  function unescape(raw: string): string {
+    return raw.replace(/\\(["'\\tnr])/g, (_, c: string) =>
+      c === 't' ? '\t' : c === 'n' ? '\n' : c === 'r' ? '\r' : c,
+    );
+  }
+
+  function advanceTo(end: number): void {
+    for (; pos < end; pos++) if (text[pos] === '\n') line++;
+  }
+
+  function readQuoted(quote: string): Word {
+    const startLine = line;
+    const start = pos + 1;
+    let i = start;
+    while (i < text.length && text[i] !== quote) i += text[i] === '\\' ? 2 : 1;
+    if (i >= text.length) throw fail(startLine, `unexpected end of file: unterminated ${quote} string`);
+    advanceTo(i + 1);
+    const next = text[pos];
+    if (next !== undefined && !WHITESPACE.has(next) && next !== ';' && next !== '{' && next !== ')')
+      throw fail(line, `unexpected "${next}" after a quoted string (missing space or ";"?)`);
+    // A `)` glued to a closing quote starts the next word: `if ($a = "b")` yields `($a`, `=`, `b`, `)`.
+    return { value: unescape(text.slice(start, i)), line: startLine };
+  }
+
+  function readBare(): Word {
+    const startLine = line;
+    const start = pos;
+    let i = pos;
+    let afterDollar = false;
+    while (i < text.length) {
+      const ch = text[i] as string;
+      if (ch === '{' && afterDollar) {
+        afterDollar = false;
+        i++;
+        continue;
+      }
+      afterDollar = ch === '$';
+      if (ch === '\\') {
+        i += 2;
+        continue;
+      }
+      if (WHITESPACE.has(ch) || ch === ';' || ch === '{') break;
+      i++;
+    }
+    advanceTo(Math.min(i, text.length));
+    return { value: unescape(text.slice(start, pos)), line: startLine };
+  }
+
+  function readStatement(inEntries: boolean): Statement {
+    const words: Word[] = [];
+    for (;;) {
+      while (pos < text.length && WHITESPACE.has(text[pos] as string)) advanceTo(pos + 1);
+      if (pos >= text.length) return { kind: 'eof', words, line };
+      const ch = text[pos] as string;
+      if (ch === ';' || ch === '{') {
+        if (words.length === 0) throw fail(line, `unexpected "${ch}"`);
+        pos++;
+        if (!inEntries) checkLostSemicolon(words);
+        return { kind: 'directive', words, end: ch };
+      }
+      if (ch === '}') {
+        if (words.length > 0) throw missingSemicolon(words, `before "}" on line ${line}`);
+        pos++;
+        return { kind: 'close', line };
+      }
+      if (ch === '#') {
+        const eol = text.indexOf('\n', pos);
+        const comment = text.slice(pos, eol === -1 ? text.length : eol).trimEnd();
+        const commentLine = line;
+        advanceTo(eol === -1 ? text.length : eol);
+        const annotation = words.length === 0 ? ANNOTATION.exec(comment) : null;
+        if (annotation) {
+          const args = (annotation[2] ?? '').trim().split(/\s+/).filter(Boolean);
+          return { kind: 'annotation', name: annotation[1] as string, args, line: commentLine };
+        }
+        continue;
+      }
+      words.push(ch === '"' || ch === "'" ? readQuoted(ch) : readBare());
+    }
+  }
+
+  function missingSemicolon(words: Word[], where: string): ProxyopsError {
+    const head = words[0] as Word;
+    const shown = words.map((w) => w.value).join(' ');
+    return fail(
+      head.line,
+      `missing ";" after "${shown.length > 60 ? `${shown.slice(0, 57)}...` : shown}" (${where})`,
+    );
+  }
+
+  function checkLostSemicolon(words: Word[]): void {
+    for (let i = 1; i < words.length; i++) {
+      const word = words[i] as Word;
+      if (word.line > (words[i - 1] as Word).line && LINE_LEADING_DIRECTIVES.has(word.value))
+        throw missingSemicolon(
+          words.slice(0, i),
+          `"${word.value}" on line ${word.line} starts a new directive`,
+        );
+    }
+  }
+
+  function parseBlock(open: OpenBlock | undefined): { body: NginxDirective[]; endLine: number } {
+    const body: NginxDirective[] = [];
+    for (;;) {
+      const statement = readStatement(open?.entries ?? false);
+      switch (statement.kind) {
+        case 'annotation':
+          body.push({
+            name: `${ANNOTATION_PREFIX}${statement.name}`,
+            args: statement.args,
+            file,
+            line: statement.line,
+          });
+          break;
+        case 'eof':
+          if (statement.words.length > 0) throw missingSemicolon(statement.words, 'at end of file');
+          if (open)
+            throw fail(
+              statement.line,
+              `unexpected end of file, expecting "}" to close "${open.label}" opened on line ${open.line}`,
+            );
+          return { body, endLine: statement.line };
+        case 'close':
+          if (!open) throw fail(statement.line, 'unexpected "}" (no block is open here)');
+          return { body, endLine: statement.line };
+        case 'directive':
+          body.push(toDirective(statement.words, statement.end));
+      }
+    }
+  }
+
+  function toDirective(words: Word[], end: ';' | '{'): NginxDirective {
+    const [head, ...rest] = words as [Word, ...Word[]];
+    const directive: NginxDirective = {
+      name: head.value,
+      args: rest.map((w) => w.value),
+      file,
+      line: head.line,
+    };
+    if (end === ';') return directive;
+    if (isRawBlock(head.value)) {
+      const scanned = scanLuaBlock(text, pos);
+      if (!scanned) throw fail(head.line, `unexpected end of file, expecting "}" to close "${head.value}"`);
+      directive.raw = text.slice(pos, scanned.close);
+      advanceTo(scanned.close);
+      directive.endLine = line;
+      pos++;
+      return directive;
+    }
+    const entries = ENTRY_BLOCKS.has(head.value);
+    const label = words.map((w) => w.value).join(' ');
+    const { body, endLine } = parseBlock({ label, line: head.line, entries });
+    if (entries) directive.entries = body;
+    else directive.children = body;
+    directive.endLine = endLine;
+    return directive;
+  }
+
+  return parseBlock(undefined).body;
+}

@@ -1,0 +1,37 @@
+/**
+ * One nginx directive as written: `name args...;` or `name args... { children }`.
+ * `file` and `line` say where its name was written (after includes are resolved, the included file).
+ */
+export interface NginxDirective {
+  name: string;
+  /** Arguments with quotes removed and escapes resolved; variables (`$x`, `${x}`) are kept as text. */
+  args: string[];
+  file: string;
+  line: number;
+  /** The block body of a block directive (`http`, `server`, `location`, `upstream`, `if`, ...). */
+  children?: NginxDirective[];
+  /**
+   * The entries of a block whose body is data rather than directives (`map`, `types`, `geo`,
+   * `split_clients`, `charset_map`, `match`): each entry's first word is its `name`.
+   */
+  entries?: NginxDirective[];
+  /** The verbatim body of a `*_by_lua_block { ... }` directive (without the outer braces). */
+  raw?: string;
+  /** Line of the closing `}` of a block, entry block or raw block. */
+  endLine?: number;
+}
+
+/**
+ * A comment of the form `# proxyops: NAME ARGS...` becomes a directive named `proxyops:NAME`, so
+ * annotations (declared outer timeouts, ignored rules) are found and inherited like directives.
+ */
+export const ANNOTATION_PREFIX = 'proxyops:';
+
+/** A whole nginx configuration: the main file's directives with every `include` replaced by what it names. */
+export interface NginxConfig {
+  mainFile: string;
+  /** Every file read, main file first, in reading order. */
+  files: string[];
+  /** Top-level directives (the main context, or the http context when linting a snippet). */
+  directives: NginxDirective[];
+}

@@ -1,0 +1,98 @@
+import { DEFAULTS } from './defaults.js';
+import type { ProxySpec, RouteSpec, ServerSpec, StaticSpec, UpstreamSpec } from './proxy-spec.js';
+
+type Loose<T> = {
+  [K in keyof T]?: T[K] extends Array<infer U> ? Loose<U>[] : T[K] extends object ? Loose<T[K]> : T[K];
+};
+
+/** A spec as written: the schema has accepted it, every defaulted field may be missing. */
+export type ProxySpecInput = Loose<ProxySpec>;
+
+/** Fills every omitted field from DEFAULTS; container mode points omitted log paths at stdout/stderr. */
+export function applySpecDefaults(input: ProxySpecInput): ProxySpec {
+  const mode = input.mode ?? DEFAULTS.mode;
+  const container = mode === 'container';
+  return {
+    version: 1,
+    mode,
+    layerName: input.layerName ?? DEFAULTS.layerName,
+    trustForwardedProto: input.trustForwardedProto ?? DEFAULTS.trustForwardedProto,
+    paths: { ...DEFAULTS.paths, ...input.paths },
+    workers: { ...DEFAULTS.workers, ...input.workers },
+    timeouts: { ...DEFAULTS.timeouts, ...input.timeouts },
+    limits: { ...DEFAULTS.limits, ...input.limits },
+    accessLog: {
+      ...DEFAULTS.accessLog,
+      ...(container ? { path: DEFAULTS.containerLogs.access } : {}),
+      ...input.accessLog,
+    },
+    errorLog: {
+      ...DEFAULTS.errorLog,
+      ...(container ? { path: DEFAULTS.containerLogs.error } : {}),
+      ...input.errorLog,
+    },
+    certificates: { ...DEFAULTS.certificates, ...input.certificates },
+    upstreams: Object.fromEntries(
+      Object.entries(input.upstreams ?? {}).map(([name, upstream]) => [name, toUpstream(upstream ?? {})]),
+    ),
+    servers: (input.servers ?? []).map(toServer),
+  };
+}
+
+function toUpstream(input: Loose<UpstreamSpec>): UpstreamSpec {
+  return {
+    servers: (input.servers ?? []).map((s) => ({
+      ...DEFAULTS.upstreamServer,
+      ...s,
+      host: s.host ?? '',
+      port: s.port ?? 0,
+    })),
+    ...DEFAULTS.upstream,
+    ...withoutUndefined({
+      keepalive: input.keepalive,
+      keepaliveTimeout: input.keepaliveTimeout,
+      keepaliveRequests: input.keepaliveRequests,
+    }),
+    app: { ...DEFAULTS.app, ...input.app },
+    healthCheck: { ...DEFAULTS.healthCheck, ...input.healthCheck },
+    ...(input.deploy?.command
+      ? { deploy: { ...DEFAULTS.deploy, ...input.deploy, command: [...input.deploy.command] } }
+      : {}),
+  };
+}
+
+function toServer(input: Loose<ServerSpec>): ServerSpec {
+  return {
+    names: (input.names ?? []).filter((n): n is string => typeof n === 'string'),
+    listen: (input.listen ?? []).map((l) => ({
+      ...(l.address === undefined ? {} : { address: l.address }),
+      port: l.port ?? 0,
+      tls: l.tls ?? false,
+      defaultServer: l.defaultServer ?? false,
+    })),
+    ...(input.tls?.certificate && input.tls.certificateKey
+      ? { tls: { certificate: input.tls.certificate, certificateKey: input.tls.certificateKey } }
+      : {}),
+    redirectToHttps: input.redirectToHttps ?? false,
+    routes: (input.routes ?? []).map(toRoute),
+    static: (input.static ?? []).map(toStatic),
+  };
+}
+
+function toRoute(input: Loose<RouteSpec>): RouteSpec {
+  return {
+    path: input.path ?? '/',
+    upstream: input.upstream ?? '',
+    ...(input.clientMaxBodySize === undefined ? {} : { clientMaxBodySize: input.clientMaxBodySize }),
+    allowLargerBody: input.allowLargerBody ?? false,
+    timeouts: { ...input.timeouts },
+  };
+}
+
+function toStatic(input: Loose<StaticSpec>): StaticSpec {
+  return { path: input.path ?? '/', root: input.root ?? '', contentHashed: input.contentHashed ?? false };
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

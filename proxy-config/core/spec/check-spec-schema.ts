@@ -1,0 +1,71 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import schema from '../../schema/proxy-spec.schema.json' with { type: 'json' };
+import { toDottedPath, type SpecProblem } from './spec-problem.js';
+
+let compiled: ValidateFunction | undefined;
+
+function validator(): ValidateFunction {
+  compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema);
+  return compiled;
+}
+
+/** Checks raw spec data against the JSON Schema; one problem per violated rule, sorted by path. */
+export function checkSpecSchema(data: unknown): SpecProblem[] {
+  const validate = validator();
+  if (validate(data)) return [];
+  const problems = (validate.errors ?? []).filter(isReportable).map(toProblem);
+  const seen = new Set<string>();
+  return problems
+    .filter((p) => {
+      const key = `${p.path}|${p.rule}|${p.message}`;
+      return seen.has(key) ? false : (seen.add(key), true);
+    })
+    .sort((a, b) => a.path.localeCompare(b.path) || a.rule.localeCompare(b.rule));
+}
+
+// `anyOf` reports its branches' errors too; the branch errors already say what is wrong.
+function isReportable(error: ErrorObject): boolean {
+  return error.keyword !== 'anyOf' && error.keyword !== 'if';
+}
+
+function toProblem(error: ErrorObject): SpecProblem {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return {
+        path: toDottedPath([...segments, String(params.missingProperty)]),
+        rule: 'required',
+        message: 'is required',
+      };
+    case 'additionalProperties':
+      return {
+        path: toDottedPath([...segments, String(params.additionalProperty)]),
+        rule: 'additionalProperties',
+        message: 'is not a known field',
+      };
+    case 'propertyNames':
+      return {
+        path: toDottedPath([...segments, String(params.propertyName)]),
+        rule: 'propertyNames',
+        message: 'is not a valid name (letters, digits, _ and -, starting with a letter)',
+      };
+    case 'enum':
+      return {
+        path: toDottedPath(segments),
+        rule: 'enum',
+        message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      };
+    case 'const':
+      return {
+        path: toDottedPath(segments),
+        rule: 'const',
+        message: `must be ${JSON.stringify(params.allowedValue)}`,
+      };
+    default:
+      return { path: toDottedPath(segments), rule: error.keyword, message: error.message ?? 'is invalid' };
+  }
+}

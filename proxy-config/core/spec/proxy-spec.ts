@@ -1,0 +1,98 @@
+/**
+ * The front-proxy spec after defaults are applied: every field present. Durations are seconds,
+ * sizes are nginx size strings (`1m`, `512k`). The input shape is the same with most fields optional
+ * (see `proxy-config/schema/proxy-spec.schema.json`).
+ */
+export interface ProxySpec {
+  version: 1;
+  /** `container`: foreground nginx, access log to stdout, error log to stderr. */
+  mode: 'host' | 'container';
+  /** Value of the `X-Served-By` response header: names the layer that answered. */
+  layerName: string;
+  /** Forward the client's X-Forwarded-Proto (set by a trusted outer load balancer) instead of `$scheme`. */
+  trustForwardedProto: boolean;
+  paths: { pidFile: string; tempDir: string };
+  workers: { processes: number | 'auto'; connections: number; rlimitNofile: number };
+  timeouts: {
+    /** Request timeout of the load balancer in front of nginx; absent when nothing sits in front. */
+    outerLoadBalancer?: number;
+    proxyConnect: number;
+    proxyRead: number;
+    proxySend: number;
+    /** nginx's keep-alive timeout towards clients. */
+    clientKeepalive: number;
+  };
+  limits: { clientMaxBodySize: string };
+  accessLog: { path: string; format: 'text' | 'json'; buffer: string | null; flush: number | null };
+  errorLog: { path: string; level: ErrorLogLevel };
+  certificates: { warnDays: number };
+  upstreams: Record<string, UpstreamSpec>;
+  servers: ServerSpec[];
+}
+
+export type ErrorLogLevel = 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit' | 'alert' | 'emerg';
+
+/** One upstream pool and what proxyops knows of the application behind it. */
+export interface UpstreamSpec {
+  servers: Array<{ host: string; port: number; maxFails: number; failTimeout: number; weight: number }>;
+  /** Idle keep-alive connections each worker keeps to this pool. */
+  keepalive: number;
+  keepaliveTimeout: number;
+  keepaliveRequests: number;
+  app: {
+    /** The application's own request timeout. */
+    requestTimeout: number;
+    /** The application server's idle keep-alive timeout (Node's `server.keepAliveTimeout`). */
+    keepAliveTimeout: number;
+  };
+  healthCheck: { readinessPath: string; interval: number; failureThreshold: number; margin: number };
+  /** How `proxyops deploy` replaces this pool's instances; absent when the pool is not deployed by proxyops. */
+  deploy?: DeploySpec;
+}
+
+/** How drained instances leave: `reload` (nginx drops them) or `health-check` (an outer balancer does, after interval × threshold). */
+export type DrainMode = 'reload' | 'health-check';
+
+/** The rolling-deploy settings of one upstream pool. Durations are seconds. */
+export interface DeploySpec {
+  /** argv of a new instance; `{host}` and `{port}` are replaced by its address. */
+  command: string[];
+  drainMode: DrainMode;
+  /** Graceful stop signal (SIGQUIT, as for containers). */
+  stopSignal: 'SIGQUIT' | 'SIGTERM' | 'SIGINT';
+  /** Longest wait for a new instance's readiness to answer 200. */
+  readyTimeout: number;
+  /** Longest wait for an old instance to exit after its drain wait. */
+  stopTimeout: number;
+  /** How long the access log is watched after each step. */
+  watch: number;
+  /** Roll back when the 5xx share rises by more than this (0.05 = 5 points) over the one before the deploy. */
+  max5xxIncrease: number | null;
+}
+
+/** One virtual server: names, listeners, optional TLS, proxied routes and static locations. */
+export interface ServerSpec {
+  names: string[];
+  listen: Array<{ address?: string; port: number; tls: boolean; defaultServer: boolean }>;
+  tls?: { certificate: string; certificateKey: string };
+  redirectToHttps: boolean;
+  routes: RouteSpec[];
+  static: StaticSpec[];
+}
+
+/** A path prefix proxied to an upstream pool; the path is forwarded unchanged. */
+export interface RouteSpec {
+  path: string;
+  upstream: string;
+  clientMaxBodySize?: string;
+  /** Lets this route accept bodies above the global limit (uploads). */
+  allowLargerBody: boolean;
+  timeouts: { connect?: number; read?: number; send?: number };
+}
+
+/** Files served from disk; content-hashed files are cached forever, everything else revalidated. */
+export interface StaticSpec {
+  path: string;
+  root: string;
+  contentHashed: boolean;
+}

@@ -1,0 +1,163 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isLogFile } from './core/apply/version-manifest.js';
+import { planDeploy, type DeployPlan } from './core/deploy/plan-deploy.js';
+import { ProxyopsError } from './core/errors.js';
+import { createLogReaderKit, presetFormat, type LogReaderKit } from './core/logs/log-format-presets.js';
+import { parseSpecText } from './core/spec/parse-spec-text.js';
+import type { ProxySpec, UpstreamSpec } from './core/spec/proxy-spec.js';
+import { readSpecFile } from './shell/read-spec-file.js';
+import { readStackState, type InstanceRecord, type StackState } from './shell/stack-state.js';
+
+/** Everything a deploy works from, read before any step runs. */
+export interface DeployContext {
+  specPath: string;
+  target: string;
+  spec: ProxySpec;
+  /** The spec as written, to derive the specs of each step from. */
+  rawSpec: Record<string, unknown>;
+  upstream: string;
+  pool: UpstreamSpec & { deploy: NonNullable<UpstreamSpec['deploy']> };
+  state: StackState;
+  /** The instances in the upstream now, in replacement order. */
+  instances: InstanceRecord[];
+  accessLog: string;
+  kit: LogReaderKit;
+  logsDir: string;
+  plan: DeployPlan;
+}
+
+/** Where to deploy: a spec and its config target, and which pool. */
+export interface DeployTarget {
+  specPath: string;
+  target: string;
+  upstream?: string;
+}
+
+/** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
+export async function loadDeployContext(where: DeployTarget): Promise<DeployContext> {
+  const spec = await readSpecFile(where.specPath);
+  const rawSpec = parseSpecText(await readFile(where.specPath, 'utf8'), where.specPath) as Record<
+    string,
+    unknown
+  >;
+  const upstream = pickUpstream(spec, where.upstream);
+  const pool = spec.upstreams[upstream]!;
+  if (!pool.deploy)
+    throw new ProxyopsError(
+      'SPEC_INVALID',
+      `${where.specPath}: upstreams.${upstream} has no deploy section (deploy.command starts a new instance)`,
+    );
+  if (!isLogFile(spec.accessLog.path))
+    throw new ProxyopsError(
+      'SPEC_INVALID',
+      `${where.specPath}: accessLog.path is ${spec.accessLog.path}; a deploy watches the access log, so it must be a file`,
+    );
+  const state = (await readStackState(where.target)) ?? { version: 1, upstreams: {} };
+  const recorded = state.upstreams[upstream]?.filter((i) => i.inUpstream);
+  const instances =
+    recorded && recorded.length > 0
+      ? recorded
+      : pool.servers.map((s) => ({ host: s.host, port: s.port, inUpstream: true }));
+  // A buffered access log shows a request only after its flush: log windows grow by that much.
+  const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
+  const plan = planDeploy({ upstream, pool, instances, logDelayMs });
+  return {
+    specPath: where.specPath,
+    target: where.target,
+    spec,
+    rawSpec,
+    upstream,
+    pool: { ...pool, deploy: pool.deploy },
+    state,
+    instances,
+    accessLog: spec.accessLog.path,
+    kit: createLogReaderKit(presetFormat(spec.accessLog.format === 'json' ? 'proxyops-json' : 'proxyops')),
+    logsDir: state.stack?.logsDir ?? join(where.target, 'logs'),
+    plan,
+  };
+}
+
+function pickUpstream(spec: ProxySpec, wanted: string | undefined): string {
+  if (wanted !== undefined) {
+    if (!spec.upstreams[wanted])
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        `--upstream ${wanted}: no such upstream (known: ${Object.keys(spec.upstreams).join(', ')})`,
+      );
+    return wanted;
+  }
+  const deployable = Object.keys(spec.upstreams).filter((name) => spec.upstreams[name]!.deploy);
+  if (deployable.length === 1) return deployable[0]!;
+  throw new ProxyopsError(
+    deployable.length === 0 ? 'SPEC_INVALID' : 'BAD_OPTION',
+    deployable.length === 0
+      ? 'no upstream has a deploy section (upstreams.NAME.deploy.command)'
+      : `several upstreams have a deploy section (${deployable.join(', ')}): pick one with --upstream`,
+  );
+}
+
+/**
+ * Writes the spec of one step: the spec as written with the pool's servers replaced by `servers`
+ * (each keeping the first written server's maxFails/failTimeout/weight). Returns its path.
+ */
+export async function writeStepSpec(context: DeployContext, servers: InstanceRecord[]): Promise<string> {
+  const upstreams = context.rawSpec.upstreams as Record<string, Record<string, unknown>>;
+  const pool = upstreams[context.upstream]!;
+  const [first] = (pool.servers as Array<Record<string, unknown>> | undefined) ?? [];
+  const template = { ...first };
+  delete template.host;
+  delete template.port;
+  const derived = {
+    ...context.rawSpec,
+    upstreams: {
+      ...upstreams,
+      [context.upstream]: {
+        ...pool,
+        servers: servers.map((s) => ({ ...template, host: s.host, port: s.port })),
+      },
+    },
+  };
+  await mkdir(context.target, { recursive: true, mode: 0o755 });
+  const path = join(context.target, 'deploy-spec.json');
+  await writeFile(path, `${JSON.stringify(derived, null, 2)}\n`);
+  return path;
+}
+
+/** Default directory of the local stack (`proxyops up`), relative to the working directory. */
+export const DEFAULT_STACK_DIR = '.proxyops';
+
+/** The config target of the local stack in `dir`. */
+export function stackTarget(dir: string): string {
+  return join(dir, 'config');
+}
+
+/**
+ * Where a deploy goes: `--spec` with `--target`, or, with neither, the local stack running in `dir`
+ * (its spec and config target, as `proxyops up` recorded them).
+ */
+export async function resolveDeployTarget(flags: {
+  spec?: string;
+  target?: string;
+  dir?: string;
+  upstream?: string;
+}): Promise<DeployTarget> {
+  const upstream = flags.upstream === undefined ? {} : { upstream: flags.upstream };
+  if (flags.spec !== undefined) {
+    if (flags.target === undefined)
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        '--spec needs --target DIR (the config target of proxyops config apply)',
+      );
+    return { specPath: flags.spec, target: flags.target, ...upstream };
+  }
+  if (flags.target !== undefined) throw new ProxyopsError('BAD_OPTION', '--target needs --spec FILE');
+  const dir = flags.dir ?? DEFAULT_STACK_DIR;
+  const state = await readStackState(stackTarget(dir));
+  if (!state?.stack)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `no local stack in ${dir} (start one with proxyops up) and no --spec given`,
+    );
+  return { specPath: state.stack.specPath, target: stackTarget(dir), ...upstream };
+}

@@ -1,0 +1,100 @@
+import { mkdir } from 'node:fs/promises';
+import { applyConfig } from './apply-config.js';
+import type { DeployEvent } from './core/deploy/deploy-events.js';
+import { summarizeLogWindow } from './core/deploy/log-window.js';
+import { toAddress } from './core/deploy/plan-deploy.js';
+import { isProxyopsError } from './core/errors.js';
+import { loadDeployContext, writeStepSpec, type DeployContext, type DeployTarget } from './deploy-context.js';
+import { Abort, RoundRunner } from './deploy-round.js';
+import { fileSize } from './shell/read-file-range.js';
+import { readLogBefore } from './shell/read-log-since.js';
+import { lockDeploys, writeStackState, type InstanceRecord } from './shell/stack-state.js';
+
+export { loadDeployContext, type DeployContext, type DeployTarget };
+
+/** How a deploy ended. */
+export interface DeployReport {
+  outcome: 'deployed' | 'aborted';
+  instances: string[];
+  ms: number;
+}
+
+/** The stretch of log before the deploy that counts as "before". */
+const BEFORE_BYTES = 256 * 1024;
+
+/**
+ * Walks the plan: for each old instance, start a new one, wait until it is ready, add it, watch the
+ * status codes, take the old one out and drain it. Any failure before the old instance is signalled
+ * leaves the old instances serving and the config as it was; the report says `aborted`.
+ */
+export async function runDeploy(
+  context: DeployContext,
+  emit: (event: DeployEvent) => void,
+  interrupted?: AbortSignal,
+): Promise<DeployReport> {
+  const started = Date.now();
+  const { plan } = context;
+  emit({ type: 'plan', plan });
+  const current = [...context.instances];
+  const baselineEnd = await fileSize(context.accessLog);
+  const before = summarizeLogWindow(
+    context.kit,
+    await readLogBefore(context.accessLog, baselineEnd, BEFORE_BYTES),
+  ).distribution;
+  const save = async () => {
+    const others = (context.state.upstreams[context.upstream] ?? []).filter(
+      (i) => !i.inUpstream && !current.includes(i),
+    );
+    context.state.upstreams[context.upstream] = [...current, ...others.filter((i) => i.pid !== undefined)];
+    await writeStackState(context.target, context.state);
+  };
+  const apply = async (servers: InstanceRecord[]) => {
+    await applyConfig({ specPath: await writeStepSpec(context, servers), target: context.target });
+  };
+
+  for (let round = 1; round <= plan.instances.length; round++) {
+    const old = current.find((i) => toAddress(i) === toAddress(plan.instances[round - 1]!))!;
+    const round_ = new RoundRunner(context, emit, before, current, old, apply, save, interrupted);
+    try {
+      for (const step of plan.steps.filter((s) => s.round === round)) await round_.run(step);
+    } catch (error) {
+      const rolledBack = error instanceof Abort ? error.rolledBack : false;
+      const reason = error instanceof Abort || isProxyopsError(error) ? error.message : String(error);
+      if (!(error instanceof Abort)) await round_.cleanUp().catch(() => undefined);
+      emit({ type: 'abort', step: round_.stepIndex, reason, rolledBack });
+      const report = {
+        outcome: 'aborted' as const,
+        instances: current.map(toAddress),
+        ms: Date.now() - started,
+      };
+      emit({ type: 'done', ...report });
+      if (!(error instanceof Abort) && !isProxyopsError(error)) throw error;
+      return report;
+    }
+  }
+  const report = {
+    outcome: 'deployed' as const,
+    instances: current.map(toAddress),
+    ms: Date.now() - started,
+  };
+  emit({ type: 'done', ...report });
+  return report;
+}
+
+/**
+ * Takes the target's deploy lock, reads the context under it and runs the deploy. `interrupted`
+ * (Ctrl-C) ends it before the next step with the round rolled back.
+ */
+export async function deploy(
+  where: DeployTarget,
+  emit: (event: DeployEvent) => void,
+  interrupted?: AbortSignal,
+): Promise<DeployReport> {
+  await mkdir(where.target, { recursive: true, mode: 0o755 });
+  const unlock = await lockDeploys(where.target);
+  try {
+    return await runDeploy(await loadDeployContext(where), emit, interrupted);
+  } finally {
+    await unlock();
+  }
+}

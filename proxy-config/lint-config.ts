@@ -1,0 +1,29 @@
+import { LINT_RULES } from './core/lint/lint-rules.js';
+import { runLintRules } from './core/lint/run-lint-rules.js';
+import type { LintReport } from './core/lint/types.js';
+import type { NginxConfig } from './core/nginx-config/types.js';
+import { readNginxConfig } from './shell/read-nginx-config.js';
+
+export type { LintFinding, LintReport, LintSeverity } from './core/lint/types.js';
+
+/** Lints a parsed nginx config with every rule of LINT_RULES (pure). */
+export function lintNginxConfig(config: NginxConfig): LintReport {
+  return runLintRules(config, LINT_RULES);
+}
+
+/**
+ * Reads an nginx config from its main file (includes resolved against `confPrefix`, by default
+ * the main file's directory) and lints it. Throws
+ * NGINX_CONFIG_UNREADABLE / NGINX_CONFIG_INVALID (file:line) when it cannot be read or parsed.
+ */
+export async function lintNginxConfigFiles(
+  mainPath: string,
+  options: { confPrefix?: string } = {},
+): Promise<LintReport> {
+  return lintNginxConfig(await readNginxConfig(mainPath, options));
+}
+
+/** True when a report holds an error-severity finding (the CLI then exits 1). */
+export function hasLintErrors(report: LintReport): boolean {
+  return report.counts.error > 0;
+}

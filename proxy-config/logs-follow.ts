@@ -1,0 +1,77 @@
+import { createLineFilter, type LogFilter } from './core/logs/log-filter.js';
+import type { LogFormatSpec } from './core/logs/log-format-presets.js';
+import { createLogScan, scanLogText, type LogScan } from './core/logs/scan-log-text.js';
+import { createStatsState, mergeStatsState } from './core/logs/stats-state.js';
+import { summarizeStats, type StatsSummary } from './core/logs/summarize-stats.js';
+import { ProxyopsError } from './core/errors.js';
+import { followLogFile, type FollowHandle, type FollowOptions } from './shell/follow-log-file.js';
+import { isCompressedInput, logFileSize, readStreamLines } from './shell/read-log-input.js';
+import { prepareLogStats } from './logs-stats.js';
+import type { Readable } from 'node:stream';
+
+/** Options of a live run. */
+export interface FollowStatsOptions extends FollowOptions {
+  inputs: string[];
+  spec: LogFormatSpec;
+  filter?: LogFilter;
+  /** Wall-clock period of updates, ms. */
+  intervalMs: number;
+  /** Timeline bucket of the cumulative state, ms. */
+  timelineMs?: number;
+  stdin?: Readable;
+  /** Called every interval with everything so far and with the interval alone. */
+  onUpdate(total: StatsSummary, interval: StatsSummary): void;
+}
+
+/** A live run; `stop()` reads what is left, sends a last update and resolves with the final totals. */
+export interface FollowStatsHandle {
+  stop(): StatsSummary;
+}
+
+/** Follows files (across rotation and truncation) and standard input, updating statistics every interval. */
+export function followLogStats(options: FollowStatsOptions): FollowStatsHandle {
+  const filter = options.filter ?? {};
+  const kit = prepareLogStats(options.spec, filter);
+  for (const input of options.inputs) {
+    if (input !== '-') logFileSize(input);
+    if (isCompressedInput(input))
+      throw new ProxyopsError('BAD_OPTION', `--follow cannot follow ${input}: it is compressed`);
+  }
+  const timelineMs = options.timelineMs ?? 60_000;
+  const total = createStatsState(kit.capabilities, timelineMs);
+  let interval = createStatsState(kit.capabilities, timelineMs);
+  const scans: LogScan[] = options.inputs.map((input) =>
+    createLogScan(kit, interval, input, createLineFilter(filter, kit.capabilities, kit.escape)),
+  );
+  const meta = { format: options.spec.name, inputs: options.inputs };
+  const handles: FollowHandle[] = [];
+  options.inputs.forEach((input, i) => {
+    const scan = scans[i]!;
+    const onText = (text: string) => {
+      scan.state = interval;
+      scanLogText(scan, text);
+    };
+    if (input === '-') {
+      void (async () => {
+        for await (const text of readStreamLines(options.stdin ?? process.stdin)) onText(text);
+      })();
+    } else handles.push(followLogFile(input, onText, options));
+  });
+
+  const flush = () => {
+    const done = interval;
+    interval = createStatsState(kit.capabilities, timelineMs);
+    mergeStatsState(total, done);
+    const totalSummary = summarizeStats(total, meta);
+    options.onUpdate(totalSummary, summarizeStats(done, meta));
+    return totalSummary;
+  };
+  const timer = setInterval(flush, options.intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      for (const handle of handles) handle.stop();
+      return flush();
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { writeFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { ProxyopsError } from './core/errors.js';
+import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from './core/logs/fail-if.js';
+import { parseStatusFilter, type LogFilter } from './core/logs/log-filter.js';
+import { renderStatsHtml } from './core/logs/render-stats-html.js';
+import { renderStatsProm } from './core/logs/render-stats-prom.js';
+import { renderStatsTable } from './core/logs/render-stats-table.js';
+import { toIntervalLine, type StatsSummary } from './core/logs/summarize-stats.js';
+import { parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
+import { followLogStats } from './logs-follow.js';
+import { computeLogStats, resolveLogFormat, type LogFormatSource } from './logs-stats.js';
+
+/** The options of `proxyops logs stats`, as commander hands them over. */
+export interface LogsStatsCommandOptions extends LogFormatSource {
+  since?: string;
+  until?: string;
+  status?: string;
+  path?: string;
+  upstream?: string[];
+  json?: boolean;
+  ndjson?: boolean;
+  prom?: boolean;
+  html?: string;
+  failIf?: string[];
+  follow?: boolean;
+  interval?: string;
+  jobs?: string;
+}
+
+/** Where the command writes; the CLI passes the process's streams. */
+export interface CommandIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown };
+  stdin: Readable & { isTTY?: boolean };
+  env: Record<string, string | undefined>;
+  /** Resolves when the user asks a --follow run to end (SIGINT); tests resolve it themselves. */
+  untilStopped?: Promise<void>;
+}
+
+/** Runs `logs stats`; resolves with the exit code (1 when a --fail-if holds). */
+export async function runLogsStatsCommand(
+  inputs: string[],
+  options: LogsStatsCommandOptions,
+  io: CommandIo,
+): Promise<number> {
+  const outputs = [options.json, options.ndjson, options.prom].filter(Boolean).length;
+  if (outputs > 1) throw new ProxyopsError('BAD_OPTION', 'give only one of --json, --ndjson, --prom');
+  if (inputs.length === 0) {
+    if (io.stdin.isTTY) throw new ProxyopsError('BAD_OPTION', 'give log files, or - to read standard input');
+    inputs = ['-'];
+  }
+  const filter = toFilter(options, Date.now());
+  const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
+  const jobs = options.jobs === undefined ? undefined : Number(options.jobs);
+  if (jobs !== undefined && !(Number.isInteger(jobs) && jobs > 0))
+    throw new ProxyopsError('BAD_OPTION', `--jobs: "${options.jobs}" is not a positive whole number`);
+  const spec = await resolveLogFormat(options);
+  const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
+
+  if (options.follow) {
+    const intervalMs = parseDuration(options.interval ?? '10s', '--interval');
+    const handle = followLogStats({
+      inputs,
+      spec,
+      filter,
+      intervalMs,
+      stdin: io.stdin,
+      onUpdate(total, interval) {
+        if (options.ndjson) io.stdout.write(JSON.stringify(toIntervalLine(interval, Date.now())) + '\n');
+        else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
+        else if (options.prom) io.stdout.write(renderStatsProm(total));
+        else io.stdout.write((color ? '\x1b[H\x1b[2J' : '\n') + renderStatsTable(total, { color }));
+      },
+    });
+    await (io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve())));
+    const summary = handle.stop();
+    return finish(summary, failIf, options, io, false);
+  }
+
+  const intervalMs = options.interval === undefined ? 60_000 : parseDuration(options.interval, '--interval');
+  const summary = await computeLogStats({ inputs, spec, filter, intervalMs, jobs, stdin: io.stdin });
+  if (options.json) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+  else if (options.ndjson)
+    for (const point of summary.timeline.points) io.stdout.write(JSON.stringify(point) + '\n');
+  else if (options.prom) io.stdout.write(renderStatsProm(summary));
+  else io.stdout.write(renderStatsTable(summary, { color }));
+  return finish(summary, failIf, options, io, !(options.json || options.ndjson || options.prom));
+}
+
+async function finish(
+  summary: StatsSummary,
+  failIf: Array<{ text: string; expr: FailIfExpr }>,
+  options: LogsStatsCommandOptions,
+  io: CommandIo,
+  tableShown: boolean,
+): Promise<number> {
+  if (options.html) {
+    await writeFile(options.html, renderStatsHtml(summary)).catch((error: unknown) => {
+      throw new ProxyopsError('WRITE_FAILED', `cannot write ${options.html}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    });
+  }
+  if (!tableShown && summary.malformed.count > 0) {
+    io.stderr.write(`proxyops: ${summary.malformed.count} malformed line(s); first:\n`);
+    for (const s of summary.malformed.samples) io.stderr.write(`  ${s.input}:${s.line}: ${s.text}\n`);
+  }
+  let code = 0;
+  for (const { text, expr } of failIf) {
+    if (!evaluateFailIf(expr, summary)) continue;
+    const values = metricsOf(expr)
+      .map((m) => `${m}=${failIfMetric(summary, m)}`)
+      .join(' ');
+    io.stderr.write(`proxyops: --fail-if holds: ${text} (${values})\n`);
+    code = 1;
+  }
+  return code;
+}
+
+function metricsOf(expr: FailIfExpr): string[] {
+  if (expr.kind === 'compare') return [expr.metric];
+  if (expr.kind === 'not') return metricsOf(expr.expr);
+  return [...new Set([...metricsOf(expr.left), ...metricsOf(expr.right)])];
+}
+
+function toFilter(options: LogsStatsCommandOptions, nowMs: number): LogFilter {
+  const filter: LogFilter = {};
+  if (options.since !== undefined) filter.sinceMs = parseTimeOption(options.since, '--since', nowMs);
+  if (options.until !== undefined) filter.untilMs = parseTimeOption(options.until, '--until', nowMs);
+  if (options.status !== undefined) filter.status = parseStatusFilter(options.status);
+  if (options.path !== undefined) filter.path = options.path;
+  if (options.upstream?.length) filter.upstream = options.upstream;
+  return filter;
+}

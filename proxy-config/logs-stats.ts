@@ -1,0 +1,121 @@
+import { availableParallelism } from 'node:os';
+import type { Readable } from 'node:stream';
+import { ProxyopsError } from './core/errors.js';
+import { createLineFilter, type LogFilter } from './core/logs/log-filter.js';
+import {
+  createLogReaderKit,
+  presetFormat,
+  type LogFormatSpec,
+  type LogReaderKit,
+} from './core/logs/log-format-presets.js';
+import type { LogEscape } from './core/logs/parse-log-format.js';
+import { createLogScan, scanLogText } from './core/logs/scan-log-text.js';
+import { createStatsState, mergeStatsState, type StatsState } from './core/logs/stats-state.js';
+import { summarizeStats, type StatsSummary } from './core/logs/summarize-stats.js';
+import {
+  canUseWorkers,
+  createRangeCounter,
+  mergeRangeResults,
+  scanFileRanges,
+  scanFileRangesInWorker,
+  type LogRangeJob,
+} from './shell/log-range-worker.js';
+import { isCompressedInput, logFileSize, readLogInput, splitAtLineStarts } from './shell/read-log-input.js';
+import { readLogFormatFromConfig } from './shell/read-log-format-from-config.js';
+
+/** Where the log format comes from; at most one source. Nothing given means the `proxyops` preset. */
+export interface LogFormatSource {
+  logFormat?: string;
+  escape?: LogEscape;
+  nginxConf?: string;
+  formatName?: string;
+  preset?: string;
+}
+
+/** Files at least this big are split by byte ranges across worker threads. */
+export const SPLIT_MIN_BYTES = 32 * 1024 * 1024;
+/** Size of the ranges threads take one at a time from a split file. */
+export const RANGE_BYTES = 8 * 1024 * 1024;
+
+/** Options of one statistics run. */
+export interface LogStatsOptions {
+  inputs: string[];
+  spec: LogFormatSpec;
+  filter?: LogFilter;
+  intervalMs?: number;
+  /** Worker threads for big plain files; defaults to the number of cores. */
+  jobs?: number;
+  splitMinBytes?: number;
+  /** Size of the ranges a split file is cut into (threads take them one at a time). */
+  rangeBytes?: number;
+  stdin?: Readable;
+}
+
+/** Resolves `--log-format` / `--nginx-conf --format-name` / `--preset` into a format spec. */
+export async function resolveLogFormat(source: LogFormatSource): Promise<LogFormatSpec> {
+  const given = [source.logFormat !== undefined, source.nginxConf !== undefined, source.preset !== undefined];
+  if (given.filter(Boolean).length > 1)
+    throw new ProxyopsError('BAD_OPTION', 'give only one of --log-format, --nginx-conf, --preset');
+  if (source.formatName !== undefined && source.nginxConf === undefined)
+    throw new ProxyopsError('BAD_OPTION', '--format-name needs --nginx-conf');
+  if (source.logFormat !== undefined)
+    return { kind: 'format', name: 'custom', format: source.logFormat, escape: source.escape ?? 'default' };
+  if (source.nginxConf !== undefined) {
+    if (source.formatName === undefined)
+      throw new ProxyopsError('BAD_OPTION', '--nginx-conf needs --format-name NAME (the log_format to read)');
+    return readLogFormatFromConfig(source.nginxConf, source.formatName);
+  }
+  return presetFormat(source.preset ?? 'proxyops');
+}
+
+/** Checks the format and filter before any input is read (throws LOG_FORMAT_INVALID / BAD_OPTION). */
+export function prepareLogStats(spec: LogFormatSpec, filter: LogFilter = {}): LogReaderKit {
+  const kit = createLogReaderKit(spec);
+  createLineFilter(filter, kit.capabilities, kit.escape);
+  return kit;
+}
+
+/** Reads every input (files, .gz, "-") and returns the merged statistics state. */
+export async function collectLogStats(options: LogStatsOptions): Promise<StatsState> {
+  const filter = options.filter ?? {};
+  const intervalMs = options.intervalMs ?? 60_000;
+  const kit = prepareLogStats(options.spec, filter);
+  const total = createStatsState(kit.capabilities, intervalMs);
+  const jobs = Math.max(1, options.jobs ?? availableParallelism());
+  const splitMin = options.splitMinBytes ?? SPLIT_MIN_BYTES;
+  for (const input of options.inputs) {
+    if (input === '-' || isCompressedInput(input)) {
+      const state = createStatsState(kit.capabilities, intervalMs);
+      const scan = createLogScan(kit, state, input, createLineFilter(filter, kit.capabilities, kit.escape));
+      for await (const text of readLogInput(input, options.stdin)) scanLogText(scan, text);
+      mergeStatsState(total, state);
+      continue;
+    }
+    const size = logFileSize(input);
+    const threads = size >= splitMin ? jobs : 1;
+    const parts = threads > 1 ? Math.max(threads, Math.ceil(size / (options.rangeBytes ?? RANGE_BYTES))) : 1;
+    const job: LogRangeJob = {
+      path: input,
+      input,
+      offsets: parts > 1 ? splitAtLineStarts(input, size, parts) : [0, size],
+      next: createRangeCounter(),
+      spec: kit.spec,
+      filter,
+      intervalMs,
+    };
+    // This thread counts too, starting at once while the workers boot; they take whatever is left.
+    const workers =
+      threads > 1 && canUseWorkers()
+        ? Array.from({ length: threads - 1 }, () => scanFileRangesInWorker(job))
+        : [];
+    const mine = scanFileRanges(job);
+    mergeStatsState(total, mergeRangeResults([mine, ...(await Promise.all(workers))]));
+  }
+  return total;
+}
+
+/** Statistics of every input as the plain summary all outputs are made from. */
+export async function computeLogStats(options: LogStatsOptions): Promise<StatsSummary> {
+  const state = await collectLogStats(options);
+  return summarizeStats(state, { format: options.spec.name, inputs: options.inputs });
+}

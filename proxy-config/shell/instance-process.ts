@@ -1,0 +1,126 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { ProxyopsError } from '../core/errors.js';
+import type { InstanceCommand } from '../core/deploy/instance-command.js';
+
+/** A started instance: its pid and where its output goes. */
+export interface StartedInstance {
+  pid: number;
+  logFile: string;
+}
+
+/** How a stop went. */
+export interface StopResult {
+  exited: boolean;
+  /** SIGKILL was needed after the bound. */
+  forced: boolean;
+  ms: number;
+}
+
+const POLL_MS = 20;
+const KILL_WAIT_MS = 2_000;
+
+/**
+ * Starts an instance in its own process group with its output appended to `logFile`. It outlives
+ * this process (a deploy exits, the instance keeps serving) and is stopped later by pid.
+ */
+export async function startInstance(
+  command: InstanceCommand,
+  options: { logFile: string; env?: Record<string, string>; stopSignal?: NodeJS.Signals; cwd?: string },
+): Promise<StartedInstance> {
+  // The instance writes straight to the file (no pipe through this process, which may exit first).
+  const fd = openLog(options.logFile);
+  const env: Record<string, string> = { ...options.env, ...command.env };
+  try {
+    const child = execa(command.file, command.args, {
+      env,
+      stdio: ['ignore', fd, fd],
+      detached: true,
+      reject: false,
+      killSignal: options.stopSignal ?? 'SIGQUIT',
+      forceKillAfterDelay: 10_000,
+    });
+    child.unref();
+    if (child.pid === undefined) {
+      const result = await child;
+      throw new ProxyopsError(
+        'INSTANCE_START_FAILED',
+        `cannot start ${command.file}: ${result.originalMessage || result.shortMessage}`,
+        { cause: result },
+      );
+    }
+    return { pid: child.pid, logFile: options.logFile };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens (appends to) an instance log; execa's types take file descriptors only as number literals. */
+function openLog(path: string): 3 {
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+    return openSync(path, 'a') as 3;
+  } catch (error) {
+    throw new ProxyopsError(
+      'INSTANCE_START_FAILED',
+      `cannot open the instance log ${path}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** True while `pid` runs (a zombie counts as gone: it only waits for its parent to reap it). */
+export async function isProcessAlive(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  if (stat === '') return true;
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
+
+/** Waits up to `boundMs` for `pid` to exit; true when it did. */
+export async function waitForExit(pid: number, boundMs: number): Promise<boolean> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    if (!(await isProcessAlive(pid))) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(POLL_MS);
+  }
+}
+
+/** Sends `signal` to `pid`; ESRCH (already gone) is not an error. */
+export function signalInstance(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw new ProxyopsError(
+      'INSTANCE_SIGNAL_FAILED',
+      `cannot send ${signal} to pid ${pid}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Signals `pid` and waits up to `boundMs` for it to exit, then SIGKILLs it. */
+export async function stopInstance(
+  pid: number,
+  signal: NodeJS.Signals,
+  boundMs: number,
+): Promise<StopResult> {
+  const started = Date.now();
+  if (!signalInstance(pid, signal)) return { exited: true, forced: false, ms: 0 };
+  if (await waitForExit(pid, boundMs)) return { exited: true, forced: false, ms: Date.now() - started };
+  signalInstance(pid, 'SIGKILL');
+  const exited = await waitForExit(pid, KILL_WAIT_MS);
+  return { exited, forced: true, ms: Date.now() - started };
+}

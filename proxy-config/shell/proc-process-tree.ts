@@ -1,0 +1,79 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { ProxyopsError } from '../core/errors.js';
+
+/** A process as /proc shows it. */
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  /** The command line as one string (nginx rewrites it: `nginx: worker process`). */
+  cmdline: string;
+}
+
+/** Reads the pid written in a pid file; BAD_OPTION when the file is missing or holds no pid. */
+export async function readPidFile(path: string): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `cannot read pid file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const pid = Number(text.trim());
+  if (!Number.isInteger(pid) || pid <= 0) {
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `pid file ${path} holds no pid (${JSON.stringify(text.trim().slice(0, 40))})`,
+    );
+  }
+  return pid;
+}
+
+/** True when a process with that pid exists (signal 0). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readProcess(pid: number): Promise<ProcessInfo | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name in parentheses may hold spaces; the fields after the last ')' are fixed.
+    const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replaceAll('\0', ' ').trim();
+    return { pid, ppid: Number(after[1]), cmdline };
+  } catch {
+    return null; // the process exited while we looked
+  }
+}
+
+/** Every process on the machine (those that exit while being read are left out). */
+export async function listProcesses(): Promise<ProcessInfo[]> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
+  const infos = await Promise.all(pids.map(readProcess));
+  return infos.filter((info): info is ProcessInfo => info !== null);
+}
+
+/** A master and its direct children (nginx workers, cache manager), found by their parent pid. */
+export async function processFamily(masterPid: number): Promise<ProcessInfo[]> {
+  const all = await listProcesses();
+  return all.filter((info) => info.pid === masterPid || info.ppid === masterPid);
+}
+
+/** nginx masters and their children: of the pid file's master when given, else of every master running. */
+export async function findNginxProcesses(pidFile?: string): Promise<ProcessInfo[]> {
+  if (pidFile) return processFamily(await readPidFile(pidFile));
+  const all = await listProcesses();
+  const masters = new Set(
+    all.filter((info) => info.cmdline.startsWith('nginx: master')).map((info) => info.pid),
+  );
+  return all.filter((info) => masters.has(info.pid) || masters.has(info.ppid));
+}

@@ -1,0 +1,141 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { ProxyopsError } from '../core/errors.js';
+
+/** Bytes read per step; each step becomes one byte string of whole lines. */
+export const CHUNK_BYTES = 64 * 1024;
+
+/** A log input: a path, a `.gz` path (decompressed on the fly), or "-" for standard input. */
+export function isCompressedInput(input: string): boolean {
+  return input.endsWith('.gz');
+}
+
+function unreadable(input: string, error: unknown): ProxyopsError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ProxyopsError('LOG_UNREADABLE', `cannot read ${input}: ${reason}`, { cause: error });
+}
+
+/** Size in bytes of a plain file input; LOG_UNREADABLE when it cannot be read. */
+export function logFileSize(path: string): number {
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    return stat.size;
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+}
+
+/**
+ * Yields byte strings (latin1, one char per byte) of whole lines from `[start, end)` of a plain file.
+ * A line longer than the buffer grows it, so no line is ever cut.
+ */
+export function* readLineChunks(path: string, start = 0, end = Infinity): Generator<string> {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  try {
+    let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    let carry = 0;
+    let position = start;
+    for (;;) {
+      const want = Math.min(buf.length - carry, end - position);
+      const got = want > 0 ? readSync(fd, buf, carry, want, position) : 0;
+      position += got;
+      const filled = carry + got;
+      if (got === 0) {
+        if (filled > 0) yield buf.toString('latin1', 0, filled);
+        return;
+      }
+      const lastNl = buf.lastIndexOf(10, filled - 1);
+      if (lastNl < 0) {
+        if (filled === buf.length) {
+          const bigger = Buffer.allocUnsafe(buf.length * 2);
+          buf.copy(bigger, 0, 0, filled);
+          buf = bigger;
+        }
+        carry = filled;
+        continue;
+      }
+      yield buf.toString('latin1', 0, lastNl + 1);
+      carry = filled - lastNl - 1;
+      buf.copy(buf, 0, lastNl + 1, filled);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Offsets that cut a file into `parts` byte ranges, each starting at a line start, so every line
+ * belongs to exactly one range: [offsets[i], offsets[i+1]).
+ */
+export function splitAtLineStarts(path: string, size: number, parts: number): number[] {
+  const offsets = [0];
+  const fd = openSync(path, 'r');
+  try {
+    // Small reads: a line start is usually a few hundred bytes on, and a big file has a cut every 8 MB.
+    const buf = Buffer.allocUnsafe(8 * 1024);
+    for (let i = 1; i < parts; i++) {
+      let at = Math.max(Math.floor((size * i) / parts), offsets.at(-1)!);
+      let next = size;
+      while (at < size) {
+        const got = readSync(fd, buf, 0, buf.length, at);
+        if (got === 0) break;
+        const nl = buf.indexOf(10);
+        if (nl >= 0 && nl < got) {
+          next = at + nl + 1;
+          break;
+        }
+        at += got;
+      }
+      offsets.push(next);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  offsets.push(size);
+  return offsets;
+}
+
+/** Yields byte strings of whole lines from a stream (the last may lack its newline). */
+export async function* readStreamLines(stream: Readable): AsyncGenerator<string> {
+  let carry: Buffer | null = null;
+  for await (const piece of stream) {
+    const chunk: Buffer = carry ? Buffer.concat([carry, piece as Buffer]) : (piece as Buffer);
+    const lastNl = chunk.lastIndexOf(10);
+    if (lastNl < 0) {
+      carry = chunk;
+      continue;
+    }
+    yield chunk.toString('latin1', 0, lastNl + 1);
+    carry = lastNl + 1 < chunk.length ? chunk.subarray(lastNl + 1) : null;
+  }
+  if (carry && carry.length) yield carry.toString('latin1', 0, carry.length);
+}
+
+/** Yields byte strings of whole lines from a `.gz` file, standard input ("-"), or a plain file. */
+export async function* readLogInput(input: string, stdin: Readable = process.stdin): AsyncGenerator<string> {
+  if (input === '-') {
+    yield* readStreamLines(stdin);
+    return;
+  }
+  if (!isCompressedInput(input)) {
+    logFileSize(input);
+    yield* readLineChunks(input);
+    return;
+  }
+  const file = createReadStream(input, { highWaterMark: 1024 * 1024 });
+  const gunzip = createGunzip({ chunkSize: 1024 * 1024 });
+  file.on('error', (error) => gunzip.destroy(unreadable(input, error)));
+  try {
+    yield* readStreamLines(file.pipe(gunzip));
+  } catch (error) {
+    throw error instanceof ProxyopsError ? error : unreadable(input, error);
+  }
+}

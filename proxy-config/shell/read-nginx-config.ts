@@ -1,0 +1,111 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { ProxyopsError } from '../core/errors.js';
+import { nginxSyntaxError, parseNginxConfig } from '../core/nginx-config/parse-nginx-config.js';
+import type { NginxConfig, NginxDirective } from '../core/nginx-config/types.js';
+
+const GLOB_CHARS = /[*?[]/;
+
+/**
+ * Reads an nginx main (or snippet) file and every file its `include` directives name, the way
+ * nginx does: relative paths resolve against the conf prefix (by default the main file's
+ * directory, as for `nginx -c`; give /etc/nginx when linting a snippet from a subdirectory),
+ * globs match in sorted order and may match nothing, a plain path must exist.
+ * Throws NGINX_CONFIG_UNREADABLE or NGINX_CONFIG_INVALID, both naming file:line.
+ */
+export async function readNginxConfig(
+  mainPath: string,
+  options: { confPrefix?: string } = {},
+): Promise<NginxConfig> {
+  const mainFile = resolve(mainPath);
+  const confPrefix = resolve(options.confPrefix ?? dirname(mainFile));
+  const files: string[] = [];
+
+  async function load(file: string, chain: string[], from?: NginxDirective): Promise<NginxDirective[]> {
+    if (chain.includes(file))
+      throw nginxSyntaxError(
+        from?.file ?? file,
+        from?.line ?? 0,
+        `include cycle: ${[...chain, file].join(' -> ')}`,
+      );
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const where = from ? `${from.file}:${from.line}: include ` : '';
+      throw new ProxyopsError(
+        'NGINX_CONFIG_UNREADABLE',
+        `${where}cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        { cause: error, details: { file: from?.file ?? file, line: from?.line } },
+      );
+    }
+    if (!files.includes(file)) files.push(file);
+    return expand(parseNginxConfig(text, file), [...chain, file]);
+  }
+
+  async function expand(nodes: NginxDirective[], chain: string[]): Promise<NginxDirective[]> {
+    const out: NginxDirective[] = [];
+    for (const node of nodes) {
+      if (node.name === 'include' && !node.children && !node.entries) {
+        if (node.args.length !== 1)
+          throw nginxSyntaxError(node.file, node.line, 'invalid number of arguments in "include"');
+        const pattern = node.args[0] as string;
+        const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
+        const matched = GLOB_CHARS.test(pattern) ? await expandGlob(absolute) : [absolute];
+        for (const file of matched) out.push(...(await load(file, chain, node)));
+        continue;
+      }
+      const copy: NginxDirective = { ...node };
+      if (node.children) copy.children = await expand(node.children, chain);
+      if (node.entries) copy.entries = await expand(node.entries, chain);
+      out.push(copy);
+    }
+    return out;
+  }
+
+  const directives = await load(mainFile, []);
+  return { mainFile, files, directives };
+}
+
+/** Paths matching a glob whose wildcards (`*`, `?`, `[...]`) may sit in any segment, sorted like glob(3). */
+async function expandGlob(pattern: string): Promise<string[]> {
+  const segments = pattern.split(sep).filter(Boolean);
+  let bases: string[] = [sep];
+  for (const segment of segments) {
+    if (!GLOB_CHARS.test(segment)) {
+      bases = bases.map((base) => join(base, segment));
+      continue;
+    }
+    const matcher = globSegment(segment);
+    const next: string[] = [];
+    for (const base of bases) {
+      const names = await readdir(base).catch(() => [] as string[]);
+      for (const name of names.sort()) if (matcher.test(name)) next.push(join(base, name));
+    }
+    bases = next;
+  }
+  return bases;
+}
+
+function globSegment(segment: string): RegExp {
+  let source = '';
+  for (let i = 0; i < segment.length; i++) {
+    const ch = segment[i] as string;
+    if (ch === '*') source += '[^/]*';
+    else if (ch === '?') source += '[^/]';
+    else if (ch === '[') {
+      const close = segment.indexOf(']', i + 2);
+      if (close === -1) source += '\\[';
+      else {
+        const body = segment
+          .slice(i + 1, close)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
+        source += `[${body}]`;
+        i = close;
+      }
+    } else source += ch.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  // Like glob(3): a wildcard never matches a leading dot unless the pattern starts with one.
+  return new RegExp(`^${segment.startsWith('.') ? '' : '(?!\\.)'}${source}$`);
+}

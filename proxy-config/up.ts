@@ -1,0 +1,231 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { applyConfig } from './apply-config.js';
+import { toInstanceCommand } from './core/deploy/instance-command.js';
+import { LOCAL_UPSTREAM, planLocalStackSpec } from './core/deploy/local-stack-spec.js';
+import { toAddress } from './core/deploy/plan-deploy.js';
+import { ProxyopsError } from './core/errors.js';
+import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
+import { stackTarget } from './deploy-context.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './shell/embedded-postgres.js';
+import { isProcessAlive, startInstance, stopInstance } from './shell/instance-process.js';
+import { readChildPids, readLiveMasterPid } from './shell/nginx-master.js';
+import { startNginx } from './shell/nginx-process.js';
+import { readSpecFile } from './shell/read-spec-file.js';
+import {
+  readStackState,
+  removeStackState,
+  writeStackState,
+  type InstanceRecord,
+  type StackState,
+} from './shell/stack-state.js';
+import { pickFreePort } from './shell/tcp-accepting.js';
+import { waitUntilReady } from './shell/wait-until-ready.js';
+
+/** What `proxyops up` starts. Durations are seconds. */
+export interface UpOptions {
+  dir: string;
+  instances: number;
+  port: number;
+  healthCheck: { interval: number; failureThreshold: number; margin: number };
+  watch: number;
+  max5xxIncrease: number | null;
+  seed: boolean;
+  /** A PostgreSQL server shared by the instances; without it an embedded one is served. */
+  databaseUrl?: string;
+  say?: (line: string) => void;
+}
+
+/** A running local stack. */
+export interface RunningStack {
+  url: string;
+  target: string;
+  state: StackState;
+  /** Stops nginx, then the instances, then the database; leaves no process behind. */
+  stop(): Promise<void>;
+}
+
+/** Connections each instance's pool opens to the shared database. */
+const INSTANCE_DB_POOL = '4';
+const NGINX_STOP_MS = 10_000;
+/** Instances are stopped after nginx, so nothing routes to them: SIGINT skips their drain wait. */
+const INSTANCE_STOP_SIGNAL = 'SIGINT';
+const INSTANCE_STOP_MS = 12_000;
+
+/** The CLI entry (`dist/cli/main.js`) the instances run, found from the build or the sources. */
+function cliEntry(): string[] {
+  const candidates = ['../cli/main.js', '../dist/cli/main.js'].map((p) =>
+    fileURLToPath(new URL(p, import.meta.url)),
+  );
+  const found = candidates.find((path) => existsSync(path));
+  if (!found)
+    throw new ProxyopsError('NOT_BUILT', `no CLI build at ${candidates.join(' or ')}: run npm run build`);
+  return [process.execPath, found];
+}
+
+/**
+ * Starts the local stack: the database (embedded PGlite served over the wire protocol unless
+ * `databaseUrl`), N API instances sharing it, and nginx rendered from a spec in front of them.
+ * A failure stops whatever already started.
+ */
+export async function startStack(options: UpOptions): Promise<RunningStack> {
+  const say = options.say ?? (() => undefined);
+  const dir = resolve(options.dir);
+  const target = stackTarget(dir);
+  const existing = await readStackState(target);
+  if (
+    existing?.stack &&
+    existing.stack.supervisorPid !== process.pid &&
+    (await isProcessAlive(existing.stack.supervisorPid))
+  )
+    throw new ProxyopsError(
+      'STACK_RUNNING',
+      `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with proxyops down --dir ${options.dir}`,
+    );
+  if (existing) await stopStackProcesses(target, say);
+  for (const sub of ['', 'logs', 'temp', 'config']) {
+    await mkdir(join(dir, sub), { recursive: true, mode: 0o755 });
+    // nginx workers run unprivileged: they must traverse the prefix.
+    await chmod(join(dir, sub), 0o755);
+  }
+
+  let database: EmbeddedPostgres | undefined;
+  const stopAll = async () => {
+    await stopStackProcesses(target, say);
+    if (database) {
+      say('stopping the embedded database');
+      await database.stop();
+      database = undefined;
+    }
+  };
+  try {
+    if (!options.databaseUrl) database = await startEmbeddedPostgres({ host: '127.0.0.1', port: 0 });
+    const databaseUrl = options.databaseUrl ?? database!.url;
+    say(database ? `embedded database (PGlite) serving ${databaseUrl}` : 'database: DATABASE_URL');
+
+    const ports: number[] = [];
+    while (ports.length < options.instances) {
+      const port = await pickFreePort('127.0.0.1');
+      if (!ports.includes(port) && port !== options.port) ports.push(port);
+    }
+    const specPath = join(dir, 'spec.json');
+    const specInput = planLocalStackSpec({
+      dir,
+      port: options.port,
+      instancePorts: ports,
+      cli: cliEntry(),
+      healthCheck: options.healthCheck,
+      watch: options.watch,
+      max5xxIncrease: options.max5xxIncrease,
+    });
+    await writeFile(specPath, `${JSON.stringify(specInput, null, 2)}\n`);
+    const spec = await readSpecFile(specPath);
+    const pool = spec.upstreams[LOCAL_UPSTREAM]!;
+    const url = `http://127.0.0.1:${options.port}`;
+    const state: StackState = {
+      version: 1,
+      upstreams: { [LOCAL_UPSTREAM]: [] },
+      instanceEnv: { DATABASE_URL: databaseUrl, PROXYOPS_DB_POOL_MAX: INSTANCE_DB_POOL },
+      stack: {
+        supervisorPid: process.pid,
+        specPath,
+        nginxPidFile: spec.paths.pidFile,
+        url,
+        logsDir: join(dir, 'logs'),
+      },
+    };
+    await writeStackState(target, state);
+
+    const startOne = async (port: number, seed: boolean): Promise<InstanceRecord> => {
+      const command = toInstanceCommand(pool.deploy!, pool, { host: '127.0.0.1', port });
+      if (seed) command.args.push('--seed');
+      const logFile = join(dir, 'logs', `instance-${port}.log`);
+      const started = await startInstance(command, { logFile, env: state.instanceEnv ?? {} });
+      const record = { host: '127.0.0.1', port, pid: started.pid, logFile, inUpstream: true };
+      state.upstreams[LOCAL_UPSTREAM]!.push(record);
+      await writeStackState(target, state);
+      const ready = await waitUntilReady(`http://127.0.0.1:${port}${pool.healthCheck.readinessPath}`, {
+        boundMs: pool.deploy!.readyTimeout * 1000,
+        pollMs: 100,
+        isAlive: () => isProcessAlive(started.pid),
+      });
+      if (!ready.ready)
+        throw new ProxyopsError(
+          'INSTANCE_NOT_READY',
+          `instance 127.0.0.1:${port} ${ready.reason === 'exited' ? 'exited' : 'was not ready in time'}; see ${logFile}`,
+        );
+      say(`instance ${toAddress(record)} ready (pid ${started.pid}, log ${logFile})`);
+      return record;
+    };
+    // The first instance migrates (and seeds) the database before the others start.
+    await startOne(ports[0]!, options.seed);
+    await Promise.all(ports.slice(1).map((port) => startOne(port, false)));
+
+    await applyConfig({ specPath, target });
+    await startNginx({
+      confPath: join(target, 'current', MAIN_CONFIG_FILE),
+      prefix: dir,
+      startupErrorLog: spec.errorLog.path,
+    });
+    const through = await waitUntilReady(`${url}/health/ready`, { boundMs: 10_000, pollMs: 100 });
+    if (!through.ready)
+      throw new ProxyopsError(
+        'STACK_NOT_SERVING',
+        `nginx on ${url} does not answer 200 (last: ${through.lastStatus})`,
+      );
+    say(`nginx serving ${url} (pid file ${spec.paths.pidFile})`);
+    return { url, target, state, stop: stopAll };
+  } catch (error) {
+    await stopAll().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Stops what the state of `target` records, in order: nginx (graceful quit, so in-flight requests
+ * finish), then every instance, then forgets the state. The embedded database lives in the `up`
+ * process and stops with it.
+ */
+export async function stopStackProcesses(
+  target: string,
+  say: (line: string) => void = () => undefined,
+): Promise<void> {
+  const state = await readStackState(target);
+  if (!state) return;
+  if (state.stack) {
+    const master = await readLiveMasterPid(state.stack.nginxPidFile);
+    if (master !== undefined) {
+      const workers = await readChildPids(master);
+      say(`stopping nginx (pid ${master})`);
+      await stopInstance(master, 'SIGQUIT', NGINX_STOP_MS);
+      for (const worker of workers) await stopInstance(worker, 'SIGKILL', 1_000);
+    }
+  }
+  const instances = Object.values(state.upstreams)
+    .flat()
+    .filter((i): i is InstanceRecord & { pid: number } => i.pid !== undefined);
+  await Promise.all(
+    instances.map(async (instance) => {
+      say(`stopping instance ${toAddress(instance)} (pid ${instance.pid})`);
+      await stopInstance(instance.pid, INSTANCE_STOP_SIGNAL, INSTANCE_STOP_MS);
+    }),
+  );
+  await removeStackState(target);
+}
+
+/** `proxyops down`: asks the `up` process to stop its stack, or stops what is left when it is gone. */
+export async function stopStack(dir: string, say: (line: string) => void): Promise<boolean> {
+  const target = stackTarget(resolve(dir));
+  const state = await readStackState(target);
+  if (!state) return false;
+  const supervisor = state.stack?.supervisorPid;
+  if (supervisor !== undefined && supervisor !== process.pid && (await isProcessAlive(supervisor))) {
+    say(`asking proxyops up (pid ${supervisor}) to stop`);
+    const result = await stopInstance(supervisor, 'SIGTERM', 60_000);
+    if (result.forced) say(`proxyops up did not stop in time: killed`);
+  }
+  await stopStackProcesses(target, say);
+  return true;
+}

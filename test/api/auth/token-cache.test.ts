@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTokenVerifier } from '../../../api/auth/token-cache.js';
+import { createToken, resolveJwtSecret } from '../../../api/auth/tokens.js';
+import { isProxyopsError } from '../../../proxy-config/core/errors.js';
+
+const codeOf = async (run: () => unknown) => {
+  try {
+    await run();
+    return 'ok';
+  } catch (error) {
+    return isProxyopsError(error) ? error.code : 'unexpected';
+  }
+};
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('token verifier cache', () => {
+  it('remembers a verified token and answers it synchronously', async () => {
+    const secret = resolveJwtSecret({});
+    const verifier = createTokenVerifier(secret);
+    const token = await createToken({ id: 'u-1', role: 'user' }, secret);
+    expect(verifier.cached(token)).toBeUndefined();
+    expect(await verifier.verify(token)).toEqual({ id: 'u-1', role: 'user' });
+    expect(verifier.cached(token)).toEqual({ id: 'u-1', role: 'user' });
+  });
+
+  it('a remembered token still expires at its exp', async () => {
+    const secret = resolveJwtSecret({});
+    const verifier = createTokenVerifier(secret);
+    const token = await createToken({ id: 'u-1', role: 'user' }, secret, 60);
+    await verifier.verify(token);
+    vi.useFakeTimers({ now: Date.now() + 61_000, toFake: ['Date'] });
+    expect(verifier.cached(token)).toBeUndefined();
+    expect(await codeOf(() => verifier.verify(token))).toBe('UNAUTHENTICATED');
+  });
+
+  it('a tampered copy of a remembered token is verified afresh and refused', async () => {
+    const secret = resolveJwtSecret({});
+    const verifier = createTokenVerifier(secret);
+    const token = await createToken({ id: 'u-1', role: 'user' }, secret);
+    await verifier.verify(token);
+    const [header, , signature] = token.split('.');
+    const forged = Buffer.from(
+      JSON.stringify({ sub: 'u-1', role: 'admin', iss: 'proxyops', aud: 'proxyops-api', exp: 4e9 }),
+    ).toString('base64url');
+    const tampered = `${header}.${forged}.${signature}`;
+    expect(verifier.cached(tampered)).toBeUndefined();
+    expect(await codeOf(() => verifier.verify(tampered))).toBe('UNAUTHENTICATED');
+    expect(verifier.cached(tampered)).toBeUndefined();
+  });
+
+  it('forgets the oldest token past its size cap', async () => {
+    const secret = resolveJwtSecret({});
+    const verifier = createTokenVerifier(secret, 2);
+    const tokens = await Promise.all(['a', 'b', 'c'].map((id) => createToken({ id, role: 'user' }, secret)));
+    for (const token of tokens) await verifier.verify(token);
+    expect(tokens.map((token) => verifier.cached(token)?.id)).toEqual([undefined, 'b', 'c']);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { createTokenCommand } from '../../../api/auth/token-command.js';
+import {
+  createToken,
+  DEVELOPMENT_JWT_SECRET,
+  resolveJwtSecret,
+  verifyToken,
+} from '../../../api/auth/tokens.js';
+import { isProxyopsError } from '../../../proxy-config/core/errors.js';
+
+const codeOf = async (run: () => unknown) => {
+  try {
+    await run();
+    return 'ok';
+  } catch (error) {
+    return isProxyopsError(error) ? error.code : 'unexpected';
+  }
+};
+
+describe('bearer tokens', () => {
+  it('a token verifies to the caller it was made for', async () => {
+    const secret = resolveJwtSecret({});
+    const token = await createToken({ id: 'u-1', role: 'admin' }, secret);
+    expect(await verifyToken(token, secret)).toEqual({ id: 'u-1', role: 'admin' });
+  });
+
+  it('the development secret is used outside production and refused in it', async () => {
+    expect(new TextDecoder().decode(resolveJwtSecret({}))).toBe(DEVELOPMENT_JWT_SECRET);
+    expect(await codeOf(() => resolveJwtSecret({ NODE_ENV: 'production' }))).toBe('CONFIG_INVALID');
+    expect(
+      await codeOf(() =>
+        resolveJwtSecret({ NODE_ENV: 'production', PROXYOPS_JWT_SECRET: DEVELOPMENT_JWT_SECRET }),
+      ),
+    ).toBe('CONFIG_INVALID');
+    expect(
+      await codeOf(() => resolveJwtSecret({ NODE_ENV: 'production', PROXYOPS_JWT_SECRET: 'short' })),
+    ).toBe('CONFIG_INVALID');
+    expect(
+      await codeOf(() => resolveJwtSecret({ NODE_ENV: 'production', PROXYOPS_JWT_SECRET: 'k'.repeat(32) })),
+    ).toBe('ok');
+  });
+
+  it('tampered, expired, foreign-secret and role-less tokens are UNAUTHENTICATED', async () => {
+    const secret = resolveJwtSecret({});
+    const good = await createToken({ id: 'u-1', role: 'user' }, secret);
+    const [header, , signature] = good.split('.');
+    const forgedPayload = Buffer.from(JSON.stringify({ sub: 'u-1', role: 'admin' })).toString('base64url');
+    for (const token of [
+      `${header}.${forgedPayload}.${signature}`,
+      await createToken({ id: 'u-1', role: 'user' }, secret, -10),
+      await createToken(
+        { id: 'u-1', role: 'user' },
+        new TextEncoder().encode('another-secret-of-32-bytes-or-more!'),
+      ),
+      await createToken({ id: 'u-1', role: 'root' as 'user' }, secret),
+    ])
+      expect(await codeOf(() => verifyToken(token, secret))).toBe('UNAUTHENTICATED');
+  });
+
+  it('`proxyops api token` checks its flags before signing', async () => {
+    expect(await codeOf(() => createTokenCommand({ user: 'u', role: 'root', ttl: '60' }, {}))).toBe(
+      'BAD_OPTION',
+    );
+    expect(await codeOf(() => createTokenCommand({ user: 'u', role: 'user', ttl: 'soon' }, {}))).toBe(
+      'BAD_OPTION',
+    );
+    expect(await codeOf(() => createTokenCommand({ user: ' ', role: 'user', ttl: '60' }, {}))).toBe(
+      'BAD_OPTION',
+    );
+    const token = await createTokenCommand({ user: 'u', role: 'admin', ttl: '60' }, {});
+    expect(await verifyToken(token, resolveJwtSecret({}))).toEqual({ id: 'u', role: 'admin' });
+  });
+});

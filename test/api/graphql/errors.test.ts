@@ -1,0 +1,63 @@
+import { GraphQLError } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { ProxyopsError } from '../../../proxy-config/core/errors.js';
+import { createErrorFormatter, formatGraphqlError, GRAPHQL_CODES } from '../../../api/graphql/errors.js';
+
+const wrap = (original: Error) =>
+  new GraphQLError(original.message, { originalError: original, path: ['me'] });
+
+describe('GraphQL error codes', () => {
+  it('map every resource code through one pinned table', () => {
+    expect(GRAPHQL_CODES).toEqual({
+      UNAUTHENTICATED: 'UNAUTHENTICATED',
+      FORBIDDEN: 'FORBIDDEN',
+      NOT_FOUND: 'NOT_FOUND',
+      VALIDATION_FAILED: 'BAD_USER_INPUT',
+      BAD_PARAMETER: 'BAD_USER_INPUT',
+      BAD_REQUEST: 'BAD_REQUEST',
+      MALFORMED_JSON: 'BAD_REQUEST',
+      UNSUPPORTED_MEDIA_TYPE: 'BAD_REQUEST',
+      EMAIL_TAKEN: 'CONFLICT',
+      PRECONDITION_FAILED: 'CONFLICT',
+      ORDER_TRANSITION_INVALID: 'CONFLICT',
+      ORDER_STATE_CONFLICT: 'CONFLICT',
+      RATE_LIMITED: 'RATE_LIMITED',
+      TIMEOUT: 'TIMEOUT',
+    });
+  });
+
+  it('keep a resource error message, its REST code as reason and its field errors', () => {
+    const error = new ProxyopsError('VALIDATION_FAILED', 'bad body', {
+      details: { errors: [{ pointer: '/items', message: 'is required' }] },
+    });
+    const formatted = formatGraphqlError(wrap(error), 'req-1');
+    expect(formatted.message).toBe('bad body');
+    expect(formatted.path).toEqual(['me']);
+    expect(formatted.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      reason: 'VALIDATION_FAILED',
+      fieldErrors: [{ pointer: '/items', message: 'is required' }],
+      requestId: 'req-1',
+    });
+  });
+
+  it('hide an unknown fault behind INTERNAL_SERVER_ERROR and hand it to the log', () => {
+    const logged: unknown[] = [];
+    const fault = new Error('connection string postgres://secret');
+    const formatted = createErrorFormatter('req-2', (e) => logged.push(e))(wrap(fault));
+    expect(formatted.message).not.toContain('secret');
+    expect(formatted.extensions).toEqual({ code: 'INTERNAL_SERVER_ERROR', requestId: 'req-2' });
+    expect(logged).toEqual([fault]);
+  });
+
+  it('report a statement PostgreSQL cancelled (57014) as TIMEOUT, and name parse and validation errors', () => {
+    const cancelled = Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
+    expect(formatGraphqlError(wrap(cancelled), 'r').extensions.code).toBe('TIMEOUT');
+    expect(formatGraphqlError(new GraphQLError('Syntax Error: Expected Name'), 'r').extensions.code).toBe(
+      'GRAPHQL_PARSE_FAILED',
+    );
+    expect(formatGraphqlError(new GraphQLError('Cannot query field "x"'), 'r').extensions.code).toBe(
+      'GRAPHQL_VALIDATION_FAILED',
+    );
+  });
+});

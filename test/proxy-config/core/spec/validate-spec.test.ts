@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { isProxyopsError } from '../../../../proxy-config/core/errors.js';
+import { CROSS_FIELD_RULES } from '../../../../proxy-config/core/spec/cross-field-rules.js';
+import { DEFAULTS } from '../../../../proxy-config/core/spec/defaults.js';
+import type { SpecProblem } from '../../../../proxy-config/core/spec/spec-problem.js';
+import { parseSpec, validateSpec } from '../../../../proxy-config/core/spec/validate-spec.js';
+
+/** A small valid spec; tests change one thing at a time. */
+function baseSpec(): Record<string, unknown> {
+  return {
+    version: 1,
+    timeouts: { outerLoadBalancer: 60, proxyRead: 30 },
+    upstreams: {
+      api: {
+        servers: [{ host: '127.0.0.1', port: 8080 }],
+        keepaliveTimeout: 60,
+        app: { requestTimeout: 25, keepAliveTimeout: 65 },
+      },
+    },
+    servers: [{ names: ['a.example'], listen: [{ port: 80 }], routes: [{ path: '/', upstream: 'api' }] }],
+  };
+}
+
+/** The base spec with the value at a dotted path (`servers.0.routes.0.upstream`) replaced; `undefined` deletes it. */
+function changed(...edits: Array<[string, unknown]>): Record<string, unknown> {
+  const data = baseSpec();
+  for (const [path, value] of edits) {
+    const keys = path.split('.');
+    const last = keys.pop()!;
+    let node = data as Record<string, unknown>;
+    for (const key of keys) {
+      node[key] ??= {};
+      node = node[key] as Record<string, unknown>;
+    }
+    if (value === undefined) delete node[last];
+    else node[last] = value;
+  }
+  return data;
+}
+
+function problemsOf(data: unknown): SpecProblem[] {
+  try {
+    validateSpec(data, 'spec.yaml');
+  } catch (error) {
+    if (isProxyopsError(error) && error.code === 'SPEC_INVALID') return error.details as SpecProblem[];
+    throw error;
+  }
+  return [];
+}
+
+describe('validateSpec: schema', () => {
+  it('accepts the base spec and fills defaults from DEFAULTS', () => {
+    const spec = validateSpec(baseSpec(), 'spec.yaml');
+    expect(spec.limits.clientMaxBodySize).toBe(DEFAULTS.limits.clientMaxBodySize);
+    expect(spec.accessLog).toMatchObject({ buffer: '64k', flush: 5, path: DEFAULTS.accessLog.path });
+    expect(spec.errorLog.level).toBe('warn');
+    expect(spec.certificates.warnDays).toBe(30);
+    expect(spec.upstreams.api?.healthCheck).toEqual(DEFAULTS.healthCheck);
+  });
+
+  it('names the path and the rule: upstreams.api.servers[1].port must be <= 65535', () => {
+    const data = changed(['upstreams.api.servers.1', { host: '127.0.0.1', port: 70000 }]);
+    expect(problemsOf(data)).toEqual([
+      { path: 'upstreams.api.servers[1].port', rule: 'maximum', message: 'must be <= 65535' },
+    ]);
+    expect(() => validateSpec(data, 'spec.yaml')).toThrow(
+      'upstreams.api.servers[1].port: must be <= 65535 [maximum]',
+    );
+  });
+
+  it('reports every problem at once: missing, unknown, wrong enum, bad size', () => {
+    const data = changed(
+      ['servers.0.listen', undefined],
+      ['servers.0.listn', []],
+      ['mode', 'cloud'],
+      ['limits.clientMaxBodySize', '1 MB'],
+    );
+    const found = problemsOf(data).map((p) => `${p.path} ${p.rule}`);
+    expect(found).toEqual([
+      'limits.clientMaxBodySize pattern',
+      'mode enum',
+      'servers[0].listen required',
+      'servers[0].listn additionalProperties',
+    ]);
+  });
+
+  it('accepts "auto" or a positive integer for worker processes, nothing else', () => {
+    expect(problemsOf(changed(['workers.processes', 'auto']))).toEqual([]);
+    expect(problemsOf(changed(['workers.processes', 4]))).toEqual([]);
+    expect(problemsOf(changed(['workers.processes', 'many'])).map((p) => p.path)).toEqual([
+      'workers.processes',
+    ]);
+    expect(problemsOf(changed(['workers.processes', 0])).map((p) => p.path)).toEqual(['workers.processes']);
+  });
+
+  it('turns YAML syntax errors into SPEC_UNREADABLE with line and column', () => {
+    expect(() => parseSpec('version: 1\nservers: [\n', 'bad.yaml')).toThrow(
+      /bad\.yaml:\d+:\d+: not valid YAML/,
+    );
+  });
+});
+
+describe('validateSpec: cross-field rules', () => {
+  it('pins the rule ids', () => {
+    expect(CROSS_FIELD_RULES.map((r) => r.id)).toEqual([
+      'route-upstream-exists',
+      'proxy-timeout-below-outer',
+      'app-timeout-below-proxy',
+      'app-keepalive-above-upstream-keepalive',
+      'rlimit-covers-connections',
+      'route-body-within-global',
+      'tls-listener-has-certificate',
+      'redirect-needs-tls-listener',
+      'unique-location-path',
+      'server-has-locations',
+    ]);
+  });
+
+  const cases: Array<[rule: string, edits: Array<[string, unknown]>, path: string]> = [
+    ['route-upstream-exists', [['servers.0.routes.0.upstream', 'web']], 'servers[0].routes[0].upstream'],
+    ['proxy-timeout-below-outer', [['timeouts.proxyRead', 60]], 'timeouts.proxyRead'],
+    [
+      'proxy-timeout-below-outer',
+      [['servers.0.routes.0.timeouts', { read: 90 }]],
+      'servers[0].routes[0].timeouts.read',
+    ],
+    [
+      'app-timeout-below-proxy',
+      [['upstreams.api.app.requestTimeout', 30]],
+      'upstreams.api.app.requestTimeout',
+    ],
+    [
+      'app-keepalive-above-upstream-keepalive',
+      [['upstreams.api.app.keepAliveTimeout', 60]],
+      'upstreams.api.app.keepAliveTimeout',
+    ],
+    [
+      'rlimit-covers-connections',
+      [['workers', { connections: 1024, rlimitNofile: 2047 }]],
+      'workers.rlimitNofile',
+    ],
+    [
+      'route-body-within-global',
+      [['servers.0.routes.0.clientMaxBodySize', '2m']],
+      'servers[0].routes[0].clientMaxBodySize',
+    ],
+    ['tls-listener-has-certificate', [['servers.0.listen.1', { port: 443, tls: true }]], 'servers[0].tls'],
+    ['redirect-needs-tls-listener', [['servers.0.redirectToHttps', true]], 'servers[0].redirectToHttps'],
+    [
+      'unique-location-path',
+      [['servers.0.static', [{ path: '/', root: '/srv' }]]],
+      'servers[0].static[0].path',
+    ],
+    ['server-has-locations', [['servers.0.routes', []]], 'servers[0]'],
+  ];
+
+  it.each(cases)('%s fires at the field that breaks it', (rule, edits, path) => {
+    expect(problemsOf(baseSpec())).toEqual([]);
+    const problems = problemsOf(changed(...edits));
+    expect(problems.map((p) => [p.rule, p.path])).toEqual([[rule, path]]);
+  });
+
+  it('lets a route exceed the global body limit when allowLargerBody is set', () => {
+    const data = changed(
+      ['servers.0.routes.0.clientMaxBodySize', '50m'],
+      ['servers.0.routes.0.allowLargerBody', true],
+    );
+    expect(problemsOf(data)).toEqual([]);
+  });
+
+  it('treats the timeout chain as strict: equal inner and outer timeouts fail', () => {
+    expect(problemsOf(changed(['upstreams.api.app.requestTimeout', 30]))[0]?.message).toBe(
+      'must be shorter than timeouts.proxyRead (30 s) used by servers[0].routes[0], is 30 s',
+    );
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { toConfigEvidence } from '../../../proxy-config/core/diagnose/config-facts.js';
+import { locationsServing, matchLocation } from '../../../proxy-config/core/diagnose/match-location.js';
+import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+
+const CONFIG = `
+worker_rlimit_nofile 4096;
+events { worker_connections 1024; }
+http {
+  client_max_body_size 2m;
+  proxy_set_header X-Forwarded-Proto $scheme;
+  upstream app { server 10.0.0.5:8080; server 10.0.0.6:8080; keepalive 32; }
+  server {
+    listen 443 ssl;
+    proxy_read_timeout 30s;
+    location / {
+      proxy_pass http://app;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+    location /upload/ {
+      client_max_body_size 50m;
+      proxy_read_timeout 2m;
+      proxy_pass http://127.0.0.1:9000/files/;
+    }
+    location = /health { return 200; }
+    location ~ \\.php$ { proxy_pass http://127.0.0.1:9001; }
+  }
+}`;
+
+function evidence() {
+  return toConfigEvidence({
+    mainFile: 'nginx.conf',
+    files: ['nginx.conf'],
+    directives: parseNginxConfig(CONFIG, 'nginx.conf'),
+  });
+}
+
+describe('toConfigEvidence', () => {
+  it('gives each location its effective limits, timeouts, keep-alive and headers, with inheritance', () => {
+    const { locations, workerRlimitNofile, workerConnections } = evidence();
+    expect({ workerRlimitNofile, workerConnections }).toEqual({
+      workerRlimitNofile: 4096,
+      workerConnections: 1024,
+    });
+    const [root, upload, health, php] = locations;
+    expect(root).toMatchObject({
+      path: '/',
+      exact: false,
+      clientMaxBodySize: 2 * 1024 * 1024,
+      proxyPass: 'http://app',
+      proxyReadTimeoutMs: 30_000,
+      proxyHttpVersion: '1.1',
+      upstreamKeepalive: 32,
+      upstreamServers: ['10.0.0.5:8080', '10.0.0.6:8080'],
+    });
+    // One proxy_set_header in the location drops the http-level X-Forwarded-Proto (nginx inheritance).
+    expect(root?.proxySetHeaders).toEqual({ connection: '' });
+    expect(root?.where).toMatch(/^nginx\.conf:11 server 443 location \/$/);
+    expect(upload).toMatchObject({
+      clientMaxBodySize: 50 * 1024 * 1024,
+      proxyReadTimeoutMs: 120_000,
+      proxyHttpVersion: '1.0',
+      upstreamKeepalive: null,
+      upstreamServers: ['127.0.0.1:9000'],
+      proxySetHeaders: { 'x-forwarded-proto': '$scheme' },
+    });
+    expect(health).toMatchObject({ path: '/health', exact: true, proxyPass: null });
+    expect(php?.path).toBe('~\\.php$');
+  });
+});
+
+describe('matchLocation', () => {
+  it('picks the exact match, else the longest prefix; regex locations are not evaluated', () => {
+    const { locations } = evidence();
+    expect(matchLocation('/health', locations)?.path).toBe('/health');
+    expect(matchLocation('/upload/a.bin', locations)?.path).toBe('/upload/');
+    expect(matchLocation('/upload', locations)?.path).toBe('/');
+    expect(locationsServing(['/upload/x', '/upload/y'], locations).map((l) => l.path)).toEqual(['/upload/']);
+    expect(locationsServing([], locations)).toHaveLength(4);
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { DIAGNOSIS_RULES } from '../../../proxy-config/core/diagnose/diagnosis-rules.js';
+import type { Evidence } from '../../../proxy-config/core/diagnose/evidence.js';
+import { rankFindings } from '../../../proxy-config/core/diagnose/rank-findings.js';
+import { SYMPTOMS } from '../../../proxy-config/core/diagnose/symptoms.js';
+
+// Finding ids are a public contract (scripts and runbooks name them): changing one is a breaking change.
+const PINNED_IDS = [
+  'proxy-body-limit',
+  'upstream-body-limit',
+  'other-layer-body-limit',
+  'fd-exhausted',
+  'no-upstream-keepalive',
+  'upstream-refused',
+  'no-live-upstreams',
+  'upstream-reset',
+  'upstream-header-too-big',
+  'upstream-app-5xx',
+  'upstream-read-timeout',
+  'upstream-connect-timeout',
+  'timeout-layering',
+  'slow-upstream-499',
+  'forwarded-proto-missing',
+  'html-cached',
+  'rotated-log-held-open',
+  'trailing-slash-mismatch',
+];
+
+const EMPTY: Omit<Evidence, 'symptom'> = {
+  access: null,
+  errors: null,
+  config: null,
+  probe: null,
+  system: null,
+};
+
+describe('DIAGNOSIS_RULES', () => {
+  it('holds exactly the pinned ids, each once', () => {
+    expect(DIAGNOSIS_RULES.map((rule) => rule.id)).toEqual(PINNED_IDS);
+  });
+
+  it('gives every rule a symptom, next steps and a runbook section', () => {
+    for (const rule of DIAGNOSIS_RULES) {
+      expect(rule.symptoms.length, rule.id).toBeGreaterThan(0);
+      expect(
+        rule.symptoms.every((symptom) => (SYMPTOMS as readonly string[]).includes(symptom)),
+        rule.id,
+      ).toBe(true);
+      expect(rule.nextSteps.length, rule.id).toBeGreaterThan(0);
+      expect(rule.runbook, rule.id).toMatch(/^runbooks\/[a-z0-9-]+\.md#[a-z0-9_-]+$/);
+    }
+  });
+
+  it('finds nothing without evidence, for every symptom', () => {
+    for (const symptom of SYMPTOMS) expect(rankFindings({ symptom, ...EMPTY }), symptom).toEqual([]);
+  });
+
+  it('ranks by severity, then by table order', () => {
+    const line = (kind: string, text: string) =>
+      `2026/11/22 02:31:05 [error] 1#1: *1 ${text}, upstream: "http://127.0.0.1:9109/" (${kind})`;
+    const evidence: Evidence = {
+      symptom: '502',
+      ...EMPTY,
+      errors: {
+        source: 'error.log',
+        lines: [
+          {
+            kind: 'upstream-header-too-big',
+            time: null,
+            level: 'error',
+            upstream: null,
+            request: null,
+            bodyBytes: null,
+            line: line('a', 'upstream sent too big header'),
+          },
+          {
+            kind: 'upstream-refused',
+            time: null,
+            level: 'error',
+            upstream: 'http://127.0.0.1:9109/',
+            request: null,
+            bodyBytes: null,
+            line: line('b', 'connect() failed (111: Connection refused)'),
+          },
+        ],
+      },
+    };
+    const findings = rankFindings(evidence);
+    expect(findings.map((finding) => [finding.rank, finding.id, finding.severity])).toEqual([
+      [1, 'upstream-refused', 'critical'],
+      [2, 'upstream-header-too-big', 'high'],
+    ]);
+    expect(findings[0]?.evidence[0]).toMatch(
+      /1 × connect\(\) to the upstream failed towards http:\/\/127\.0\.0\.1:9109\//,
+    );
+  });
+});

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { LINT_RULES } from '../../../proxy-config/core/lint/lint-rules.js';
+import { RUNBOOKS } from '../../../proxy-config/core/lint/runbooks.js';
+
+describe('LINT_RULES', () => {
+  it('keeps its stable ids (renaming one breaks ignore annotations and JSON consumers)', () => {
+    expect(LINT_RULES.map((rule) => rule.id)).toEqual([
+      'forwarded-proto-missing',
+      'request-id-missing',
+      'upstream-keepalive-missing',
+      'upstream-keepalive-headers',
+      'keepalive-timeout-order',
+      'proxy-pass-slash-mismatch',
+      'cache-control-inverted',
+      'timeout-not-nested',
+      'body-size-inconsistent',
+      'access-log-upstream-fields',
+      'access-log-buffer-no-flush',
+      'worker-rlimit-nofile-low',
+      'server-tokens-on',
+      'add-header-dropped',
+      'proxy-header-dropped',
+      'alias-traversal',
+      'host-header-spoofable',
+      'http-splitting',
+      'server-name-conflict',
+    ]);
+  });
+
+  it('gives every rule a title, a why, a fix, and a runbook from the one runbook table', () => {
+    const runbooks = new Set<string>(Object.values(RUNBOOKS));
+    for (const rule of LINT_RULES) {
+      expect(rule.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+      expect(['error', 'warning']).toContain(rule.severity);
+      for (const text of [rule.title, rule.message, rule.fix]) expect(text.length).toBeGreaterThan(10);
+      if (rule.runbook !== null) expect(runbooks).toContain(rule.runbook);
+    }
+    for (const runbook of runbooks) expect(runbook).toMatch(/^runbooks\/[a-z0-9-]+\.md#[a-z0-9-]+$/);
+  });
+
+  it('lists every rule in the README catalogue with its severity', () => {
+    const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../../README.md'), 'utf8');
+    const start = readme.indexOf('## Config lint');
+    const end = readme.indexOf('\n## ', start + 1);
+    const section = readme.slice(start, end === -1 ? undefined : end);
+    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| (error|warning) \|/gm)].map((m) => [m[1], m[2]]);
+    expect(rows).toEqual(LINT_RULES.map((rule) => [rule.id, rule.severity]));
+  });
+});

@@ -1,0 +1,193 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
+import { PROXYOPS_LOG_FORMAT_JSON } from '../../../proxy-config/core/render/log-formats.js';
+import {
+  runLogsStatsCommand,
+  type LogsStatsCommandOptions,
+} from '../../../proxy-config/logs-stats-command.js';
+import { computeLogStats } from '../../../proxy-config/logs-stats.js';
+
+const LINE = (status: string, uht: string, minute = '00') =>
+  `10.0.0.9 - - [21/Nov/2026:10:${minute}:01 +0000] "GET /api/x HTTP/1.1" ${status} 5 "-" "ua" rt=0.020 ` +
+  `uct="0.001" uht="${uht}" urt="0.015" ua="10.0.0.1:80" us="${status}" rid="r"\n`;
+
+async function run(inputs: string[], options: LogsStatsCommandOptions, stdinText = '') {
+  let out = '';
+  let err = '';
+  const stdin = Object.assign(Readable.from([Buffer.from(stdinText)]), { isTTY: false });
+  const code = await runLogsStatsCommand(inputs, options, {
+    stdout: { write: (t: string) => (out += t), isTTY: false },
+    stderr: { write: (t: string) => (err += t) },
+    stdin,
+    env: {},
+  });
+  return { code, out, err };
+}
+
+describe('proxyops logs stats (command)', () => {
+  let dir: string;
+  let plain: string;
+  let gz: string;
+  const plainText =
+    LINE('200', '0.010') + LINE('502', '-', '01') + 'broken line\n' + LINE('200', '0.010', '01');
+  const gzText = LINE('504', '-', '02') + LINE('499', '-', '02');
+  const stdinText = LINE('200', '0.010', '03') + LINE('502', '0.002', '03');
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'proxyops-logs-cmd-'));
+    plain = join(dir, 'access.log');
+    gz = join(dir, 'access.log.1.gz');
+    await writeFile(plain, plainText);
+    await writeFile(gz, gzipSync(Buffer.from(gzText)));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('reads a file, a .gz file and standard input in one run (--json)', async () => {
+    const { code, out, err } = await run([plain, gz, '-'], { json: true }, stdinText);
+    expect(code).toBe(0);
+    const doc = JSON.parse(out);
+    for (const key of [
+      'records',
+      'malformed',
+      'status',
+      'upstreamStatus',
+      'proxyGenerated',
+      'clientClosed',
+      'upstreams',
+      'latency',
+    ])
+      expect(doc).toHaveProperty(key);
+    expect(doc.inputs).toEqual([plain, gz, '-']);
+    expect(doc.records).toBe(7);
+    expect(doc.status).toEqual({ '200': 3, '499': 1, '502': 2, '504': 1 });
+    expect(doc.proxyGenerated).toEqual({ total: 3, status: { '499': 1, '502': 1, '504': 1 } });
+    expect(doc.malformed).toEqual({ count: 1, samples: [{ input: plain, line: 3, text: 'broken line' }] });
+    expect(err).toContain(`${plain}:3: broken line`);
+  });
+
+  it('reads standard input when no input is given and stdin is not a terminal', async () => {
+    const { out } = await run([], { json: true }, stdinText);
+    expect(JSON.parse(out).records).toBe(2);
+  });
+
+  it('--ndjson writes one summary per interval', async () => {
+    const { out } = await run([plain, gz], { ndjson: true });
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.time, l.records, l['5xx'], l['499']])).toEqual([
+      ['2026-11-21T10:00:00.000Z', 1, 0, 0],
+      ['2026-11-21T10:01:00.000Z', 2, 1, 0],
+      ['2026-11-21T10:02:00.000Z', 2, 1, 1],
+    ]);
+  });
+
+  it('--prom writes the Prometheus text format', async () => {
+    const { out } = await run([plain], { prom: true });
+    expect(out).toContain('# TYPE proxyops_log_responses_total counter');
+    expect(out).toContain('proxyops_log_responses_total{status="502"} 1');
+    expect(out).toContain('proxyops_log_responses_by_origin_total{origin="proxy",status="502"} 1');
+    expect(out).toContain('proxyops_log_upstream_attempts_total{upstream="10.0.0.1:80"} 3');
+    for (const line of out.trim().split('\n'))
+      expect(line).toMatch(/^(# (HELP|TYPE) \w+ .+|\w+(\{[^}]*\})? -?[0-9.e+-]+)$/);
+  });
+
+  it('the table is plain text when not a terminal, and shows malformed lines with numbers', async () => {
+    const { out } = await run([plain], {});
+    expect(out).not.toContain('\x1b[');
+    expect(out).toContain('proxy-generated   1');
+    expect(out).toContain(`${plain}:3: broken line`);
+  });
+
+  it('--fail-if exits 1 when it holds and says why, 0 otherwise', async () => {
+    const held = await run([plain], { json: true, failIf: ['5xx_ratio>0.01', '499>100'] });
+    expect(held.code).toBe(1);
+    expect(held.err).toMatch(/--fail-if holds: 5xx_ratio>0.01 \(5xx_ratio=0\.333/);
+    expect(held.err).not.toContain('499>100');
+    expect((await run([plain], { json: true, failIf: ['499>100'] })).code).toBe(0);
+  });
+
+  it('filters, and --html writes a report file', async () => {
+    const html = join(dir, 'report.html');
+    const { out } = await run([plain, gz], { json: true, status: '5xx', html });
+    expect(JSON.parse(out).records).toBe(2);
+    expect(await readFile(html, 'utf8')).toContain('<script type="application/json" id="stats">');
+  });
+
+  it('reads the format from an nginx config: log_format with escape=json split over several strings', async () => {
+    const conf = join(dir, 'nginx.conf');
+    const [head, tail] = [PROXYOPS_LOG_FORMAT_JSON.slice(0, 60), PROXYOPS_LOG_FORMAT_JSON.slice(60)];
+    await writeFile(conf, `http {\n  log_format pj escape=json\n    '${head}'\n    '${tail}';\n}\n`);
+    const jsonLog = join(dir, 'access.json');
+    await writeFile(
+      jsonLog,
+      '{"remote_addr":"::1","remote_user":"","time_local":"21/Nov/2026:10:00:01 +0000","request":"GET /a HTTP/1.1","status":"502","body_bytes_sent":"0","http_referer":"","http_user_agent":"a \\"b\\"","request_time":"0.001","upstream_connect_time":"","upstream_header_time":"","upstream_response_time":"0.000","upstream_addr":"127.0.0.1:9","upstream_status":"502","request_id":"x"}\n',
+    );
+    const { out } = await run([jsonLog], { json: true, nginxConf: conf, formatName: 'pj' });
+    const doc = JSON.parse(out);
+    expect(doc.format).toBe('pj');
+    expect(doc.malformed.count).toBe(0);
+    expect(doc.proxyGenerated.status).toEqual({ '502': 1 });
+  });
+
+  it('bad input is a clear BAD_OPTION / LOG_FORMAT_INVALID / LOG_UNREADABLE error', async () => {
+    await expect(run([plain], { preset: 'nope' })).rejects.toThrow(
+      /unknown preset "nope" \(known: combined, proxyops/,
+    );
+    await expect(run([plain], { json: true, prom: true })).rejects.toMatchObject({ code: 'BAD_OPTION' });
+    await expect(run([plain], { logFormat: '$remote_addr' })).rejects.toMatchObject({
+      code: 'LOG_FORMAT_INVALID',
+    });
+    await expect(run([plain], { preset: 'combined', upstream: ['x'] })).rejects.toThrow(/--upstream/);
+    await expect(run([join(dir, 'missing.log')], {})).rejects.toMatchObject({ code: 'LOG_UNREADABLE' });
+    await expect(run([join(dir, 'missing.log')], { follow: true })).rejects.toMatchObject({
+      code: 'LOG_UNREADABLE',
+    });
+    await writeFile(join(dir, 'corrupt.gz'), 'not gzip at all');
+    await expect(run([join(dir, 'corrupt.gz')], {})).rejects.toThrow(
+      /cannot read .*corrupt\.gz: incorrect header/,
+    );
+    await expect(run([gz], { follow: true })).rejects.toThrow(/cannot follow .*: it is compressed/);
+    await expect(run([plain], { nginxConf: join(dir, 'nginx.conf'), formatName: 'other' })).rejects.toThrow(
+      /no "log_format other"/,
+    );
+  });
+
+  it('a file split into byte ranges counts exactly like one pass', async () => {
+    const big = join(dir, 'big.log');
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++)
+      lines.push(
+        i % 97 === 0
+          ? `bad ${i}\n`
+          : LINE(i % 13 === 0 ? '502' : '200', i % 26 === 0 ? '-' : '0.004', String(i % 60).padStart(2, '0')),
+      );
+    await writeFile(big, lines.join(''));
+    const spec = presetFormat('proxyops');
+    const one = await computeLogStats({ inputs: [big], spec, jobs: 1 });
+    for (const jobs of [2, 3, 7]) {
+      const split = await computeLogStats({ inputs: [big], spec, jobs, splitMinBytes: 0 });
+      expect(split).toEqual(one);
+      // Many small ranges, taken one at a time: line numbers of samples still count from the file start.
+      const ranges = await computeLogStats({ inputs: [big], spec, jobs, splitMinBytes: 0, rangeBytes: 4096 });
+      expect(ranges).toEqual(one);
+    }
+    expect(one.malformed.samples.map((s) => s.line)).toEqual([1, 98, 195, 292, 389]);
+    // Real worker threads need the compiled module (npm test builds dist/ first).
+    const built = (await import(
+      new URL('../../../dist/proxy-config/logs-stats.js', import.meta.url).href
+    )) as {
+      computeLogStats: typeof computeLogStats;
+    };
+    expect(await built.computeLogStats({ inputs: [big], spec, jobs: 3, splitMinBytes: 0 })).toEqual(one);
+    expect(
+      await built.computeLogStats({ inputs: [big], spec, jobs: 2, splitMinBytes: 0, rangeBytes: 8192 }),
+    ).toEqual(one);
+  });
+});

@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rotateLogs } from '../../../proxy-config/rotate-logs.js';
+import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
+import { freePort } from '../../support/ports.js';
+
+const lineCount = (text: string) => text.split('\n').filter(Boolean).length;
+
+describe('rotateLogs with a buffered access log (conventions §4.8: 64 KB buffer, periodic flush)', () => {
+  let nginx: LiveNginx;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    nginx = await startLiveNginx(`
+      server {
+        listen 127.0.0.1:${port};
+        access_log {{accessLog}} main buffer=64k flush=1s;
+        location / { return 200 "ok\\n"; }
+      }`);
+  });
+  afterAll(() => nginx.stop());
+
+  it('keeps the buffered lines: the reopen flushes them into the old file', async () => {
+    const before = 150;
+    const after = 50;
+    for (let i = 0; i < before; i++) await fetch(`http://127.0.0.1:${port}/before`);
+    // The lines sit in the worker's buffer, not in the file yet.
+    expect(lineCount(await nginx.readAccessLog())).toBeLessThan(before);
+    // A generous bound: the test machine is shared.
+    const result = await rotateLogs({
+      log: nginx.accessLog,
+      pidFile: join(nginx.prefix, 'nginx.pid'),
+      timeoutMs: 15_000,
+    });
+    expect(lineCount(await readFile(result.movedTo, 'utf8'))).toBe(before);
+    for (let i = 0; i < after; i++) await fetch(`http://127.0.0.1:${port}/after`);
+    let newLines = 0;
+    for (let i = 0; i < 60 && newLines < after; i++) {
+      await sleep(50);
+      newLines = lineCount(await nginx.readAccessLog());
+    }
+    expect(newLines).toBe(after);
+    expect(await nginx.readAccessLog()).not.toContain('/before');
+  });
+});

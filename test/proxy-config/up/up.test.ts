@@ -1,0 +1,162 @@
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../support/ports.js';
+import { DATABASE_URL } from '../../support/services.js';
+import {
+  adminToken,
+  CLI,
+  isAlive,
+  stopStack,
+  SEED_USER,
+  stackPids,
+  startStack,
+  type StackProcess,
+} from '../deploy/stack-harness.js';
+
+/** Starts `proxyops up` with one instance on the embedded database and waits until its output shows `text`. */
+async function spawnUp(name: string, text: string) {
+  const root = await mkdtemp(join(tmpdir(), `proxyops-stack-${name}-`));
+  await chmod(root, 0o755);
+  const dir = join(root, 'stack');
+  const child = execa(
+    'node',
+    [CLI, 'up', '--dir', dir, '--port', String(await freePort()), '--instances', '1'],
+    {
+      all: true,
+      buffer: false,
+      reject: false,
+      env: { DATABASE_URL: '' },
+    },
+  );
+  let output = '';
+  child.all!.setEncoding('utf8');
+  child.all!.on('data', (chunk: string) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes(text) && child.exitCode === null && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  return { child, root, dir, output: () => output };
+}
+
+describe('proxyops up: nginx in front of N API instances on one shared database', () => {
+  let stack: StackProcess;
+
+  beforeAll(async () => {
+    stack = await startStack(['--instances', '2', '--health-interval', '0.2', '--health-threshold', '2']);
+  }, 120_000);
+  afterAll(async () => {
+    await stopStack(stack);
+  });
+
+  it('prints the URL, the logs and how to stop', () => {
+    expect(stack.output()).toContain(`local stack is up: ${stack.url}`);
+    expect(stack.output()).toMatch(/logs: .*access\.log/);
+    expect(stack.output()).toMatch(/stop: +Ctrl-C, or proxyops down --dir/);
+  });
+
+  it('serves the API through nginx, spread over both instances, which share one database', async () => {
+    const token = await adminToken();
+    const auth = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    const state = await stack.state();
+    const instances = state.upstreams.api!;
+    expect(instances).toHaveLength(2);
+    // Only the first instance seeded; the second sees the same rows, so the database is shared.
+    for (const instance of instances) {
+      const direct = await fetch(`http://${instance.host}:${instance.port}/users/${SEED_USER}`, {
+        headers: auth,
+      });
+      expect(direct.status).toBe(200);
+      expect(((await direct.json()) as { email: string }).email).toBe('ada@example.com');
+    }
+    for (let i = 0; i < 6; i++) {
+      const res = await fetch(`${stack.url}/users/${SEED_USER}`, { headers: auth });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-served-by')).toBe('proxyops-local');
+    }
+    const accessLog = await readFile(join(stack.dir, 'logs', 'access.log'), 'utf8');
+    for (const instance of instances) expect(accessLog).toContain(`ua="${instance.host}:${instance.port}"`);
+  });
+
+  it('Ctrl-C stops nginx, the instances and the database, leaving no process behind', async () => {
+    const pids = await stackPids(stack);
+    expect(pids.length).toBeGreaterThanOrEqual(5);
+    for (const pid of pids) expect(await isAlive(pid)).toBe(true);
+    stack.process.kill('SIGINT');
+    const result = await stack.process;
+    expect(result.exitCode).toBe(0);
+    expect(stack.output()).toMatch(
+      /stopping nginx[\s\S]*stopping instance[\s\S]*stopping the embedded database/,
+    );
+    for (const pid of pids) expect(await isAlive(pid), `pid ${pid} is still running`).toBe(false);
+    expect(existsSync(join(stack.dir, 'config', 'instances.json'))).toBe(false);
+  }, 60_000);
+
+  it('Ctrl-C while it is still starting stops everything once it is up', async () => {
+    const { child, root, dir, output } = await spawnUp('early', 'embedded database');
+    child.kill('SIGINT');
+    expect((await child).exitCode).toBe(0);
+    expect(output()).toMatch(/local stack is up[\s\S]*SIGINT: stopping[\s\S]*stopped/);
+    const pids = [...output().matchAll(/\(pid (\d+)/g)].map((m) => Number(m[1]));
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of [...pids, child.pid!]) expect(await isAlive(pid), `pid ${pid}`).toBe(false);
+    expect(existsSync(join(dir, 'nginx.pid')) ? await readFile(join(dir, 'nginx.pid'), 'utf8') : '').toBe('');
+    await rm(root, { recursive: true, force: true });
+  }, 90_000);
+
+  it('Ctrl-C stops everything even when its output pipe has closed (proxyops up | tee, Ctrl-C ends tee too)', async () => {
+    const { child, root, dir, output } = await spawnUp('pipe', 'stop:');
+    const pids = [...output().matchAll(/\(pid (\d+)/g)].map((m) => Number(m[1]));
+    const nginxPid = Number((await readFile(join(dir, 'nginx.pid'), 'utf8')).trim());
+    expect(pids.length).toBeGreaterThan(0);
+    child.all!.destroy();
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    child.kill('SIGINT');
+    await child;
+    for (const pid of [...pids, nginxPid, child.pid!]) expect(await isAlive(pid), `pid ${pid}`).toBe(false);
+    await rm(root, { recursive: true, force: true });
+  }, 90_000);
+});
+
+describe.runIf(DATABASE_URL)('proxyops up on a PostgreSQL server (DATABASE_URL)', () => {
+  const schema = `proxyops_up_${process.pid}`;
+  let stack: StackProcess;
+
+  beforeAll(async () => {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.end();
+    // Every instance connects with this search_path: the test's tables stay in their own schema.
+    const url = new URL(DATABASE_URL!);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    stack = await startStack(['--instances', '2'], { DATABASE_URL: url.toString() });
+  }, 120_000);
+  afterAll(async () => {
+    await stopStack(stack);
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it('runs every instance on that server instead of the embedded database, and stops cleanly', async () => {
+    expect(stack.output()).toContain('database: DATABASE_URL');
+    expect(stack.output()).not.toContain('embedded database');
+    const auth = { authorization: `Bearer ${await adminToken()}`, accept: 'application/json' };
+    for (const instance of (await stack.state()).upstreams.api!) {
+      const res = await fetch(`http://${instance.host}:${instance.port}/users/${SEED_USER}`, {
+        headers: auth,
+      });
+      expect(res.status).toBe(200);
+    }
+    const pids = await stackPids(stack);
+    stack.process.kill('SIGINT');
+    expect((await stack.process).exitCode).toBe(0);
+    for (const pid of pids) expect(await isAlive(pid), `pid ${pid} is still running`).toBe(false);
+  }, 60_000);
+});
