@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { ProxyopsError } from '../core/errors.js';
+import { isAlive } from './proc-process-tree.js';
 import type { InstanceCommand } from '../core/deploy/instance-command.js';
 
 /** A started instance: its pid and where its output goes. */
@@ -76,13 +77,10 @@ function openLog(path: string): 3 {
 
 /** True while `pid` runs (a zombie counts as gone: it only waits for its parent to reap it). */
 export async function isProcessAlive(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  if (!isAlive(pid)) return false;
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  if (stat === '') return true;
+  // No stat: reaped between the two looks (gone now), or no /proc to read (trust the signal).
+  if (stat === '') return isAlive(pid);
   return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 

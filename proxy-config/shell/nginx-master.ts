@@ -1,16 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { processFamily } from './proc-process-tree.js';
+import { isAlive, processFamily } from './proc-process-tree.js';
 
 /** The master pid written in an nginx pid file, when that process is alive. */
 export async function readLiveMasterPid(pidFile: string): Promise<number | undefined> {
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return undefined;
-  }
+  // EPERM counts as alive: another user's nginx still holds the pid file.
+  return isAlive(pid) ? pid : undefined;
 }
 
 /** Pids of the direct children of `parentPid` (nginx workers and cache processes), from /proc. */

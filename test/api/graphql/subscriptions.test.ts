@@ -12,16 +12,23 @@ import { gql, startGraphqlApi, wsClient, type GraphqlTestApi } from './support/g
 
 const ITEMS = [{ productName: 'Lamp', quantity: 1, unitPrice: 12.5 }];
 
-/** Subscribes and returns a function that waits (bounded) for the next result. */
-async function subscribe(client: Client, query: string, variables: Record<string, unknown> = {}) {
+/** Subscribes on `api` and returns a function that waits (bounded) for the next result. */
+async function subscribe(
+  api: GraphqlTestApi,
+  client: Client,
+  query: string,
+  variables: Record<string, unknown> = {},
+  { registered = true } = {},
+) {
+  const before = api.listeners();
   const iterator = client.iterate({ query, variables });
   const next = (ms = 5_000) =>
     Promise.race([
       iterator.next(),
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no event within ${ms} ms`)), ms)),
     ]);
-  // graphql-ws acknowledges a subscription only by its first result; give the server a moment to register it.
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  // graphql-ws acknowledges a subscription only by its first result: wait until the server listens.
+  if (registered) await expect.poll(() => api.listeners(), { timeout: 5_000 }).toBeGreaterThan(before);
   return { next, stop: () => iterator.return?.() };
 }
 
@@ -67,10 +74,11 @@ describe.each(STORE_VARIANTS)('subscriptions on one instance ($name)', (variant)
     const ada = await api.createUser('Ada');
     const bob = await api.createUser('Bob');
     const own = await subscribe(
+      api,
       await connect(ada.token),
       'subscription { orderCreated { id userId status totalPrice user { name } } }',
     );
-    const others = await subscribe(await connect(bob.token), 'subscription { orderCreated { id } }');
+    const others = await subscribe(api, await connect(bob.token), 'subscription { orderCreated { id } }');
 
     const viaRest = (
       await sendJson(`${api.url}/orders`, 'POST', { items: ITEMS }, { token: ada.token })
@@ -102,6 +110,7 @@ describe.each(STORE_VARIANTS)('subscriptions on one instance ($name)', (variant)
       await sendJson(`${api.url}/orders`, 'POST', { items: ITEMS }, { token: ada.token })
     ).json();
     const changes = await subscribe(
+      api,
       await connect(ada.token),
       'subscription($id: ID) { orderStatusChanged(orderId: $id) { id status _links { cancel { href } } } }',
       { id: order.id },
@@ -118,11 +127,11 @@ describe.each(STORE_VARIANTS)('subscriptions on one instance ($name)', (variant)
     await changes.stop();
 
     const spy = await subscribe(
+      api,
       await connect(bob.token),
       'subscription($u: ID) { orderCreated(userId: $u) { id } }',
-      {
-        u: ada.id,
-      },
+      { u: ada.id },
+      { registered: false },
     );
     const refused = await spy.next();
     expect(refused.value?.errors?.[0]?.extensions).toMatchObject({
@@ -218,11 +227,13 @@ describe.each(PAIRS)('subscriptions across instances ($name)', (pair) => {
         await sendJson(`${b.url}/orders`, 'POST', { items: ITEMS }, { token: user.token })
       ).json();
       const changes = await subscribe(
+        a,
         client,
         'subscription($u: ID) { orderStatusChanged(userId: $u) { id status user { name } } }',
         { u: user.id },
       );
       const created = await subscribe(
+        a,
         client,
         'subscription { orderCreated { id userId items { productName } } }',
       );

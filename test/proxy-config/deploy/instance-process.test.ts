@@ -33,13 +33,15 @@ describe('instance processes (execa, detached, stopped by pid)', () => {
   });
 
   it('kills an instance that ignores the signal past the bound', async () => {
+    const logFile = join(dir, 'b.log');
     const started = await startInstance(
-      node("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"),
-      {
-        logFile: join(dir, 'b.log'),
-      },
+      node("process.on('SIGTERM', () => {}); console.log('ignoring'); setInterval(() => {}, 1000)"),
+      { logFile },
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A fixed sleep raced the child's start-up on a loaded machine: SIGTERM arrived before the handler.
+    await expect
+      .poll(() => readFile(logFile, 'utf8').catch(() => ''), { timeout: 10_000 })
+      .toBe('ignoring\n');
     const stop = await stopInstance(started.pid, 'SIGTERM', 300);
     expect(stop).toMatchObject({ exited: true, forced: true });
     expect(stop.ms).toBeGreaterThanOrEqual(300);

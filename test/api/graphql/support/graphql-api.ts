@@ -28,6 +28,8 @@ export interface GraphqlTestApi {
   events: OrderEventBus;
   adminToken: string;
   logLines: Array<Record<string, unknown>>;
+  /** Event listeners registered by this instance's subscriptions right now. */
+  listeners(): number;
   tokenFor(id: string, role?: 'user' | 'admin'): Promise<string>;
   createUser(name?: string): Promise<{ id: string; token: string }>;
   close(): Promise<void>;
@@ -47,9 +49,21 @@ export async function startGraphqlApi(
   const config: ApiConfig = { ...TEST_CONFIG, ...options.config };
   const { logger, logLines } = captureLogs();
   const jwtSecret = resolveJwtSecret({});
-  const events =
-    options.events ?? createOrderEventBus({ ...options.bus, loadOrder: createOrderLoader(store) });
-  await events.ready;
+  const bus = options.events ?? createOrderEventBus({ ...options.bus, loadOrder: createOrderLoader(store) });
+  await bus.ready;
+  // Counts live listeners so a test can wait until a subscription is registered, not sleep and hope.
+  let listeners = 0;
+  const events: OrderEventBus = {
+    ...bus,
+    subscribe(listener) {
+      listeners += 1;
+      const stop = bus.subscribe(listener);
+      return () => {
+        listeners -= 1;
+        stop();
+      };
+    },
+  };
   const graphql = createGraphqlEndpoint({
     store,
     config,
@@ -80,6 +94,7 @@ export async function startGraphqlApi(
     config,
     events,
     logLines,
+    listeners: () => listeners,
     adminToken: await tokenFor('00000000-0000-4000-8000-00000000a0a0', 'admin'),
     tokenFor,
     async createUser(name = 'Test User') {
@@ -94,7 +109,7 @@ export async function startGraphqlApi(
       await ws.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (!options.events) await events.close();
+      if (!options.events) await bus.close();
     },
   };
 }
