@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send, sendJson } from '../support/http-client.js';
 import { startTestApi, STORE_VARIANTS, type TestApi } from '../support/harness.js';
@@ -116,8 +118,14 @@ describe.each(STORE_VARIANTS)('HTTP protocol rules ($name)', (variant) => {
     const res = await send(`${api.url}/users/${user.id}`, { token: 'nope', headers: { 'x-request-id': id } });
     expect(res.headers['x-request-id']).toBe(id);
     expect(res.json().requestId).toBe(id);
-    const lines = api.logLines.filter((line) => line.requestId === id);
-    expect(lines.length).toBeGreaterThan(0);
+    await expect
+      .poll(() => api.logLines.find((line) => line.requestId === id && line.msg === 'request completed'))
+      .toMatchObject({
+        level: 40,
+        req: { method: 'GET', url: `/users/${user.id}`, remoteAddress: expect.any(String) },
+        res: { statusCode: 401 },
+        responseTime: expect.any(Number),
+      });
     const made = await send(`${api.url}/health/live`);
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const requestLines = api.logLines.filter((line) => 'req' in line || 'res' in line);
@@ -125,6 +133,22 @@ describe.each(STORE_VARIANTS)('HTTP protocol rules ($name)', (variant) => {
     for (const line of requestLines) expect(typeof line.requestId).toBe('string');
     const hostile = await send(`${api.url}/health/live`, { headers: { 'x-request-id': 'a b"<script>' } });
     expect(hostile.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('a client that leaves before the answer gets a "request aborted" access line with its id', async () => {
+    const id = `gone-${Date.now()}`;
+    const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    // Half a body: the API waits for the rest, and the client hangs up instead.
+    socket.write(
+      `POST /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nX-Request-ID: ${id}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"items":',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await expect
+      .poll(() => api.logLines.find((line) => line.requestId === id))
+      .toMatchObject({ level: 40, msg: 'request aborted', req: { method: 'POST', url: '/orders' } });
   });
 
   it('every response names this layer in Server, states Cache-Control and has no X-Powered-By', async () => {
