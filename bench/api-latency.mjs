@@ -73,6 +73,12 @@ async function serve() {
     process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL, schema } : {},
   );
   await seedDemoData(store);
+  // The floor: Express and the same store answering the same lookup with nothing else (no auth,
+  // logging, rate limit or links). The API cannot beat it, so it shows what the goal leaves for the rest.
+  hello.get('/floor/:id', async (req, res) => {
+    const rows = await store.query('SELECT * FROM users WHERE id = $1', [req.params.id]);
+    res.json(rows[0]);
+  });
   const jwtSecret = resolveJwtSecret({});
   // Logging stays on (as in production) but goes nowhere, so the terminal does not set the pace.
   const logger = pino({ level: 'info' }, pino.destination('/dev/null'));
@@ -117,6 +123,7 @@ async function measure() {
 
   const scenarios = (connections) => [
     () => run('hello-world GET /hello', { url: `${helloServer.url}/hello`, connections }),
+    () => run('floor GET /floor/{id}', { url: `${helloServer.url}/floor/${SEED_IDS.ada}`, connections }),
     () =>
       run('api GET /users/{id}', {
         url: `${apiServer.url}/users/${SEED_IDS.ada}`,
@@ -164,10 +171,14 @@ async function measure() {
   }
   const loadedRatios = ratios(loaded);
   const unloadedRatios = ratios(unloaded);
-  loaded.slice(1).forEach((r, index) => {
-    const ratio = loadedRatios[index + 1];
+  loaded.forEach((r, index) => {
+    if (index === 0) return;
+    const ratio = loadedRatios[index];
+    const verdict = r.title.startsWith('api ')
+      ? ` (goal <= ${GOAL}x) ${ratio <= GOAL ? 'OK' : 'OVER GOAL'}`
+      : '';
     console.log(
-      `api-latency: ${r.title} p50 ratio ${ratio.toFixed(2)}x at ${CONNECTIONS} connections (goal <= ${GOAL}x) ${ratio <= GOAL ? 'OK' : 'OVER GOAL'}; unloaded ${unloadedRatios[index + 1].toFixed(2)}x`,
+      `api-latency: ${r.title} p50 ratio ${ratio.toFixed(2)}x at ${CONNECTIONS} connections${verdict}; unloaded ${unloadedRatios[index].toFixed(2)}x`,
     );
   });
 
