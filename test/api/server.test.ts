@@ -13,8 +13,8 @@ const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const SECRET = 'server-test-secret-that-is-long-enough-0123456789';
 const { DATABASE_URL: _db, REDIS_URL: _redis, ...baseEnv } = process.env;
 const ENV = { ...baseEnv, PROXYOPS_JWT_SECRET: SECRET, NODE_ENV: 'test' };
-// Drain wait = 300 ms x 2 + 400 ms = 1 s: long enough to observe, short enough for a test.
-const TIMINGS = ['--health-interval-ms', '300', '--health-threshold', '2', '--drain-margin-ms', '400'];
+// Drain wait = 1 s x 2 + 1 s = 3 s: three probes must fit in it on a loaded machine (1 s did not).
+const TIMINGS = ['--health-interval-ms', '1000', '--health-threshold', '2', '--drain-margin-ms', '1000'];
 const KEEP_ALIVE = ['--keep-alive-ms', '4000', '--proxy-keep-alive-ms', '3000'];
 
 interface Spawned {
@@ -164,6 +164,8 @@ describe('the API process (built CLI)', () => {
         const body = JSON.stringify({ items: [{ productName: 'Slow upload', quantity: 2, unitPrice: 3.5 }] });
         const half = Math.floor(body.length / 2);
         // A request in flight: headers and half the body now, the rest only after the drain is over.
+        let counted: () => void = () => undefined;
+        const accepted = new Promise<void>((resolve) => (counted = resolve));
         const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
           const req = request(
             `${url}/orders`,
@@ -174,6 +176,8 @@ describe('the API process (built CLI)', () => {
                 authorization: `Bearer ${token}`,
                 'content-type': 'application/json',
                 'content-length': Buffer.byteLength(body),
+                // Node answers 100 Continue as it hands the request over: proof it is in flight.
+                expect: '100-continue',
               },
             },
             (res) => {
@@ -183,17 +187,19 @@ describe('the API process (built CLI)', () => {
             },
           );
           req.on('error', reject);
+          req.on('continue', () => counted());
           req.write(body.slice(0, half));
           void server
             .waitFor('no longer accepting connections; finishing in-flight requests')
             .then(() => setTimeout(() => req.end(body.slice(half)), 200));
         });
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // A fixed 100 ms sleep stood in for this: wait until the server has the request in flight.
+        await Promise.race([accepted, inFlight]);
         expect((await send(`${url}/health/ready`)).status).toBe(200);
 
         server.child.kill('SIGTERM');
         const draining = await server.waitFor('draining: readiness is 503, still serving');
-        expect(draining.drainWaitMs).toBe(300 * 2 + 400);
+        expect(draining.drainWaitMs).toBe(1000 * 2 + 1000);
         const ready = await send(`${url}/health/ready`);
         expect(ready.status).toBe(503);
         expect(ready.json().phase).toBe('draining');

@@ -42,7 +42,8 @@ describe('proxyops diagnose and logs rotate (CLI)', () => {
 
   it('exits 1 with ranked findings, human and --json', async () => {
     expect((await fetch(`http://127.0.0.1:${port}/down`)).status).toBe(502);
-    await expect.poll(() => nginx.readAccessLog()).toContain('GET /down');
+    // nginx writes the line just after answering; poll's default 1 s is short on a loaded machine.
+    await expect.poll(() => nginx.readAccessLog(), { timeout: 10_000 }).toContain('GET /down');
     const human = await runCli(['diagnose', '502', ...sources()]);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain(

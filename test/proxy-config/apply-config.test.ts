@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -101,12 +101,14 @@ describe('config apply against a live nginx', () => {
       startupErrorLog: join(runtime, 'logs', 'error.log'),
     };
     await startNginx(nginx);
-    for (let i = 0; i < 100 && !(await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+    // The master writes its pid file after it daemonized; applies reload only once it is there.
+    for (let i = 0; i < 500 && !(await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+    expect(await readLiveMasterPid(join(runtime, 'nginx.pid'))).toBeGreaterThan(0);
   });
 
   afterAll(async () => {
     if (nginx) await signalNginx(nginx, 'stop').catch(() => undefined);
-    for (let i = 0; i < 100 && (await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+    for (let i = 0; i < 500 && (await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
     await app?.close();
     await rm(root, { recursive: true, force: true });
   });
@@ -129,7 +131,7 @@ describe('config apply against a live nginx', () => {
     expect(given.headers['x-request-id']).toBe('client-given-42');
     expect(app.seen.at(-1)!.headers['x-request-id']).toBe('client-given-42');
     await expect
-      .poll(() => readFile(join(runtime, 'logs', 'access.log'), 'utf8'))
+      .poll(() => readFile(join(runtime, 'logs', 'access.log'), 'utf8'), { timeout: 10_000 })
       .toMatch(new RegExp(`"GET /echo HTTP/1.1" 200 .* us="200" rid="${id}"`));
   });
 
@@ -228,6 +230,8 @@ describe('config apply against a live nginx', () => {
   it('watches status codes after an apply and rolls back by itself when 5xx rise above the ratio', async () => {
     const deadPort = await freePort();
     const good = (await readVersionState(target)).current!;
+    const accessLog = join(runtime, 'logs', 'access.log');
+    const logged = (await stat(accessLog)).size;
     let traffic = true;
     const load = (async () => {
       while (traffic) {
@@ -235,7 +239,10 @@ describe('config apply against a live nginx', () => {
         await sleep(40);
       }
     })();
-    await sleep(300);
+    // The "before" distribution needs the load's 200s in the log: wait for one rather than sleep.
+    await expect
+      .poll(async () => (await readFile(accessLog, 'latin1')).slice(logged), { timeout: 10_000 })
+      .toMatch(/"GET \/ HTTP\/1\.1" 200 /);
     const report = await applyConfig({
       specPath: await writeSpec({ layer: 'dead', upstreamPort: deadPort }),
       target,

@@ -29,7 +29,7 @@ describe('live nginx test harness', () => {
     expect(app.seen.at(-1)?.url).toBe('/echo');
     // nginx writes the access log line when the request completes, possibly just after the response.
     await expect
-      .poll(() => nginx.readAccessLog())
+      .poll(() => nginx.readAccessLog(), { timeout: 10_000 })
       .toMatch(new RegExp(`"GET /echo HTTP/1.1" 200 .* ua="127.0.0.1:${app.port}" us="200"`));
   });
 });

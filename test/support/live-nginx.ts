@@ -2,12 +2,14 @@ import { mkdtemp, mkdir, readFile, rm, writeFile, chmod } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
 import {
   signalNginx,
   startNginx,
   testNginxConfig,
   type NginxTarget,
 } from '../../proxy-config/shell/nginx-process.js';
+import { reloadAndConfirm } from '../../proxy-config/shell/reload-nginx.js';
 
 /** A real nginx on loopback, running from a throw-away prefix. */
 export interface LiveNginx {
@@ -17,6 +19,8 @@ export interface LiveNginx {
   errorLog: string;
   /** Replaces the `http {}` body and reloads; resolves once the new workers answer. */
   reload(httpBody: string): Promise<void>;
+  /** Reloads the config file as it is on disk now; resolves once the new workers answer. */
+  reloadAsWritten(): Promise<void>;
   readAccessLog(): Promise<string>;
   readErrorLog(): Promise<string>;
   stop(): Promise<void>;
@@ -70,6 +74,14 @@ export async function startLiveNginx(
   await startNginx(target);
   await waitForPidFile(join(prefix, 'nginx.pid'));
 
+  const reloadAsWritten = async () => {
+    await testNginxConfig(target);
+    const masterPid = await readLiveMasterPid(join(prefix, 'nginx.pid'));
+    if (masterPid === undefined) throw new Error(`nginx in ${prefix} is not running`);
+    // A fixed sleep raced a loaded machine: wait until new workers run and the old ones stopped taking connections.
+    await reloadAndConfirm(masterPid, errorLog, 30_000);
+  };
+
   return {
     prefix,
     target,
@@ -77,10 +89,9 @@ export async function startLiveNginx(
     errorLog,
     async reload(body) {
       await write(body);
-      await testNginxConfig(target);
-      await signalNginx(target, 'reload');
-      await sleep(300);
+      await reloadAsWritten();
     },
+    reloadAsWritten,
     readAccessLog: () => readFile(accessLog, 'utf8').catch(() => ''),
     readErrorLog: () => readFile(errorLog, 'utf8').catch(() => ''),
     async stop() {
@@ -91,8 +102,9 @@ export async function startLiveNginx(
   };
 }
 
+// Bounds of 10 s: a daemonizing nginx on a loaded machine can take seconds to write or remove its pid file.
 async function waitForPidFile(pidPath: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 500; i++) {
     const pid = Number((await readFile(pidPath, 'utf8').catch(() => '')).trim());
     if (pid > 0) return;
     await sleep(20);
@@ -101,7 +113,7 @@ async function waitForPidFile(pidPath: string): Promise<void> {
 }
 
 async function waitForExit(pidPath: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < 500; i++) {
     const pid = Number((await readFile(pidPath, 'utf8').catch(() => '')).trim());
     if (!pid) return;
     try {

@@ -163,11 +163,15 @@ async function block(store: Store, table: 'users' | 'orders') {
   }
   let open: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (open = resolve));
+  let entered: () => void = () => undefined;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
   const holding = store.transaction(async (tx) => {
     await tx.query('SELECT 1');
+    entered();
     await gate;
   });
-  await sleep(20);
+  // Holding only once the transaction runs (a fixed sleep raced a loaded machine); a failed start rejects.
+  await Promise.race([inside, holding]);
   return {
     schema: '',
     get released() {

@@ -21,13 +21,14 @@ describe('instance processes (execa, detached, stopped by pid)', () => {
     const logFile = join(dir, 'logs', 'a.log');
     const started = await startInstance(
       node(
-        "console.log(process.env.GREETING); process.on('SIGQUIT', () => process.exit(0)); setInterval(() => {}, 1000)",
+        "process.on('SIGQUIT', () => process.exit(0)); console.log(process.env.GREETING); setInterval(() => {}, 1000)",
       ),
       { logFile },
     );
     expect(await isProcessAlive(started.pid)).toBe(true);
-    await expect.poll(() => readFile(logFile, 'utf8')).toBe('hi\n');
-    const stop = await stopInstance(started.pid, 'SIGQUIT', 2_000);
+    // Printed after its handler is in; a node child on a loaded machine can take over poll's default 1 s.
+    await expect.poll(() => readFile(logFile, 'utf8').catch(() => ''), { timeout: 10_000 }).toBe('hi\n');
+    const stop = await stopInstance(started.pid, 'SIGQUIT', 10_000);
     expect(stop).toMatchObject({ exited: true, forced: false });
     expect(await isProcessAlive(started.pid)).toBe(false);
   });

@@ -262,16 +262,17 @@ describe('proxyops deploy on the local stack, under constant load through the re
 
   it('Ctrl-C during a deploy puts the round back; a second deploy meanwhile is refused', async () => {
     const oldPorts = await ports();
-    const first = execa('node', [CLI, 'deploy', '--dir', stack.dir, '--json'], {
+    // A long watch (ended early by the interrupt) keeps step 4 open while the second CLI starts:
+    // with 1.5 s a loaded machine ran past it before the SIGINT arrived.
+    const spec = await derivedSpec('long-watch', (deploy) => (deploy.watch = 60));
+    const first = execa('node', [CLI, 'deploy', '--spec', spec, '--target', target, '--json'], {
       reject: false,
       buffer: false,
     });
     let out = '';
     first.stdout!.setEncoding('utf8');
     first.stdout!.on('data', (chunk: string) => (out += chunk));
-    const deadline = Date.now() + 30_000;
-    while (!/"type":"step-done","step":\{"index":3,/.test(out) && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(() => out, { timeout: 30_000 }).toMatch(/"type":"step-done","step":\{"index":3,/);
     const second = await runCli(['deploy', '--dir', stack.dir]);
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toMatch(/another deploy \(pid \d+\) is running/);

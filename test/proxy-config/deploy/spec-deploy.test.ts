@@ -12,9 +12,9 @@ import { isAlive, runCli } from './stack-harness.js';
 
 const APP = join(import.meta.dirname, 'fixtures', 'tiny-app.mjs');
 
-/** Waits (5 s at most) until `url` answers 200. */
+/** Waits (30 s at most: a node or nginx start on a loaded machine can take seconds) until `url` answers 200. */
 async function waitFor(url: string): Promise<void> {
-  const { ready, lastStatus } = await waitUntilReady(url, { boundMs: 5_000, pollMs: 50 });
+  const { ready, lastStatus } = await waitUntilReady(url, { boundMs: 30_000, pollMs: 50 });
   if (!ready) throw new Error(`${url} never answered 200 (last status ${lastStatus})`);
 }
 

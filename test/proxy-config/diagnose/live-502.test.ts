@@ -1,9 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnose } from '../../../proxy-config/diagnose.js';
-import { signalNginx } from '../../../proxy-config/shell/nginx-process.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../../support/upstream-app.js';
@@ -138,8 +136,7 @@ describe('diagnose 502 against a live nginx', () => {
     // The harness writes the main context; lower the workers' descriptor limit there and reload.
     const conf = await readFile(nginx!.target.confPath, 'utf8');
     await writeFile(nginx!.target.confPath, `worker_rlimit_nofile 16;\n${conf}`);
-    await signalNginx(nginx!.target, 'reload');
-    await sleep(300);
+    await nginx!.reloadAsWritten();
     const sockets: Socket[] = [];
     try {
       for (let i = 0; i < 30; i++) {
@@ -149,7 +146,7 @@ describe('diagnose 502 against a live nginx', () => {
         sockets.push(socket);
       }
       await expect
-        .poll(() => nginx!.readErrorLog(), { timeout: 5_000 })
+        .poll(() => nginx!.readErrorLog(), { timeout: 15_000 })
         .toContain('(24: Too many open files)');
       const evidence = expectTopFinding(
         await diagnose({ symptom: '502', ...sourcesOf(nginx!) }),

@@ -1,6 +1,5 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnose } from '../../../proxy-config/diagnose.js';
 import { processFamily, readPidFile } from '../../../proxy-config/shell/proc-process-tree.js';
@@ -71,8 +70,15 @@ describe('diagnose 504 and 499 against a live nginx', () => {
     for (const member of family) process.kill(member.pid, 'SIGSTOP');
     try {
       // Nobody accepts: these fill the backlog, so the kernel drops nginx's SYNs from now on.
-      for (let i = 0; i < 4; i++) sockets.push(connect(hung.port, '127.0.0.1').on('error', () => undefined));
-      await sleep(100);
+      let connected = 0;
+      for (let i = 0; i < 4; i++)
+        sockets.push(
+          connect(hung.port, '127.0.0.1')
+            .on('connect', () => connected++)
+            .on('error', () => undefined),
+        );
+      // Linux queues backlog + 1 = 2 connections: once both are in, the queue is full (not a fixed sleep).
+      await expect.poll(() => connected, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
       expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(504);
     } finally {
       for (const member of family) process.kill(member.pid, 'SIGCONT');

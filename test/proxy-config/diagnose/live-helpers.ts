@@ -43,7 +43,7 @@ export function sourcesOf(nginx: LiveNginx): Omit<DiagnoseOptions, 'symptom'> {
 }
 
 /** Waits (bounded) until a log holds at least `count` lines; nginx writes access lines after answering. */
-export async function waitForLines(file: string, count: number, timeoutMs = 5_000): Promise<string[]> {
+export async function waitForLines(file: string, count: number, timeoutMs = 15_000): Promise<string[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const lines = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);

@@ -113,7 +113,8 @@ describe('logs stats --follow', () => {
         .split('\n')
         .filter(Boolean)
         .reduce((n, l) => n + (JSON.parse(l) as { records: number }).records, 0);
-    await sleep(150);
+    // The follow starts after an async step: its first (empty) interval line shows it holds the file.
+    await until(() => out !== '');
     let written = 0;
     const write = async (count: number, status = 200) => {
       let text = '';

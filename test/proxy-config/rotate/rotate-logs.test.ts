@@ -72,9 +72,9 @@ describe('rotateLogs against a live nginx', () => {
     expect(existsSync(result.movedTo)).toBe(false);
     expect(result.released.length).toBeGreaterThanOrEqual(2); // master and worker
     const oldLines = lineCount(gunzipSync(await readFile(result.compressedTo!)).toString('utf8'));
-    // nginx writes each line after answering: wait (bounded) for the last ones.
+    // nginx writes each line after answering: wait (bounded, 10 s on a loaded machine) for the last ones.
     let newLines = 0;
-    for (let i = 0; i < 100 && oldLines + newLines < total; i++) {
+    for (let i = 0; i < 500 && oldLines + newLines < total; i++) {
       newLines = lineCount(await nginx.readAccessLog());
       if (oldLines + newLines < total) await new Promise((r) => setTimeout(r, 20));
     }

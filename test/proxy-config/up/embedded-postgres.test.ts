@@ -37,7 +37,8 @@ describe('the embedded PostgreSQL of proxyops up, shared by several clients', ()
 
     await sender.query("NOTIFY orders, 'first'");
     await sender.query("SELECT pg_notify('orders', $1)", ['second']);
-    await expect.poll(() => heard).toEqual(['orders:first', 'orders:second']);
+    // Delivery goes through the database process: poll's default 1 s is short on a loaded machine.
+    await expect.poll(() => heard, { timeout: 10_000 }).toEqual(['orders:first', 'orders:second']);
 
     await listener.query('UNLISTEN orders');
     await sender.query("NOTIFY orders, 'third'");
@@ -56,6 +57,6 @@ describe('the embedded PostgreSQL of proxyops up, shared by several clients', ()
     a.onMessage((message) => onA.push(message));
     await Promise.all([a.ready, b.ready]);
     await b.send('order cancelled on B');
-    await expect.poll(() => onA).toEqual(['order cancelled on B']);
+    await expect.poll(() => onA, { timeout: 10_000 }).toEqual(['order cancelled on B']);
   });
 });
