@@ -13,6 +13,7 @@ const USAGE_CODES = new Set([
   'LOG_UNREADABLE',
   'NGINX_CONFIG_UNREADABLE',
   'NGINX_CONFIG_INVALID',
+  'SERVERS_DIFFER_FROM_STATE',
 ]);
 
 /** Maps an error code to the process exit code. */

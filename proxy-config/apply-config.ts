@@ -23,9 +23,11 @@ import {
 import { readLiveMasterPid } from './shell/nginx-master.js';
 import { fileSize } from './shell/read-file-range.js';
 import { readSpecFile } from './shell/read-spec-file.js';
+import { lockDeploys } from './shell/stack-state.js';
 import { reloadAndConfirm, type ReloadResult } from './shell/reload-nginx.js';
 import { withTargetLock } from './shell/target-lock.js';
 import { createTempPrefix } from './shell/temp-prefix.js';
+import { reconcileServers, type ServersFrom } from './reconcile-servers.js';
 import { renderSpec } from './render-config.js';
 import { hasLintErrors } from './lint-config.js';
 import { checkRenderedConfig } from './validate-config.js';
@@ -52,6 +54,11 @@ export interface ApplyOptions {
   target: string;
   watchSeconds?: number;
   rollbackOn5xx?: number;
+  /**
+   * Set by `config apply`: how the spec's servers meet the instances recorded under the target.
+   * Unset for `deploy` and `up`, which write the spec and the record together.
+   */
+  serversFrom?: ServersFrom;
   /** Progress lines for the operator. */
   say?: (line: string) => void;
 }
@@ -66,12 +73,24 @@ export async function applyConfig(options: ApplyOptions): Promise<ApplyReport> {
   // Absolute, so the paths it prints (and `nginx -c`) do not depend on the working directory.
   const target = resolve(options.target);
   await mkdir(target, { recursive: true, mode: 0o755 });
-  return withTargetLock(target, () => applyLocked({ ...options, target }));
+  if (options.serversFrom === undefined)
+    return withTargetLock(target, () => applyLocked({ ...options, target }));
+  // A deploy rewrites the config and the record step by step: an apply in between would undo one.
+  const release = await lockDeploys(target);
+  try {
+    return await withTargetLock(target, () => applyLocked({ ...options, target }));
+  } finally {
+    await release();
+  }
 }
 
 async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
   const say = options.say ?? (() => undefined);
-  const spec = await readSpecFile(options.specPath);
+  const written = await readSpecFile(options.specPath);
+  const servers = options.serversFrom
+    ? await reconcileServers(written, options.target, options.serversFrom, say)
+    : { spec: written, record: () => Promise.resolve() };
+  const { spec } = servers;
   const files = await renderSpec(spec);
   const staged = await stageVersion(options.target, {
     ...files,
@@ -104,6 +123,7 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
 
   if (masterPid === undefined) {
     say(`nginx is not running: installed only; start it with nginx -c ${configPath}`);
+    await servers.record();
     await pruneVersions(options.target, KEEP_VERSIONS);
     return report;
   }
@@ -149,6 +169,7 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
       }
     }
   }
+  if (!report.rolledBack) await servers.record();
   await pruneVersions(options.target, KEEP_VERSIONS);
   return report;
 }

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { ServersFrom } from '../../proxy-config/reconcile-servers.js';
 import { runAction } from '../run-action.js';
 import { registerConfigLint } from './config-lint.js';
 
@@ -46,20 +47,36 @@ export function registerConfig(program: Command): Command {
       'roll back when the 5xx share during --watch exceeds this (0..1)',
       parseRatio,
     )
-    .action((flags: { spec: string; target: string; watch?: number; rollbackOn5xx?: number }) =>
-      runAction(async () => {
-        const { applyConfig } = await import('../../proxy-config/apply-config.js');
-        const { formatApplyReport } = await import('../format-config.js');
-        const report = await applyConfig({
-          specPath: flags.spec,
-          target: flags.target,
-          ...(flags.watch === undefined ? {} : { watchSeconds: flags.watch }),
-          ...(flags.rollbackOn5xx === undefined ? {} : { rollbackOn5xx: flags.rollbackOn5xx }),
-          say: (line) => process.stderr.write(`${line}\n`),
-        });
-        process.stdout.write(formatApplyReport(report));
-        return report.rolledBack || report.watch?.exceeded ? 1 : 0;
-      }),
+    .addOption(
+      new Option(
+        '--servers-from <source>',
+        'when the spec’s upstream servers differ from the instances a deploy left serving: refuse (check), keep the serving ones (state), or put the spec’s in (spec)',
+      )
+        .choices(['check', 'state', 'spec'])
+        .default('check'),
+    )
+    .action(
+      (flags: {
+        spec: string;
+        target: string;
+        watch?: number;
+        rollbackOn5xx?: number;
+        serversFrom: ServersFrom;
+      }) =>
+        runAction(async () => {
+          const { applyConfig } = await import('../../proxy-config/apply-config.js');
+          const { formatApplyReport } = await import('../format-config.js');
+          const report = await applyConfig({
+            specPath: flags.spec,
+            target: flags.target,
+            ...(flags.watch === undefined ? {} : { watchSeconds: flags.watch }),
+            ...(flags.rollbackOn5xx === undefined ? {} : { rollbackOn5xx: flags.rollbackOn5xx }),
+            serversFrom: flags.serversFrom,
+            say: (line) => process.stderr.write(`${line}\n`),
+          });
+          process.stdout.write(formatApplyReport(report));
+          return report.rolledBack || report.watch?.exceeded ? 1 : 0;
+        }),
     );
 
   config

@@ -1,0 +1,44 @@
+/** A host and port, as in a spec's upstream servers and in the recorded instances. */
+export interface ServerAddress {
+  host: string;
+  port: number;
+}
+
+/** An upstream whose servers in the spec are not the instances a deploy or `up` recorded as serving. */
+export interface ServerDrift {
+  upstream: string;
+  spec: string[];
+  recorded: string[];
+}
+
+const addressOf = (server: ServerAddress) =>
+  server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`;
+
+/**
+ * Upstreams where the spec and the record disagree. An upstream with no record (never deployed)
+ * is no drift: the spec is the only truth there is.
+ */
+export function findServerDrift(
+  specPools: Record<string, readonly ServerAddress[]>,
+  recordedPools: Record<string, readonly ServerAddress[]>,
+): ServerDrift[] {
+  const drift: ServerDrift[] = [];
+  for (const [upstream, servers] of Object.entries(specPools)) {
+    const recorded = recordedPools[upstream];
+    if (!recorded || recorded.length === 0) continue;
+    const spec = servers.map(addressOf).sort();
+    const kept = recorded.map(addressOf).sort();
+    if (spec.join(' ') !== kept.join(' ')) drift.push({ upstream, spec, recorded: kept });
+  }
+  return drift;
+}
+
+/** One line per drifted upstream, for an error or a notice. */
+export function describeDrift(drift: readonly ServerDrift[]): string {
+  return drift
+    .map(
+      (d) =>
+        `upstream ${d.upstream}: the spec lists ${d.spec.join(', ')}; serving now: ${d.recorded.join(', ')}`,
+    )
+    .join('; ');
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { describeDrift, findServerDrift } from '../../../../proxy-config/core/apply/server-drift.js';
+
+const at = (port: number, host = '127.0.0.1') => ({ host, port });
+
+describe('findServerDrift', () => {
+  it('is empty when every recorded pool matches the spec, in any order', () => {
+    expect(findServerDrift({ api: [at(1), at(2)] }, { api: [at(2), at(1)] })).toEqual([]);
+  });
+
+  it('ignores pools with no record (never deployed) and records of pools the spec lacks', () => {
+    expect(findServerDrift({ api: [at(1)], web: [at(5)] }, { web: [], old: [at(9)] })).toEqual([]);
+  });
+
+  it('names each pool whose servers differ, sorted, IPv6 in brackets', () => {
+    const drift = findServerDrift(
+      { api: [at(2), at(1)], web: [at(5, '::1')] },
+      { api: [at(4), at(3)], web: [at(5, '::1')] },
+    );
+    expect(drift).toEqual([
+      { upstream: 'api', spec: ['127.0.0.1:1', '127.0.0.1:2'], recorded: ['127.0.0.1:3', '127.0.0.1:4'] },
+    ]);
+    expect(findServerDrift({ web: [at(5, '::1')] }, { web: [at(6, '::1')] })[0]?.recorded).toEqual([
+      '[::1]:6',
+    ]);
+    expect(describeDrift(drift)).toBe(
+      'upstream api: the spec lists 127.0.0.1:1, 127.0.0.1:2; serving now: 127.0.0.1:3, 127.0.0.1:4',
+    );
+  });
+});
