@@ -139,12 +139,13 @@ describe.each(STORE_VARIANTS)('HTTP protocol rules ($name)', (variant) => {
     const id = `gone-${Date.now()}`;
     const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
     await once(socket, 'connect');
-    // Half a body: the API waits for the rest, and the client hangs up instead.
+    // The API answers "100 Continue" once it handles the request; the client then hangs up.
     socket.write(
       `POST /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${user.token}\r\nX-Request-ID: ${id}\r\n` +
-        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"items":',
+        'Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n',
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const [reply] = (await once(socket, 'data')) as [Buffer];
+    expect(reply.toString('latin1')).toMatch(/^HTTP\/1\.1 100 Continue/);
     socket.destroy();
     await expect
       .poll(() => api.logLines.find((line) => line.requestId === id))
