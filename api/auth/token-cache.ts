@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Caller } from '../resources/context.js';
-import { verifyTokenClaims, type VerifiedToken } from './tokens.js';
+import { toVerificationKey, verifyTokenClaims, type VerifiedToken } from './tokens.js';
 
 /** How many verified tokens a verifier remembers by default. */
 export const TOKEN_CACHE_ENTRIES = 10_000;
@@ -45,4 +45,16 @@ export function createTokenVerifier(
       return entry.caller;
     },
   };
+}
+
+const bySecret = new WeakMap<Uint8Array, TokenVerifier>();
+
+/** The one verifier of a secret, so REST, GraphQL over HTTP and over WebSocket share what they verified. */
+export function tokenVerifierFor(secret: Uint8Array): TokenVerifier {
+  let verifier = bySecret.get(secret);
+  if (!verifier) {
+    verifier = createTokenVerifier(toVerificationKey(secret));
+    bySecret.set(secret, verifier);
+  }
+  return verifier;
 }

@@ -81,8 +81,3 @@ export async function verifyTokenClaims(token: string, key: Uint8Array | KeyObje
     throw new ProxyopsError('UNAUTHENTICATED', reason, { cause: error, details: { tokenError: true } });
   }
 }
-
-/** Verifies a bearer token to its caller (see `verifyTokenClaims`). */
-export async function verifyToken(token: string, key: Uint8Array | KeyObject): Promise<Caller> {
-  return (await verifyTokenClaims(token, key)).caller;
-}

@@ -3,7 +3,7 @@ import type { ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { verifyToken } from '../auth/tokens.js';
+import { tokenVerifierFor } from '../auth/token-cache.js';
 import { pickRequestId } from '../http/logging.js';
 import type { Caller } from '../resources/context.js';
 import { createGraphqlContext, type GraphqlContext } from './context.js';
@@ -72,7 +72,7 @@ export function attachGraphqlWs(
         const token = readBearer(ctx.connectionParams);
         if (!token) return false;
         try {
-          stateOf(ctx.extra).caller = await verifyToken(token, options.jwtSecret);
+          stateOf(ctx.extra).caller = await tokenVerifierFor(options.jwtSecret).verify(token);
           return true;
         } catch {
           return false;

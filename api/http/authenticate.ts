@@ -1,7 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
-import { createTokenVerifier } from '../auth/token-cache.js';
-import { toVerificationKey } from '../auth/tokens.js';
+import { tokenVerifierFor } from '../auth/token-cache.js';
 import type { Caller } from '../resources/context.js';
 
 declare module 'express-serve-static-core' {
@@ -13,7 +12,7 @@ declare module 'express-serve-static-core' {
 
 /** Requires `Authorization: Bearer <JWT>`; a missing or bad token is 401 with WWW-Authenticate. */
 export function authenticate(secret: Uint8Array): RequestHandler {
-  const tokens = createTokenVerifier(toVerificationKey(secret));
+  const tokens = tokenVerifierFor(secret);
   return (req, _res, next) => {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());

@@ -2,7 +2,7 @@ import express, { Router, type ErrorRequestHandler, type Request, type RequestHa
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { isProxyopsError } from '../../../proxy-config/core/errors.js';
-import { verifyToken } from '../../auth/tokens.js';
+import { tokenVerifierFor } from '../../auth/token-cache.js';
 import type { ApiConfig } from '../../defaults.js';
 import { createRateLimit } from '../../http/rate-limit.js';
 import type { OrderEvents } from '../../resources/order-events.js';
@@ -94,7 +94,7 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
       const match = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
       try {
         if (!match?.[1]) throw new Error('the Authorization header is not a bearer token');
-        caller = await verifyToken(match[1], deps.jwtSecret);
+        caller = await tokenVerifierFor(deps.jwtSecret).verify(match[1]);
       } catch (error) {
         const message = isProxyopsError(error) || error instanceof Error ? error.message : 'bad token';
         res.setHeader('WWW-Authenticate', 'Bearer realm="proxyops", error="invalid_token"');

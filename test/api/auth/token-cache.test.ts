@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTokenVerifier } from '../../../api/auth/token-cache.js';
+import { createTokenVerifier, tokenVerifierFor } from '../../../api/auth/token-cache.js';
 import { createToken, resolveJwtSecret } from '../../../api/auth/tokens.js';
 import { isProxyopsError } from '../../../proxy-config/core/errors.js';
 
@@ -24,6 +24,16 @@ describe('token verifier cache', () => {
     expect(verifier.cached(token)).toBeUndefined();
     expect(await verifier.verify(token)).toEqual({ id: 'u-1', role: 'user' });
     expect(verifier.cached(token)).toEqual({ id: 'u-1', role: 'user' });
+  });
+
+  it('REST and GraphQL share one verifier per secret: a token verified by one is known to the other', async () => {
+    const secret = resolveJwtSecret({});
+    const other = new TextEncoder().encode('y'.repeat(40));
+    const token = await createToken({ id: 'u-2', role: 'admin' }, secret);
+    await tokenVerifierFor(secret).verify(token);
+    expect(tokenVerifierFor(secret).cached(token)).toEqual({ id: 'u-2', role: 'admin' });
+    expect(tokenVerifierFor(other)).not.toBe(tokenVerifierFor(secret));
+    expect(await codeOf(() => tokenVerifierFor(other).verify(token))).toBe('UNAUTHENTICATED');
   });
 
   it('a remembered token still expires at its exp', async () => {

@@ -4,7 +4,7 @@ import {
   createToken,
   DEVELOPMENT_JWT_SECRET,
   resolveJwtSecret,
-  verifyToken,
+  verifyTokenClaims,
 } from '../../../api/auth/tokens.js';
 import { isProxyopsError } from '../../../proxy-config/core/errors.js';
 
@@ -21,7 +21,7 @@ describe('bearer tokens', () => {
   it('a token verifies to the caller it was made for', async () => {
     const secret = resolveJwtSecret({});
     const token = await createToken({ id: 'u-1', role: 'admin' }, secret);
-    expect(await verifyToken(token, secret)).toEqual({ id: 'u-1', role: 'admin' });
+    expect((await verifyTokenClaims(token, secret)).caller).toEqual({ id: 'u-1', role: 'admin' });
   });
 
   it('the development secret is used outside production and refused in it', async () => {
@@ -54,7 +54,7 @@ describe('bearer tokens', () => {
       ),
       await createToken({ id: 'u-1', role: 'root' as 'user' }, secret),
     ])
-      expect(await codeOf(() => verifyToken(token, secret))).toBe('UNAUTHENTICATED');
+      expect(await codeOf(() => verifyTokenClaims(token, secret))).toBe('UNAUTHENTICATED');
   });
 
   it('`proxyops api token` checks its flags before signing', async () => {
@@ -68,6 +68,6 @@ describe('bearer tokens', () => {
       'BAD_OPTION',
     );
     const token = await createTokenCommand({ user: 'u', role: 'admin', ttl: '60' }, {});
-    expect(await verifyToken(token, resolveJwtSecret({}))).toEqual({ id: 'u', role: 'admin' });
+    expect((await verifyTokenClaims(token, resolveJwtSecret({}))).caller).toEqual({ id: 'u', role: 'admin' });
   });
 });
