@@ -14,6 +14,7 @@ const USAGE_CODES = new Set([
   'NGINX_CONFIG_UNREADABLE',
   'NGINX_CONFIG_INVALID',
   'SERVERS_DIFFER_FROM_STATE',
+  'TARGET_MISSING',
 ]);
 
 /** Maps an error code to the process exit code. */

@@ -26,6 +26,11 @@ export interface FollowStatsOptions extends FollowOptions {
 /** A live run; `stop()` reads what is left, sends a last update and resolves with the final totals. */
 export interface FollowStatsHandle {
   stop(): StatsSummary;
+  /**
+   * Resolves when there is nothing left to follow: every input was standard input and it ended (a
+   * file is followed until stopped). Rejects when reading standard input fails.
+   */
+  ended: Promise<void>;
 }
 
 /** Follows files (across rotation and truncation) and standard input, updating statistics every interval. */
@@ -45,6 +50,7 @@ export function followLogStats(options: FollowStatsOptions): FollowStatsHandle {
   );
   const meta = { format: options.spec.name, inputs: options.inputs };
   const handles: FollowHandle[] = [];
+  const streams: Array<Promise<void>> = [];
   options.inputs.forEach((input, i) => {
     const scan = scans[i]!;
     const onText = (text: string) => {
@@ -52,11 +58,16 @@ export function followLogStats(options: FollowStatsOptions): FollowStatsHandle {
       scanLogText(scan, text);
     };
     if (input === '-') {
-      void (async () => {
-        for await (const text of readStreamLines(options.stdin ?? process.stdin)) onText(text);
-      })();
+      streams.push(
+        (async () => {
+          for await (const text of readStreamLines(options.stdin ?? process.stdin)) onText(text);
+        })(),
+      );
     } else handles.push(followLogFile(input, onText, options));
   });
+  const streamsEnded = Promise.all(streams).then(() => undefined);
+  const ended =
+    handles.length === 0 ? streamsEnded : streamsEnded.then(() => new Promise<void>(() => undefined));
 
   const flush = () => {
     const done = interval;
@@ -68,6 +79,7 @@ export function followLogStats(options: FollowStatsOptions): FollowStatsHandle {
   };
   const timer = setInterval(flush, options.intervalMs);
   return {
+    ended,
     stop() {
       clearInterval(timer);
       for (const handle of handles) handle.stop();

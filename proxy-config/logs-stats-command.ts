@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from './core/errors.js';
 import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from './core/logs/fail-if.js';
@@ -55,6 +56,7 @@ export async function runLogsStatsCommand(
   const jobs = options.jobs === undefined ? undefined : Number(options.jobs);
   if (jobs !== undefined && !(Number.isInteger(jobs) && jobs > 0))
     throw new ProxyopsError('BAD_OPTION', `--jobs: "${options.jobs}" is not a positive whole number`);
+  if (options.html) await assertWritableDir(options.html);
   const spec = await resolveLogFormat(options);
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
 
@@ -73,7 +75,9 @@ export async function runLogsStatsCommand(
         else io.stdout.write((color ? '\x1b[H\x1b[2J' : '\n') + renderStatsTable(total, { color }));
       },
     });
-    await (io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve())));
+    const stopped =
+      io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    await Promise.race([stopped, handle.ended]);
     const summary = handle.stop();
     return finish(summary, failIf, options, io, false);
   }
@@ -86,6 +90,14 @@ export async function runLogsStatsCommand(
   else if (options.prom) io.stdout.write(renderStatsProm(summary));
   else io.stdout.write(renderStatsTable(summary, { color }));
   return finish(summary, failIf, options, io, !(options.json || options.ndjson || options.prom));
+}
+
+/** Checks the report's directory before the logs are read, so a typo fails fast and as bad input. */
+async function assertWritableDir(file: string): Promise<void> {
+  const dir = dirname(resolve(file));
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory())
+    throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} does not exist`);
 }
 
 async function finish(

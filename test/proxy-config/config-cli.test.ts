@@ -99,6 +99,9 @@ describe('proxyops config (CLI)', () => {
     const rollback = await runCli(['config', 'rollback', '--target', target]);
     expect(rollback.code).toBe(1);
     expect(rollback.stderr).toMatch(/no previous version to roll back to/);
+    const nowhere = await runCli(['config', 'rollback', '--target', join(dir, 'no-such-target')]);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toMatch(/no-such-target does not exist/);
     expect(
       (await runCli(['config', 'apply', '--spec', 'x', '--target', target, '--rollback-on-5xx', '2'])).code,
     ).toBe(2);

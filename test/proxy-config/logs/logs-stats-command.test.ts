@@ -157,6 +157,44 @@ describe('proxyops logs stats (command)', () => {
     await expect(run([plain], { nginxConf: join(dir, 'nginx.conf'), formatName: 'other' })).rejects.toThrow(
       /no "log_format other"/,
     );
+    // Checked before any log is read: nothing is printed first.
+    let printed = '';
+    await expect(
+      runLogsStatsCommand(
+        [plain],
+        { html: join(dir, 'no-such-dir', 'r.html') },
+        {
+          stdout: { write: (t: string) => (printed += t) },
+          stderr: { write: () => true },
+          stdin: Object.assign(Readable.from([]), { isTTY: true }),
+          env: {},
+        },
+      ),
+    ).rejects.toMatchObject({
+      code: 'BAD_OPTION',
+      message: expect.stringContaining('no-such-dir does not exist'),
+    });
+    expect(printed).toBe('');
+  });
+
+  it('--follow on standard input ends with the totals when the input ends', async () => {
+    let printed = '';
+    const result = await runLogsStatsCommand(
+      ['-'],
+      { follow: true, json: true, interval: '1h' },
+      {
+        stdout: { write: (t: string) => (printed += t), isTTY: false },
+        stderr: { write: () => true },
+        stdin: Object.assign(Readable.from([Buffer.from(stdinText)]), { isTTY: false }),
+        env: {},
+        untilStopped: new Promise<void>(() => undefined),
+      },
+    );
+    expect(result).toBe(0);
+    expect(JSON.parse(printed.trim().split('\n').at(-1)!)).toMatchObject({
+      records: 2,
+      status: { '200': 1, '502': 1 },
+    });
   });
 
   it('a file split into byte ranges counts exactly like one pass', async () => {
