@@ -12,7 +12,9 @@ import {
   type MalformedSample,
   type StatsState,
 } from '../core/logs/stats-state.js';
-import { readLineChunks } from './read-log-input.js';
+import { createWasmLineScanner } from '../core/logs/wasm-line-scanner.js';
+import { loadLogLineScanner } from './load-log-line-scanner.js';
+import { countFileRange, readLineChunks } from './read-log-input.js';
 
 /**
  * Byte ranges of one plain file to count, shared by the threads that count them: each thread takes
@@ -59,6 +61,8 @@ export function scanFileRanges(job: LogRangeJob): RangesResult {
     job.input,
     createLineFilter(job.filter, kit.capabilities, kit.escape),
   );
+  const module = loadLogLineScanner();
+  const scanner = module && kit.format ? createWasmLineScanner(module, kit.format) : null;
   const next = new Int32Array(job.next);
   const rangeLines: Array<[number, number]> = [];
   const samples: RangeSample[] = [];
@@ -67,8 +71,10 @@ export function scanFileRanges(job: LogRangeJob): RangesResult {
     if (i + 1 >= job.offsets.length) break;
     const before = state.lines;
     scan.lineNumber = 0;
-    for (const text of readLineChunks(job.path, job.offsets[i]!, job.offsets[i + 1]!))
-      scanLogText(scan, text);
+    if (scanner) countFileRange(job.path, job.offsets[i]!, job.offsets[i + 1]!, scanner, scan);
+    else
+      for (const text of readLineChunks(job.path, job.offsets[i]!, job.offsets[i + 1]!))
+        scanLogText(scan, text);
     rangeLines.push([i, state.lines - before]);
     // Samples are numbered within their range; the caller adds the lines of the ranges before it.
     // Ranges come in increasing order, so a thread's first samples are the only ones that can be first.

@@ -3,6 +3,8 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { ProxyopsError } from '../core/errors.js';
+import type { LogScan } from '../core/logs/scan-log-text.js';
+import type { WasmLineScanner } from '../core/logs/wasm-line-scanner.js';
 
 /** Bytes read per step; each step becomes one byte string of whole lines. */
 export const CHUNK_BYTES = 64 * 1024;
@@ -65,6 +67,55 @@ export function* readLineChunks(path: string, start = 0, end = Infinity): Genera
       yield buf.toString('latin1', 0, lastNl + 1);
       carry = filled - lastNl - 1;
       buf.copy(buf, 0, lastNl + 1, filled);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Bytes read per step straight into the WebAssembly scanner's memory. */
+export const SCANNER_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Counts the lines of `[start, end)` of a plain file into `scan`, reading whole lines into the
+ * scanner's memory (no strings); a line longer than the input area grows it, so no line is ever cut.
+ */
+export function countFileRange(
+  path: string,
+  start: number,
+  end: number,
+  scanner: WasmLineScanner,
+  scan: LogScan,
+): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  try {
+    scanner.reserve(SCANNER_CHUNK_BYTES);
+    let carry = 0;
+    let position = start;
+    for (;;) {
+      if (carry === scanner.input().length) scanner.reserve(carry * 2);
+      const input = scanner.input();
+      const want = Math.min(input.length - carry, end - position);
+      const got = want > 0 ? readSync(fd, input, carry, want, position) : 0;
+      position += got;
+      const filled = carry + got;
+      if (got === 0) {
+        if (filled > 0) scanner.count(scan, filled);
+        return;
+      }
+      const lastNl = input.lastIndexOf(10, filled - 1);
+      if (lastNl < 0) {
+        carry = filled;
+        continue;
+      }
+      scanner.count(scan, lastNl + 1);
+      carry = filled - lastNl - 1;
+      input.copyWithin(0, lastNl + 1, filled);
     }
   } finally {
     closeSync(fd);

@@ -94,7 +94,7 @@ function isEscapedQuote(s: string, q: number): boolean {
 }
 
 /** Variables nginx always writes at one width. */
-const FIXED_LENGTH: Record<string, number> = { time_local: 26, time_iso8601: 25, status: 3 };
+export const FIXED_LENGTH: Record<string, number> = { time_local: 26, time_iso8601: 25, status: 3 };
 /** Variables nginx always writes as digits and dots. */
 const UPSTREAM_NUMBERS = new Set([
   'upstream_status',

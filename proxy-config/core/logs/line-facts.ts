@@ -60,7 +60,7 @@ export function createLineFacts(): LineFacts {
   };
 }
 
-const TIME_VARIABLES: LogTimeKind[] = ['time_local', 'time_iso8601', 'msec'];
+export const TIME_VARIABLES: LogTimeKind[] = ['time_local', 'time_iso8601', 'msec'];
 
 /** The variables the fast path captures. */
 const FAST_VARIABLES = [

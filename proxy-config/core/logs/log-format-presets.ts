@@ -1,6 +1,6 @@
 import { ProxyopsError } from '../errors.js';
 import { PROXYOPS_LOG_FORMAT_JSON, PROXYOPS_LOG_FORMAT_TEXT } from '../render/log-formats.js';
-import { compileLogFormat } from './compile-log-format.js';
+import { compileLogFormat, type CompiledLogFormat } from './compile-log-format.js';
 import { JSON_LINES_CAPABILITIES, createJsonLinesReader } from './json-lines.js';
 import {
   createFactsReader,
@@ -47,6 +47,8 @@ export interface LogReaderKit {
   spec: LogFormatSpec;
   escape: LogEscape;
   capabilities: FactsCapabilities;
+  /** The compiled log_format (null for JSON lines), for the WebAssembly scanner. */
+  format: CompiledLogFormat | null;
   createReader(): { read: FactsReader; reset(): void };
 }
 
@@ -57,6 +59,7 @@ export function createLogReaderKit(spec: LogFormatSpec): LogReaderKit {
       spec,
       escape: 'json',
       capabilities: JSON_LINES_CAPABILITIES,
+      format: null,
       createReader: createJsonLinesReader,
     };
   const compiled = compileLogFormat(spec.format, spec.escape);
@@ -69,6 +72,7 @@ export function createLogReaderKit(spec: LogFormatSpec): LogReaderKit {
     spec,
     escape: spec.escape,
     capabilities: factsCapabilities(compiled),
+    format: compiled,
     createReader: () => createFactsReader(compiled),
   };
 }

@@ -1,0 +1,125 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compileLogFormat } from '../../../proxy-config/core/logs/compile-log-format.js';
+import { createFactsReader, type LineFacts } from '../../../proxy-config/core/logs/line-facts.js';
+import {
+  createLogReaderKit,
+  type LogFormatSpec,
+} from '../../../proxy-config/core/logs/log-format-presets.js';
+import { createLogScan, scanLogText } from '../../../proxy-config/core/logs/scan-log-text.js';
+import { createStatsState } from '../../../proxy-config/core/logs/stats-state.js';
+import { createWasmLineScanner } from '../../../proxy-config/core/logs/wasm-line-scanner.js';
+import { loadLogLineScanner } from '../../../proxy-config/shell/load-log-line-scanner.js';
+import { countFileRange } from '../../../proxy-config/shell/read-log-input.js';
+import {
+  JSON_FORMAT,
+  JSON_LINES,
+  mutations,
+  snapshot,
+  TEXT,
+  TEXT_LINES,
+  textLine,
+} from './log-line-corpus.js';
+
+// Built by `npm run build` (the test scripts build first).
+const module = loadLogLineScanner();
+
+/** Reads `text` (whole lines) through the scanner, or the JavaScript matcher alone; returns what each line gave. */
+function readAll(spec: LogFormatSpec, text: string, wasm: boolean) {
+  const kit = createLogReaderKit(spec);
+  // Lines the scanner refuses go to the matcher alone, so the scanner is compared with the matcher.
+  const slowKit = { ...kit, createReader: () => createFactsReader(kit.format!, false) };
+  const seen: unknown[] = [];
+  const state = createStatsState(kit.capabilities);
+  const scan = createLogScan(slowKit, state, 'test', (f: LineFacts) => {
+    seen.push([scan.lineNumber, snapshot(true, f, kit.escape)]);
+    return false;
+  });
+  let refused = 0;
+  const read = scan.read;
+  scan.read = (s, start, end, f) => (refused++, read(s, start, end, f));
+  if (wasm) {
+    const scanner = createWasmLineScanner(module!, kit.format!)!;
+    scanner.reserve(text.length);
+    scanner.input().set(Buffer.from(text, 'latin1'));
+    scanner.count(scan, text.length);
+  } else scanLogText(scan, text);
+  return { seen, lines: state.lines, malformed: state.malformed, samples: state.malformedSamples, refused };
+}
+
+function expectSame(spec: LogFormatSpec, lines: string[]) {
+  const text = `${lines.join('\n')}\n`;
+  const wasm = readAll(spec, text, true);
+  const js = readAll(spec, text, false);
+  expect({ ...wasm, refused: 0 }).toEqual({ ...js, refused: 0 });
+  return wasm;
+}
+
+describe('the WebAssembly line scanner', () => {
+  it('is built', () => {
+    expect(module).not.toBeNull();
+  });
+
+  it('reads the common lines of the rendered format itself', () => {
+    const normal = TEXT_LINES.slice(0, 12);
+    const { refused, seen } = expectSame(TEXT, normal);
+    expect(refused).toBe(0);
+    expect(seen[2]).toMatchObject([3, { addr: ['10.0.1.11:8080', '10.0.1.12:8080'], headerMs: [-1, 4] }]);
+  });
+
+  it('gives what the matcher gives on every line, odd, truncated or mutated (text format)', () => {
+    const lines = mutations(TEXT_LINES);
+    const { refused } = expectSame(TEXT, lines);
+    expect(refused).toBeLessThan(lines.length * 0.75);
+  });
+
+  it('leaves escaped quotes of escape=json to the matcher and still agrees', () => {
+    const { refused } = expectSame(JSON_FORMAT, JSON_LINES);
+    expect(refused).toBe(2);
+    expectSame(JSON_FORMAT, mutations(JSON_LINES));
+  });
+
+  it('agrees on other formats, and declines the ones it does not read', () => {
+    const spec = (format: string): LogFormatSpec => ({
+      kind: 'format',
+      name: 'x',
+      format,
+      escape: 'default',
+    });
+    const iso = spec('$time_iso8601 $status "$request_uri" "$uri" $request_time $upstream_status');
+    expectSame(
+      iso,
+      mutations([
+        '2026-11-21T10:00:01+02:00 503 "/a?b" "/a" 1.5 502, 504',
+        '2026-01-31T23:59:60-05:30 200 "/" "/" - -',
+      ]),
+    );
+    expectSame(spec('$status $request_time'), ['200 0.1234', '200 1234567.1', '200 12.', '201 .5']);
+    expectSame(spec('$status $upstream_addr'), ['200 a, b, c, d, e', '200 a : b', '200 a ,b']);
+    expect(createWasmLineScanner(module!, compileLogFormat('$msec $status'))).toBeNull();
+    expect(createWasmLineScanner(module!, compileLogFormat('$status → $request'))).toBeNull();
+  });
+
+  it('reads a file range in pieces, a line longer than the input area and a last line without "\\n"', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'proxyops-wasm-'));
+    const file = join(dir, 'access.log');
+    const long = textLine({ request: `GET /${'x'.repeat(3 * 1024 * 1024)} HTTP/1.1`, status: '502' });
+    const lines = [...Array.from({ length: 5000 }, (_, i) => textLine({ rt: `${i % 10}.001` })), long, 'bad'];
+    writeFileSync(file, lines.join('\n'), 'latin1');
+    const kit = createLogReaderKit(TEXT);
+    const state = createStatsState(kit.capabilities);
+    const scan = createLogScan(kit, state, file);
+    countFileRange(
+      file,
+      0,
+      Buffer.byteLength(lines.join('\n')),
+      createWasmLineScanner(module!, kit.format!)!,
+      scan,
+    );
+    expect([state.lines, state.records, state.malformed]).toEqual([5002, 5001, 1]);
+    expect(state.malformedSamples[0]).toMatchObject({ line: 5002, text: 'bad' });
+    expect([...state.paths5xx.keys()][0]).toHaveLength(3 * 1024 * 1024 + 1);
+  });
+});
