@@ -10,6 +10,7 @@ import { ProxyopsError } from './core/errors.js';
 import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
 import { stackTarget } from './deploy-context.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './shell/embedded-postgres.js';
+import { findListenerPid } from './shell/find-listener-pid.js';
 import { isProcessAlive, startInstance, stopInstance } from './shell/instance-process.js';
 import { readChildPids, readLiveMasterPid } from './shell/nginx-master.js';
 import { startNginx } from './shell/nginx-process.js';
@@ -21,7 +22,7 @@ import {
   type InstanceRecord,
   type StackState,
 } from './shell/stack-state.js';
-import { pickFreePort } from './shell/tcp-accepting.js';
+import { canListen, pickFreePort } from './shell/tcp-accepting.js';
 import { waitUntilReady } from './shell/wait-until-ready.js';
 
 /** What `proxyops up` starts. Durations are seconds. */
@@ -85,6 +86,14 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with proxyops down --dir ${options.dir}`,
     );
   if (existing) await stopStackProcesses(target, say);
+  // Checked before anything starts: nginx would retry the bind for seconds and then fail.
+  if (!(await canListen('127.0.0.1', options.port))) {
+    const holder = await findListenerPid(options.port);
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--port ${options.port}: 127.0.0.1:${options.port} is in use${holder ? ` (pid ${holder})` : ''}; pick another port`,
+    );
+  }
   for (const sub of ['', 'logs', 'temp', 'config']) {
     await mkdir(join(dir, sub), { recursive: true, mode: 0o755 });
     // nginx workers run unprivileged: they must traverse the prefix.

@@ -41,3 +41,14 @@ export function pickFreePort(host: string): Promise<number> {
     });
   });
 }
+
+/** True when this process could listen on host:port now (nothing else holds it). */
+export function canListen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolve(false) : reject(error),
+    );
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}

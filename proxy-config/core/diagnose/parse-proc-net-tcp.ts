@@ -3,6 +3,8 @@ export interface TcpSocket {
   local: string;
   remote: string;
   state: TcpState;
+  /** The socket's inode: `/proc/PID/fd/N` links to `socket:[inode]` for the process that holds it. */
+  inode: string;
 }
 
 /** The TCP states of include/net/tcp_states.h, by their hex code in /proc/net/tcp. */
@@ -67,9 +69,19 @@ export function parseProcNetTcp(text: string): TcpSocket[] {
     const fields = line.trim().split(/\s+/);
     if (fields.length < 4 || !fields[0]?.endsWith(':')) continue;
     const state = TCP_STATES[(fields[3] ?? '').toUpperCase() as keyof typeof TCP_STATES] ?? 'UNKNOWN';
-    sockets.push({ local: toEndpoint(fields[1] ?? ''), remote: toEndpoint(fields[2] ?? ''), state });
+    sockets.push({
+      local: toEndpoint(fields[1] ?? ''),
+      remote: toEndpoint(fields[2] ?? ''),
+      state,
+      inode: fields[9] ?? '',
+    });
   }
   return sockets;
+}
+
+/** The port of an endpoint such as `127.0.0.1:8080` or `[::1]:8080`. */
+export function portOf(endpoint: string): number {
+  return Number(endpoint.slice(endpoint.lastIndexOf(':') + 1));
 }
 
 /** Counts TIME_WAIT sockets per endpoint, crediting both ends of each socket. */

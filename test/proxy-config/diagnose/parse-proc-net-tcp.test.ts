@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   countTimeWaitByEndpoint,
   parseProcNetTcp,
+  portOf,
   toEndpoint,
 } from '../../../proxy-config/core/diagnose/parse-proc-net-tcp.js';
 
@@ -20,8 +21,20 @@ describe('parseProcNetTcp', () => {
   it('decodes little-endian IPv4 and IPv6 addresses, ports and states', () => {
     const sockets = parseProcNetTcp(TCP);
     expect(sockets).toHaveLength(4);
-    expect(sockets[0]).toEqual({ local: '127.0.0.1:9101', remote: '0.0.0.0:0', state: 'LISTEN' });
-    expect(sockets[1]).toEqual({ local: '127.0.0.1:9101', remote: '127.0.0.1:50000', state: 'TIME_WAIT' });
+    expect(sockets[0]).toEqual({
+      local: '127.0.0.1:9101',
+      remote: '0.0.0.0:0',
+      state: 'LISTEN',
+      inode: '1001',
+    });
+    expect(sockets[1]).toEqual({
+      local: '127.0.0.1:9101',
+      remote: '127.0.0.1:50000',
+      state: 'TIME_WAIT',
+      inode: '0',
+    });
+    expect(portOf(sockets[3]!.remote)).toBe(8080);
+    expect(portOf('[::1]:9101')).toBe(9101);
     expect(parseProcNetTcp(TCP6).map((s) => s.local)).toEqual(['[::1]:9101', '127.0.0.1:9101']);
     expect(toEndpoint('B80D0120000000000000000001000000:0050')).toBe('[2001:db8::1]:80');
   });

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -94,6 +95,27 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
     for (const pid of pids) expect(await isAlive(pid), `pid ${pid} is still running`).toBe(false);
     expect(existsSync(join(stack.dir, 'config', 'instances.json'))).toBe(false);
   }, 60_000);
+
+  it('a --port already in use is bad input, named with its holder, before anything starts', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    const root = await mkdtemp(join(tmpdir(), 'proxyops-stack-taken-'));
+    try {
+      const run = await execa('node', [CLI, 'up', '--dir', join(root, 'stack'), '--port', String(port)], {
+        reject: false,
+        env: { DATABASE_URL: '' },
+      });
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).toBe(
+        `proxyops: --port ${port}: 127.0.0.1:${port} is in use (pid ${process.pid}); pick another port`,
+      );
+      expect(run.stdout).not.toContain('embedded database');
+    } finally {
+      holder.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
 
   it('Ctrl-C while it is still starting stops everything once it is up', async () => {
     const { child, root, dir, output } = await spawnUp('early', 'embedded database');
