@@ -19,8 +19,11 @@ const HEADER: i32 = 8;
 const RESPONSE: i32 = 9;
 const URI: i32 = 10;
 
-/** Per variable: kind, fixed width (-1 for none), offset and length of the literal after it. */
-const VAR_INTS: i32 = 4;
+/**
+ * Per variable: kind, fixed width (-1 for none), offset and length of the literal after it (written by
+ * the caller), then the literal's first byte in all 16 lanes (by `configure`).
+ */
+const VAR_INTS: i32 = 8;
 export const MAX_VARIABLES: i32 = 64;
 export const MAX_ATTEMPTS: i32 = 4;
 /** Int32 slots of a record: flag, start, newline, status, request ms, attempts, uri a/b, attempts × 5. */
@@ -67,6 +70,10 @@ export function configure(): void {
   variableCount = load<i32>(PROGRAM);
   json = load<i32>(PROGRAM + 4) != 0;
   stopV = i8x16.splat(json ? 92 : 10);
+  for (let i = 0; i < variableCount; i++) {
+    const v = PROGRAM + 16 + 4 * VAR_INTS * i;
+    v128.store(v + 16, i8x16.splat(load<u8>(LITERALS + load<i32>(v + 8))));
+  }
   minuteMs = NaN;
 }
 
@@ -118,6 +125,13 @@ function status(a: i32, b: i32): i32 {
 
 /** nginx seconds as whole ms (upstream-list.ts readMillis); -1 for anything else, REFUSED past 3 decimals. */
 function millis(a: i32, b: i32): i32 {
+  // nginx writes "S.mmm": read that shape without the general loop.
+  if (b - a == 5 && load<u8>(a + 1) == 46) {
+    const x = digit(a);
+    const y = twoDigits(a + 2);
+    const z = twoDigits(a + 3);
+    if (x >= 0 && x <= 9 && y >= 0 && z >= 0) return x * 1000 + y * 10 + (z % 10);
+  }
   let i = a;
   let ms = 0;
   for (; i < b; i++) {
@@ -241,10 +255,22 @@ function time(a: i32, local: bool): f64 {
   return minuteMs + <f64>(seconds * 1000);
 }
 
+/** A hash of the bytes at [a, b): its first and last 8 bytes and its length, or FNV-1a when shorter. */
 function hashOf(a: i32, b: i32): u32 {
+  if (b - a >= 8) {
+    const x = load<u64>(a) ^ (load<u64>(b - 8) * 31 + <u64>(b - a));
+    const h = ((<u32>x) ^ (<u32>(x >> 32))) * 0x9e3779b1;
+    return h ^ (h >> 16);
+  }
   let h: u32 = 2166136261;
   for (let i = a; i < b; i++) h = (h ^ load<u8>(i)) * 16777619;
   return h;
+}
+
+/** True when the n bytes at x and y are equal. */
+function sameBytes(x: i32, y: i32, n: i32): bool {
+  if (n >= 8 && n <= 16) return load<u64>(x) == load<u64>(y) && load<u64>(x + n - 8) == load<u64>(y + n - 8);
+  return memory.compare(<usize>x, <usize>y, <usize>n) == 0;
 }
 
 /** The id of the address at [a, b), added when new; REFUSED when the table is full. */
@@ -255,8 +281,7 @@ function addressId(a: i32, b: i32): i32 {
     const id = load<i32>(TABLE + 4 * slot);
     if (id == 0) break;
     const at = ARENA + load<i32>(ADDRESSES + 8 * id);
-    if (load<i32>(ADDRESSES + 8 * id + 4) == n && memory.compare(<usize>at, <usize>a, <usize>n) == 0)
-      return id;
+    if (load<i32>(ADDRESSES + 8 * id + 4) == n && sameBytes(at, a, n)) return id;
     slot = (slot + 1) & (TABLE_SLOTS - 1);
   }
   if (addressCount >= MAX_ADDRESSES || arenaUsed + n > ARENA_BYTES) return REFUSED;
@@ -307,7 +332,8 @@ function nextSpace(p: i32, b: i32): i32 {
 }
 
 function hasSpace(a: i32, b: i32): bool {
-  return nextSpace(a, b) < b;
+  if (b - a > 16) return nextSpace(a, b) < b;
+  return (i8x16.bitmask(i8x16.eq(v128.load(a), i8x16.splat(32))) & ((1 << (b - a)) - 1)) != 0;
 }
 
 /** How many values an upstream field holds (line-facts.ts fast path), written into the record. */
@@ -330,9 +356,14 @@ function upstreamField(kind: i32, a: i32, b: i32, rec: i32): i32 {
   return 1;
 }
 
+/** True when the literal at LITERALS + at (n bytes) is at p: 8 bytes at a time, the rest masked. */
 function literalAt(p: i32, at: i32, n: i32): bool {
-  for (let i = 0; i < n; i++) if (load<u8>(p + i) != load<u8>(LITERALS + at + i)) return false;
-  return true;
+  let i = 0;
+  for (; i + 8 <= n; i += 8) if (load<u64>(p + i) != load<u64>(LITERALS + at + i)) return false;
+  if (i == n) return true;
+  const bits = <u64>((n - i) * 8);
+  const mask = ((<u64>1) << bits) - 1;
+  return ((load<u64>(p + i) ^ load<u64>(LITERALS + at + i)) & mask) == 0;
 }
 
 /** Matches the line at p into record `rec` (flag 1) or refuses it (flag 0); returns its "\n". */
@@ -364,12 +395,14 @@ function matchLine(p: i32, rec: i32, timeAt: i32): i32 {
     } else if (litLength == 0) {
       q = findNewline(p);
     } else {
-      q = find(p, i8x16.splat(load<u8>(LITERALS + litAt)));
+      q = find(p, v128.load(v + 16));
       const c = load<u8>(q);
-      if (c == NL || c == 92) return findNewline(q);
+      if (c == NL || (json && c == 92)) return findNewline(q);
     }
     if (!literalAt(q, litAt, litLength)) return findNewline(q);
-    if (kind == STATUS) {
+    if (kind == SKIP) {
+      // Most variables are only stepped over.
+    } else if (kind == STATUS) {
       const s = status(p, q);
       if (s < 0) return findNewline(q);
       store<i32>(rec + 12, s);
@@ -385,7 +418,7 @@ function matchLine(p: i32, rec: i32, timeAt: i32): i32 {
     } else if (kind == URI) {
       store<i32>(rec + 24, p);
       store<i32>(rec + 28, q);
-    } else if (kind != SKIP) {
+    } else {
       const n = upstreamField(kind, p, q, rec);
       if (n == REFUSED) return findNewline(q);
       if (kind == ADDR) addrs = n;

@@ -91,8 +91,9 @@ export function createWasmLineScanner(
   };
   reserve(0);
 
-  // The program: variable count, escape=json, first literal, then kind, width and literal per variable.
-  const program = new Int32Array(memory.buffer, PROGRAM, 4 + 4 * variables.length);
+  // The program: variable count, escape=json, first literal, then kind, width and literal per variable
+  // (8 ints each, the scanner fills the last 4).
+  const program = new Int32Array(memory.buffer, PROGRAM, 4 + 8 * variables.length);
   let literalAt = 0;
   const literal = (text: string) => {
     const at = literalAt;
@@ -111,7 +112,7 @@ export function createWasmLineScanner(
           ? KIND[name]
           : 0;
     const next = literals[i + 1]!;
-    program.set([kind ?? 0, FIXED_LENGTH[name] ?? -1, literal(next), next.length], 4 + 4 * i);
+    program.set([kind ?? 0, FIXED_LENGTH[name] ?? -1, literal(next), next.length], 4 + 8 * i);
   });
   exports.configure();
 
@@ -119,6 +120,10 @@ export function createWasmLineScanner(
   const count = (scan: LogScan, length: number) => {
     const { state, facts, filter } = scan;
     const escape = scan.kit.escape;
+    const { addr, upstreamStatus, connectMs, headerMs, responseMs } = facts;
+    // Locals: the views change only in `reserve`, and V8 keeps locals in registers.
+    const rec = records;
+    const at = times;
     // The last line may lack its "\n": the scanner stops at one put just past it.
     if (length > 0 && bytes[INPUT + length - 1] !== 10) bytes[INPUT + length] = 10;
     let from = INPUT;
@@ -127,37 +132,36 @@ export function createWasmLineScanner(
       const n = exports.scan(from, to);
       from = scanned.value as number;
       for (let id = names.length; id < (addressCount.value as number); id++) {
-        const at = ARENA + addresses[2 * id]!;
-        names.push(buffer.toString('latin1', at, at + addresses[2 * id + 1]!));
+        const start = ARENA + addresses[2 * id]!;
+        names.push(buffer.toString('latin1', start, start + addresses[2 * id + 1]!));
       }
       for (let i = 0; i < n; i++) {
         const r = i * STRIDE;
-        if (records[r] === 0) {
+        if (rec[r] === 0) {
           // With its "\n" (or the one put past the last line), so an empty line counts too.
-          scanLogText(scan, buffer.toString('latin1', records[r + 1]!, records[r + 2]! + 1));
+          scanLogText(scan, buffer.toString('latin1', rec[r + 1]!, rec[r + 2]! + 1));
           continue;
         }
         scan.lineNumber++;
         state.lines++;
-        const status = records[r + 3]!;
+        const status = rec[r + 3]!;
         facts.status = status;
-        facts.timeMs = times[i]!;
-        facts.requestTimeMs = records[r + 4]!;
-        const attempts = records[r + 5]!;
+        facts.timeMs = at[i]!;
+        facts.requestTimeMs = rec[r + 4]!;
+        const attempts = rec[r + 5]!;
         facts.attempts = attempts;
-        for (let k = 0; k < attempts; k++) {
-          const a = r + 8 + 5 * k;
-          facts.addr[k] = names[records[a]!]!;
-          facts.upstreamStatus[k] = records[a + 1]!;
-          facts.connectMs[k] = records[a + 2]!;
-          facts.headerMs[k] = records[a + 3]!;
-          facts.responseMs[k] = records[a + 4]!;
+        for (let k = 0, a = r + 8; k < attempts; k++, a += 5) {
+          addr[k] = names[rec[a]!]!;
+          upstreamStatus[k] = rec[a + 1]!;
+          connectMs[k] = rec[a + 2]!;
+          headerMs[k] = rec[a + 3]!;
+          responseMs[k] = rec[a + 4]!;
         }
         facts.path = null;
         facts.requestAt = -1;
         // Only 5xx lines and filters read the path: the others never turn it into a string.
-        if (records[r + 6]! >= 0 && ((status >= 500 && status < 600) || filter !== null)) {
-          facts.src = buffer.toString('latin1', records[r + 6]!, records[r + 7]!);
+        if (rec[r + 6]! >= 0 && ((status >= 500 && status < 600) || filter !== null)) {
+          facts.src = buffer.toString('latin1', rec[r + 6]!, rec[r + 7]!);
           facts.requestAt = 0;
           facts.requestEnd = facts.src.length;
           facts.uriIsRequestLine = uriIsRequestLine;
