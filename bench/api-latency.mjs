@@ -13,6 +13,7 @@ import { API_DEFAULTS } from '../dist/api/defaults.js';
 import { createHealthState } from '../dist/api/health/health-state.js';
 import { createApp } from '../dist/api/http/app.js';
 import { createStore } from '../dist/api/store/create-store.js';
+import { insertOrder } from '../dist/api/resources/order-queries.js';
 import { seedDemoData, SEED_IDS } from '../dist/api/store/seed.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -73,11 +74,20 @@ async function serve() {
     process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL, schema } : {},
   );
   await seedDemoData(store);
-  // The floor: Express and the same store answering the same lookup with nothing else (no auth,
-  // logging, rate limit or links). The API cannot beat it, so it shows what the goal leaves for the rest.
+  // The floors: Express and the same store doing the same lookup, and the same insert, with nothing
+  // else (no auth, logging, rate limit, validation or links). The API cannot beat them, so they show
+  // what the goal leaves for the rest.
   hello.get('/floor/:id', async (req, res) => {
     const rows = await store.query('SELECT * FROM users WHERE id = $1', [req.params.id]);
     res.json(rows[0]);
+  });
+  hello.post('/floor/orders', express.json(), async (req, res) => {
+    const items = req.body.items.map((item) => ({
+      productName: item.productName,
+      quantity: item.quantity,
+      unitPriceCents: Math.round(item.unitPrice * 100),
+    }));
+    res.status(201).json(await insertOrder(store, SEED_IDS.ada, items));
   });
   const jwtSecret = resolveJwtSecret({});
   // Logging stays on (as in production) but goes nowhere, so the terminal does not set the pace.
@@ -128,6 +138,14 @@ async function measure() {
       run('api GET /users/{id}', {
         url: `${apiServer.url}/users/${SEED_IDS.ada}`,
         headers: auth,
+        connections,
+      }),
+    () =>
+      run('floor POST /floor/orders', {
+        url: `${helloServer.url}/floor/orders`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: order,
         connections,
       }),
     () =>
