@@ -36,6 +36,8 @@ export function createHttpLogger(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const requestId = pickRequestId(req.headers['x-request-id']);
     const started = performance.now();
+    // Read now: once the client has gone, the socket no longer knows its peer.
+    const remoteAddress = req.socket.remoteAddress;
     res.setHeader('X-Request-ID', requestId);
     req.id = requestId;
     let child: Logger | undefined;
@@ -45,7 +47,7 @@ export function createHttpLogger(logger: Logger) {
     });
     const line = () => ({
       requestId,
-      req: { method: req.method, url: req.originalUrl, remoteAddress: req.socket.remoteAddress },
+      req: { method: req.method, url: req.originalUrl, remoteAddress },
       res: { statusCode: res.statusCode },
       responseTime: Math.round(performance.now() - started),
     });
