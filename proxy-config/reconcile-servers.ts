@@ -1,4 +1,4 @@
-import { describeDrift, findServerDrift } from './core/apply/server-drift.js';
+import { describeDrift, findServerDrift, toServerAddress } from './core/apply/server-drift.js';
 import { ProxyopsError } from './core/errors.js';
 import type { ProxySpec } from './core/spec/proxy-spec.js';
 import { readStackState, writeStackState, type InstanceRecord } from './shell/stack-state.js';
@@ -58,22 +58,21 @@ export async function reconcileServers(
     spec,
     async record() {
       for (const { upstream } of drift) {
-        const key = (a: { host: string; port: number }) => `${a.host}:${a.port}`;
-        const records = new Map((state.upstreams[upstream] ?? []).map((r) => [key(r), r]));
+        const records = new Map((state.upstreams[upstream] ?? []).map((r) => [toServerAddress(r), r]));
         const servers = spec.upstreams[upstream]!.servers.map((s) => ({
-          ...records.get(key(s)),
+          ...records.get(toServerAddress(s)),
           host: s.host,
           port: s.port,
           inUpstream: true,
         }));
-        const wanted = new Set(servers.map(key));
+        const wanted = new Set(servers.map(toServerAddress));
         // Instances proxyops started stay recorded (out of the upstream), so `down` still stops them.
         const left = [...records.values()]
-          .filter((r) => r.pid !== undefined && !wanted.has(key(r)))
+          .filter((r) => r.pid !== undefined && !wanted.has(toServerAddress(r)))
           .map((r) => ({ ...r, inUpstream: false }));
         for (const r of left)
           say(
-            `${r.host}:${r.port} (pid ${r.pid}) left upstream ${upstream} but still runs; stop it with kill -QUIT ${r.pid}`,
+            `${toServerAddress(r)} (pid ${r.pid}) left upstream ${upstream} but still runs; stop it with kill -QUIT ${r.pid}`,
           );
         state.upstreams[upstream] = [...servers, ...left];
       }

@@ -11,8 +11,11 @@ export interface ServerDrift {
   recorded: string[];
 }
 
-const addressOf = (server: ServerAddress) =>
-  server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`;
+/** One spelling of an address, IPv6 in brackets whether or not it was written with them. */
+export function toServerAddress(server: ServerAddress): string {
+  const host = server.host.replace(/^\[(.*)\]$/, '$1');
+  return host.includes(':') ? `[${host}]:${server.port}` : `${host}:${server.port}`;
+}
 
 /**
  * Upstreams where the spec and the record disagree. An upstream with no record (never deployed)
@@ -26,8 +29,8 @@ export function findServerDrift(
   for (const [upstream, servers] of Object.entries(specPools)) {
     const recorded = recordedPools[upstream];
     if (!recorded || recorded.length === 0) continue;
-    const spec = servers.map(addressOf).sort();
-    const kept = recorded.map(addressOf).sort();
+    const spec = servers.map(toServerAddress).sort();
+    const kept = recorded.map(toServerAddress).sort();
     if (spec.join(' ') !== kept.join(' ')) drift.push({ upstream, spec, recorded: kept });
   }
   return drift;

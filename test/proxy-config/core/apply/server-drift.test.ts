@@ -12,6 +12,11 @@ describe('findServerDrift', () => {
     expect(findServerDrift({ api: [at(1)], web: [at(5)] }, { web: [], old: [at(9)] })).toEqual([]);
   });
 
+  it('an IPv6 host is the same address with or without its brackets', () => {
+    expect(findServerDrift({ web: [at(5, '[::1]')] }, { web: [at(5, '::1')] })).toEqual([]);
+    expect(findServerDrift({ web: [at(5, '[::1]')] }, { web: [at(6, '::1')] })[0]?.spec).toEqual(['[::1]:5']);
+  });
+
   it('names each pool whose servers differ, sorted, IPv6 in brackets', () => {
     const drift = findServerDrift(
       { api: [at(2), at(1)], web: [at(5, '::1')] },
