@@ -77,7 +77,11 @@ export async function runLogsStatsCommand(
     });
     const stopped =
       io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
-    await Promise.race([stopped, handle.ended]);
+    // A failed input ends the run too: left running, its timer and followers keep the process alive.
+    await Promise.race([stopped, handle.ended]).catch((error: unknown) => {
+      handle.stop();
+      throw error;
+    });
     const summary = handle.stop();
     return finish(summary, failIf, options, io, false);
   }

@@ -197,6 +197,35 @@ describe('proxyops logs stats (command)', () => {
     });
   });
 
+  it('--follow on standard input that fails stops updating and rejects', async () => {
+    let printed = '';
+    const stdin = Object.assign(
+      new Readable({
+        read() {
+          this.destroy(new Error('EIO: the terminal went away'));
+        },
+      }),
+      { isTTY: false },
+    );
+    await expect(
+      runLogsStatsCommand(
+        ['-'],
+        { follow: true, json: true, interval: '10ms' },
+        {
+          stdout: { write: (t: string) => (printed += t), isTTY: false },
+          stderr: { write: () => true },
+          stdin,
+          env: {},
+          untilStopped: new Promise<void>(() => undefined),
+        },
+      ),
+    ).rejects.toThrow(/terminal went away/);
+    const after = printed;
+    // A run left updating would have written several times over in this while.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(printed).toBe(after);
+  });
+
   it('a file split into byte ranges counts exactly like one pass', async () => {
     const big = join(dir, 'big.log');
     const lines: string[] = [];
