@@ -6,6 +6,27 @@
 // take. Anything unusual (a failed time, a list of more than MAX_ATTEMPTS, a 4th decimal, a value with
 // a backslash under escape=json, a "\r") is refused, and the caller reads that line in JavaScript.
 
+import { COUNTS_BYTES, countLine, placeCounts } from './log-line-counts';
+export {
+  ADDRESS_BYTES,
+  CC_CONNECT,
+  CC_REQUEST_TIME,
+  CC_RESPONSE,
+  clearTimeline,
+  FINAL,
+  HISTOGRAM_BYTES,
+  POOL,
+  POOL_ADDRESSES,
+  PROXY_MADE,
+  REQUEST_TIME,
+  RETURNED,
+  setCounting,
+  SLOT_BYTES,
+  slotsUsed,
+  STATUS,
+  TIMELINE,
+} from './log-line-counts';
+
 /** Variable kinds of the program (see wasm-line-scanner.ts, which writes it). */
 const SKIP: i32 = 0;
 const STATUS: i32 = 1;
@@ -43,7 +64,9 @@ const TABLE: i32 = TIMES + 8 * MAX_LINES;
 /** Per address id: offset and length of its bytes in the arena. */
 export const ADDRESSES: i32 = TABLE + 4 * TABLE_SLOTS;
 export const ARENA: i32 = ADDRESSES + 8 * MAX_ADDRESSES;
-export const INPUT: i32 = (ARENA + ARENA_BYTES + 65535) & ~65535;
+/** The counters of log-line-counts.ts. */
+export const COUNTS: i32 = ARENA + ARENA_BYTES;
+export const INPUT: i32 = (COUNTS + COUNTS_BYTES + 65535) & ~65535;
 
 const NL: u8 = 10;
 const NL_V: v128 = i8x16.splat(10);
@@ -67,6 +90,7 @@ let minuteMs: f64 = NaN;
 
 /** Reads the program the caller wrote at PROGRAM: variable count, escape=json, first literal. */
 export function configure(): void {
+  placeCounts(COUNTS);
   variableCount = load<i32>(PROGRAM);
   json = load<i32>(PROGRAM + 4) != 0;
   stopV = i8x16.splat(json ? 92 : 10);
@@ -366,7 +390,10 @@ function literalAt(p: i32, at: i32, n: i32): bool {
   return ((load<u64>(p + i) ^ load<u64>(LITERALS + at + i)) & mask) == 0;
 }
 
-/** Matches the line at p into record `rec` (flag 1) or refuses it (flag 0); returns its "\n". */
+/**
+ * Matches the line at p into record `rec` (flag 1; 2 when log-line-counts.ts counted it) or refuses
+ * it (flag 0); returns its "\n".
+ */
 function matchLine(p: i32, rec: i32, timeAt: i32): i32 {
   store<i32>(rec, 0);
   const firstLength = load<i32>(PROGRAM + 12);
@@ -443,7 +470,7 @@ function matchLine(p: i32, rec: i32, timeAt: i32): i32 {
     if (k >= responses) store<i32>(at + 16, -1);
   }
   store<i32>(rec + 20, attempts);
-  store<i32>(rec, 1);
+  store<i32>(rec, countLine(rec, load<f64>(timeAt)) ? 2 : 1);
   return p;
 }
 

@@ -110,7 +110,8 @@ let cachedKey = NaN;
 let cachedInterval = 0;
 let cachedPoint: TimelinePoint | null = null;
 
-function timelinePoint(state: StatsState, t: number): TimelinePoint {
+/** The timeline point holding time `t`, added when new (coarsening the timeline when it is full). */
+export function timelinePoint(state: StatsState, t: number): TimelinePoint {
   const key = t - (t % state.intervalMs);
   if (cachedState === state && key === cachedKey && cachedInterval === state.intervalMs && cachedPoint)
     return cachedPoint;

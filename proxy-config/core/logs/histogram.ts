@@ -65,6 +65,14 @@ function grow(h: Histogram, size: number): void {
   h.counts = counts;
 }
 
+/** Adds bucket counts kept elsewhere (same subBits), with their total and largest value. */
+export function addBucketCounts(h: Histogram, counts: Uint32Array, total: number, max: number): void {
+  if (counts.length > h.counts.length) grow(h, counts.length);
+  for (let i = 0; i < counts.length; i++) h.counts[i]! += counts[i]!;
+  h.total += total;
+  if (max > h.max) h.max = max;
+}
+
 /** Adds `from` into `into` (same subBits). */
 export function mergeHistogram(into: Histogram, from: Histogram): void {
   if (from.counts.length > into.counts.length) grow(into, from.counts.length);

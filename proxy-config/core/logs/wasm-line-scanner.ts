@@ -2,6 +2,7 @@ import { addFacts } from './add-facts.js';
 import { FIXED_LENGTH, type CompiledLogFormat } from './compile-log-format.js';
 import { TIME_VARIABLES } from './line-facts.js';
 import { scanLogText, type LogScan } from './scan-log-text.js';
+import { createCountsMover } from './wasm-line-counts.js';
 
 /** Variable kinds of the scanner's program, as proxy-config/assembly/log-line-scanner.ts numbers them. */
 const KIND: Record<string, number> = {
@@ -21,6 +22,8 @@ interface ScannerExports {
   memory: WebAssembly.Memory;
   configure(): void;
   scan(from: number, to: number): number;
+  setCounting(on: boolean, upstream: boolean, headerTime: boolean, path: boolean, intervalMs: number): void;
+  clearTimeline(): void;
   [name: string]: unknown;
 }
 
@@ -117,8 +120,12 @@ export function createWasmLineScanner(
   exports.configure();
 
   const names: string[] = ['-'];
+  const moveCounts = createCountsMover(exports, names);
   const count = (scan: LogScan, length: number) => {
     const { state, facts, filter } = scan;
+    const caps = state.capabilities;
+    // Without a filter, the scanner counts most lines itself (see log-line-counts.ts).
+    exports.setCounting(filter === null, caps.upstream, caps.headerTime, caps.path, state.intervalMs);
     const escape = scan.kit.escape;
     const { addr, upstreamStatus, connectMs, headerMs, responseMs } = facts;
     // Locals: the views change only in `reserve`, and V8 keeps locals in registers.
@@ -137,6 +144,11 @@ export function createWasmLineScanner(
       }
       for (let i = 0; i < n; i++) {
         const r = i * STRIDE;
+        if (rec[r] === 2) {
+          scan.lineNumber++;
+          state.lines++;
+          continue;
+        }
         if (rec[r] === 0) {
           // With its "\n" (or the one put past the last line), so an empty line counts too.
           scanLogText(scan, buffer.toString('latin1', rec[r + 1]!, rec[r + 2]! + 1));
@@ -170,6 +182,7 @@ export function createWasmLineScanner(
         else addFacts(state, facts, escape);
       }
     }
+    moveCounts(state);
   };
   return {
     input: () => bytes.subarray(INPUT, INPUT + capacity),

@@ -102,6 +102,35 @@ describe('the WebAssembly line scanner', () => {
     expect(createWasmLineScanner(module!, compileLogFormat('$status → $request'))).toBeNull();
   });
 
+  it('counts the lines it can by itself, without a filter, into the statistics JavaScript makes', () => {
+    const minute = (i: number) =>
+      `21/Nov/2026:${String(10 + (Math.floor(i / 60) % 14)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:07 +0000`;
+    // Many minutes and addresses, so that the scanner's timeline slots and address pool run out too.
+    const varied = Array.from({ length: 3000 }, (_, i) =>
+      textLine({
+        time: minute(i % 997),
+        status: ['200', '499', '502', '504', '301', '009'][i % 6]!,
+        ua: i % 5 === 0 ? `10.0.${i % 90}.1:80, 10.0.1.12:8080` : `10.0.${i % 70}.1:80`,
+        us: i % 5 === 0 ? '502, 200' : i % 7 === 0 ? '-' : '200',
+        uht: i % 3 === 0 ? '-' : '0.004',
+        rt: `${i % 40}.${String(i % 1000).padStart(3, '0')}`,
+      }),
+    );
+    const lines = [...mutations(TEXT_LINES), ...varied];
+    const text = `${lines.join('\n')}\n`;
+    const kit = createLogReaderKit(TEXT);
+    const slowKit = { ...kit, createReader: () => createFactsReader(kit.format!, false) };
+    const wasm = createStatsState(kit.capabilities);
+    const js = createStatsState(kit.capabilities);
+    const scanner = createWasmLineScanner(module!, kit.format!)!;
+    scanner.reserve(text.length);
+    scanner.input().set(Buffer.from(text, 'latin1'));
+    scanner.count(createLogScan(slowKit, wasm, 'test'), text.length);
+    scanLogText(createLogScan(slowKit, js, 'test'), text);
+    expect(wasm).toEqual(js);
+    expect(wasm.upstreams.size).toBeGreaterThan(64);
+  });
+
   it('reads a file range in pieces, a line longer than the input area and a last line without "\\n"', () => {
     const dir = mkdtempSync(join(tmpdir(), 'proxyops-wasm-'));
     const file = join(dir, 'access.log');
