@@ -1,4 +1,5 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from './core/errors.js';
@@ -96,12 +97,17 @@ export async function runLogsStatsCommand(
   return finish(summary, failIf, options, io, !(options.json || options.ndjson || options.prom));
 }
 
-/** Checks the report's directory before the logs are read, so a typo fails fast and as bad input. */
+/** Checks where the report goes before the logs are read, so a typo fails fast and as bad input. */
 async function assertWritableDir(file: string): Promise<void> {
-  const dir = dirname(resolve(file));
-  const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory())
+  const path = resolve(file);
+  const dir = dirname(path);
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory())
     throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} does not exist`);
+  if ((await stat(path).catch(() => undefined))?.isDirectory())
+    throw new ProxyopsError('BAD_OPTION', `--html ${file}: is a directory; name the report file`);
+  await access(dir, constants.W_OK).catch(() => {
+    throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} is not writable`);
+  });
 }
 
 async function finish(

@@ -72,7 +72,7 @@ export async function reconcileServers(
           .map((r) => ({ ...r, inUpstream: false }));
         for (const r of left)
           say(
-            `${toServerAddress(r)} (pid ${r.pid}) left upstream ${upstream} but still runs; stop it with kill -QUIT ${r.pid}`,
+            `${toServerAddress(r)} (pid ${r.pid}) left upstream ${upstream} but still runs; stop it with kill -${(spec.upstreams[upstream]!.deploy?.stopSignal ?? 'SIGQUIT').replace(/^SIG/, '')} ${r.pid}`,
           );
         state.upstreams[upstream] = [...servers, ...left];
       }

@@ -22,7 +22,7 @@ import {
   type InstanceRecord,
   type StackState,
 } from './shell/stack-state.js';
-import { canListen, pickFreePort } from './shell/tcp-accepting.js';
+import { pickFreePort, tryListen } from './shell/tcp-accepting.js';
 import { waitUntilReady } from './shell/wait-until-ready.js';
 
 /** What `proxyops up` starts. Durations are seconds. */
@@ -87,11 +87,16 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     );
   if (existing) await stopStackProcesses(target, say);
   // Checked before anything starts: nginx would retry the bind for seconds and then fail.
-  if (!(await canListen('127.0.0.1', options.port))) {
-    const holder = await findListenerPid(options.port);
+  const listen = await tryListen('127.0.0.1', options.port);
+  if (listen !== 'ok') {
+    const holder = listen === 'EADDRINUSE' ? await findListenerPid(options.port) : undefined;
+    const why =
+      listen === 'EADDRINUSE'
+        ? `is in use${holder ? ` (pid ${holder})` : ''}`
+        : `cannot be listened on (${listen})`;
     throw new ProxyopsError(
       'BAD_OPTION',
-      `--port ${options.port}: 127.0.0.1:${options.port} is in use${holder ? ` (pid ${holder})` : ''}; pick another port`,
+      `--port ${options.port}: 127.0.0.1:${options.port} ${why}; pick another port`,
     );
   }
   for (const sub of ['', 'logs', 'temp', 'config']) {

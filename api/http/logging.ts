@@ -48,7 +48,8 @@ export function createHttpLogger(logger: Logger) {
     const line = () => ({
       requestId,
       req: { method: req.method, url: req.originalUrl, remoteAddress },
-      res: { statusCode: res.statusCode },
+      // Express's default 200 is no answer: a client that left before the headers got none.
+      res: { statusCode: res.headersSent ? res.statusCode : null },
       responseTime: Math.round(performance.now() - started),
     });
     let finished = false;

@@ -42,13 +42,11 @@ export function pickFreePort(host: string): Promise<number> {
   });
 }
 
-/** True when this process could listen on host:port now (nothing else holds it). */
-export function canListen(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve, reject) => {
+/** Whether this process could listen on host:port now: `ok`, or the system's error code (EADDRINUSE, EACCES). */
+export function tryListen(host: string, port: number): Promise<'ok' | string> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      error.code === 'EADDRINUSE' ? resolve(false) : reject(error),
-    );
-    server.listen(port, host, () => server.close(() => resolve(true)));
+    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    server.listen(port, host, () => server.close(() => resolve('ok')));
   });
 }

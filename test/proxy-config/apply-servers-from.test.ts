@@ -77,7 +77,9 @@ describe('config apply against instances recorded by a deploy', () => {
     );
     const result = await apply('--servers-from', 'spec');
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('127.0.0.1:4002 (pid 999999) left upstream api but still runs');
+    expect(result.stderr).toContain(
+      '127.0.0.1:4002 (pid 999999) left upstream api but still runs; stop it with kill -QUIT 999999',
+    );
     const config = await currentConfig();
     expect(config).toContain('127.0.0.1:3001');
     expect(config).toContain('127.0.0.1:3002');

@@ -42,4 +42,37 @@ describe('reconcileServers --servers-from spec', () => {
     ]);
     expect(said).toEqual([]);
   });
+
+  it('names the pool’s own stop signal for an instance that leaves the upstream', async () => {
+    await writeFile(
+      join(target, 'instances.json'),
+      JSON.stringify({
+        version: 1,
+        upstreams: { api: [{ host: '127.0.0.1', port: 4001, pid: 999_999, inUpstream: true }] },
+      }),
+    );
+    const spec = applySpecDefaults({
+      version: 1,
+      upstreams: {
+        api: {
+          servers: [{ host: '127.0.0.1', port: 3001 }],
+          deploy: {
+            command: ['node', 'app.js'],
+            stopSignal: 'SIGTERM',
+            drainMode: 'reload',
+            readyTimeout: 30,
+            stopTimeout: 10,
+            watch: 5,
+            max5xxIncrease: null,
+          },
+        },
+      },
+      servers: [{ names: ['a.test'], listen: [{ port: 18080 }], routes: [{ path: '/', upstream: 'api' }] }],
+    });
+    const said: string[] = [];
+    await (await reconcileServers(spec, target, 'spec', (line) => said.push(line))).record();
+    expect(said).toEqual([
+      '127.0.0.1:4001 (pid 999999) left upstream api but still runs; stop it with kill -TERM 999999',
+    ]);
+  });
 });

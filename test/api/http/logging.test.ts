@@ -36,6 +36,8 @@ describe('access log middleware', () => {
       .toMatchObject({
         msg: 'request aborted',
         req: { method: 'GET', url: '/never', remoteAddress: '127.0.0.1' },
+        // No headers went out: no status to report (not Express's default 200).
+        res: { statusCode: null },
       });
   });
 });

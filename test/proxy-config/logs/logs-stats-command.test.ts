@@ -175,6 +175,10 @@ describe('proxyops logs stats (command)', () => {
       message: expect.stringContaining('no-such-dir does not exist'),
     });
     expect(printed).toBe('');
+    await expect(run([plain], { html: dir })).rejects.toMatchObject({
+      code: 'BAD_OPTION',
+      message: expect.stringContaining('is a directory'),
+    });
   });
 
   it('--follow on standard input ends with the totals when the input ends', async () => {
