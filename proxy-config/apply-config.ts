@@ -75,10 +75,14 @@ export async function applyConfig(options: ApplyOptions): Promise<ApplyReport> {
   await mkdir(target, { recursive: true, mode: 0o755 });
   if (options.serversFrom === undefined)
     return withTargetLock(target, () => applyLocked({ ...options, target }));
-  // A deploy rewrites the config and the record step by step: an apply in between would undo one.
+  return outsideDeploys(target, () => withTargetLock(target, () => applyLocked({ ...options, target })));
+}
+
+/** A deploy rewrites the config and the record step by step: an apply or rollback in between would undo one. */
+async function outsideDeploys<T>(target: string, work: () => Promise<T>): Promise<T> {
   const release = await lockDeploys(target);
   try {
-    return await withTargetLock(target, () => applyLocked({ ...options, target }));
+    return await work();
   } finally {
     await release();
   }
@@ -184,7 +188,7 @@ export interface RollbackReport {
 /** Points `current` back at `previous` (after nginx -t on it) and reloads nginx when it runs. */
 export function rollbackConfig(target: string): Promise<RollbackReport> {
   const dir = resolve(target);
-  return withTargetLock(dir, () => rollbackLocked(dir));
+  return outsideDeploys(dir, () => withTargetLock(dir, () => rollbackLocked(dir)));
 }
 
 async function rollbackLocked(target: string): Promise<RollbackReport> {

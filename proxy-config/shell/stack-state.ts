@@ -74,6 +74,7 @@ export async function lockDeploys(target: string): Promise<() => Promise<void>> 
     busy: (holder) =>
       new ProxyopsError('DEPLOY_RUNNING', `another deploy (pid ${holder}) is running on ${target}`),
     stuck: () => new ProxyopsError('DEPLOY_RUNNING', `cannot take ${path}`),
+    missing: (error) => new ProxyopsError('TARGET_MISSING', `${target} does not exist`, { cause: error }),
   });
   return () => rm(path, { force: true });
 }

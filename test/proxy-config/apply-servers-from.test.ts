@@ -95,12 +95,15 @@ describe('config apply against instances recorded by a deploy', () => {
     expect(again.stderr).not.toContain('serving now');
   });
 
-  it('refuses while a deploy holds the target', async () => {
+  it('apply and rollback refuse while a deploy holds the target', async () => {
     await writeFile(join(target(), 'deploy.lock'), String(process.pid));
     try {
       const result = await apply();
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`another deploy (pid ${process.pid}) is running`);
+      const rollback = await runCli(['config', 'rollback', '--target', target()]);
+      expect(rollback.code).toBe(1);
+      expect(rollback.stderr).toContain(`another deploy (pid ${process.pid}) is running`);
     } finally {
       await rm(join(target(), 'deploy.lock'));
     }
