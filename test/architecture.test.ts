@@ -9,7 +9,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const EFFECTFUL = [
   /^node:(fs|fs\/promises|child_process|net|http|https|http2|tls|dgram|dns|os|worker_threads|cluster|readline)$/,
   /^(fs|child_process|net|http|https|os)$/,
-  /^(execa|tail|pg|ioredis|ws|express|pino|@electric-sql\/pglite)$/,
+  /^(execa|pg|ioredis|ws|express|pino|@electric-sql\/pglite)$/,
 ];
 
 function sourceFiles(dir: string): string[] {
