@@ -81,29 +81,35 @@ export function mergeHistogram(into: Histogram, from: Histogram): void {
   if (from.max > into.max) into.max = from.max;
 }
 
-/** The nearest-rank quantile q (0..1) in ms: exact bucket values, else the bucket's midpoint (≤ max). */
-export function histogramQuantile(h: Histogram, q: number): number | null {
-  if (h.total === 0) return null;
-  const rank = Math.max(1, Math.ceil(q * h.total));
+/**
+ * The nearest-rank quantiles `qs` (0..1, ascending) in ms, in one walk over the buckets: exact bucket
+ * values, else the bucket's midpoint (≤ max); null when the histogram is empty.
+ */
+export function histogramQuantiles(h: Histogram, qs: readonly number[]): Array<number | null> {
+  if (h.total === 0) return qs.map(() => null);
+  const ranks = qs.map((q) => Math.max(1, Math.ceil(q * h.total)));
+  const values: number[] = qs.map(() => h.max);
+  let next = 0;
   let seen = 0;
-  for (let i = 0; i < h.counts.length; i++) {
+  for (let i = 0; i < h.counts.length && next < ranks.length; i++) {
     seen += h.counts[i]!;
-    if (seen >= rank) {
+    while (next < ranks.length && seen >= ranks[next]!) {
       const [low, width] = bucketRange(i, h.subBits);
-      return Math.min(width === 1 ? low : low + (width - 1) / 2, h.max);
+      values[next++] = Math.min(width === 1 ? low : low + (width - 1) / 2, h.max);
     }
   }
-  return h.max;
+  return values;
 }
 
 /** p50/p90/p99/max in seconds, rounded to the millisecond. */
 export function toPercentiles(h: Histogram): Percentiles {
   const sec = (ms: number | null) => (ms === null ? null : Math.round(ms) / 1000);
+  const [p50, p90, p99] = histogramQuantiles(h, [0.5, 0.9, 0.99]);
   return {
     count: h.total,
-    p50: sec(histogramQuantile(h, 0.5)),
-    p90: sec(histogramQuantile(h, 0.9)),
-    p99: sec(histogramQuantile(h, 0.99)),
+    p50: sec(p50!),
+    p90: sec(p90!),
+    p99: sec(p99!),
     max: h.total === 0 ? null : h.max / 1000,
   };
 }
