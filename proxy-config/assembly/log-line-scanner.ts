@@ -70,8 +70,7 @@ export const INPUT: i32 = (COUNTS + COUNTS_BYTES + 65535) & ~65535;
 
 const NL: u8 = 10;
 const NL_V: v128 = i8x16.splat(10);
-/** A third byte that ends a value: the backslash under escape=json, else "\n" again. */
-let stopV: v128 = i8x16.splat(10);
+const BACKSLASH_V: v128 = i8x16.splat(92);
 const REFUSED: i32 = -2;
 
 let variableCount: i32 = 0;
@@ -93,7 +92,6 @@ export function configure(): void {
   placeCounts(COUNTS);
   variableCount = load<i32>(PROGRAM);
   json = load<i32>(PROGRAM + 4) != 0;
-  stopV = i8x16.splat(json ? 92 : 10);
   for (let i = 0; i < variableCount; i++) {
     const v = PROGRAM + 16 + 4 * VAR_INTS * i;
     v128.store(v + 16, i8x16.splat(load<u8>(LITERALS + load<i32>(v + 8))));
@@ -101,13 +99,24 @@ export function configure(): void {
   minuteMs = NaN;
 }
 
-/** First position from `p` holding `c` or "\n" (or a backslash under escape=json); a "\n" always follows. */
+/** First position from `p` holding `c` or "\n"; a "\n" always follows. */
 function find(p: i32, c: v128): i32 {
   let mask = 0;
   for (p -= 16; mask == 0;) {
     p += 16;
     const v = v128.load(p);
-    mask = i8x16.bitmask(v128.or(v128.or(i8x16.eq(v, c), i8x16.eq(v, NL_V)), i8x16.eq(v, stopV)));
+    mask = i8x16.bitmask(v128.or(i8x16.eq(v, c), i8x16.eq(v, NL_V)));
+  }
+  return p + ctz(mask);
+}
+
+/** As `find`, also stopping at a backslash (escape=json's escapes go to JavaScript). */
+function findJson(p: i32, c: v128): i32 {
+  let mask = 0;
+  for (p -= 16; mask == 0;) {
+    p += 16;
+    const v = v128.load(p);
+    mask = i8x16.bitmask(v128.or(v128.or(i8x16.eq(v, c), i8x16.eq(v, NL_V)), i8x16.eq(v, BACKSLASH_V)));
   }
   return p + ctz(mask);
 }
@@ -427,7 +436,7 @@ function matchLine(p: i32, rec: i32, timeAt: i32): i32 {
     } else if (litLength == 0) {
       q = findNewline(p);
     } else {
-      q = find(p, v128.load(v + 16));
+      q = json ? findJson(p, v128.load(v + 16)) : find(p, v128.load(v + 16));
       const c = load<u8>(q);
       if (c == NL || (json && c == 92)) return findNewline(q);
     }
