@@ -19,6 +19,15 @@ function unreadable(input: string, error: unknown): ProxyopsError {
   return new ProxyopsError('LOG_UNREADABLE', `cannot read ${input}: ${reason}`, { cause: error });
 }
 
+/** Opens a plain log file for reading; LOG_UNREADABLE when it cannot be. */
+function openLog(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+}
+
 /** Size in bytes of a plain file input; LOG_UNREADABLE when it cannot be read. */
 export function logFileSize(path: string): number {
   try {
@@ -35,12 +44,7 @@ export function logFileSize(path: string): number {
  * A line longer than the buffer grows it, so no line is ever cut.
  */
 export function* readLineChunks(path: string, start = 0, end = Infinity): Generator<string> {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    throw unreadable(path, error);
-  }
+  const fd = openLog(path);
   try {
     let buf = Buffer.allocUnsafe(CHUNK_BYTES);
     let carry = 0;
@@ -87,12 +91,7 @@ export function countFileRange(
   scanner: WasmLineScanner,
   scan: LogScan,
 ): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    throw unreadable(path, error);
-  }
+  const fd = openLog(path);
   try {
     scanner.reserve(SCANNER_CHUNK_BYTES);
     let carry = 0;
