@@ -1,5 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { findGoneServers } from './core/apply/server-drift.js';
 import type { StatusDistribution } from './core/apply/status-distribution.js';
 import {
   isLogFile,
@@ -23,7 +24,7 @@ import {
 import { readLiveMasterPid } from './shell/nginx-master.js';
 import { fileSize } from './shell/read-file-range.js';
 import { readSpecFile } from './shell/read-spec-file.js';
-import { lockDeploys } from './shell/stack-state.js';
+import { lockDeploys, readStackState } from './shell/stack-state.js';
 import { reloadAndConfirm, type ReloadResult } from './shell/reload-nginx.js';
 import { withTargetLock } from './shell/target-lock.js';
 import { createTempPrefix } from './shell/temp-prefix.js';
@@ -185,16 +186,24 @@ export interface RollbackReport {
   reload?: ReloadResult;
 }
 
-/** Points `current` back at `previous` (after nginx -t on it) and reloads nginx when it runs. */
-export function rollbackConfig(target: string): Promise<RollbackReport> {
-  const dir = resolve(target);
-  return outsideDeploys(dir, () => withTargetLock(dir, () => rollbackLocked(dir)));
+/** Options of a rollback. */
+export interface RollbackOptions {
+  /** Roll back even to a version that routes to instances the record does not list as serving. */
+  force?: boolean;
+  say?: (line: string) => void;
 }
 
-async function rollbackLocked(target: string): Promise<RollbackReport> {
+/** Points `current` back at `previous` (after nginx -t on it) and reloads nginx when it runs. */
+export function rollbackConfig(target: string, options: RollbackOptions = {}): Promise<RollbackReport> {
+  const dir = resolve(target);
+  return outsideDeploys(dir, () => withTargetLock(dir, () => rollbackLocked(dir, options)));
+}
+
+async function rollbackLocked(target: string, options: RollbackOptions): Promise<RollbackReport> {
   const state = await readVersionState(target);
   if (!state.current || !state.previous)
     throw new ProxyopsError('NOTHING_TO_ROLL_BACK', `${target} has no previous version to roll back to`);
+  await checkPreviousServers(target, await readManifest(target, state.previous), options);
   const dir = versionDir(target, state.previous);
   const files = { [MAIN_CONFIG_FILE]: await readFile(join(dir, MAIN_CONFIG_FILE), 'utf8') };
   await testStaged(dir, files);
@@ -202,6 +211,38 @@ async function rollbackLocked(target: string): Promise<RollbackReport> {
   const masterPid = await readLiveMasterPid(running.pidFile);
   const back = { current: state.previous, previous: state.current, versions: state.versions };
   return { from: state.current, to: state.previous, ...(await switchAndReload(target, back, masterPid)) };
+}
+
+/**
+ * After a deploy the previous version is its last step, which still routes to the instance it then
+ * stopped; rolling back to it would send requests to a closed port. Refuse unless forced.
+ */
+async function checkPreviousServers(
+  target: string,
+  previous: VersionManifest,
+  options: RollbackOptions,
+): Promise<void> {
+  const record = await readStackState(target);
+  if (!record || !previous.servers) return;
+  const serving = Object.fromEntries(
+    Object.entries(record.upstreams).map(([name, records]) => [name, records.filter((r) => r.inUpstream)]),
+  );
+  const gone = findGoneServers(previous.servers, serving);
+  if (gone.length === 0) return;
+  const what = gone
+    .map(
+      (g) =>
+        `upstream ${g.upstream}: it routes to ${g.gone.join(', ')}; serving now: ${g.serving.join(', ')}`,
+    )
+    .join('; ');
+  if (!options.force)
+    throw new ProxyopsError(
+      'SERVERS_DIFFER_FROM_STATE',
+      `the previous version routes to instances ${target}/instances.json does not list as serving (${what}); ` +
+        'rolling back would send their share of requests to instances that may be gone. Pass --force to roll back anyway, ' +
+        'or apply a spec with config apply --servers-from state',
+    );
+  options.say?.(`rolling back anyway (--force): ${what}`);
 }
 
 /** Points the links as `wanted` says and reloads; if nginx refuses, the links go back. */

@@ -83,11 +83,19 @@ export function registerConfig(program: Command): Command {
     .command('rollback')
     .description('Point the target back at its previous version and reload nginx')
     .requiredOption('--target <dir>', 'config directory given to config apply')
-    .action((flags: { target: string }) =>
+    .option(
+      '--force',
+      'roll back even when the previous version routes to instances not recorded as serving (TARGET/instances.json)',
+    )
+    .action((flags: { target: string; force?: boolean }) =>
       runAction(async () => {
         const { rollbackConfig } = await import('../../proxy-config/apply-config.js');
         const { formatRollbackReport } = await import('../format-config.js');
-        process.stdout.write(formatRollbackReport(await rollbackConfig(flags.target)));
+        const report = await rollbackConfig(flags.target, {
+          force: flags.force === true,
+          say: (line) => process.stderr.write(`${line}\n`),
+        });
+        process.stdout.write(formatRollbackReport(report));
       }),
     );
 

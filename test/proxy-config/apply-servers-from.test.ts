@@ -95,6 +95,36 @@ describe('config apply against instances recorded by a deploy', () => {
     expect(again.stderr).not.toContain('serving now');
   });
 
+  it('rollback refuses a previous version that routes to instances no longer serving; --force rolls back', async () => {
+    // The last test left both versions on 3001/3002, recorded as serving. Move the record to 4001/4002,
+    // as a deploy would, and apply from it: now the previous version routes to the stopped instances.
+    await writeFile(join(target(), 'instances.json'), JSON.stringify(recorded([4001, 4002])));
+    const applied = await apply('--servers-from', 'state');
+    expect(applied.code, applied.stderr).toBe(0);
+    const before = await currentConfig();
+
+    const refused = await runCli(['config', 'rollback', '--target', target()]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'upstream api: it routes to 127.0.0.1:3001, 127.0.0.1:3002; serving now: 127.0.0.1:4001, 127.0.0.1:4002',
+    );
+    expect(refused.stderr).toContain('--force');
+    expect(await currentConfig()).toBe(before);
+
+    const forced = await runCli(['config', 'rollback', '--target', target(), '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain('rolling back anyway (--force)');
+    expect(await currentConfig()).toContain('127.0.0.1:3001');
+  });
+
+  it('rollback to a version whose servers all still serve needs no --force', async () => {
+    // current routes to 3001/3002, previous to 4001/4002: record only the previous one's as serving.
+    await writeFile(join(target(), 'instances.json'), JSON.stringify(recorded([4001, 4002, 4003])));
+    const result = await runCli(['config', 'rollback', '--target', target()]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await currentConfig()).toContain('127.0.0.1:4001');
+  });
+
   it('apply and rollback refuse while a deploy holds the target', async () => {
     await writeFile(join(target(), 'deploy.lock'), String(process.pid));
     try {

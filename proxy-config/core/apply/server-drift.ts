@@ -45,3 +45,30 @@ export function describeDrift(drift: readonly ServerDrift[]): string {
     )
     .join('; ');
 }
+
+/** Servers a config version routes to that the record does not list as serving, per upstream. */
+export interface GoneServers {
+  upstream: string;
+  gone: string[];
+  serving: string[];
+}
+
+/**
+ * Upstreams where `versionPools` (a stored version's servers) routes to a server the record does not
+ * list as serving. Routing to fewer of the serving instances is no hazard; an upstream with no record
+ * (never deployed) is not checked, as in `findServerDrift`.
+ */
+export function findGoneServers(
+  versionPools: Record<string, readonly string[]>,
+  recordedPools: Record<string, readonly ServerAddress[]>,
+): GoneServers[] {
+  const found: GoneServers[] = [];
+  for (const [upstream, servers] of Object.entries(versionPools)) {
+    const recorded = recordedPools[upstream];
+    if (!recorded || recorded.length === 0) continue;
+    const serving = recorded.map(toServerAddress).sort();
+    const gone = servers.filter((s) => !serving.includes(s)).sort();
+    if (gone.length > 0) found.push({ upstream, gone, serving });
+  }
+  return found;
+}

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { describeDrift, findServerDrift } from '../../../../proxy-config/core/apply/server-drift.js';
+import {
+  describeDrift,
+  findGoneServers,
+  findServerDrift,
+} from '../../../../proxy-config/core/apply/server-drift.js';
 
 const at = (port: number, host = '127.0.0.1') => ({ host, port });
 
@@ -31,5 +35,22 @@ describe('findServerDrift', () => {
     expect(describeDrift(drift)).toBe(
       'upstream api: the spec lists 127.0.0.1:1, 127.0.0.1:2; serving now: 127.0.0.1:3, 127.0.0.1:4',
     );
+  });
+});
+
+describe('findGoneServers', () => {
+  it('names the servers a version routes to that the record does not list as serving', () => {
+    expect(findGoneServers({ api: ['127.0.0.1:2', '127.0.0.1:1'] }, { api: [at(1), at(3)] })).toEqual([
+      { upstream: 'api', gone: ['127.0.0.1:2'], serving: ['127.0.0.1:1', '127.0.0.1:3'] },
+    ]);
+  });
+
+  it('is empty when the version routes to some of the serving instances, or the pool has no record', () => {
+    expect(findGoneServers({ api: ['127.0.0.1:1'] }, { api: [at(1), at(2)] })).toEqual([]);
+    expect(findGoneServers({ web: ['127.0.0.1:9'] }, { api: [at(1)], web: [] })).toEqual([]);
+  });
+
+  it('compares IPv6 addresses in the one bracketed spelling the manifest stores', () => {
+    expect(findGoneServers({ web: ['[::1]:5'] }, { web: [at(5, '::1')] })).toEqual([]);
   });
 });
