@@ -25,6 +25,8 @@ export interface GraphqlTestApi {
   wsUrl: string;
   store: Store;
   config: ApiConfig;
+  /** The signing secret this instance verifies tokens with. */
+  jwtSecret: Uint8Array;
   events: OrderEventBus;
   adminToken: string;
   logLines: Array<Record<string, unknown>>;
@@ -92,6 +94,7 @@ export async function startGraphqlApi(
     wsUrl: `ws://127.0.0.1:${port}/graphql`,
     store,
     config,
+    jwtSecret,
     events,
     logLines,
     listeners: () => listeners,
