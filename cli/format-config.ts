@@ -38,5 +38,6 @@ export function formatRollbackReport(report: RollbackReport): string {
   const reload = report.reload
     ? `nginx reloaded (workers ${report.reload.workersAfter.join(',')})`
     : 'nginx not running, files only';
-  return `rolled back ${report.from} -> ${report.to}; ${reload}\n`;
+  const forced = report.forced ? `\nforced: ${report.forced}` : '';
+  return `rolled back ${report.from} -> ${report.to}; ${reload}${forced}\n`;
 }

@@ -1,6 +1,6 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { findGoneServers } from './core/apply/server-drift.js';
+import { describeGone, findGoneServers, recordAfterSwitch } from './core/apply/server-drift.js';
 import type { StatusDistribution } from './core/apply/status-distribution.js';
 import {
   isLogFile,
@@ -24,7 +24,8 @@ import {
 import { readLiveMasterPid } from './shell/nginx-master.js';
 import { fileSize } from './shell/read-file-range.js';
 import { readSpecFile } from './shell/read-spec-file.js';
-import { lockDeploys, readStackState } from './shell/stack-state.js';
+import { isAlive } from './shell/proc-process-tree.js';
+import { lockDeploys, readStackState, writeStackState, type StackState } from './shell/stack-state.js';
 import { reloadAndConfirm, type ReloadResult } from './shell/reload-nginx.js';
 import { withTargetLock } from './shell/target-lock.js';
 import { createTempPrefix } from './shell/temp-prefix.js';
@@ -184,16 +185,20 @@ export interface RollbackReport {
   from: string;
   to: string;
   reload?: ReloadResult;
+  /** What `--force` overrode, when it did. */
+  forced?: string;
 }
 
 /** Options of a rollback. */
 export interface RollbackOptions {
-  /** Roll back even to a version that routes to instances the record does not list as serving. */
+  /** Roll back even to a version that routes to instances the record does not show answering. */
   force?: boolean;
-  say?: (line: string) => void;
 }
 
-/** Points `current` back at `previous` (after nginx -t on it) and reloads nginx when it runs. */
+/**
+ * Points `current` back at `previous` (after nginx -t on it), reloads nginx when it runs and brings
+ * TARGET/instances.json in line with the servers nginx now routes to.
+ */
 export function rollbackConfig(target: string, options: RollbackOptions = {}): Promise<RollbackReport> {
   const dir = resolve(target);
   return outsideDeploys(dir, () => withTargetLock(dir, () => rollbackLocked(dir, options)));
@@ -203,46 +208,68 @@ async function rollbackLocked(target: string, options: RollbackOptions): Promise
   const state = await readVersionState(target);
   if (!state.current || !state.previous)
     throw new ProxyopsError('NOTHING_TO_ROLL_BACK', `${target} has no previous version to roll back to`);
-  await checkPreviousServers(target, await readManifest(target, state.previous), options);
+  const previous = await readManifest(target, state.previous);
+  const { record, forced } = await checkRollbackServers(
+    target,
+    state.current,
+    state.previous,
+    previous,
+    options,
+  );
   const dir = versionDir(target, state.previous);
   const files = { [MAIN_CONFIG_FILE]: await readFile(join(dir, MAIN_CONFIG_FILE), 'utf8') };
   await testStaged(dir, files);
   const running = await readManifest(target, state.current);
   const masterPid = await readLiveMasterPid(running.pidFile);
   const back = { current: state.previous, previous: state.current, versions: state.versions };
-  return { from: state.current, to: state.previous, ...(await switchAndReload(target, back, masterPid)) };
+  const report: RollbackReport = {
+    from: state.current,
+    to: state.previous,
+    ...(await switchAndReload(target, back, masterPid)),
+    ...(forced ? { forced } : {}),
+  };
+  if (record && previous.servers)
+    await writeStackState(target, {
+      ...record,
+      upstreams: recordAfterSwitch(record.upstreams, previous.servers),
+    });
+  return report;
 }
 
 /**
- * After a deploy the previous version is its last step, which still routes to the instance it then
- * stopped; rolling back to it would send requests to a closed port. Refuse unless forced.
+ * After a deploy, the previous version is its last round's "add" step, which still routes to the
+ * instance the deploy then stopped: rolling back to it would send requests to a closed port.
+ * Refuse unless forced; forced, say what was overridden.
  */
-async function checkPreviousServers(
+async function checkRollbackServers(
   target: string,
+  current: string,
+  previousVersion: string,
   previous: VersionManifest,
   options: RollbackOptions,
-): Promise<void> {
-  const record = await readStackState(target);
-  if (!record || !previous.servers) return;
-  const serving = Object.fromEntries(
-    Object.entries(record.upstreams).map(([name, records]) => [name, records.filter((r) => r.inUpstream)]),
+): Promise<{ record?: StackState; forced?: string }> {
+  let record: StackState | undefined;
+  try {
+    record = await readStackState(target);
+  } catch (error) {
+    if (!options.force) throw error;
+    return { forced: `${(error as Error).message}; rolled back without checking the servers` };
+  }
+  if (!record || !previous.servers) return record ? { record } : {};
+  const pids = Object.values(record.upstreams).flatMap((pool) =>
+    pool.flatMap((r) => (r.pid === undefined ? [] : [r.pid])),
   );
-  const gone = findGoneServers(previous.servers, serving);
-  if (gone.length === 0) return;
-  const what = gone
-    .map(
-      (g) =>
-        `upstream ${g.upstream}: it routes to ${g.gone.join(', ')}; serving now: ${g.serving.join(', ')}`,
-    )
-    .join('; ');
+  const gone = findGoneServers(previous.servers, record.upstreams, new Set(pids.filter(isAlive)));
+  if (gone.length === 0) return { record };
+  const what = `${previousVersion} routes ${describeGone(gone)}`;
   if (!options.force)
     throw new ProxyopsError(
       'SERVERS_DIFFER_FROM_STATE',
-      `the previous version routes to instances ${target}/instances.json does not list as serving (${what}); ` +
-        'rolling back would send their share of requests to instances that may be gone. Pass --force to roll back anyway, ' +
-        'or apply a spec with config apply --servers-from state',
+      `refusing to roll back ${current} -> ${previousVersion}: ${what}, which ${target}/instances.json does not ` +
+        'show serving or running. Nothing changed. To undo a deploy, deploy the previous build; pass --force ' +
+        'only once those instances run again',
     );
-  options.say?.(`rolling back anyway (--force): ${what}`);
+  return { record, forced: what };
 }
 
 /** Points the links as `wanted` says and reloads; if nginx refuses, the links go back. */

@@ -85,17 +85,15 @@ export function registerConfig(program: Command): Command {
     .requiredOption('--target <dir>', 'config directory given to config apply')
     .option(
       '--force',
-      'roll back even when the previous version routes to instances not recorded as serving (TARGET/instances.json)',
+      'roll back even when the previous version routes to instances TARGET/instances.json does not show serving or running',
     )
     .action((flags: { target: string; force?: boolean }) =>
       runAction(async () => {
         const { rollbackConfig } = await import('../../proxy-config/apply-config.js');
         const { formatRollbackReport } = await import('../format-config.js');
-        const report = await rollbackConfig(flags.target, {
-          force: flags.force === true,
-          say: (line) => process.stderr.write(`${line}\n`),
-        });
-        process.stdout.write(formatRollbackReport(report));
+        process.stdout.write(
+          formatRollbackReport(await rollbackConfig(flags.target, { force: flags.force === true })),
+        );
       }),
     );
 

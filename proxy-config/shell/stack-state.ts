@@ -42,13 +42,18 @@ export async function readStackState(target: string): Promise<StackState | undef
       cause: error,
     });
   }
+  let state: unknown;
   try {
-    return JSON.parse(text) as StackState;
+    state = JSON.parse(text);
   } catch (error) {
     throw new ProxyopsError('STATE_UNREADABLE', `${path} is not valid JSON: ${(error as Error).message}`, {
       cause: error,
     });
   }
+  const upstreams = (state as { upstreams?: unknown } | null)?.upstreams;
+  if (typeof upstreams !== 'object' || upstreams === null || !Object.values(upstreams).every(Array.isArray))
+    throw new ProxyopsError('STATE_UNREADABLE', `${path} has no "upstreams" object of instance lists`);
+  return state as StackState;
 }
 
 /** Writes the state by an atomic rename, so a reader never sees half a file. */

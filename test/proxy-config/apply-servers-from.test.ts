@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 
 // After a deploy, TARGET/instances.json says which instances serve; the spec file still lists the
@@ -95,36 +95,6 @@ describe('config apply against instances recorded by a deploy', () => {
     expect(again.stderr).not.toContain('serving now');
   });
 
-  it('rollback refuses a previous version that routes to instances no longer serving; --force rolls back', async () => {
-    // The last test left both versions on 3001/3002, recorded as serving. Move the record to 4001/4002,
-    // as a deploy would, and apply from it: now the previous version routes to the stopped instances.
-    await writeFile(join(target(), 'instances.json'), JSON.stringify(recorded([4001, 4002])));
-    const applied = await apply('--servers-from', 'state');
-    expect(applied.code, applied.stderr).toBe(0);
-    const before = await currentConfig();
-
-    const refused = await runCli(['config', 'rollback', '--target', target()]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(
-      'upstream api: it routes to 127.0.0.1:3001, 127.0.0.1:3002; serving now: 127.0.0.1:4001, 127.0.0.1:4002',
-    );
-    expect(refused.stderr).toContain('--force');
-    expect(await currentConfig()).toBe(before);
-
-    const forced = await runCli(['config', 'rollback', '--target', target(), '--force']);
-    expect(forced.code, forced.stderr).toBe(0);
-    expect(forced.stderr).toContain('rolling back anyway (--force)');
-    expect(await currentConfig()).toContain('127.0.0.1:3001');
-  });
-
-  it('rollback to a version whose servers all still serve needs no --force', async () => {
-    // current routes to 3001/3002, previous to 4001/4002: record only the previous one's as serving.
-    await writeFile(join(target(), 'instances.json'), JSON.stringify(recorded([4001, 4002, 4003])));
-    const result = await runCli(['config', 'rollback', '--target', target()]);
-    expect(result.code, result.stderr).toBe(0);
-    expect(await currentConfig()).toContain('127.0.0.1:4001');
-  });
-
   it('apply and rollback refuse while a deploy holds the target', async () => {
     await writeFile(join(target(), 'deploy.lock'), String(process.pid));
     try {
@@ -137,5 +107,124 @@ describe('config apply against instances recorded by a deploy', () => {
     } finally {
       await rm(join(target(), 'deploy.lock'));
     }
+  });
+});
+
+// A deploy leaves as previous version its last round's "add" step, which still routes to the old
+// instance it then stopped. `config rollback` must not send traffic there unasked.
+describe('config rollback against instances recorded by a deploy', () => {
+  let dir: string;
+  let target: string;
+  const specFor = async (name: string, ports: number[]) => {
+    const path = join(dir, `${name}.json`);
+    await writeFile(
+      path,
+      JSON.stringify({
+        version: 1,
+        paths: { pidFile: join(dir, 'run', 'nginx.pid'), tempDir: join(dir, 'run') },
+        accessLog: { path: join(dir, 'run', 'access.log') },
+        errorLog: { path: join(dir, 'run', 'error.log') },
+        upstreams: { api: { servers: ports.map((port) => ({ host: '127.0.0.1', port })) } },
+        servers: [{ names: ['a.test'], listen: [{ port: 18081 }], routes: [{ path: '/', upstream: 'api' }] }],
+      }),
+    );
+    return path;
+  };
+  const apply = async (ports: number[], ...extra: string[]) => {
+    const result = await runCli([
+      'config',
+      'apply',
+      '--spec',
+      await specFor(`spec-${ports.join('-')}`, ports),
+      '--target',
+      target,
+      ...extra,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+  };
+  const rollback = (...extra: string[]) => runCli(['config', 'rollback', '--target', target, ...extra]);
+  const currentConfig = () => readFile(join(target, 'current', 'nginx.conf'), 'utf8');
+  const record = async () => JSON.parse(await readFile(join(target, 'instances.json'), 'utf8'));
+  const writeRecord = (api: object[]) =>
+    writeFile(join(target, 'instances.json'), JSON.stringify({ version: 1, upstreams: { api } }));
+  const serving = (port: number) => ({ host: '127.0.0.1', port, inUpstream: true });
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'proxyops-rollback-servers-'));
+    await chmod(dir, 0o755);
+    await mkdir(join(dir, 'run'), { mode: 0o755 });
+    target = join(dir, 'target');
+    await mkdir(target);
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  /** The versions and record a one-instance deploy from 3001 to 4001 leaves: old, old + new, new. */
+  const deployShaped = async () => {
+    await writeRecord([serving(3001)]);
+    await apply([3001]);
+    await apply([3001, 4001], '--servers-from', 'spec');
+    await apply([4001], '--servers-from', 'spec');
+    expect((await record()).upstreams.api).toEqual([serving(4001)]);
+  };
+
+  it('refuses, exit 2, naming the version, the gone server and what serves; changes nothing', async () => {
+    await deployShaped();
+    const before = await currentConfig();
+    const refused = await rollback();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /refusing to roll back (\S+) -> (\S+): \2 routes upstream api to 127\.0\.0\.1:3001 \(serving: 127\.0\.0\.1:4001\)/,
+    );
+    expect(refused.stderr).toContain('Nothing changed');
+    expect(await currentConfig()).toBe(before);
+    expect((await record()).upstreams.api).toEqual([serving(4001)]);
+  });
+
+  it('--force rolls back, says what it overrode, and records what nginx now routes to', async () => {
+    await deployShaped();
+    const forced = await rollback('--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toMatch(/forced: \S+ routes upstream api to 127\.0\.0\.1:3001/);
+    expect(await currentConfig()).toContain('127.0.0.1:3001');
+    expect((await record()).upstreams.api).toEqual([serving(4001), serving(3001)]);
+  });
+
+  it('undoes a --servers-from spec apply while the instance it took out still runs', async () => {
+    await writeRecord([{ ...serving(3001), pid: process.pid }]);
+    await apply([3001]);
+    await apply([4001], '--servers-from', 'spec');
+    expect((await record()).upstreams.api).toContainEqual({
+      ...serving(3001),
+      pid: process.pid,
+      inUpstream: false,
+    });
+    const result = await rollback();
+    expect(result.code, result.stderr).toBe(0);
+    expect(await currentConfig()).toContain('127.0.0.1:3001');
+    expect((await record()).upstreams.api).toEqual([
+      { ...serving(4001), inUpstream: false },
+      { ...serving(3001), pid: process.pid },
+    ]);
+  });
+
+  it('a version written before versions stored their servers is rolled back to unchecked', async () => {
+    await deployShaped();
+    const manifest = join(target, 'previous', 'proxyops-version.json');
+    const { servers: _servers, ...older } = JSON.parse(await readFile(manifest, 'utf8'));
+    await writeFile(manifest, JSON.stringify(older));
+    const result = await rollback();
+    expect(result.code, result.stderr).toBe(0);
+    expect(await currentConfig()).toContain('127.0.0.1:3001');
+  });
+
+  it('an unreadable record stops a rollback (exit 1) unless --force, which says it did not check', async () => {
+    await deployShaped();
+    await writeFile(join(target, 'instances.json'), '{}');
+    const refused = await rollback();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('has no "upstreams" object');
+    const forced = await rollback('--force');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('rolled back without checking the servers');
   });
 });

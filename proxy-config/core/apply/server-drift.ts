@@ -46,7 +46,13 @@ export function describeDrift(drift: readonly ServerDrift[]): string {
     .join('; ');
 }
 
-/** Servers a config version routes to that the record does not list as serving, per upstream. */
+/** An instance as `deploy` and `up` record it (TARGET/instances.json). */
+export interface RecordedInstance extends ServerAddress {
+  inUpstream: boolean;
+  pid?: number;
+}
+
+/** Servers a config version routes to that no recorded instance answers on, per upstream. */
 export interface GoneServers {
   upstream: string;
   gone: string[];
@@ -54,21 +60,69 @@ export interface GoneServers {
 }
 
 /**
- * Upstreams where `versionPools` (a stored version's servers) routes to a server the record does not
- * list as serving. Routing to fewer of the serving instances is no hazard; an upstream with no record
- * (never deployed) is not checked, as in `findServerDrift`.
+ * Upstreams where `versionPools` (a stored version's servers) routes to an address that is neither
+ * serving per the record nor a recorded instance still running (`running` pids), as one that
+ * `config apply --servers-from spec` took out. Routing to fewer of the serving instances is no
+ * hazard; an upstream with no record at all (never deployed) is not checked.
  */
 export function findGoneServers(
-  versionPools: Record<string, readonly string[]>,
-  recordedPools: Record<string, readonly ServerAddress[]>,
+  versionPools: Record<string, readonly ServerAddress[]>,
+  recordedPools: Record<string, readonly RecordedInstance[]>,
+  running: ReadonlySet<number>,
 ): GoneServers[] {
   const found: GoneServers[] = [];
   for (const [upstream, servers] of Object.entries(versionPools)) {
     const recorded = recordedPools[upstream];
     if (!recorded || recorded.length === 0) continue;
-    const serving = recorded.map(toServerAddress).sort();
-    const gone = servers.filter((s) => !serving.includes(s)).sort();
+    const answering = new Set(
+      recorded
+        .filter((r) => r.inUpstream || (r.pid !== undefined && running.has(r.pid)))
+        .map(toServerAddress),
+    );
+    const gone = servers
+      .map(toServerAddress)
+      .filter((s) => !answering.has(s))
+      .sort();
+    const serving = recorded
+      .filter((r) => r.inUpstream)
+      .map(toServerAddress)
+      .sort();
     if (gone.length > 0) found.push({ upstream, gone, serving });
   }
   return found;
+}
+
+/** One clause per upstream, for the refusal of a rollback and the note of a forced one. */
+export function describeGone(gone: readonly GoneServers[]): string {
+  return gone
+    .map((g) => `upstream ${g.upstream} to ${g.gone.join(', ')} (serving: ${g.serving.join(', ') || 'none'})`)
+    .join('; ');
+}
+
+/**
+ * The record once nginx routes as `versionPools` says: each recorded instance is in its upstream
+ * exactly when the version lists it, and a listed address with no record is added. Pools the
+ * version does not name are kept as they are.
+ */
+export function recordAfterSwitch<T extends RecordedInstance>(
+  recordedPools: Record<string, readonly T[]>,
+  versionPools: Record<string, readonly ServerAddress[]>,
+): Record<string, Array<T | RecordedInstance>> {
+  const pools: Record<string, Array<T | RecordedInstance>> = {};
+  for (const [upstream, records] of Object.entries(recordedPools)) {
+    const servers = versionPools[upstream];
+    if (!servers) {
+      pools[upstream] = [...records];
+      continue;
+    }
+    const listed = new Set(servers.map(toServerAddress));
+    const known = new Set(records.map(toServerAddress));
+    pools[upstream] = [
+      ...records.map((r) => ({ ...r, inUpstream: listed.has(toServerAddress(r)) })),
+      ...servers
+        .filter((s) => !known.has(toServerAddress(s)))
+        .map((s) => ({ host: s.host, port: s.port, inUpstream: true })),
+    ];
+  }
+  return pools;
 }

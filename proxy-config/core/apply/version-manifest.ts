@@ -1,5 +1,5 @@
 import type { ProxySpec } from '../spec/proxy-spec.js';
-import { toServerAddress } from './server-drift.js';
+import type { ServerAddress } from './server-drift.js';
 
 /** File written beside each applied config: what apply, watch and rollback need to know about it. */
 export const VERSION_MANIFEST_FILE = 'proxyops-version.json';
@@ -9,8 +9,8 @@ export interface VersionManifest {
   pidFile: string;
   errorLog: string;
   accessLog: { path: string; format: 'text' | 'json' };
-  /** Each upstream's servers as `host:port`, so a rollback can tell whether they still serve; absent in older versions. */
-  servers?: Record<string, string[]>;
+  /** Each upstream's servers, so a rollback can tell whether they still answer; absent in older versions. */
+  servers?: Record<string, ServerAddress[]>;
 }
 
 /** The manifest of a spec, as the text stored in the version directory. */
@@ -20,7 +20,10 @@ export function renderVersionManifest(spec: ProxySpec): string {
     errorLog: spec.errorLog.path,
     accessLog: { path: spec.accessLog.path, format: spec.accessLog.format },
     servers: Object.fromEntries(
-      Object.entries(spec.upstreams).map(([name, pool]) => [name, pool.servers.map(toServerAddress)]),
+      Object.entries(spec.upstreams).map(([name, pool]) => [
+        name,
+        pool.servers.map(({ host, port }) => ({ host, port })),
+      ]),
     ),
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   describeDrift,
+  describeGone,
   findGoneServers,
   findServerDrift,
+  recordAfterSwitch,
 } from '../../../../proxy-config/core/apply/server-drift.js';
 
 const at = (port: number, host = '127.0.0.1') => ({ host, port });
@@ -39,18 +41,66 @@ describe('findServerDrift', () => {
 });
 
 describe('findGoneServers', () => {
-  it('names the servers a version routes to that the record does not list as serving', () => {
-    expect(findGoneServers({ api: ['127.0.0.1:2', '127.0.0.1:1'] }, { api: [at(1), at(3)] })).toEqual([
+  const serving = (port: number, host = '127.0.0.1') => ({ host, port, inUpstream: true });
+  const out = (port: number, pid?: number) => ({
+    host: '127.0.0.1',
+    port,
+    inUpstream: false,
+    ...(pid === undefined ? {} : { pid }),
+  });
+  const none = new Set<number>();
+
+  it('names what a version routes to that is neither serving nor a recorded instance still running', () => {
+    expect(findGoneServers({ api: [at(2), at(1)] }, { api: [serving(1), serving(3)] }, none)).toEqual([
       { upstream: 'api', gone: ['127.0.0.1:2'], serving: ['127.0.0.1:1', '127.0.0.1:3'] },
     ]);
   });
 
-  it('is empty when the version routes to some of the serving instances, or the pool has no record', () => {
-    expect(findGoneServers({ api: ['127.0.0.1:1'] }, { api: [at(1), at(2)] })).toEqual([]);
-    expect(findGoneServers({ web: ['127.0.0.1:9'] }, { api: [at(1)], web: [] })).toEqual([]);
+  it('an instance taken out of the upstream still answers while its pid runs', () => {
+    const pools = { api: [serving(4), out(1, 77)] };
+    expect(findGoneServers({ api: [at(1)] }, pools, new Set([77]))).toEqual([]);
+    expect(findGoneServers({ api: [at(1)] }, pools, none)[0]?.gone).toEqual(['127.0.0.1:1']);
   });
 
-  it('compares IPv6 addresses in the one bracketed spelling the manifest stores', () => {
-    expect(findGoneServers({ web: ['[::1]:5'] }, { web: [at(5, '::1')] })).toEqual([]);
+  it('a recorded pool with nothing serving is still a record: its servers are checked', () => {
+    expect(findGoneServers({ api: [at(1)] }, { api: [out(4)] }, none)).toEqual([
+      { upstream: 'api', gone: ['127.0.0.1:1'], serving: [] },
+    ]);
+  });
+
+  it('is empty when the version routes to some of the serving instances, or the pool has no record', () => {
+    expect(findGoneServers({ api: [at(1)] }, { api: [serving(1), serving(2)] }, none)).toEqual([]);
+    expect(findGoneServers({ web: [at(9)] }, { api: [serving(1)], web: [] }, none)).toEqual([]);
+  });
+
+  it('an IPv6 host is the same address with or without its brackets', () => {
+    expect(findGoneServers({ web: [at(5, '[::1]')] }, { web: [serving(5, '::1')] }, none)).toEqual([]);
+  });
+
+  it('describeGone says where each upstream would route and what serves', () => {
+    const gone = findGoneServers({ api: [at(1)], web: [at(2)] }, { api: [serving(4)], web: [out(3)] }, none);
+    expect(describeGone(gone)).toBe(
+      'upstream api to 127.0.0.1:1 (serving: 127.0.0.1:4); upstream web to 127.0.0.1:2 (serving: none)',
+    );
+  });
+});
+
+describe('recordAfterSwitch', () => {
+  it('marks each recorded instance in its upstream exactly when the version lists it, adding unknown ones', () => {
+    const record = {
+      api: [
+        { host: '127.0.0.1', port: 1, inUpstream: true, pid: 10 },
+        { host: '127.0.0.1', port: 2, inUpstream: false, pid: 20 },
+      ],
+      web: [{ host: '127.0.0.1', port: 9, inUpstream: true }],
+    };
+    expect(recordAfterSwitch(record, { api: [at(2), at(3)] })).toEqual({
+      api: [
+        { host: '127.0.0.1', port: 1, inUpstream: false, pid: 10 },
+        { host: '127.0.0.1', port: 2, inUpstream: true, pid: 20 },
+        { host: '127.0.0.1', port: 3, inUpstream: true },
+      ],
+      web: [{ host: '127.0.0.1', port: 9, inUpstream: true }],
+    });
   });
 });
