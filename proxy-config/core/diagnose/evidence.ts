@@ -1,9 +1,13 @@
+import type { BlockScope } from '../nginx-config/query.js';
+import type { NginxDirective } from '../nginx-config/types.js';
 import type { AccessRecord } from './access-record.js';
 import type { ClassifiedErrorLine } from './classify-error-log.js';
 import type { Symptom } from './symptoms.js';
 
 /** Effective proxy settings of one location, as diagnosis needs them. */
 export interface LocationFacts {
+  /** The parsed `location` block, so nginx's pick for a path maps back to its facts. */
+  block: NginxDirective;
   /** Where it is, for evidence lines: `FILE:LINE server 127.0.0.1:8080 location /api`. */
   where: string;
   path: string;
@@ -25,6 +29,8 @@ export interface LocationFacts {
 /** What a config says, reduced to the facts the rules read. */
 export interface ConfigEvidence {
   source: string;
+  /** The http `server` blocks, for nginx's location selection. */
+  servers: BlockScope[];
   locations: LocationFacts[];
   workerRlimitNofile: number | null;
   workerConnections: number | null;

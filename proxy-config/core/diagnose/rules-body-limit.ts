@@ -2,7 +2,7 @@ import { formatBytes, formatCounts, statusFacts } from './access-facts.js';
 import type { DiagnosisRule } from './diagnosis-rule.js';
 import { describeErrors, errorsOf } from './error-facts.js';
 import type { BodyLimitLayer, Evidence } from './evidence.js';
-import { locationsServing } from './match-location.js';
+import { locationsServing } from './locations-serving.js';
 import { symptomPaths } from './symptom-paths.js';
 
 function lowestLayer(evidence: Evidence): BodyLimitLayer | null {
@@ -18,7 +18,7 @@ function probeLine(layer: BodyLimitLayer): string {
 }
 
 function configLimits(evidence: Evidence): string[] {
-  return locationsServing(symptomPaths(evidence), evidence.config?.locations ?? []).map(
+  return locationsServing(symptomPaths(evidence), evidence.config).map(
     (location) =>
       `config: client_max_body_size ${location.clientMaxBodySize === 0 ? 'unlimited' : formatBytes(location.clientMaxBodySize)} at ${location.where}`,
   );

@@ -3,7 +3,7 @@ import { hasConnected, isProxyGenerated, type AccessRecord } from './access-reco
 import type { DiagnosisRule } from './diagnosis-rule.js';
 import { describeErrors, errorsOf } from './error-facts.js';
 import type { Evidence } from './evidence.js';
-import { locationsServing } from './match-location.js';
+import { locationsServing } from './locations-serving.js';
 import { symptomPaths } from './symptom-paths.js';
 
 /** nginx's proxy_read_timeout when the config does not set one. */
@@ -61,7 +61,7 @@ function clusteredGiveUp(
 }
 
 function readTimeoutMs(evidence: Evidence): { ms: number; where: string } {
-  const proxied = locationsServing(symptomPaths(evidence), evidence.config?.locations ?? []).filter(
+  const proxied = locationsServing(symptomPaths(evidence), evidence.config).filter(
     (location) => location.proxyPass,
   );
   const longest = proxied.sort((a, b) => b.proxyReadTimeoutMs - a.proxyReadTimeoutMs)[0];

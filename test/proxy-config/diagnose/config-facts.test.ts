@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toConfigEvidence } from '../../../proxy-config/core/diagnose/config-facts.js';
-import { locationsServing, matchLocation } from '../../../proxy-config/core/diagnose/match-location.js';
+import { locationsServing } from '../../../proxy-config/core/diagnose/locations-serving.js';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 
 const CONFIG = `
@@ -70,13 +70,21 @@ describe('toConfigEvidence', () => {
   });
 });
 
-describe('matchLocation', () => {
-  it('picks the exact match, else the longest prefix; regex locations are not evaluated', () => {
-    const { locations } = evidence();
-    expect(matchLocation('/health', locations)?.path).toBe('/health');
-    expect(matchLocation('/upload/a.bin', locations)?.path).toBe('/upload/');
-    expect(matchLocation('/upload', locations)?.path).toBe('/');
-    expect(locationsServing(['/upload/x', '/upload/y'], locations).map((l) => l.path)).toEqual(['/upload/']);
-    expect(locationsServing([], locations)).toHaveLength(4);
+describe('locationsServing', () => {
+  const paths = (ps: string[]) => locationsServing(ps, evidence()).map((l) => l.path);
+
+  it('picks as nginx does: exact, longest prefix, regex before a plain prefix', () => {
+    expect(paths(['/health'])).toEqual(['/health']);
+    expect(paths(['/upload/a.bin'])).toEqual(['/upload/']);
+    expect(paths(['/upload'])).toEqual(['/']);
+    expect(paths(['/upload/x', '/upload/y'])).toEqual(['/upload/']);
+    // A regex location wins over the "/" prefix for a path it matches.
+    expect(paths(['/index.php'])).toEqual(['~\\.php$']);
+    expect(paths(['/upload/x', '/a.php'])).toEqual(['/upload/', '~\\.php$']);
+  });
+
+  it('every location when no path is known; none without a config', () => {
+    expect(locationsServing([], evidence())).toHaveLength(4);
+    expect(locationsServing(['/x'], null)).toEqual([]);
   });
 });
