@@ -12,7 +12,7 @@ import {
   selectOrderRows,
   updateOrderStatus,
 } from './order-queries.js';
-import { planOrderTransition, type OrderState } from './order-states.js';
+import { isCancellable, planOrderTransition, type OrderState } from './order-states.js';
 import { planPage, toPage, type Page, type PageQuery } from './pagination.js';
 import { ORDER_CREATE_SCHEMA, ORDER_PATCH_SCHEMA, orderQuerySchema, pageQuerySchema } from './schemas.js';
 import { findUserRow } from './users.js';
@@ -187,7 +187,7 @@ export function cancelOrder(
   expectedVersion?: number,
 ): Promise<Versioned<OrderView>> {
   return moveOrder(ctx, orderId, 'CANCELLED', expectedVersion, (row) => {
-    if (row.status !== 'PENDING')
+    if (!isCancellable(row.status))
       throw new ProxyopsError(
         'ORDER_TRANSITION_INVALID',
         `only a PENDING order can be cancelled; this one is ${row.status}`,

@@ -1,5 +1,7 @@
 /** Row shapes as the store returns them, and the representations clients see. */
 
+import { isCancellable } from './order-states.js';
+
 /** A users row. */
 export interface UserRow {
   id: string;
@@ -133,7 +135,7 @@ export function toOrderView(row: OrderRow, items: readonly OrderItemRow[], baseU
     items: { href: `${self}/items` },
     user: { href: `${baseUrl}/users/${row.user_id}` },
   };
-  if (row.status === 'PENDING') links.cancel = { href: `${self}/cancel`, method: 'POST' };
+  if (isCancellable(row.status)) links.cancel = { href: `${self}/cancel`, method: 'POST' };
   return {
     id: row.id,
     userId: row.user_id,
