@@ -15,6 +15,7 @@ import { isProcessAlive, startInstance, stopInstance } from './shell/instance-pr
 import { readChildPids, readLiveMasterPid } from './shell/nginx-master.js';
 import { startNginx } from './shell/nginx-process.js';
 import { readSpecFile } from './shell/read-spec-file.js';
+import { superviseInstances } from './supervise-instances.js';
 import {
   readStackState,
   removeStackState,
@@ -44,7 +45,7 @@ export interface RunningStack {
   url: string;
   target: string;
   state: StackState;
-  /** Stops nginx, then the instances, then the database; leaves no process behind. */
+  /** Stops restarting instances, then stops nginx, the instances and the database; leaves no process behind. */
   stop(): Promise<void>;
 }
 
@@ -190,7 +191,17 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
         `nginx on ${url} does not answer 200 (last: ${through.lastStatus})`,
       );
     say(`nginx serving ${url} (pid file ${spec.paths.pidFile})`);
-    return { url, target, state, stop: stopAll };
+    // An instance that exits is started again; stopped first, so it does not restart what stop ends.
+    const supervisor = superviseInstances(target, say);
+    return {
+      url,
+      target,
+      state,
+      async stop() {
+        await supervisor.stop();
+        await stopAll();
+      },
+    };
   } catch (error) {
     await stopAll().catch(() => undefined);
     throw error;

@@ -82,6 +82,30 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
     for (const instance of instances) expect(accessLog).toContain(`ua="${instance.host}:${instance.port}"`);
   });
 
+  it('an instance that exits is started again on its address, and serves', async () => {
+    const [victim] = (await stack.state()).upstreams.api!;
+    process.kill(victim!.pid!, 'SIGKILL');
+    const deadline = Date.now() + 30_000;
+    let restarted: { pid?: number } | undefined;
+    while (Date.now() < deadline) {
+      restarted = (await stack.state()).upstreams.api!.find((i) => i.port === victim!.port);
+      if (restarted?.pid !== victim!.pid && restarted?.pid && (await isAlive(restarted.pid))) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(restarted?.pid).not.toBe(victim!.pid);
+    expect(stack.output()).toContain(
+      `instance ${victim!.host}:${victim!.port} (pid ${victim!.pid}) exited: restarted as pid ${restarted?.pid}`,
+    );
+    let status = 0;
+    while (status !== 200 && Date.now() < deadline) {
+      status = await fetch(`http://${victim!.host}:${victim!.port}/health/ready`)
+        .then((res) => res.status)
+        .catch(() => 0);
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
+  }, 60_000);
+
   it('Ctrl-C stops nginx, the instances and the database, leaving no process behind', async () => {
     const pids = await stackPids(stack);
     expect(pids.length).toBeGreaterThanOrEqual(5);
