@@ -16,6 +16,7 @@ import { attachGraphqlWs } from './graphql/ws-server.js';
 import { createStore } from './store/create-store.js';
 import { seedDemoData } from './store/seed.js';
 import type { Store } from './store/store.js';
+import { answerClientError } from './http/client-error.js';
 
 /** How to start the API process. */
 export interface ServerOptions {
@@ -90,6 +91,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
     });
     handler(req, res);
   });
+  server.on('clientError', answerClientError);
   // The proxy must give up an idle upstream connection before we close it (see README).
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;

@@ -1,4 +1,5 @@
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { isUuid } from '../resources/auth-rules.js';
 import { createToken, resolveJwtSecret } from './tokens.js';
 
 /** Checks the `proxyops api token` flags and signs the token (an admin token needs no stored user). */
@@ -14,5 +15,10 @@ export async function createTokenCommand(
       `--ttl ${JSON.stringify(flags.ttl)} must be a whole number of seconds`,
     );
   if (flags.user.trim() === '') throw new ProxyopsError('BAD_OPTION', '--user must not be empty');
+  if (flags.role === 'user' && !isUuid(flags.user))
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--user ${JSON.stringify(flags.user)} must be a user id (a UUID) for a user token; an admin token may name any operator`,
+    );
   return createToken({ id: flags.user, role: flags.role }, resolveJwtSecret(env), Number(flags.ttl));
 }

@@ -2,6 +2,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
 import type { Caller, Role } from '../resources/context.js';
+import { isUuid } from '../resources/auth-rules.js';
 
 /** The development signing secret; the API refuses to start with it when NODE_ENV=production. */
 export const DEVELOPMENT_JWT_SECRET = 'proxyops-development-secret-not-for-production';
@@ -70,7 +71,9 @@ export async function verifyTokenClaims(token: string, key: Uint8Array | KeyObje
     });
     const role = payload.role;
     if (role !== 'user' && role !== 'admin') throw new Error('the token names no known role');
-    if (!payload.sub) throw new Error('the token names no subject');
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new Error('the token names no subject');
+    // A user is a stored user, named by its id; an admin token may name any operator.
+    if (role === 'user' && !isUuid(payload.sub)) throw new Error('the token subject is not a user id');
     return {
       caller: { id: payload.sub, role: role as Role },
       exp: payload.exp as number,

@@ -49,6 +49,9 @@ export function formatGraphqlError(error: Readonly<GraphQLError | Error>, reques
   let code = typeof own === 'string' ? own : undefined;
   let message = graphqlError.message;
   const extensions: Record<string, unknown> = { ...graphqlError.extensions };
+  // graphql-js reports a variable that does not coerce with the scalar's own error as originalError:
+  // the client's mistake, not a fault.
+  if (!code && /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" /.test(message)) code = 'BAD_USER_INPUT';
   if (!code && original && isProxyopsError(original)) {
     code = GRAPHQL_CODES[original.code];
     if (code) {

@@ -15,6 +15,7 @@ import { createHttpLogger } from './logging.js';
 import { buildOpenApi } from './openapi.js';
 import { fromBodyParserError, PROBLEM_KINDS, sendProblem } from './problem.js';
 import {
+  checksEmptyBody,
   JSON_BODY_TYPES,
   markResponse,
   redirectTrailingSlash,
@@ -59,7 +60,7 @@ function handle(route: RouteSpec, deps: AppDeps): RequestHandler {
         params: req.params as Record<string, string>,
         query: { ...(req.query as Record<string, unknown>) },
         body: req.body,
-        ...(ifMatch === undefined ? {} : { expectedVersion: ifMatch }),
+        ...(ifMatch === undefined ? {} : { expectedVersions: ifMatch }),
       });
       sendResult(req, res, result, baseUrl);
     } catch (error) {
@@ -68,10 +69,29 @@ function handle(route: RouteSpec, deps: AppDeps): RequestHandler {
   };
 }
 
+/** Paths served outside ROUTES that only answer GET: other methods get 405 with Allow, as on ROUTES. */
+const READ_ONLY_PATHS = ['/health/live', '/health/ready', '/health/deep', '/metrics', '/openapi.json'];
+
 function methodsOf(path: string): string[] {
   const methods = ROUTES.filter((r) => r.path === path).map((r) => r.method.toUpperCase());
   if (methods.includes('GET')) methods.push('HEAD');
   return [...methods, 'OPTIONS'];
+}
+
+/** Passes the methods a path serves on; answers OPTIONS with 204 and Allow, any other method with 405. */
+function allowOnly(path: string, allow: string[]): RequestHandler {
+  return (req, res, next) => {
+    if (req.method !== 'OPTIONS' && allow.includes(req.method)) return next();
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', allow.join(', '));
+      return void res.status(204).end();
+    }
+    next(
+      new ProxyopsError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, {
+        details: { allow },
+      }),
+    );
+  };
 }
 
 /** The Express app of the API, without listening: middleware order is the protocol's order. */
@@ -88,6 +108,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(markResponse);
   app.use(createHttpLogger(deps.logger));
   app.use(redirectTrailingSlash);
+  // Before the routers that serve them: a Router answers OPTIONS itself, as text/plain.
+  for (const path of READ_ONLY_PATHS) app.all(path, allowOnly(path, ['GET', 'HEAD', 'OPTIONS']));
   // GraphQL-over-HTTP negotiates its own media types, so it comes before the REST Accept check.
   app.use(createGraphqlRouter(deps));
   app.use(requireAcceptableJson);
@@ -127,22 +149,11 @@ export function createApp(deps: AppDeps): Express {
   for (const route of ROUTES) {
     const chain: RequestHandler[] = [auth];
     if (route.body) chain.push(requireJsonBody, parseJson);
+    else if (route.method !== 'get') chain.push(...checksEmptyBody(parseJson));
     app[route.method](toExpressPath(route.path), ...chain, handle(route, deps));
   }
-  for (const path of new Set(ROUTES.map((r) => r.path))) {
-    const allow = methodsOf(path);
-    app.all(toExpressPath(path), (req, res, next) => {
-      if (req.method === 'OPTIONS') {
-        res.setHeader('Allow', allow.join(', '));
-        return void res.status(204).end();
-      }
-      next(
-        new ProxyopsError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, {
-          details: { allow },
-        }),
-      );
-    });
-  }
+  for (const path of new Set(ROUTES.map((r) => r.path)))
+    app.all(toExpressPath(path), allowOnly(path, methodsOf(path)));
   app.use((req, _res, next) => {
     next(new ProxyopsError('NOT_FOUND', `no resource at ${req.path}`));
   });

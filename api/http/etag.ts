@@ -6,12 +6,15 @@ export function toEtag(version: number): string {
 }
 
 /**
- * The version an If-Match header demands: undefined when absent or `*` (no precondition), -1 when
- * it names something no resource ever has (a weak or foreign tag), which always fails the check.
+ * The versions an If-Match header accepts (RFC 9110: a list, any one matching passes): undefined when
+ * absent or `*` (no precondition). A weak or foreign tag names no version, so a header of only such
+ * tags gives an empty list, which always fails the check.
  */
-export function parseIfMatch(header: string | undefined): number | undefined {
+export function parseIfMatch(header: string | undefined): number[] | undefined {
   if (header === undefined || header.trim() === '*') return undefined;
-  const first = header.split(',')[0]?.trim() ?? '';
-  const match = /^"v(\d{1,9})"$/.exec(first);
-  return match?.[1] ? Number(match[1]) : -1;
+  return header
+    .split(',')
+    .map((tag) => /^"v(\d{1,9})"$/.exec(tag.trim())?.[1])
+    .filter((version): version is string => version !== undefined)
+    .map(Number);
 }

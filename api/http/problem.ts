@@ -27,7 +27,9 @@ export const PROBLEM_KINDS: Readonly<Record<string, ProblemKind>> = {
   BODY_TOO_LARGE: { status: 413, title: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   VALIDATION_FAILED: { status: 422, title: 'Validation failed' },
+  REQUEST_TIMEOUT: { status: 408, title: 'Request timeout' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   INTERNAL: { status: 500, title: 'Internal server error' },
   NOT_READY: { status: 503, title: 'Service unavailable' },
 };
@@ -83,7 +85,11 @@ export function sendProblem(
   error: unknown,
   extensions: Record<string, unknown> = {},
 ): void {
-  const body = { ...toProblem(error, req.originalUrl, String(req.id ?? '')), ...extensions };
+  // The path only: a query string may carry what the client would not want echoed (tokens, e-mails).
+  const body = {
+    ...toProblem(error, req.originalUrl.split('?')[0] ?? '', String(req.id ?? '')),
+    ...extensions,
+  };
   const details = isProxyopsError(error) ? (error.details as Record<string, unknown> | undefined) : undefined;
   if (body.status === 401)
     res.setHeader(
@@ -122,6 +128,24 @@ export function fromBodyParserError(error: unknown): ProxyopsError | undefined {
     case 'stream.encoding.set':
       return new ProxyopsError('BAD_REQUEST', 'the request body was incomplete', { cause: error });
     default:
-      return undefined;
+      return fromClientError(error);
   }
+}
+
+/**
+ * Express and body-parser mark the client's own mistakes with a 4xx `status` (a path parameter that
+ * is not valid percent-encoding, a body that does not decompress): a 400 naming what failed, not a 500.
+ */
+function fromClientError(error: unknown): ProxyopsError | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (error instanceof URIError)
+    return new ProxyopsError('BAD_REQUEST', 'the request path is not valid percent-encoding', {
+      cause: error,
+    });
+  return new ProxyopsError(
+    'BAD_REQUEST',
+    `the request could not be read${(error as { expose?: unknown }).expose === true ? `: ${(error as Error).message}` : ''}`,
+    { cause: error },
+  );
 }

@@ -29,9 +29,9 @@ function splitUrl(url: string): [string, string | undefined] {
   return at === -1 ? [url, undefined] : [url.slice(0, at), url.slice(at + 1)];
 }
 
-/** 406 unless the client accepts JSON (problem+json counts: error bodies use it). */
+/** 406 unless the client accepts application/json; `application/json;q=0` refuses it even beside a wildcard. */
 export function requireAcceptableJson(req: Request, _res: Response, next: NextFunction): void {
-  if (!req.headers.accept || req.accepts(['application/json', 'application/problem+json'])) return next();
+  if (!req.headers.accept || req.accepts('application/json')) return next();
   next(
     new ProxyopsError(
       'NOT_ACCEPTABLE',
@@ -40,11 +40,13 @@ export function requireAcceptableJson(req: Request, _res: Response, next: NextFu
   );
 }
 
+function hasBody(req: Request): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+}
+
 /** 415 when a request that carries a body does not declare it as JSON. */
 export const requireJsonBody: RequestHandler = (req, _res, next) => {
-  const hasBody =
-    Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (!hasBody && !req.headers['content-type']) return next();
+  if (!hasBody(req) && !req.headers['content-type']) return next();
   if (req.is(JSON_BODY_TYPES)) return next();
   next(
     new ProxyopsError(
@@ -53,3 +55,27 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
     ),
   );
 };
+
+/**
+ * For an action that takes no input (cancel, delete): no body, or an empty JSON object as some
+ * clients always send. Anything else is refused before the action runs, never ignored.
+ */
+export function checksEmptyBody(parseJson: RequestHandler): RequestHandler[] {
+  const onlyWithBody =
+    (handler: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      hasBody(req) ? handler(req, res, next) : next();
+  const requireEmpty: RequestHandler = (req, _res, next) => {
+    const body: unknown = req.body;
+    const empty =
+      body === undefined ||
+      (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+    if (empty) return next();
+    next(
+      new ProxyopsError('VALIDATION_FAILED', `${req.method} ${req.path} takes no request body`, {
+        details: { errors: [{ pointer: '', message: 'must be empty or {}' }] },
+      }),
+    );
+  };
+  return [onlyWithBody(requireJsonBody), onlyWithBody(parseJson), requireEmpty];
+}

@@ -29,7 +29,7 @@ export interface RouteInput {
   query: Record<string, unknown>;
   body: unknown;
   /** From If-Match; see `parseIfMatch`. */
-  expectedVersion?: number;
+  expectedVersions?: readonly number[];
 }
 
 /** What a resource function gave back, and so how to answer. */
@@ -130,7 +130,7 @@ export const ROUTES: readonly RouteSpec[] = [
     success: 200,
     response: 'User',
     errors: [400, 403, 404, 409, 413, 415, 422],
-    run: (ctx, input) => one(updateUser(ctx, param(input, 'user_id'), input.body, input.expectedVersion)),
+    run: (ctx, input) => one(updateUser(ctx, param(input, 'user_id'), input.body, input.expectedVersions)),
   },
   {
     method: 'get',
@@ -201,7 +201,7 @@ export const ROUTES: readonly RouteSpec[] = [
     success: 200,
     response: 'Order',
     errors: [400, 403, 404, 409, 413, 415, 422],
-    run: (ctx, input) => one(updateOrder(ctx, param(input, 'order_id'), input.body, input.expectedVersion)),
+    run: (ctx, input) => one(updateOrder(ctx, param(input, 'order_id'), input.body, input.expectedVersions)),
   },
   {
     method: 'delete',
@@ -211,9 +211,9 @@ export const ROUTES: readonly RouteSpec[] = [
     tag: 'orders',
     ifMatch: true,
     success: 204,
-    errors: [403, 404, 409],
+    errors: [400, 403, 404, 409, 413, 415, 422],
     run: async (ctx, input) => {
-      await deleteOrder(ctx, param(input, 'order_id'), input.expectedVersion);
+      await deleteOrder(ctx, param(input, 'order_id'), input.expectedVersions);
       return { kind: 'none' };
     },
   },
@@ -226,8 +226,8 @@ export const ROUTES: readonly RouteSpec[] = [
     ifMatch: true,
     success: 200,
     response: 'Order',
-    errors: [403, 404, 409],
-    run: (ctx, input) => one(cancelOrder(ctx, param(input, 'order_id'), input.expectedVersion)),
+    errors: [400, 403, 404, 409, 413, 415, 422],
+    run: (ctx, input) => one(cancelOrder(ctx, param(input, 'order_id'), input.expectedVersions)),
   },
   {
     method: 'get',

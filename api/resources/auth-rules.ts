@@ -18,8 +18,8 @@ export function assertAdmin(caller: Caller, action: string): void {
 }
 
 /** Throws PRECONDITION_FAILED (409) when the client's If-Match version is not the current one. */
-export function assertVersion(expected: number | undefined, current: number, what: string): void {
-  if (expected !== undefined && expected !== current)
+export function assertVersion(expected: readonly number[] | undefined, current: number, what: string): void {
+  if (expected !== undefined && !expected.includes(current))
     throw new ProxyopsError(
       'PRECONDITION_FAILED',
       `${what} changed since it was read (If-Match does not match the current ETag); read it again`,

@@ -153,12 +153,12 @@ async function moveOrder(
   ctx: ResourceContext,
   orderId: string,
   to: OrderState,
-  expectedVersion: number | undefined,
+  expectedVersions: readonly number[] | undefined,
   check: (row: OrderRow) => void,
 ): Promise<Versioned<OrderView>> {
   const { row, from } = await ctx.store.transaction(async (tx) => {
     const current = await readableOrder(ctx, orderId, true, tx);
-    assertVersion(expectedVersion, current.version, 'the order');
+    assertVersion(expectedVersions, current.version, 'the order');
     check(current);
     return { row: await updateOrderStatus(tx, orderId, to), from: current.status };
   });
@@ -172,10 +172,10 @@ export async function updateOrder(
   ctx: ResourceContext,
   orderId: string,
   body: unknown,
-  expectedVersion?: number,
+  expectedVersions?: readonly number[],
 ): Promise<Versioned<OrderView>> {
   const input = validateBody<{ status: OrderState }>(ORDER_PATCH_SCHEMA, body);
-  return moveOrder(ctx, orderId, input.status, expectedVersion, (row) => {
+  return moveOrder(ctx, orderId, input.status, expectedVersions, (row) => {
     planOrderTransition(row.status, input.status, ctx.user.role);
   });
 }
@@ -184,9 +184,9 @@ export async function updateOrder(
 export function cancelOrder(
   ctx: ResourceContext,
   orderId: string,
-  expectedVersion?: number,
+  expectedVersions?: readonly number[],
 ): Promise<Versioned<OrderView>> {
-  return moveOrder(ctx, orderId, 'CANCELLED', expectedVersion, (row) => {
+  return moveOrder(ctx, orderId, 'CANCELLED', expectedVersions, (row) => {
     if (!isCancellable(row.status))
       throw new ProxyopsError(
         'ORDER_TRANSITION_INVALID',
@@ -199,11 +199,11 @@ export function cancelOrder(
 export async function deleteOrder(
   ctx: ResourceContext,
   orderId: string,
-  expectedVersion?: number,
+  expectedVersions?: readonly number[],
 ): Promise<void> {
   await ctx.store.transaction(async (tx) => {
     const row = await readableOrder(ctx, orderId, true, tx);
-    assertVersion(expectedVersion, row.version, 'the order');
+    assertVersion(expectedVersions, row.version, 'the order');
     if (ctx.user.role !== 'admin' && !['PENDING', 'CANCELLED'].includes(row.status))
       throw new ProxyopsError(
         'ORDER_STATE_CONFLICT',

@@ -124,13 +124,13 @@ export async function createUser(ctx: ResourceContext, body: unknown): Promise<V
 
 /**
  * PATCH /users/{user_id}: changes the given fields (null clears address or phone). Only an admin may
- * change a role. `expectedVersion` comes from If-Match; a stale one is PRECONDITION_FAILED (409).
+ * change a role. `expectedVersions` comes from If-Match; a stale one is PRECONDITION_FAILED (409).
  */
 export async function updateUser(
   ctx: ResourceContext,
   userId: string,
   body: unknown,
-  expectedVersion?: number,
+  expectedVersions?: readonly number[],
 ): Promise<Versioned<UserView>> {
   assertSelfOrAdmin(ctx.user, userId, 'this user');
   const input = normalise(validateBody<UserInput>(USER_PATCH_SCHEMA, body));
@@ -151,7 +151,7 @@ export async function updateUser(
         [userId],
       );
       if (!current[0]) throw new ProxyopsError('NOT_FOUND', `no user ${userId}`);
-      assertVersion(expectedVersion, current[0].version, 'the user');
+      assertVersion(expectedVersions, current[0].version, 'the user');
       const rows = await tx.query<UserRow>(
         `UPDATE users SET ${sets.join(', ')}, version = version + 1, updated_at = now()
          WHERE id = $1 RETURNING ${USER_COLUMNS}`,

@@ -36,7 +36,8 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined)
     if (error.keyword === 'if') continue;
     const params = error.params as { additionalProperty?: string; missingProperty?: string };
     const child = params.additionalProperty ?? params.missingProperty;
-    const pointer = child === undefined ? error.instancePath || '/' : `${error.instancePath}/${child}`;
+    // The whole document is the empty pointer (RFC 6901), not "/" (which names the key "").
+    const pointer = child === undefined ? error.instancePath : `${error.instancePath}/${child}`;
     const message =
       params.additionalProperty !== undefined
         ? 'is not a known field'
@@ -65,12 +66,29 @@ export function validateBody<T>(schema: object, body: unknown): T {
   return body as T;
 }
 
+/** A query integer as a client writes one: ajv's coercion also takes "0x10", "1e1", " 1" and "Infinity". */
+const DECIMAL_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
+
+function nonDecimalIntegers(schema: object, query: Record<string, unknown>): FieldError[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(properties)
+    .filter(([name, property]) => {
+      const value = query[name];
+      return property.type === 'integer' && typeof value === 'string' && !DECIMAL_INTEGER.test(value);
+    })
+    .map(([name]) => ({ pointer: `/${name}`, message: 'must be an integer' }));
+}
+
 /** Checks (and coerces) query parameters; throws BAD_PARAMETER (400) listing every parameter. */
 export function validateQuery<T>(schema: object, query: Record<string, unknown>): T {
   const copy = { ...query };
   const validate = compile(queryAjv, schema);
-  if (!validate(copy)) {
-    const errors = toFieldErrors(validate.errors);
+  const notIntegers = nonDecimalIntegers(schema, query);
+  if (!validate(copy) || notIntegers.length > 0) {
+    const errors = [
+      ...notIntegers,
+      ...toFieldErrors(validate.errors).filter((e) => !notIntegers.some((n) => n.pointer === e.pointer)),
+    ];
     throw new ProxyopsError(
       'BAD_PARAMETER',
       `bad query parameter: ${errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`,

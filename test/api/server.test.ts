@@ -153,6 +153,11 @@ describe('the API process (built CLI)', () => {
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         expect((await get()).reused).toBe(true);
         agent.destroy();
+        // Node's parser refuses headers over 16 KiB before Express runs: still a problem body.
+        const huge = await send(`${url}/health/live`, { headers: { 'x-big': 'x'.repeat(20_000) } });
+        expect(huge.status).toBe(431);
+        expect(huge.headers['content-type']).toBe('application/problem+json');
+        expect(huge.json()).toMatchObject({ status: 431, code: 'HEADERS_TOO_LARGE' });
       },
       SPAWN_TIMEOUT,
     );

@@ -43,7 +43,8 @@ function countArgument(field: FieldNode, variables: MeasureInput['variables']): 
     if (value.kind === Kind.INT) return Number(value.value);
     if (value.kind === Kind.VARIABLE) {
       const given = variables[value.name.value];
-      if (typeof given === 'number') return given;
+      // Anything but a whole number (1e309 arrives as Infinity) fails coercion later; assume the default.
+      if (Number.isSafeInteger(given)) return given as number;
     }
   }
   return undefined;

@@ -8,6 +8,8 @@ import {
 } from '../../../api/auth/tokens.js';
 import { isProxyopsError } from '../../../proxy-config/core/errors.js';
 
+const ADA = '00000000-0000-4000-8000-0000000000a1';
+
 const codeOf = async (run: () => unknown) => {
   try {
     await run();
@@ -20,8 +22,8 @@ const codeOf = async (run: () => unknown) => {
 describe('bearer tokens', () => {
   it('a token verifies to the caller it was made for', async () => {
     const secret = resolveJwtSecret({});
-    const token = await createToken({ id: 'u-1', role: 'admin' }, secret);
-    expect((await verifyTokenClaims(token, secret)).caller).toEqual({ id: 'u-1', role: 'admin' });
+    const token = await createToken({ id: ADA, role: 'admin' }, secret);
+    expect((await verifyTokenClaims(token, secret)).caller).toEqual({ id: ADA, role: 'admin' });
   });
 
   it('the development secret is used outside production and refused in it', async () => {
@@ -42,17 +44,19 @@ describe('bearer tokens', () => {
 
   it('tampered, expired, foreign-secret and role-less tokens are UNAUTHENTICATED', async () => {
     const secret = resolveJwtSecret({});
-    const good = await createToken({ id: 'u-1', role: 'user' }, secret);
+    const good = await createToken({ id: ADA, role: 'user' }, secret);
     const [header, , signature] = good.split('.');
-    const forgedPayload = Buffer.from(JSON.stringify({ sub: 'u-1', role: 'admin' })).toString('base64url');
+    const forgedPayload = Buffer.from(JSON.stringify({ sub: ADA, role: 'admin' })).toString('base64url');
     for (const token of [
       `${header}.${forgedPayload}.${signature}`,
-      await createToken({ id: 'u-1', role: 'user' }, secret, -10),
+      await createToken({ id: ADA, role: 'user' }, secret, -10),
       await createToken(
-        { id: 'u-1', role: 'user' },
+        { id: ADA, role: 'user' },
         new TextEncoder().encode('another-secret-of-32-bytes-or-more!'),
       ),
-      await createToken({ id: 'u-1', role: 'root' as 'user' }, secret),
+      await createToken({ id: ADA, role: 'root' as 'user' }, secret),
+      // A user token's subject must be a user id; it would reach the store as a bad uuid.
+      await createToken({ id: 'ops', role: 'user' }, secret),
     ])
       expect(await codeOf(() => verifyTokenClaims(token, secret))).toBe('UNAUTHENTICATED');
   });
@@ -64,10 +68,11 @@ describe('bearer tokens', () => {
     expect(await codeOf(() => createTokenCommand({ user: 'u', role: 'user', ttl: 'soon' }, {}))).toBe(
       'BAD_OPTION',
     );
-    expect(await codeOf(() => createTokenCommand({ user: ' ', role: 'user', ttl: '60' }, {}))).toBe(
-      'BAD_OPTION',
-    );
-    const token = await createTokenCommand({ user: 'u', role: 'admin', ttl: '60' }, {});
-    expect((await verifyTokenClaims(token, resolveJwtSecret({}))).caller).toEqual({ id: 'u', role: 'admin' });
+    for (const user of [' ', 'ops', `{${ADA}}`])
+      expect(await codeOf(() => createTokenCommand({ user, role: 'user', ttl: '60' }, {}))).toBe(
+        'BAD_OPTION',
+      );
+    const token = await createTokenCommand({ user: ADA, role: 'admin', ttl: '60' }, {});
+    expect((await verifyTokenClaims(token, resolveJwtSecret({}))).caller).toEqual({ id: ADA, role: 'admin' });
   });
 });

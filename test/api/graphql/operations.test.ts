@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendJson } from '../support/http-client.js';
+import { send, sendJson } from '../support/http-client.js';
 import { STORE_VARIANTS } from '../support/harness.js';
 import type { Store } from '../../../api/store/store.js';
 import { gql, startGraphqlApi, type GraphqlTestApi } from './support/graphql-api.js';
@@ -253,6 +253,22 @@ describe.each(STORE_VARIANTS)('GraphQL queries and mutations ($name)', (variant)
       });
     } finally {
       await limited.close();
+    }
+  });
+
+  it('a variable of the wrong type is BAD_USER_INPUT with graphql-js own message, not a server fault', async () => {
+    const query = 'query($n: Int) { users(first: $n) { id } }';
+    // 1e309 is written raw: JSON.stringify would turn Infinity into null.
+    for (const n of ['"abc"', '1.5', '1e309']) {
+      const res = await send(`${api.url}/graphql`, {
+        method: 'POST',
+        token: api.adminToken,
+        body: `{"query": ${JSON.stringify(query)}, "variables": {"n": ${n}}}`,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+      });
+      const [error] = res.json().errors;
+      expect(error.extensions.code, JSON.stringify(error)).toBe('BAD_USER_INPUT');
+      expect(error.message).toMatch(/^Variable "\$n" got invalid value/);
     }
   });
 });

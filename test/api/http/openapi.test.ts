@@ -25,7 +25,9 @@ describe('error code table', () => {
       BODY_TOO_LARGE: 413,
       UNSUPPORTED_MEDIA_TYPE: 415,
       VALIDATION_FAILED: 422,
+      REQUEST_TIMEOUT: 408,
       RATE_LIMITED: 429,
+      HEADERS_TOO_LARGE: 431,
       INTERNAL: 500,
       NOT_READY: 503,
     });
