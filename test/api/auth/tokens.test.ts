@@ -68,6 +68,8 @@ describe('bearer tokens', () => {
     expect(await codeOf(() => createTokenCommand({ user: 'u', role: 'user', ttl: 'soon' }, {}))).toBe(
       'BAD_OPTION',
     );
+    for (const ttl of ['0', '99999999999999999', '1e3'])
+      expect(await codeOf(() => createTokenCommand({ user: ADA, role: 'user', ttl }, {}))).toBe('BAD_OPTION');
     for (const user of [' ', 'ops', `{${ADA}}`])
       expect(await codeOf(() => createTokenCommand({ user, role: 'user', ttl: '60' }, {}))).toBe(
         'BAD_OPTION',
