@@ -58,8 +58,9 @@ export function addFacts(state: StatsState, f: LineFacts, escape: LogEscape): vo
     }
   }
 
-  if (status >= 500 && status < 600 && caps.path) {
-    const path = linePath(f, escape)!;
+  // A JSON line may lack `request`/`request_uri` though the preset has paths: counted, with no path.
+  const path = status >= 500 && status < 600 && caps.path ? linePath(f, escape) : null;
+  if (path !== null) {
     const count = state.paths5xx.get(path);
     // A new key is copied: the path may be a slice of the whole chunk, which the map would keep alive.
     if (count === undefined) state.paths5xx.set(flatCopy(path), 1);

@@ -48,9 +48,11 @@ export function createLineFilter(
   if (path !== undefined) {
     if (!capabilities.path) throw badOption('--path: the log format has no $request, $request_uri or $uri');
     const regex = toPathRegex(path);
-    checks.push(
-      regex ? (f) => regex.test(linePath(f, escape)!) : (f) => linePath(f, escape)!.startsWith(path),
-    );
+    // A line without a path (a JSON line with no request key) matches no --path.
+    checks.push((f) => {
+      const p = linePath(f, escape);
+      return p !== null && (regex ? regex.test(p) : p.startsWith(path));
+    });
   }
   if (upstream?.length) {
     if (!capabilities.upstream) throw badOption('--upstream: the log format has no $upstream_addr');

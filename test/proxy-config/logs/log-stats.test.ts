@@ -129,6 +129,17 @@ describe('preset: JSON lines', () => {
       last: '2026-11-21T09:00:03.000Z',
     });
   });
+
+  it('counts a 5xx line without a request key, with no path; --path does not match it', () => {
+    const text = '{"status":500}\n{"status":502,"request":"GET /b HTTP/1.1"}\n';
+    const { summary } = stats(presetFormat('json'), [text]);
+    expect(summary.records).toBe(2);
+    expect(summary.status).toEqual({ '500': 1, '502': 1 });
+    expect(summary.topPaths5xx.paths).toEqual([{ path: '/b', count: 1 }]);
+    const filtered = stats(presetFormat('json'), [text], { path: '/' }).summary;
+    expect([filtered.records, filtered.filtered]).toEqual([1, 1]);
+    expect(stats(presetFormat('json'), [text], { path: '~.' }).summary.records).toBe(1);
+  });
 });
 
 describe('statistics', () => {
