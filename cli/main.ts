@@ -9,6 +9,8 @@ const program = new Command('proxyops')
   )
   .version('0.1.0')
   .showHelpAfterError('(run with --help for usage)')
+  // Usage errors read like every other error of this CLI: `proxyops: ...`.
+  .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'proxyops: ')) })
   .exitOverride();
 
 for (const register of COMMANDS) register(program);
