@@ -1,5 +1,9 @@
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/run-cli.js';
+
+// The built entry point: its program object sets how commander reports usage errors.
+const CLI = join(process.cwd(), 'dist', 'cli', 'main.js');
 
 describe('usage errors', () => {
   it('read like every other error (proxyops: ...), point at --help and exit 2', async () => {
@@ -8,9 +12,9 @@ describe('usage errors', () => {
       [['config', 'render'], "proxyops: required option '--spec <file>' not specified"],
       [['nosuch'], "proxyops: unknown command 'nosuch'"],
     ] as const) {
-      const result = await runCli([...args]);
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr).toBe(`${message}\n(run with --help for usage)\n`);
+      const result = await execa('node', [CLI, ...args], { reject: false });
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr).toBe(`${message}\n(run with --help for usage)`);
     }
   });
 });
