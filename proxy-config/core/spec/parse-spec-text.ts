@@ -12,5 +12,15 @@ export function parseSpecText(text: string, source: string): unknown {
       cause: first,
     });
   }
-  return doc.toJS();
+  try {
+    return doc.toJS();
+  } catch (error) {
+    // The yaml library refuses to expand aliases past its limit (an "alias bomb" would take all
+    // memory) and throws from toJS(), after parsing succeeded: still a spec we cannot read.
+    throw new ProxyopsError(
+      'SPEC_UNREADABLE',
+      `${source}: not valid YAML/JSON: ${(error as Error).message.split('\n')[0]}`,
+      { cause: error },
+    );
+  }
 }

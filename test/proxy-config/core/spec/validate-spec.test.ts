@@ -98,6 +98,32 @@ describe('validateSpec: schema', () => {
       /bad\.yaml:\d+:\d+: not valid YAML/,
     );
   });
+
+  it('refuses an alias bomb and an unresolved alias as SPEC_UNREADABLE, not as a crash', () => {
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 10; i++)
+      lines.push(
+        `l${i}: &l${i} [${Array(10)
+          .fill(i === 1 ? '*a' : `*l${i - 1}`)
+          .join(', ')}]`,
+      );
+    const unreadable = (text: string) => {
+      try {
+        parseSpec(text, 'bomb.yaml');
+      } catch (error) {
+        return isProxyopsError(error)
+          ? `${error.code} ${error.message}`
+          : `not a ProxyopsError: ${String(error)}`;
+      }
+      return 'parsed';
+    };
+    expect(unreadable(lines.join('\n'))).toMatch(
+      /^SPEC_UNREADABLE bomb\.yaml: not valid YAML\/JSON: Excessive alias count/,
+    );
+    expect(unreadable('version: 1\nmode: *nowhere\n')).toMatch(
+      /^SPEC_UNREADABLE bomb\.yaml: .*Unresolved alias/,
+    );
+  });
 });
 
 describe('validateSpec: cross-field rules', () => {
