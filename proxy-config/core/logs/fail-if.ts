@@ -65,6 +65,12 @@ export function parseFailIf(text: string): FailIfExpr {
     const raw = next();
     const m = raw === undefined ? null : /^(\d+(?:\.\d+)?|\.\d+)(%?)$/.exec(raw);
     if (!m) throw invalid(text, `expected a number after "${metric} ${op}"`);
+    // A share compared with a count would almost always hold (5xx>50% is 5xx>0.5): refuse it.
+    if (m[2] && !metric.toLowerCase().endsWith('_ratio')) {
+      const share = `${metric.toLowerCase()}_ratio`;
+      const hint = METRIC.test(share) ? `; use ${share}` : '';
+      throw invalid(text, `"${raw}" is a percentage but "${metric}" is not a share${hint}`);
+    }
     const value = Number(m[1]) / (m[2] ? 100 : 1);
     return { kind: 'compare', metric: metric.toLowerCase(), op: op as CompareOp, value };
   };

@@ -67,4 +67,18 @@ describe('--fail-if', () => {
       expect(() => parseFailIf(text)).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
     },
   );
+
+  it('refuses a percentage on a count or a time: 5xx>50% would hold at a 10 % share', () => {
+    expect(() => parseFailIf('5xx>50%')).toThrow(
+      /"50%" is a percentage but "5xx" is not a share; use 5xx_ratio/,
+    );
+    expect(() => parseFailIf('proxy_502 >= 1% or records>0')).toThrow(/use proxy_502_ratio/);
+    expect(() => parseFailIf('p99>50%')).toThrow(/"p99" is not a share$/);
+    expect(parseFailIf('5xx_ratio>50%')).toEqual({
+      kind: 'compare',
+      metric: '5xx_ratio',
+      op: '>',
+      value: 0.5,
+    });
+  });
 });
