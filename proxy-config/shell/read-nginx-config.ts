@@ -1,7 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
-import { nginxSyntaxError, parseNginxConfig } from '../core/nginx-config/parse-nginx-config.js';
+import {
+  MAX_BLOCK_DEPTH,
+  nginxSyntaxError,
+  parseNginxConfig,
+  tooDeep,
+} from '../core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig, NginxDirective } from '../core/nginx-config/types.js';
 
 const GLOB_CHARS = /[*?[]/;
@@ -21,7 +26,12 @@ export async function readNginxConfig(
   const confPrefix = resolve(options.confPrefix ?? dirname(mainFile));
   const files: string[] = [];
 
-  async function load(file: string, chain: string[], from?: NginxDirective): Promise<NginxDirective[]> {
+  async function load(
+    file: string,
+    chain: string[],
+    depth: number,
+    from?: NginxDirective,
+  ): Promise<NginxDirective[]> {
     if (chain.includes(file))
       throw nginxSyntaxError(
         from?.file ?? file,
@@ -40,10 +50,11 @@ export async function readNginxConfig(
       );
     }
     if (!files.includes(file)) files.push(file);
-    return expand(parseNginxConfig(text, file), [...chain, file]);
+    return expand(parseNginxConfig(text, file), [...chain, file], depth);
   }
 
-  async function expand(nodes: NginxDirective[], chain: string[]): Promise<NginxDirective[]> {
+  // Each file is parsed within MAX_BLOCK_DEPTH, but includes inside blocks stack their depths.
+  async function expand(nodes: NginxDirective[], chain: string[], depth: number): Promise<NginxDirective[]> {
     const out: NginxDirective[] = [];
     for (const node of nodes) {
       if (node.name === 'include' && !node.children && !node.entries) {
@@ -52,18 +63,20 @@ export async function readNginxConfig(
         const pattern = node.args[0] as string;
         const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
         const matched = GLOB_CHARS.test(pattern) ? await expandGlob(absolute) : [absolute];
-        for (const file of matched) out.push(...(await load(file, chain, node)));
+        for (const file of matched) out.push(...(await load(file, chain, depth, node)));
         continue;
       }
       const copy: NginxDirective = { ...node };
-      if (node.children) copy.children = await expand(node.children, chain);
-      if (node.entries) copy.entries = await expand(node.entries, chain);
+      if ((node.children || node.entries) && depth + 1 > MAX_BLOCK_DEPTH)
+        throw tooDeep(node.file, node.line, node.name);
+      if (node.children) copy.children = await expand(node.children, chain, depth + 1);
+      if (node.entries) copy.entries = await expand(node.entries, chain, depth + 1);
       out.push(copy);
     }
     return out;
   }
 
-  const directives = await load(mainFile, []);
+  const directives = await load(mainFile, [], 0);
   return { mainFile, files, directives };
 }
 

@@ -129,6 +129,16 @@ describe('proxyops config lint', () => {
     );
   });
 
+  it('exits 2 with file:line, not a stack overflow, on blocks nested thousands deep', async () => {
+    const file = join(dir, 'deep.conf');
+    await writeFile(file, 'location / {\n'.repeat(3000) + '}\n'.repeat(3000));
+    const result = await proxyops('config', 'lint', file);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      `proxyops: ${file}:101: "location" block nested more than 100 levels deep`,
+    );
+  });
+
   it('exits 2 when the file cannot be read, also with --json', async () => {
     const result = await proxyops('config', 'lint', '--json', join(dir, 'missing.conf'));
     expect(result.exitCode).toBe(2);

@@ -18,7 +18,14 @@ interface OpenBlock {
   label: string;
   line: number;
   entries: boolean;
+  depth: number;
 }
+
+/**
+ * Deepest block nesting accepted. Real configs stay under ten levels; the parser and every query
+ * over its tree recurse once per level, so a config nested thousands deep would overflow the stack.
+ */
+export const MAX_BLOCK_DEPTH = 100;
 
 const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
 const ANNOTATION = /^#\s*proxyops:\s*(\S+)(.*)$/;
@@ -28,6 +35,11 @@ export function nginxSyntaxError(file: string, line: number, message: string): P
   return new ProxyopsError('NGINX_CONFIG_INVALID', `${file}:${line}: ${message}`, {
     details: { file, line },
   });
+}
+
+/** NGINX_CONFIG_INVALID for a block opened deeper than MAX_BLOCK_DEPTH. */
+export function tooDeep(file: string, line: number, name: string): ProxyopsError {
+  return nginxSyntaxError(file, line, `"${name}" block nested more than ${MAX_BLOCK_DEPTH} levels deep`);
 }
 
 /**
@@ -166,12 +178,12 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
           if (!open) throw fail(statement.line, 'unexpected "}" (no block is open here)');
           return { body, endLine: statement.line };
         case 'directive':
-          body.push(toDirective(statement.words, statement.end));
+          body.push(toDirective(statement.words, statement.end, open));
       }
     }
   }
 
-  function toDirective(words: Word[], end: ';' | '{'): NginxDirective {
+  function toDirective(words: Word[], end: ';' | '{', open: OpenBlock | undefined): NginxDirective {
     const [head, ...rest] = words as [Word, ...Word[]];
     const directive: NginxDirective = {
       name: head.value,
@@ -191,7 +203,9 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
     }
     const entries = ENTRY_BLOCKS.has(head.value);
     const label = words.map((w) => w.value).join(' ');
-    const { body, endLine } = parseBlock({ label, line: head.line, entries });
+    const depth = (open?.depth ?? 0) + 1;
+    if (depth > MAX_BLOCK_DEPTH) throw tooDeep(file, head.line, head.value);
+    const { body, endLine } = parseBlock({ label, line: head.line, entries, depth });
     if (entries) directive.entries = body;
     else directive.children = body;
     directive.endLine = endLine;

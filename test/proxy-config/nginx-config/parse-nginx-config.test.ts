@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+import {
+  MAX_BLOCK_DEPTH,
+  parseNginxConfig,
+} from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import type { NginxDirective } from '../../../proxy-config/core/nginx-config/types.js';
 
 const parse = (text: string) => parseNginxConfig(text, 'test.conf');
@@ -138,5 +141,16 @@ describe('parseNginxConfig, nginx corner cases', () => {
 
   it('refuses a block opened without a name', () => {
     expect(errorOf('http {\n  {\n}').message).toMatch(/^test\.conf:2: unexpected "{"/);
+  });
+
+  it('refuses blocks nested deeper than MAX_BLOCK_DEPTH at the line of the first one too deep', () => {
+    const nested = (depth: number) => 'location / {\n'.repeat(depth) + '}\n'.repeat(depth);
+    expect(() => parse(nested(MAX_BLOCK_DEPTH))).not.toThrow();
+    expect(errorOf(nested(MAX_BLOCK_DEPTH + 1))).toMatchObject({
+      code: 'NGINX_CONFIG_INVALID',
+      message: `test.conf:${MAX_BLOCK_DEPTH + 1}: "location" block nested more than ${MAX_BLOCK_DEPTH} levels deep`,
+    });
+    // Thousands deep used to overflow the call stack (RangeError) instead of saying where.
+    expect(errorOf(nested(3000)).code).toBe('NGINX_CONFIG_INVALID');
   });
 });

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_BLOCK_DEPTH } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import { listLocations } from '../../../proxy-config/core/nginx-config/query.js';
 import { readNginxConfig } from '../../../proxy-config/shell/read-nginx-config.js';
 
@@ -112,6 +113,21 @@ describe('readNginxConfig', () => {
     await expect(readNginxConfig(join(dir, 'nginx.conf'))).rejects.toMatchObject({
       code: 'NGINX_CONFIG_INVALID',
       message: expect.stringContaining('include cycle'),
+    });
+  });
+
+  it('counts block depth across includes: each file within the limit, together too deep', async () => {
+    const half = MAX_BLOCK_DEPTH / 2 + 1;
+    const nested = (inner: string) => 'location / {\n'.repeat(half) + inner + '}\n'.repeat(half);
+    await write('nginx.conf', nested('include inner.conf;\n'));
+    await write('inner.conf', nested(''));
+    await expect(readNginxConfig(join(dir, 'nginx.conf'))).rejects.toMatchObject({
+      code: 'NGINX_CONFIG_INVALID',
+      message: expect.stringMatching(
+        new RegExp(
+          `inner\\.conf:${MAX_BLOCK_DEPTH + 1 - half}: "location" block nested more than ${MAX_BLOCK_DEPTH} levels deep$`,
+        ),
+      ),
     });
   });
 
