@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { connect, type PeerCertificate } from 'node:tls';
 import { ProxyopsError } from '../core/errors.js';
+import { readInputFile } from './read-input-file.js';
 
 /** What the checks need of a certificate. */
 export interface CertificateFacts {
@@ -11,18 +11,11 @@ export interface CertificateFacts {
 
 /** The first certificate of a PEM file (the leaf of a chain). */
 export async function readCertificateFile(path: string): Promise<CertificateFacts> {
-  let pem: Buffer;
-  try {
-    pem = await readFile(path);
-  } catch (error) {
-    throw new ProxyopsError(
-      'CERT_FILE_UNREADABLE',
-      `cannot read certificate ${path}: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  const pem = await readInputFile(
+    path,
+    (reason, cause) =>
+      new ProxyopsError('CERT_FILE_UNREADABLE', `cannot read certificate ${path}: ${reason}`, { cause }),
+  );
   try {
     const cert = new X509Certificate(pem);
     return { subject: oneLine(cert.subject), notAfter: new Date(cert.validTo) };

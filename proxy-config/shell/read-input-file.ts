@@ -1,4 +1,5 @@
-import { open } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { ProxyopsError } from '../core/errors.js';
 
 /** How much of the end of a log diagnosis reads: recent entries are what an incident is about. */
@@ -8,6 +9,47 @@ export const LOG_TAIL_BYTES = 64 * 1024 * 1024;
 export interface FileTail {
   text: string;
   truncated: boolean;
+}
+
+/** Builds the error a caller reports for an input it cannot read; `reason` is an errno code or what the path is instead. */
+export type Unreadable = (reason: string, cause?: unknown) => Error;
+
+/**
+ * Opens a file the user named as input. Anything but a regular file is refused: reading a FIFO
+ * or a terminal blocks until someone writes, a device may never end. O_NONBLOCK keeps the open
+ * itself from waiting for a FIFO's writer; on a regular file it changes nothing.
+ */
+export async function openInputFile(path: string, unreadable: Unreadable): Promise<FileHandle> {
+  let file: FileHandle;
+  try {
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw unreadable(errnoOf(error), error);
+  }
+  let stats: Stats;
+  try {
+    stats = await file.stat();
+  } catch (error) {
+    await file.close();
+    throw unreadable(errnoOf(error), error);
+  }
+  if (!stats.isFile()) {
+    await file.close();
+    throw unreadable(`not a regular file (${kindOf(stats)})`);
+  }
+  return file;
+}
+
+/** The whole of a regular file the user named (see openInputFile). */
+export async function readInputFile(path: string, unreadable: Unreadable): Promise<Buffer> {
+  const file = await openInputFile(path, unreadable);
+  try {
+    return await file.readFile();
+  } catch (error) {
+    throw unreadable(errnoOf(error), error);
+  } finally {
+    await file.close();
+  }
 }
 
 /**
@@ -20,24 +62,37 @@ export async function readFileTail(
   encoding: BufferEncoding,
   maxBytes = LOG_TAIL_BYTES,
 ): Promise<FileTail> {
+  const unreadable: Unreadable = (reason, cause) =>
+    new ProxyopsError('BAD_OPTION', `cannot read ${option} ${path}: ${reason}`, { cause });
+  const file = await openInputFile(path, unreadable);
   try {
-    const file = await open(path, 'r');
-    try {
-      const { size } = await file.stat();
-      const start = Math.max(0, size - maxBytes);
-      const buffer = Buffer.alloc(size - start);
-      const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
-      let chunk = buffer.subarray(0, bytesRead);
-      if (start > 0) chunk = chunk.subarray(chunk.indexOf(0x0a) + 1);
-      return { text: chunk.toString(encoding), truncated: start > 0 };
-    } finally {
-      await file.close();
-    }
+    const { size } = await file.stat();
+    const start = Math.max(0, size - maxBytes);
+    const buffer = Buffer.alloc(size - start);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, start);
+    let chunk = buffer.subarray(0, bytesRead);
+    if (start > 0) chunk = chunk.subarray(chunk.indexOf(0x0a) + 1);
+    return { text: chunk.toString(encoding), truncated: start > 0 };
   } catch (error) {
-    throw new ProxyopsError(
-      'BAD_OPTION',
-      `cannot read ${option} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      { cause: error },
-    );
+    throw unreadable(errnoOf(error), error);
+  } finally {
+    await file.close();
   }
+}
+
+function isErrno(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+}
+
+function errnoOf(error: unknown): string {
+  return isErrno(error) ? (error.code as string) : String(error);
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'an unknown kind of file';
 }

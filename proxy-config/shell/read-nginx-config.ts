@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
 import {
@@ -8,6 +8,7 @@ import {
   tooDeep,
 } from '../core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig, NginxDirective } from '../core/nginx-config/types.js';
+import { readInputFile } from './read-input-file.js';
 
 const GLOB_CHARS = /[*?[]/;
 
@@ -38,17 +39,17 @@ export async function readNginxConfig(
         from?.line ?? 0,
         `include cycle: ${[...chain, file].join(' -> ')}`,
       );
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      const where = from ? `${from.file}:${from.line}: include ` : '';
-      throw new ProxyopsError(
-        'NGINX_CONFIG_UNREADABLE',
-        `${where}cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-        { cause: error, details: { file: from?.file ?? file, line: from?.line } },
-      );
-    }
+    const where = from ? `${from.file}:${from.line}: include ` : '';
+    const text = (
+      await readInputFile(
+        file,
+        (reason, cause) =>
+          new ProxyopsError('NGINX_CONFIG_UNREADABLE', `${where}cannot read ${file}: ${reason}`, {
+            cause,
+            details: { file: from?.file ?? file, line: from?.line },
+          }),
+      )
+    ).toString('utf8');
     if (!files.includes(file)) files.push(file);
     return expand(parseNginxConfig(text, file), [...chain, file], depth);
   }
