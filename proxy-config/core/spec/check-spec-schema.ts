@@ -1,11 +1,38 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import {
+  Ajv,
+  type ErrorObject,
+  type KeywordDefinition,
+  type SchemaValidateFunction,
+  type ValidateFunction,
+} from 'ajv';
 import schema from '../../schema/proxy-spec.schema.json' with { type: 'json' };
+import { parseNginxSize } from '../nginx-config/units.js';
 import { toDottedPath, type SpecProblem } from './spec-problem.js';
 
 let compiled: ValidateFunction | undefined;
 
+/**
+ * `"maxSize": "64m"`: the largest nginx size a string may name. JSON Schema bounds numbers only,
+ * and a size past what nginx accepts would pass here and fail later at `nginx -t` (exit 1).
+ */
+const checkMaxSize: SchemaValidateFunction = (limit: string, value: string) => {
+  // A string that is not a size at all is the pattern's to report.
+  if ((parseNginxSize(value) ?? 0) <= (parseNginxSize(limit) ?? 0)) return true;
+  checkMaxSize.errors = [{ keyword: 'maxSize', message: `must be at most ${limit}`, params: { limit } }];
+  return false;
+};
+const MAX_SIZE: KeywordDefinition = {
+  keyword: 'maxSize',
+  type: 'string',
+  schemaType: 'string',
+  errors: true,
+  validate: checkMaxSize,
+};
+
 function validator(): ValidateFunction {
-  compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema);
+  compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true })
+    .addKeyword(MAX_SIZE)
+    .compile(schema);
   return compiled;
 }
 

@@ -93,6 +93,46 @@ describe('validateSpec: schema', () => {
     expect(problemsOf(changed(['workers.processes', 0])).map((p) => p.path)).toEqual(['workers.processes']);
   });
 
+  it('refuses durations nginx would write as 0ms: under 1 ms', () => {
+    expect(problemsOf(changed(['timeouts.proxyConnect', 0.001]))).toEqual([]);
+    expect(problemsOf(changed(['timeouts.proxyConnect', 0.0004]))).toEqual([
+      { path: 'timeouts.proxyConnect', rule: 'minimum', message: 'must be >= 0.001' },
+    ]);
+    expect(problemsOf(changed(['servers.0.routes.0.timeouts', { read: 0.0001 }])).map((p) => p.path)).toEqual(
+      ['servers[0].routes[0].timeouts.read'],
+    );
+  });
+
+  it('refuses control characters in paths, which would end up in nginx.conf', () => {
+    const paths = (edit: [string, unknown]) => problemsOf(changed(edit)).map((p) => `${p.path} ${p.rule}`);
+    expect(paths(['servers.0.routes.0.path', '/a\u0000b'])).toEqual(['servers[0].routes[0].path pattern']);
+    expect(paths(['servers.0.routes.0.path', '/a\u007fb'])).toEqual(['servers[0].routes[0].path pattern']);
+    expect(paths(['paths.pidFile', '/run/\u001bx.pid'])).toEqual(['paths.pidFile pattern']);
+    expect(paths(['accessLog.path', '/var/log/a\u0001.log'])).toContain('accessLog.path pattern');
+    expect(paths(['upstreams.api.deploy', { command: ['node', 'a\u0000b'] }])).toEqual([
+      'upstreams.api.deploy.command[1] pattern',
+    ]);
+  });
+
+  it('bounds sizes and counts by what nginx accepts, naming the field', () => {
+    expect(problemsOf(changed(['limits.clientMaxBodySize', '1024g']))).toEqual([]);
+    expect(problemsOf(changed(['limits.clientMaxBodySize', '99999999999999999999g']))).toEqual([
+      { path: 'limits.clientMaxBodySize', rule: 'maxSize', message: 'must be at most 1024g' },
+    ]);
+    expect(problemsOf(changed(['accessLog.buffer', '64m']))).toEqual([]);
+    // nginx's buffer= takes no g suffix and no zero; a huge one fails its malloc at nginx -t.
+    for (const buffer of ['1g', '0k', '99999m'])
+      expect(problemsOf(changed(['accessLog.buffer', buffer])).map((p) => p.path)).toContain(
+        'accessLog.buffer',
+      );
+    expect(problemsOf(changed(['upstreams.api.keepaliveRequests', 1e20]))).toEqual([
+      { path: 'upstreams.api.keepaliveRequests', rule: 'maximum', message: 'must be <= 1000000000' },
+    ]);
+    expect(problemsOf(changed(['workers.processes', 1e20])).map((p) => `${p.path} ${p.rule}`)).toContain(
+      'workers.processes maximum',
+    );
+  });
+
   it('turns YAML syntax errors into SPEC_UNREADABLE with line and column', () => {
     expect(() => parseSpec('version: 1\nservers: [\n', 'bad.yaml')).toThrow(
       /bad\.yaml:\d+:\d+: not valid YAML/,
