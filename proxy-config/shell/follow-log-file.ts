@@ -19,7 +19,8 @@ interface Open {
   fd: number;
   ino: number;
   pos: number;
-  carry: Buffer | null;
+  /** Copies of the bytes read after the last newline, joined once the line ends. */
+  carry: Buffer[];
   idleSince: number;
 }
 
@@ -50,7 +51,7 @@ export function followLogFile(
       return null;
     }
     const stat = fstatSync(fd);
-    return { fd, ino: stat.ino, pos: fromEnd ? stat.size : 0, carry: null, idleSince: Date.now() };
+    return { fd, ino: stat.ino, pos: fromEnd ? stat.size : 0, carry: [], idleSince: Date.now() };
   };
 
   /** Reads everything new; true when anything was read. */
@@ -59,7 +60,7 @@ export function followLogFile(
     if (size < file.pos) {
       // Truncated in place: everything now in the file was written after the truncation.
       file.pos = 0;
-      file.carry = null;
+      file.carry = [];
     }
     let grew = false;
     for (;;) {
@@ -67,20 +68,24 @@ export function followLogFile(
       if (got <= 0) return grew;
       grew = true;
       file.pos += got;
-      const chunk = file.carry ? Buffer.concat([file.carry, buf.subarray(0, got)]) : buf.subarray(0, got);
-      const lastNl = chunk.lastIndexOf(10);
+      const lastNl = buf.lastIndexOf(10, got - 1);
       if (lastNl < 0) {
-        file.carry = Buffer.from(chunk);
+        // `buf` is reused: keep a copy. Joining the pieces at each read was quadratic in the line.
+        file.carry.push(Buffer.from(buf.subarray(0, got)));
         continue;
       }
-      onText(chunk.toString('latin1', 0, lastNl + 1));
-      file.carry = lastNl + 1 < chunk.length ? Buffer.from(chunk.subarray(lastNl + 1)) : null;
+      if (file.carry.length === 0) onText(buf.toString('latin1', 0, lastNl + 1));
+      else {
+        file.carry.push(buf.subarray(0, lastNl + 1));
+        onText(Buffer.concat(file.carry).toString('latin1'));
+      }
+      file.carry = lastNl + 1 < got ? [Buffer.from(buf.subarray(lastNl + 1, got))] : [];
     }
   };
 
   const close = (file: Open) => {
     drain(file);
-    if (file.carry?.length) onText(file.carry.toString('latin1'));
+    if (file.carry.length) onText(Buffer.concat(file.carry).toString('latin1'));
     closeSync(file.fd);
   };
 
