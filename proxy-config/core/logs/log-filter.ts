@@ -25,9 +25,42 @@ export function parseStatusFilter(text: string): Array<[number, number]> {
     let m = /^([0-9])xx$/i.exec(p);
     if (m) return [Number(m[1]) * 100, Number(m[1]) * 100 + 99];
     m = /^(\d{3})(?:-(\d{3}))?$/.exec(p);
+    if (m && Number(m[2] ?? m[1]) < Number(m[1]))
+      throw badOption(`--status: "${p}" is a range from high to low; write ${m[2]}-${m[1]}`);
     if (m) return [Number(m[1]), Number(m[2] ?? m[1])];
     throw badOption(`--status: "${p}" is not a status, a class like 5xx, or a range like 500-504`);
   });
+}
+
+const HOST = /^[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?$/;
+const IPV6 = /^\[[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(?:%[A-Za-z0-9_.-]+)?\]$/;
+
+/**
+ * Checks one `--upstream` value against the forms `$upstream_addr` holds: `host` or an IPv4 address
+ * (any port), `host:port`, `[IPv6]`, `[IPv6]:port`, `unix:/path`, or an upstream group's name (what
+ * nginx logs when no server was available). Anything else could never match a line.
+ */
+export function parseUpstreamFilter(text: string): string {
+  const bad = (why: string) => badOption(`--upstream: "${text}" ${why}`);
+  if (text === '') throw bad('is empty; give an address such as 10.0.1.11 or 10.0.1.11:8080');
+  if (text.startsWith('unix:')) {
+    if (text.length === 5 || /\s/.test(text))
+      throw bad('is not a unix socket address like unix:/run/app.sock');
+    return text;
+  }
+  const m = /^(\[[^\]]*\]|[^:]*)(?::([^:]*))?$/.exec(text);
+  const host = m?.[1] ?? '';
+  if (!m || !(IPV6.test(host) || HOST.test(host)))
+    throw bad('is not an address: host, host:port, [IPv6]:port or unix:/path');
+  if (
+    /^[\d.]+$/.test(host) &&
+    !/^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/.test(host)
+  )
+    throw bad('is not an IPv4 address');
+  const port = m[2];
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
+    throw bad('has no port from 1 to 65535');
+  return text;
 }
 
 /** Builds the per-line predicate, or null when nothing is filtered. Throws BAD_OPTION on a filter the format cannot serve. */
@@ -40,6 +73,10 @@ export function createLineFilter(
   const { sinceMs, untilMs, status, path, upstream } = filter;
   if (sinceMs !== undefined || untilMs !== undefined) {
     if (!capabilities.time) throw badOption('--since/--until: the log format has no time variable');
+    if (sinceMs !== undefined && untilMs !== undefined && sinceMs >= untilMs)
+      throw badOption(
+        `--since (${new Date(sinceMs).toISOString()}) must be earlier than --until (${new Date(untilMs).toISOString()})`,
+      );
     const lo = sinceMs ?? -Infinity;
     const hi = untilMs ?? Infinity;
     checks.push((f) => f.timeMs >= lo && f.timeMs < hi);
