@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -33,9 +33,25 @@ export function logFileSize(path: string): number {
   try {
     const stat = statSync(path);
     if (!stat.isFile()) throw new Error('not a regular file');
+    if (stat.size === 0 && isPseudoFile(path))
+      throw new Error('a /proc or /sys file (its size says 0 but it has content); copy it to a file first');
     return stat.size;
   } catch (error) {
     throw unreadable(path, error);
+  }
+}
+
+/**
+ * True for a kernel file such as /proc/self/status: its size is 0 yet a read returns bytes, so it
+ * would count as empty, and --follow would read it again at every check. A log that grows between
+ * the stat and the read has a size afterwards. A read that fails (/proc/self/mem) throws.
+ */
+function isPseudoFile(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    return readSync(fd, Buffer.alloc(1), 0, 1, 0) > 0 && fstatSync(fd).size === 0;
+  } finally {
+    closeSync(fd);
   }
 }
 
