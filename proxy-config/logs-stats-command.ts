@@ -1,15 +1,15 @@
-import { constants } from 'node:fs';
-import { access, stat, writeFile } from 'node:fs/promises';
+import { constants, fstat, type Stats } from 'node:fs';
+import { access, realpath, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from './core/errors.js';
 import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from './core/logs/fail-if.js';
-import { parseStatusFilter, type LogFilter } from './core/logs/log-filter.js';
+import { parseStatusFilter, parseUpstreamFilter, type LogFilter } from './core/logs/log-filter.js';
 import { renderStatsHtml } from './core/logs/render-stats-html.js';
 import { renderStatsProm } from './core/logs/render-stats-prom.js';
 import { renderStatsTable } from './core/logs/render-stats-table.js';
 import { toIntervalLine, type StatsSummary } from './core/logs/summarize-stats.js';
-import { parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
+import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
 import { followLogStats } from './logs-follow.js';
 import { computeLogStats, resolveLogFormat, type LogFormatSource } from './logs-stats.js';
 
@@ -54,15 +54,22 @@ export async function runLogsStatsCommand(
   }
   const filter = toFilter(options, Date.now());
   const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
-  const jobs = options.jobs === undefined ? undefined : Number(options.jobs);
-  if (jobs !== undefined && !(Number.isInteger(jobs) && jobs > 0))
-    throw new ProxyopsError('BAD_OPTION', `--jobs: "${options.jobs}" is not a positive whole number`);
-  if (options.html) await assertWritableDir(options.html);
+  const jobs = options.jobs === undefined ? undefined : parseJobs(options.jobs);
+  const intervalMs =
+    options.interval === undefined
+      ? options.follow
+        ? 10_000
+        : 60_000
+      : parseDuration(options.interval, '--interval', INTERVAL_BOUNDS);
+  if (options.html !== undefined) {
+    if (options.html === '') throw new ProxyopsError('BAD_OPTION', '--html: name the report file');
+    await assertWritableDir(options.html);
+    await assertNotAnInput(options.html, inputs, (io.stdin as { fd?: unknown }).fd);
+  }
   const spec = await resolveLogFormat(options);
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
 
   if (options.follow) {
-    const intervalMs = parseDuration(options.interval ?? '10s', '--interval');
     const handle = followLogStats({
       inputs,
       spec,
@@ -87,7 +94,6 @@ export async function runLogsStatsCommand(
     return finish(summary, failIf, options, io, false);
   }
 
-  const intervalMs = options.interval === undefined ? 60_000 : parseDuration(options.interval, '--interval');
   const summary = await computeLogStats({ inputs, spec, filter, intervalMs, jobs, stdin: io.stdin });
   if (options.json) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
   else if (options.ndjson)
@@ -110,6 +116,47 @@ async function assertWritableDir(file: string): Promise<void> {
   });
 }
 
+/**
+ * Refuses an --html target that is one of the inputs (also through a link, or standard input redirected
+ * from it): the report would replace the log it was made from.
+ */
+async function assertNotAnInput(file: string, inputs: string[], stdinFd: unknown): Promise<void> {
+  const target = await stat(file).catch(() => undefined);
+  const targetPath = await realpath(file).catch(() => resolve(file));
+  for (const input of inputs) {
+    let same: boolean;
+    if (input === '-') {
+      const info = target && typeof stdinFd === 'number' ? await fstatOf(stdinFd) : undefined;
+      same = Boolean(target && info?.isFile() && info.dev === target.dev && info.ino === target.ino);
+    } else {
+      const info = await stat(input).catch(() => undefined);
+      same =
+        target && info
+          ? info.dev === target.dev && info.ino === target.ino
+          : (await realpath(input).catch(() => resolve(input))) === targetPath;
+    }
+    if (same)
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        `--html ${file} is the input ${input === '-' ? 'on standard input' : input}: the report would replace the log`,
+      );
+  }
+}
+
+function fstatOf(fd: number): Promise<Stats | undefined> {
+  return new Promise((done) => fstat(fd, (error, info) => done(error ? undefined : info)));
+}
+
+/** At most 64 threads: each holds its own buffers (200 took 2 GB), and more than the cores buys nothing. */
+export const MAX_JOBS = 64;
+
+function parseJobs(text: string): number {
+  const jobs = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!(Number.isInteger(jobs) && jobs >= 1 && jobs <= MAX_JOBS))
+    throw new ProxyopsError('BAD_OPTION', `--jobs: "${text}" is not a whole number from 1 to ${MAX_JOBS}`);
+  return jobs;
+}
+
 async function finish(
   summary: StatsSummary,
   failIf: Array<{ text: string; expr: FailIfExpr }>,
@@ -117,7 +164,7 @@ async function finish(
   io: CommandIo,
   tableShown: boolean,
 ): Promise<number> {
-  if (options.html) {
+  if (options.html !== undefined) {
     await writeFile(options.html, renderStatsHtml(summary)).catch((error: unknown) => {
       throw new ProxyopsError('WRITE_FAILED', `cannot write ${options.html}: ${(error as Error).message}`, {
         cause: error,
@@ -152,6 +199,6 @@ function toFilter(options: LogsStatsCommandOptions, nowMs: number): LogFilter {
   if (options.until !== undefined) filter.untilMs = parseTimeOption(options.until, '--until', nowMs);
   if (options.status !== undefined) filter.status = parseStatusFilter(options.status);
   if (options.path !== undefined) filter.path = options.path;
-  if (options.upstream?.length) filter.upstream = options.upstream;
+  if (options.upstream?.length) filter.upstream = options.upstream.map(parseUpstreamFilter);
   return filter;
 }

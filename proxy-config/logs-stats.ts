@@ -59,6 +59,12 @@ export async function resolveLogFormat(source: LogFormatSource): Promise<LogForm
   const given = [source.logFormat !== undefined, source.nginxConf !== undefined, source.preset !== undefined];
   if (given.filter(Boolean).length > 1)
     throw new ProxyopsError('BAD_OPTION', 'give only one of --log-format, --nginx-conf, --preset');
+  // The preset and the config carry their own escape mode: a lone --escape would change nothing.
+  if (source.escape !== undefined && source.logFormat === undefined)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--escape needs --log-format (it is the escape mode of that format)',
+    );
   if (source.formatName !== undefined && source.nginxConf === undefined)
     throw new ProxyopsError('BAD_OPTION', '--format-name needs --nginx-conf');
   if (source.logFormat !== undefined)

@@ -214,7 +214,7 @@ describe('proxyops logs stats (command)', () => {
     await expect(
       runLogsStatsCommand(
         ['-'],
-        { follow: true, json: true, interval: '10ms' },
+        { follow: true, json: true, interval: '100ms' },
         {
           stdout: { write: (t: string) => (printed += t), isTTY: false },
           stderr: { write: () => true },
@@ -226,7 +226,7 @@ describe('proxyops logs stats (command)', () => {
     ).rejects.toThrow(/terminal went away/);
     const after = printed;
     // A run left updating would have written several times over in this while.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 350));
     expect(printed).toBe(after);
   });
 
