@@ -15,6 +15,9 @@ const USAGE_CODES = new Set([
   'NGINX_CONFIG_INVALID',
   'SERVERS_DIFFER_FROM_STATE',
   'TARGET_MISSING',
+  'TARGET_INVALID',
+  'OUTPUT_UNWRITABLE',
+  'STATE_UNREADABLE',
 ]);
 
 /** Maps an error code to the process exit code. */

@@ -11,6 +11,7 @@ import {
 import { ProxyopsError } from './core/errors.js';
 import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
 import {
+  checkTargetLayout,
   commitStagedVersion,
   discardStaged,
   pruneVersions,
@@ -74,6 +75,7 @@ export async function applyConfig(options: ApplyOptions): Promise<ApplyReport> {
     throw new ProxyopsError('BAD_OPTION', '--rollback-on-5xx needs --watch SECONDS to watch for 5xx');
   // Absolute, so the paths it prints (and `nginx -c`) do not depend on the working directory.
   const target = resolve(options.target);
+  await checkTargetLayout(target);
   await mkdir(target, { recursive: true, mode: 0o755 });
   if (options.serversFrom === undefined)
     return withTargetLock(target, () => applyLocked({ ...options, target }));
@@ -102,22 +104,24 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
     ...files,
     [VERSION_MANIFEST_FILE]: renderVersionManifest(spec),
   });
-  try {
-    await testStaged(staged, files);
-  } catch (error) {
-    await discardStaged(staged);
-    throw error;
-  }
-  say('validated: nginx -t ok');
+  // Until the commit renames it, the staged directory is ours to remove on any failure.
+  const { before, manifest, masterPid, accessLog, logOffset, version } = await discardOnFailure(
+    staged,
+    async () => {
+      await testStaged(staged, files);
+      say('validated: nginx -t ok');
 
-  const before = await readVersionState(options.target);
-  const running = before.current ? await readManifest(options.target, before.current) : undefined;
-  const manifest = JSON.parse(renderVersionManifest(spec)) as VersionManifest;
-  const masterPid = await readLiveMasterPid((running ?? manifest).pidFile);
-  const accessLog = isLogFile(manifest.accessLog.path) ? manifest.accessLog.path : undefined;
-  const logOffset = accessLog ? await fileSize(accessLog) : 0;
+      const before = await readVersionState(options.target);
+      const running = before.current ? await readManifest(options.target, before.current) : undefined;
+      const manifest = JSON.parse(renderVersionManifest(spec)) as VersionManifest;
+      const masterPid = await readLiveMasterPid((running ?? manifest).pidFile);
+      const accessLog = isLogFile(manifest.accessLog.path) ? manifest.accessLog.path : undefined;
+      const logOffset = accessLog ? await fileSize(accessLog) : 0;
 
-  const version = await commitStagedVersion(options.target, staged);
+      const version = await commitStagedVersion(options.target, staged);
+      return { before, manifest, masterPid, accessLog, logOffset, version };
+    },
+  );
   await switchCurrent(options.target, version);
   const configPath = join(options.target, 'current', MAIN_CONFIG_FILE);
   say(`swapped: current -> ${version}${before.current ? ` (previous: ${before.current})` : ''}`);
@@ -180,6 +184,15 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
   return report;
 }
 
+async function discardOnFailure<T>(staged: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    await discardStaged(staged);
+    throw error;
+  }
+}
+
 /** Result of a rollback. */
 export interface RollbackReport {
   from: string;
@@ -201,11 +214,18 @@ export interface RollbackOptions {
  */
 export function rollbackConfig(target: string, options: RollbackOptions = {}): Promise<RollbackReport> {
   const dir = resolve(target);
-  return outsideDeploys(dir, () => withTargetLock(dir, () => rollbackLocked(dir, options)));
+  return checkTargetLayout(dir).then(() =>
+    outsideDeploys(dir, () => withTargetLock(dir, () => rollbackLocked(dir, options))),
+  );
 }
 
 async function rollbackLocked(target: string, options: RollbackOptions): Promise<RollbackReport> {
   const state = await readVersionState(target);
+  if (state.versions.length === 0)
+    throw new ProxyopsError(
+      'TARGET_INVALID',
+      `${target} holds no config versions (nothing was applied there with proxyops config apply): nothing to roll back`,
+    );
   if (!state.current || !state.previous)
     throw new ProxyopsError('NOTHING_TO_ROLL_BACK', `${target} has no previous version to roll back to`);
   const previous = await readManifest(target, state.previous);

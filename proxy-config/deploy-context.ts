@@ -6,6 +6,7 @@ import { ProxyopsError } from './core/errors.js';
 import { createLogReaderKit, presetFormat, type LogReaderKit } from './core/logs/log-format-presets.js';
 import { parseSpecText } from './core/spec/parse-spec-text.js';
 import type { ProxySpec, UpstreamSpec } from './core/spec/proxy-spec.js';
+import { checkTargetLayout } from './shell/config-versions.js';
 import { readSpecFile } from './shell/read-spec-file.js';
 import { readStackState, type InstanceRecord, type StackState } from './shell/stack-state.js';
 
@@ -149,10 +150,12 @@ export async function resolveDeployTarget(flags: {
         'BAD_OPTION',
         '--spec needs --target DIR (the config target of proxyops config apply)',
       );
+    await checkTargetLayout(flags.target);
     return { specPath: flags.spec, target: flags.target, ...upstream };
   }
   if (flags.target !== undefined) throw new ProxyopsError('BAD_OPTION', '--target needs --spec FILE');
   const dir = flags.dir ?? DEFAULT_STACK_DIR;
+  await checkTargetLayout(stackTarget(dir));
   const state = await readStackState(stackTarget(dir));
   if (!state?.stack)
     throw new ProxyopsError(

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { chmod, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ProxyopsError } from '../core/errors.js';
+import { describeFileKind } from './read-input-file.js';
 import { writeRenderedFiles } from './write-rendered-files.js';
 
 /**
@@ -17,6 +20,54 @@ export interface VersionState {
 }
 
 const VERSIONS = 'versions';
+const MANAGED_LINK = /^versions\/v\d+$/;
+
+/**
+ * TARGET_INVALID unless `target` is missing or laid out as above: a directory whose `versions` is a
+ * directory and whose `current`/`previous` are the symlinks this module writes. Anything else was
+ * put there by someone else; apply would replace it and rollback would misread it.
+ */
+export async function checkTargetLayout(target: string): Promise<void> {
+  const invalid = (message: string) => new ProxyopsError('TARGET_INVALID', message);
+  const found = await statIfAny(target, stat, invalid);
+  if (found && !found.isDirectory())
+    throw invalid(`config target ${target} is ${describeFileKind(found)}, not a directory`);
+  if (!found) return;
+  const versions = await statIfAny(join(target, VERSIONS), stat, invalid);
+  if (versions && !versions.isDirectory())
+    throw invalid(
+      `${join(target, VERSIONS)} is ${describeFileKind(versions)}, not the directory of config versions`,
+    );
+  for (const name of ['current', 'previous']) {
+    const path = join(target, name);
+    const link = await statIfAny(path, lstat, invalid);
+    if (!link) continue;
+    const points = link.isSymbolicLink() ? await readlink(path) : undefined;
+    if (points === undefined || !MANAGED_LINK.test(points))
+      throw invalid(
+        `${path} is ${points === undefined ? describeFileKind(link) : `a symlink to ${points}`}, not a link to ` +
+          `${VERSIONS}/vNNNN as proxyops config apply makes it; move it away first. Nothing changed`,
+      );
+  }
+}
+
+async function statIfAny(
+  path: string,
+  how: (path: string) => Promise<Stats>,
+  invalid: (message: string) => Error,
+): Promise<Stats | undefined> {
+  try {
+    return await how(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw invalid(
+      code === 'ENOTDIR'
+        ? `${path}: a directory above it is not a directory`
+        : `cannot inspect ${path}: ${code}`,
+    );
+  }
+}
 
 /** The directory of a version. */
 export function versionDir(target: string, version: string): string {
@@ -40,7 +91,12 @@ export async function stageVersion(target: string, files: Record<string, string>
   await mkdir(join(target, VERSIONS), { recursive: true, mode: 0o755 });
   await chmod(target, 0o755);
   const dir = join(target, VERSIONS, `.staging-${process.pid}-${randomBytes(4).toString('hex')}`);
-  await writeRenderedFiles(dir, files);
+  try {
+    await writeRenderedFiles(dir, files);
+  } catch (error) {
+    await discardStaged(dir);
+    throw error;
+  }
   return dir;
 }
 

@@ -35,7 +35,7 @@ export async function openInputFile(path: string, unreadable: Unreadable): Promi
   }
   if (!stats.isFile()) {
     await file.close();
-    throw unreadable(`not a regular file (${kindOf(stats)})`);
+    throw unreadable(`not a regular file (${describeFileKind(stats)})`);
   }
   return file;
 }
@@ -88,8 +88,11 @@ function errnoOf(error: unknown): string {
   return isErrno(error) ? (error.code as string) : String(error);
 }
 
-function kindOf(stats: Stats): string {
+/** What a path is, for messages: `a directory`, `a FIFO`, … */
+export function describeFileKind(stats: Stats): string {
+  if (stats.isFile()) return 'a regular file';
   if (stats.isDirectory()) return 'a directory';
+  if (stats.isSymbolicLink()) return 'a symlink';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice()) return 'a character device';

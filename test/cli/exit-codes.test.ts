@@ -8,6 +8,12 @@ describe('exit codes', () => {
     }
   });
 
+  it('a target, output directory or instance record that is not what it must be exits 2', () => {
+    for (const code of ['TARGET_INVALID', 'OUTPUT_UNWRITABLE', 'STATE_UNREADABLE']) {
+      expect(exitCodeFor(code), code).toBe(EXIT.usage);
+    }
+  });
+
   it('a refused setting from the environment (a short JWT secret in production) exits 2', () => {
     expect(exitCodeFor('CONFIG_INVALID')).toBe(EXIT.usage);
   });

@@ -217,11 +217,11 @@ describe('config rollback against instances recorded by a deploy', () => {
     expect(await currentConfig()).toContain('127.0.0.1:3001');
   });
 
-  it('an unreadable record stops a rollback (exit 1) unless --force, which says it did not check', async () => {
+  it('an unreadable record stops a rollback (exit 2, bad input) unless --force, which says it did not check', async () => {
     await deployShaped();
     await writeFile(join(target, 'instances.json'), '{}');
     const refused = await rollback();
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('has no "upstreams" object');
     const forced = await rollback('--force');
     expect(forced.code, forced.stderr).toBe(0);

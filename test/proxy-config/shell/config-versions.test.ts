@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,6 +45,14 @@ describe('config versions', () => {
     const staged = await stageVersion(target, { 'nginx.conf': 'bad' });
     await discardStaged(staged);
     expect(await readVersionState(target)).toMatchObject({ versions: ['v0001'], current: 'v0001' });
+  });
+
+  it('removes a staging directory it could not finish writing', async () => {
+    // "a" is written first as a file, so "a/b" cannot be created below it.
+    await expect(stageVersion(target, { a: 'x', 'a/b': 'y' })).rejects.toMatchObject({
+      code: 'OUTPUT_UNWRITABLE',
+    });
+    expect(await readdir(join(target, 'versions'))).toEqual([]);
   });
 
   it('restores a saved state of both links', async () => {
