@@ -18,6 +18,8 @@ const USAGE_CODES = new Set([
   'TARGET_INVALID',
   'OUTPUT_UNWRITABLE',
   'STATE_UNREADABLE',
+  // A pid file naming a process that is not nginx: the caller pointed at the wrong file.
+  'NOT_NGINX_MASTER',
 ]);
 
 /** Maps an error code to the process exit code. */

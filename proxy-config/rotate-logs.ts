@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProxyopsError } from './core/errors.js';
 import { gzipFile, moveLogAside, statLog } from './shell/log-file-moves.js';
+import { assertNginxMaster } from './shell/nginx-master.js';
 import { holdsInode } from './shell/proc-fds.js';
 import { isAlive, processFamily, readPidFile, type ProcessInfo } from './shell/proc-process-tree.js';
 import { sendSignal } from './shell/signal-process.js';
@@ -47,6 +48,7 @@ async function nginxMaster(pidFile: string): Promise<number> {
       `nginx is not running: pid ${pid} from ${pidFile} does not exist`,
     );
   }
+  await assertNginxMaster(pid, pidFile);
   return pid;
 }
 

@@ -1,12 +1,35 @@
 import { readFile } from 'node:fs/promises';
+import { ProxyopsError } from '../core/errors.js';
 import { isAlive, processFamily } from './proc-process-tree.js';
 
-/** The master pid written in an nginx pid file, when that process is alive. */
+/**
+ * Throws NOT_NGINX_MASTER when `pid` runs something other than an nginx master: a pid file left by
+ * an nginx that died can name a pid the kernel has since given to another process, and a signal
+ * meant for nginx (HUP, USR1, QUIT) would end that one. When /proc cannot tell, the pid file is trusted.
+ */
+export async function assertNginxMaster(pid: number, pidFile: string): Promise<void> {
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
+  if (cmdline === undefined || cmdline.startsWith('nginx: master process')) return;
+  const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+  if (comm === 'nginx') return;
+  const title = cmdline.replaceAll('\0', ' ').trim() || comm || 'unknown';
+  throw new ProxyopsError(
+    'NOT_NGINX_MASTER',
+    `${pidFile} names pid ${pid}, which is not an nginx master (${title.slice(0, 80)}); refusing to signal it`,
+  );
+}
+
+/**
+ * The master pid written in an nginx pid file, when that process is alive (undefined otherwise);
+ * NOT_NGINX_MASTER when a live process there is not nginx.
+ */
 export async function readLiveMasterPid(pidFile: string): Promise<number | undefined> {
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   // EPERM counts as alive: another user's nginx still holds the pid file.
-  return isAlive(pid) ? pid : undefined;
+  if (!isAlive(pid)) return undefined;
+  await assertNginxMaster(pid, pidFile);
+  return pid;
 }
 
 /** Pids of the direct children of `parentPid` (nginx workers and cache processes), from /proc. */

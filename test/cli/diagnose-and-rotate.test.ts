@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,5 +112,29 @@ describe('proxyops diagnose and logs rotate (CLI)', () => {
     const result = await runCli(['logs', 'rotate', '--log', nginx.accessLog, '--pid-file', dead]);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`proxyops: nginx is not running: pid ${exited} from ${dead} does not exist\n`);
+  });
+
+  it('refuses to signal a pid file that names a live process other than nginx; nothing moves', async () => {
+    // A pid reused after nginx died: USR1 would kill this process (its default action).
+    const log = join(nginx.prefix, 'other.log');
+    await writeFile(log, 'line\n');
+    const other = execa('sh', ['-c', `exec 3>>${log}; echo ready; exec sleep 30`], { reject: false });
+    const ready = new Promise((resolve) => other.stdout!.once('data', resolve));
+    await ready;
+    const pidFile = join(nginx.prefix, 'other.pid');
+    await writeFile(pidFile, `${other.pid}\n`);
+    try {
+      const result = await runCli(['logs', 'rotate', '--log', log, '--pid-file', pidFile]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^proxyops: .*other\\.pid names pid ${other.pid}, which is not an nginx master \\(sleep 30\\); refusing to signal it\n$`,
+        ),
+      );
+      expect(other.exitCode).toBeNull();
+      expect((await readdir(nginx.prefix)).filter((f) => f.startsWith('other.log'))).toEqual(['other.log']);
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 });

@@ -1,6 +1,7 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 
@@ -226,5 +227,29 @@ describe('config rollback against instances recorded by a deploy', () => {
     const forced = await rollback('--force');
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toContain('rolled back without checking the servers');
+  });
+
+  it('apply refuses to signal a pid file that names a process other than nginx, and installs nothing', async () => {
+    await apply([3001]);
+    const before = await readdir(join(target, 'versions'));
+    const other = execa('sleep', ['30'], { reject: false });
+    await writeFile(join(dir, 'run', 'nginx.pid'), `${other.pid}\n`);
+    try {
+      const result = await runCli([
+        'config',
+        'apply',
+        '--spec',
+        await specFor('next', [3002]),
+        '--target',
+        target,
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`names pid ${other.pid}, which is not an nginx master (sleep 30)`);
+      expect(other.exitCode).toBeNull();
+      expect(await readdir(join(target, 'versions'))).toEqual(before);
+      expect(await currentConfig()).toContain('127.0.0.1:3001');
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 });
