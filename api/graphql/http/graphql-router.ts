@@ -8,11 +8,12 @@ import { createRateLimit } from '../../http/rate-limit.js';
 import type { OrderEvents } from '../../resources/order-events.js';
 import type { Store } from '../../store/store.js';
 import { createGraphqlError, formatGraphqlError, GRAPHQL_CODES } from '../errors.js';
-import { PROBLEM_KINDS } from '../../http/problem.js';
+import { fromBodyParserError, PROBLEM_KINDS } from '../../http/problem.js';
 import { createGraphqlMetrics, type GraphqlMetrics } from '../metrics.js';
 import { createPersistedQueries } from '../persisted/persisted-queries.js';
 import { readAllowList } from '../persisted/read-manifest.js';
 import { createGraphqlSchema } from '../schema.js';
+import { explainRefusal } from './explain-refusal.js';
 import { handleGraphqlRequest, type GraphqlEndpointDeps } from './handler.js';
 
 /** What the GraphQL router takes from the app's dependencies. */
@@ -121,6 +122,8 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
       );
       if (req.method === 'GET' && init.status === 200) res.setHeader('Cache-Control', 'private, no-cache');
       res.status(init.status).set(init.headers ?? {});
+      const refusal = init.status >= 400 ? explainRefusal(init.status, body, requestId) : undefined;
+      if (refusal) return void res.type('application/json').send(refusal);
       if (body === null) return void res.end();
       res.send(body);
     } catch (error) {
@@ -130,22 +133,19 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
     }
   };
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
-    const type = (error as { type?: unknown } | null)?.type;
-    if (type === 'entity.too.large')
+    // The body reader's failures (too large, incomplete, not decompressible) are the client's, as on REST.
+    const translated: unknown = fromBodyParserError(error) ?? error;
+    const kind = isProxyopsError(translated) ? PROBLEM_KINDS[translated.code] : undefined;
+    if (kind && kind.status < 500 && isProxyopsError(translated)) {
+      if (kind.status === 429)
+        res.setHeader('Retry-After', String(Math.ceil(deps.config.rateLimitWindowMs / 1000)));
       return sendErrors(
         req,
         res,
-        413,
-        'BODY_TOO_LARGE',
-        `the request body exceeds ${deps.config.bodyLimitBytes} bytes`,
+        kind.status,
+        GRAPHQL_CODES[translated.code] ?? translated.code,
+        translated.message,
       );
-    if (typeof type === 'string' && type.startsWith('request.'))
-      return sendErrors(req, res, 400, 'BAD_REQUEST', 'the request body was incomplete');
-    const kind = isProxyopsError(error) ? PROBLEM_KINDS[error.code] : undefined;
-    if (kind && kind.status < 500) {
-      if (kind.status === 429)
-        res.setHeader('Retry-After', String(Math.ceil(deps.config.rateLimitWindowMs / 1000)));
-      return sendErrors(req, res, kind.status, GRAPHQL_CODES[error.code] ?? error.code, error.message);
     }
     // Internal faults: logged with their stack, answered as a bare 500 with the request id.
     req.log.error({ err: error }, 'graphql request failed');

@@ -88,6 +88,12 @@ describe.each(STORE_VARIANTS)('persisted queries and the allow-list ($name)', (v
       { token: api.adminToken },
     );
     expect(viaGet.status).toBe(405);
+    // graphql-http's own refusal, given the code and request id every other error has.
+    expect(viaGet.headers['content-type']).toContain('application/json');
+    expect(viaGet.json().errors[0]).toMatchObject({
+      message: 'Cannot perform mutations over GET',
+      extensions: { code: 'METHOD_NOT_ALLOWED', requestId: viaGet.headers['x-request-id'] },
+    });
 
     const mismatch = await gql(api, '{ __typename }', {
       extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex('{ me { id } }') } },
