@@ -94,14 +94,16 @@ async function gatherSystem(options: DiagnoseOptions, logDirs: string[]): Promis
 
 /** --url is checked before anything is read: probes run last, and a bad URL is bad input (exit 2). */
 function checkProbeUrl(url: string): void {
-  let protocol: string | undefined;
+  let parsed: URL | undefined;
   try {
-    protocol = new URL(url).protocol;
+    parsed = new URL(url);
   } catch {
-    protocol = undefined;
+    parsed = undefined;
   }
-  if (protocol !== 'http:' && protocol !== 'https:')
+  if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
     throw new ProxyopsError('BAD_OPTION', `--url "${url}" is not an http:// or https:// URL`);
+  // Port 0 names no port: the HTTP client would quietly connect to the scheme's default instead.
+  if (parsed.port === '0') throw new ProxyopsError('BAD_OPTION', `--url "${url}" names port 0`);
 }
 
 /**
@@ -110,7 +112,13 @@ function checkProbeUrl(url: string): void {
  */
 export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult> {
   if (options.url !== undefined) checkProbeUrl(options.url);
-  const sinceMs = options.since ? parseDuration(options.since, '--since') : null;
+  const sinceMs = options.since !== undefined ? parseDuration(options.since, '--since') : null;
+  const given = [options.accessLog, options.errorLog, options.config, options.spec, options.url];
+  if (!SYSTEM_SYMPTOMS.includes(options.symptom) && given.every((source) => source === undefined))
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `diagnose ${options.symptom} needs evidence: give --access-log, --error-log, --config, --spec or --url`,
+    );
   const cutoff = sinceMs === null ? null : (options.now ?? new Date()).getTime() - sinceMs;
   const recent = (time: Date | null) => cutoff === null || time === null || time.getTime() >= cutoff;
   const sources: string[] = [];

@@ -79,6 +79,10 @@ describe('proxyops diagnose and logs rotate (CLI)', () => {
       ['diagnose', '502', '--since', 'yesterday'],
       ['diagnose', '502', '--url', 'notaurl'],
       ['diagnose', '413', '--url', 'ftp://127.0.0.1/upload'],
+      // Port 0 would quietly probe port 80; an empty --since is not "no bound"; no source is no evidence.
+      ['diagnose', '413', '--url', 'http://127.0.0.1:0/'],
+      ['diagnose', '502', '--since', ''],
+      ['diagnose', '504'],
       ['diagnose', '502', '--access-log', '/nonexistent/access.log'],
       ['diagnose', '502', '--config', nginx.target.confPath, '--spec', 'x.yaml'],
       ['logs', 'rotate', '--log', nginx.accessLog, '--pid-file', '/nonexistent/nginx.pid'],

@@ -7,7 +7,7 @@ export function renderFindings(
   findings: readonly Finding[],
   sources: readonly string[],
 ): string {
-  const header = `diagnose ${symptom}: looked at ${sources.length > 0 ? sources.join(', ') : 'nothing (give --access-log, --error-log, --config or --url)'}`;
+  const header = `diagnose ${symptom}: looked at ${sources.join(', ')}`;
   if (findings.length === 0) return `${header}\nno finding.\n`;
   const blocks = findings.map((finding) =>
     [
