@@ -89,7 +89,10 @@ export async function readVersionState(target: string): Promise<VersionState> {
 /** Writes files into a fresh staging directory under the target (same filesystem, so commit is a rename). */
 export async function stageVersion(target: string, files: Record<string, string>): Promise<string> {
   await mkdir(join(target, VERSIONS), { recursive: true, mode: 0o755 });
-  await chmod(target, 0o755);
+  // nginx reads the config as root but its workers run unprivileged: the target must be traversable
+  // whatever the umask. Bits are only added, so a sticky or group-writable target keeps its own.
+  const { mode } = await stat(target);
+  if ((mode & 0o755) !== 0o755) await chmod(target, (mode & 0o7777) | 0o755);
   const dir = join(target, VERSIONS, `.staging-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     await writeRenderedFiles(dir, files);

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -26,6 +26,15 @@ describe('config versions', () => {
     await switchCurrent(target, version);
     return version;
   }
+
+  it('makes the target traversable (mkdtemp gives 0700) and keeps the bits it already has', async () => {
+    await chmod(target, 0o700);
+    await install('one');
+    expect((await stat(target)).mode & 0o7777).toBe(0o755);
+    await chmod(target, 0o1775);
+    await install('two');
+    expect((await stat(target)).mode & 0o7777).toBe(0o1775);
+  });
 
   it('numbers versions, points current at the newest and previous at the one before', async () => {
     expect(await readVersionState(target)).toEqual({ versions: [] });
