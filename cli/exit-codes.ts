@@ -18,7 +18,7 @@ const USAGE_CODES = new Set([
   'TARGET_INVALID',
   'OUTPUT_UNWRITABLE',
   'STATE_UNREADABLE',
-  // A pid file naming a process that is not nginx: the caller pointed at the wrong file.
+  // `logs rotate --pid-file` naming a live process that is not nginx (a stale or wrong file).
   'NOT_NGINX_MASTER',
 ]);
 

@@ -6,7 +6,7 @@ import { applyConfig } from './apply-config.js';
 import { toInstanceCommand } from './core/deploy/instance-command.js';
 import { LOCAL_UPSTREAM, planLocalStackSpec } from './core/deploy/local-stack-spec.js';
 import { toAddress } from './core/deploy/plan-deploy.js';
-import { isProxyopsError, ProxyopsError } from './core/errors.js';
+import { ProxyopsError } from './core/errors.js';
 import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
 import { stackTarget } from './deploy-context.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './shell/embedded-postgres.js';
@@ -220,11 +220,7 @@ export async function stopStackProcesses(
   const state = await readStackState(target);
   if (!state) return;
   if (state.stack) {
-    const master = await readLiveMasterPid(state.stack.nginxPidFile).catch((error: unknown) => {
-      // Its nginx is gone and the pid now belongs to another process: nothing of ours to stop there.
-      if (isProxyopsError(error) && error.code === 'NOT_NGINX_MASTER') return void say(error.message);
-      throw error;
-    });
+    const master = await readLiveMasterPid(state.stack.nginxPidFile);
     if (master !== undefined) {
       const workers = await readChildPids(master);
       say(`stopping nginx (pid ${master})`);

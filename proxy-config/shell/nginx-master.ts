@@ -3,32 +3,37 @@ import { ProxyopsError } from '../core/errors.js';
 import { isAlive, processFamily } from './proc-process-tree.js';
 
 /**
- * Throws NOT_NGINX_MASTER when `pid` runs something other than an nginx master: a pid file left by
- * an nginx that died can name a pid the kernel has since given to another process, and a signal
- * meant for nginx (HUP, USR1, QUIT) would end that one. When /proc cannot tell, the pid file is trusted.
+ * Why `pid` is not an nginx master, or undefined when it is (or /proc cannot tell: then the pid file
+ * is trusted). A pid file left by an nginx that died can name a pid the kernel has since given to
+ * another process, and a signal meant for nginx (HUP, USR1, QUIT) would end that one.
  */
-export async function assertNginxMaster(pid: number, pidFile: string): Promise<void> {
+async function notNginxMaster(pid: number): Promise<string | undefined> {
   const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined);
-  if (cmdline === undefined || cmdline.startsWith('nginx: master process')) return;
+  if (cmdline === undefined || cmdline.startsWith('nginx: master process')) return undefined;
   const comm = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
-  if (comm === 'nginx') return;
-  const title = cmdline.replaceAll('\0', ' ').trim() || comm || 'unknown';
-  throw new ProxyopsError(
-    'NOT_NGINX_MASTER',
-    `${pidFile} names pid ${pid}, which is not an nginx master (${title.slice(0, 80)}); refusing to signal it`,
-  );
+  if (comm === 'nginx') return undefined;
+  return (cmdline.replaceAll('\0', ' ').trim() || comm || 'unknown').slice(0, 80);
+}
+
+/** Throws NOT_NGINX_MASTER when `pid`, read from `pidFile`, runs something other than an nginx master. */
+export async function assertNginxMaster(pid: number, pidFile: string): Promise<void> {
+  const other = await notNginxMaster(pid);
+  if (other !== undefined)
+    throw new ProxyopsError(
+      'NOT_NGINX_MASTER',
+      `${pidFile} names pid ${pid}, which is not an nginx master (${other}); refusing to signal it`,
+    );
 }
 
 /**
- * The master pid written in an nginx pid file, when that process is alive (undefined otherwise);
- * NOT_NGINX_MASTER when a live process there is not nginx.
+ * The master pid written in an nginx pid file, when that process is alive and is nginx. A pid file
+ * naming another process is stale (nginx died, the pid was reused): no nginx runs from it.
  */
 export async function readLiveMasterPid(pidFile: string): Promise<number | undefined> {
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   // EPERM counts as alive: another user's nginx still holds the pid file.
-  if (!isAlive(pid)) return undefined;
-  await assertNginxMaster(pid, pidFile);
+  if (!isAlive(pid) || (await notNginxMaster(pid)) !== undefined) return undefined;
   return pid;
 }
 

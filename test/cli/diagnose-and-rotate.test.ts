@@ -119,12 +119,11 @@ describe('proxyops diagnose and logs rotate (CLI)', () => {
   });
 
   it('refuses to signal a pid file that names a live process other than nginx; nothing moves', async () => {
-    // A pid reused after nginx died: USR1 would kill this process (its default action).
+    // A pid reused after nginx died: USR1 would kill this process (its default action). libuv returns
+    // the pid only once exec has happened, so /proc already shows `sleep 30`.
     const log = join(nginx.prefix, 'other.log');
     await writeFile(log, 'line\n');
-    const other = execa('sh', ['-c', `exec 3>>${log}; echo ready; exec sleep 30`], { reject: false });
-    const ready = new Promise((resolve) => other.stdout!.once('data', resolve));
-    await ready;
+    const other = execa('sleep', ['30'], { reject: false });
     const pidFile = join(nginx.prefix, 'other.pid');
     await writeFile(pidFile, `${other.pid}\n`);
     try {
