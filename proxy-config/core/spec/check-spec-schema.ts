@@ -12,7 +12,7 @@ import { toDottedPath, type SpecProblem } from './spec-problem.js';
 let compiled: ValidateFunction | undefined;
 
 /**
- * `"maxSize": "64m"`: the largest nginx size a string may name. JSON Schema bounds numbers only,
+ * `"maxSize": "1024g"`: the largest nginx size a string may name. JSON Schema bounds numbers only,
  * and a size past what nginx accepts would pass here and fail later at `nginx -t` (exit 1).
  */
 const checkMaxSize: SchemaValidateFunction = (limit: string, value: string) => {
@@ -40,7 +40,7 @@ function validator(): ValidateFunction {
 export function checkSpecSchema(data: unknown): SpecProblem[] {
   const validate = validator();
   if (validate(data)) return [];
-  const problems = (validate.errors ?? []).filter(isReportable).map(toProblem);
+  const problems = reportable(validate.errors ?? []).map(toProblem);
   const seen = new Set<string>();
   return problems
     .filter((p) => {
@@ -50,9 +50,22 @@ export function checkSpecSchema(data: unknown): SpecProblem[] {
     .sort((a, b) => a.path.localeCompare(b.path) || a.rule.localeCompare(b.rule));
 }
 
-// `anyOf` reports its branches' errors too; the branch errors already say what is wrong.
-function isReportable(error: ErrorObject): boolean {
-  return error.keyword !== 'anyOf' && error.keyword !== 'if';
+/**
+ * Keeps the errors that say what is wrong. `anyOf` and `if` only repeat their branches'. A value of
+ * the type of one `anyOf` branch (`"1g"` for a size-or-null) is wrong by that branch's rules: the
+ * other branches' `must be null`-style type errors would only confuse.
+ */
+function reportable(errors: ErrorObject[]): ErrorObject[] {
+  const irrelevant = new Set<ErrorObject>();
+  for (const anyOf of errors.filter((e) => e.keyword === 'anyOf')) {
+    const at = anyOf.instancePath;
+    const within = (e: ErrorObject) => e.instancePath === at || e.instancePath.startsWith(`${at}/`);
+    const branchType = (e: ErrorObject) =>
+      e.keyword === 'type' && e.instancePath === at && e.schemaPath.startsWith(`${anyOf.schemaPath}/`);
+    const typeMatched = errors.some((e) => within(e) && !['type', 'anyOf', 'if'].includes(e.keyword));
+    if (typeMatched) for (const e of errors.filter(branchType)) irrelevant.add(e);
+  }
+  return errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if' && !irrelevant.has(e));
 }
 
 function toProblem(error: ErrorObject): SpecProblem {

@@ -119,18 +119,32 @@ describe('validateSpec: schema', () => {
     expect(problemsOf(changed(['limits.clientMaxBodySize', '99999999999999999999g']))).toEqual([
       { path: 'limits.clientMaxBodySize', rule: 'maxSize', message: 'must be at most 1024g' },
     ]);
-    expect(problemsOf(changed(['accessLog.buffer', '64m']))).toEqual([]);
-    // nginx's buffer= takes no g suffix and no zero; a huge one fails its malloc at nginx -t.
-    for (const buffer of ['1g', '0k', '99999m'])
-      expect(problemsOf(changed(['accessLog.buffer', buffer])).map((p) => p.path)).toContain(
-        'accessLog.buffer',
-      );
+    // nginx -t takes buffer=1024m; only the g suffix and zero are its own refusals.
+    expect(problemsOf(changed(['accessLog.buffer', '1024m']))).toEqual([]);
+    expect(problemsOf(changed(['accessLog.buffer', '1048577m']))).toEqual([
+      { path: 'accessLog.buffer', rule: 'maxSize', message: 'must be at most 1024g' },
+    ]);
+    for (const buffer of ['1g', '0k'])
+      expect(problemsOf(changed(['accessLog.buffer', buffer])).map((p) => `${p.path} ${p.rule}`)).toEqual([
+        'accessLog.buffer pattern',
+      ]);
     expect(problemsOf(changed(['upstreams.api.keepaliveRequests', 1e20]))).toEqual([
       { path: 'upstreams.api.keepaliveRequests', rule: 'maximum', message: 'must be <= 1000000000' },
     ]);
     expect(problemsOf(changed(['workers.processes', 1e20])).map((p) => `${p.path} ${p.rule}`)).toContain(
       'workers.processes maximum',
     );
+  });
+
+  it('reports a size-or-null field by the alternative its value has the type of', () => {
+    expect(problemsOf(changed(['accessLog.flush', 0]))).toEqual([
+      { path: 'accessLog.flush', rule: 'minimum', message: 'must be >= 0.001' },
+    ]);
+    // A value of neither type: both alternatives are what it could be.
+    expect(problemsOf(changed(['accessLog.buffer', 5])).map((p) => p.message)).toEqual([
+      'must be string',
+      'must be null',
+    ]);
   });
 
   it('turns YAML syntax errors into SPEC_UNREADABLE with line and column', () => {
