@@ -72,7 +72,8 @@ export function superviseInstances(
             env: state.instanceEnv ?? {},
           });
           say(`instance ${address} (pid ${record.pid}) exited: restarted as pid ${started.pid}`);
-          restartedAt.set(address, [...history, now]);
+          // Only restarts inside the window count, so older ones are dropped.
+          restartedAt.set(address, [...history.filter((t) => now - t < RESTART_LIMIT.windowMs), now]);
           record.pid = started.pid;
           record.logFile = logFile;
           await writeStackState(target, state);
@@ -84,12 +85,17 @@ export function superviseInstances(
   };
 
   let last: Promise<void> = Promise.resolve();
+  // A failure that repeats every check (a spec made invalid by hand) is said once, until it changes.
+  let lastFailure: string | undefined;
   const timer = setInterval(() => {
     last = last
       .then(check)
-      .catch((error: unknown) =>
-        say(`supervising ${target}: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      .then(() => void (lastFailure = undefined))
+      .catch((error: unknown) => {
+        const failure = `supervising ${target}: ${error instanceof Error ? error.message : String(error)}`;
+        if (failure !== lastFailure) say(failure);
+        lastFailure = failure;
+      });
   }, intervalMs);
   return {
     async stop() {

@@ -32,8 +32,12 @@ export function clientErrorResponse(code: string | undefined): string {
   ].join('\r\n');
 }
 
-/** The server's `clientError` listener: answers when the socket can still take it, then closes. */
+/**
+ * The server's `clientError` listener: answers when the socket can still take a response, then
+ * closes. As Node's own listener, it writes nothing once a response on that connection has begun.
+ */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const responding = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (error.code === 'ECONNRESET' || !socket.writable || responding === true) return void socket.destroy();
   socket.end(clientErrorResponse(error.code));
 }

@@ -132,20 +132,25 @@ export function fromBodyParserError(error: unknown): ProxyopsError | undefined {
   }
 }
 
+/** The codes of the 4xx statuses Express and body-parser set on errors they raise. */
+const CLIENT_STATUS_CODES: Readonly<Record<number, string>> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  413: 'BODY_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
 /**
  * Express and body-parser mark the client's own mistakes with a 4xx `status` (a path parameter that
- * is not valid percent-encoding, a body that does not decompress): a 400 naming what failed, not a 500.
+ * is not valid percent-encoding, a body that does not decompress): answered with that status and
+ * its own message when it is meant to be shown (`expose`), not as a 500.
  */
 function fromClientError(error: unknown): ProxyopsError | undefined {
   const status = (error as { status?: unknown } | null)?.status;
-  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  const code = typeof status === 'number' ? CLIENT_STATUS_CODES[status] : undefined;
+  if (code === undefined) return undefined;
   if (error instanceof URIError)
-    return new ProxyopsError('BAD_REQUEST', 'the request path is not valid percent-encoding', {
-      cause: error,
-    });
-  return new ProxyopsError(
-    'BAD_REQUEST',
-    `the request could not be read${(error as { expose?: unknown }).expose === true ? `: ${(error as Error).message}` : ''}`,
-    { cause: error },
-  );
+    return new ProxyopsError(code, 'the request path is not valid percent-encoding', { cause: error });
+  const shown = (error as { expose?: unknown }).expose === true ? `: ${(error as Error).message}` : '';
+  return new ProxyopsError(code, `the request could not be read${shown}`, { cause: error });
 }
