@@ -5,6 +5,23 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
 
+/** Writes a spec with one upstream `api` of `servers` in front of one site, runtime files under DIR/run. */
+async function writeSpec(dir: string, name: string, servers: object[]): Promise<string> {
+  const path = join(dir, `${name}.json`);
+  await writeFile(
+    path,
+    JSON.stringify({
+      version: 1,
+      paths: { pidFile: join(dir, 'run', 'nginx.pid'), tempDir: join(dir, 'run') },
+      accessLog: { path: join(dir, 'run', 'access.log') },
+      errorLog: { path: join(dir, 'run', 'error.log') },
+      upstreams: { api: { servers } },
+      servers: [{ names: ['a.test'], listen: [{ port: 18080 }], routes: [{ path: '/', upstream: 'api' }] }],
+    }),
+  );
+  return path;
+}
+
 // After a deploy, TARGET/instances.json says which instances serve; the spec file still lists the
 // ones it started from. `config apply` must not silently route back to those.
 describe('config apply against instances recorded by a deploy', () => {
@@ -24,25 +41,10 @@ describe('config apply against instances recorded by a deploy', () => {
     dir = await mkdtemp(join(tmpdir(), 'proxyops-servers-from-'));
     await chmod(dir, 0o755);
     await mkdir(join(dir, 'run'), { mode: 0o755 });
-    specPath = join(dir, 'spec.json');
-    await writeFile(
-      specPath,
-      JSON.stringify({
-        version: 1,
-        paths: { pidFile: join(dir, 'run', 'nginx.pid'), tempDir: join(dir, 'run') },
-        accessLog: { path: join(dir, 'run', 'access.log') },
-        errorLog: { path: join(dir, 'run', 'error.log') },
-        upstreams: {
-          api: {
-            servers: [
-              { host: '127.0.0.1', port: 3001, maxFails: 3 },
-              { host: '127.0.0.1', port: 3002, maxFails: 3 },
-            ],
-          },
-        },
-        servers: [{ names: ['a.test'], listen: [{ port: 18080 }], routes: [{ path: '/', upstream: 'api' }] }],
-      }),
-    );
+    specPath = await writeSpec(dir, 'spec', [
+      { host: '127.0.0.1', port: 3001, maxFails: 3 },
+      { host: '127.0.0.1', port: 3002, maxFails: 3 },
+    ]);
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -116,21 +118,12 @@ describe('config apply against instances recorded by a deploy', () => {
 describe('config rollback against instances recorded by a deploy', () => {
   let dir: string;
   let target: string;
-  const specFor = async (name: string, ports: number[]) => {
-    const path = join(dir, `${name}.json`);
-    await writeFile(
-      path,
-      JSON.stringify({
-        version: 1,
-        paths: { pidFile: join(dir, 'run', 'nginx.pid'), tempDir: join(dir, 'run') },
-        accessLog: { path: join(dir, 'run', 'access.log') },
-        errorLog: { path: join(dir, 'run', 'error.log') },
-        upstreams: { api: { servers: ports.map((port) => ({ host: '127.0.0.1', port })) } },
-        servers: [{ names: ['a.test'], listen: [{ port: 18081 }], routes: [{ path: '/', upstream: 'api' }] }],
-      }),
+  const specFor = (name: string, ports: number[]) =>
+    writeSpec(
+      dir,
+      name,
+      ports.map((port) => ({ host: '127.0.0.1', port })),
     );
-    return path;
-  };
   const apply = async (ports: number[], ...extra: string[]) => {
     const result = await runCli([
       'config',

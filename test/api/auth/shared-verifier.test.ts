@@ -1,43 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tokenVerifierFor } from '../../../api/auth/token-cache.js';
-import type { Store } from '../../../api/store/store.js';
-import { gql, startGraphqlApi, wsClient, type GraphqlTestApi } from '../graphql/support/graphql-api.js';
+import { gql, useGraphqlApiOnEmbeddedStore, wsClient } from '../graphql/support/graphql-api.js';
 import { send } from '../support/http-client.js';
-import { STORE_VARIANTS } from '../support/harness.js';
 
 // Each transport must verify through the one verifier of the secret: a path that called jose itself
 // would leave the token out of the shared cache, and this test would see it missing.
 describe('REST, GraphQL over HTTP and GraphQL over WebSocket verify through the shared verifier', () => {
-  let api: GraphqlTestApi;
-  let store: Store;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ store, drop } = await STORE_VARIANTS[0]!.open());
-    api = await startGraphqlApi(store);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await store?.close();
-    await drop?.();
-  });
+  const api = useGraphqlApiOnEmbeddedStore();
 
   const freshToken = async () => {
-    const { id, token } = await api.createUser();
-    expect(tokenVerifierFor(api.jwtSecret).cached(token)).toBeUndefined();
+    const { id, token } = await api().createUser();
+    expect(tokenVerifierFor(api().jwtSecret).cached(token)).toBeUndefined();
     return { id, token };
   };
-  const remembered = (token: string) => tokenVerifierFor(api.jwtSecret).cached(token);
+  const remembered = (token: string) => tokenVerifierFor(api().jwtSecret).cached(token);
 
   it('REST', async () => {
     const { id, token } = await freshToken();
-    const response = await send(`${api.url}/orders`, { token });
+    const response = await send(`${api().url}/orders`, { token });
     expect(response.status).toBe(200);
     expect(remembered(token)).toEqual({ id, role: 'user' });
   });
 
   it('GraphQL over HTTP', async () => {
     const { id, token } = await freshToken();
-    const response = await gql(api, '{ me { id } }', { token });
+    const response = await gql(api(), '{ me { id } }', { token });
     expect(response.status).toBe(200);
     expect(response.json()).toEqual({ data: { me: { id } }, extensions: expect.any(Object) });
     expect(remembered(token)).toEqual({ id, role: 'user' });
@@ -45,7 +32,7 @@ describe('REST, GraphQL over HTTP and GraphQL over WebSocket verify through the 
 
   it('GraphQL over WebSocket', async () => {
     const { id, token } = await freshToken();
-    const client = wsClient(api, { authorization: `Bearer ${token}` });
+    const client = wsClient(api(), { authorization: `Bearer ${token}` });
     try {
       const result = await new Promise((resolve, reject) => {
         client.subscribe(

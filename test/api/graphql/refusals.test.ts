@@ -1,24 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../../api/store/store.js';
+import { describe, expect, it } from 'vitest';
 import { send } from '../support/http-client.js';
-import { STORE_VARIANTS } from '../support/harness.js';
-import { startGraphqlApi, type GraphqlTestApi } from './support/graphql-api.js';
+import { useGraphqlApiOnEmbeddedStore } from './support/graphql-api.js';
 
 // What graphql-http refuses before any operation runs must read like every other GraphQL error:
 // a JSON body with errors[].extensions.code and the request id, never an empty body.
 describe('refusals of /graphql', () => {
-  let api: GraphqlTestApi;
-  let store: Store;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ store, drop } = await STORE_VARIANTS[0]!.open());
-    api = await startGraphqlApi(store);
-  });
-  afterAll(async () => {
-    await api?.close();
-    await store?.close();
-    await drop?.();
-  });
+  const api = useGraphqlApiOnEmbeddedStore();
 
   const expectRefused = async (
     request: Parameters<typeof send>[1],
@@ -26,7 +13,7 @@ describe('refusals of /graphql', () => {
     code: string,
     path = '/graphql',
   ) => {
-    const res = await send(`${api.url}${path}`, request);
+    const res = await send(`${api().url}${path}`, request);
     expect(res.status, res.text).toBe(status);
     expect(res.headers['content-type']).toContain('application/json');
     const [error] = res.json().errors;

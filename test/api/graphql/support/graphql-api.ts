@@ -17,7 +17,8 @@ import { createHealthState } from '../../../../api/health/health-state.js';
 import { createApp } from '../../../../api/http/app.js';
 import type { Store } from '../../../../api/store/store.js';
 import { sendJson, send, type TestResponse } from '../../support/http-client.js';
-import { captureLogs, TEST_CONFIG } from '../../support/harness.js';
+import { afterAll, beforeAll } from 'vitest';
+import { captureLogs, STORE_VARIANTS, TEST_CONFIG } from '../../support/harness.js';
 
 /** One API instance as the server runs it: the app, the WebSocket endpoint and the event bus. */
 export interface GraphqlTestApi {
@@ -115,6 +116,26 @@ export async function startGraphqlApi(
       if (!options.events) await bus.close();
     },
   };
+}
+
+/**
+ * One instance on the embedded store for the whole describe block that calls it (for tests whose
+ * subject is not the store); the returned function gives the running instance.
+ */
+export function useGraphqlApiOnEmbeddedStore(): () => GraphqlTestApi {
+  let api: GraphqlTestApi | undefined;
+  let store: Store | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ store, drop } = await STORE_VARIANTS[0]!.open());
+    api = await startGraphqlApi(store);
+  });
+  afterAll(async () => {
+    await api?.close();
+    await store?.close();
+    await drop?.();
+  });
+  return () => api!;
 }
 
 /** Options of one GraphQL request. */
