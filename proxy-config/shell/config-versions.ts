@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
-import { describeFileKind } from './read-input-file.js';
+import { describeErrno, describeFileKind, describePathInTheWay } from './describe-path.js';
 import { writeRenderedFiles } from './write-rendered-files.js';
 
 /**
@@ -61,11 +61,8 @@ async function statIfAny(
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    throw invalid(
-      code === 'ENOTDIR'
-        ? `${path}: a directory above it is not a directory`
-        : `cannot inspect ${path}: ${code}`,
-    );
+    const inTheWay = code === 'ENOTDIR' ? await describePathInTheWay(path) : undefined;
+    throw invalid(`cannot use ${path}: ${inTheWay ?? describeErrno(error)}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { ProxyopsError } from '../core/errors.js';
+import { describeErrno, describeFileKind } from './describe-path.js';
 
 /** How much of the end of a log diagnosis reads: recent entries are what an incident is about. */
 export const LOG_TAIL_BYTES = 64 * 1024 * 1024;
@@ -11,7 +12,10 @@ export interface FileTail {
   truncated: boolean;
 }
 
-/** Builds the error a caller reports for an input it cannot read; `reason` is an errno code or what the path is instead. */
+/**
+ * Builds the error a caller reports for an input it cannot read; `reason` is the errno code and its
+ * description (`ENOENT: no such file or directory`) or what the path is instead of a file.
+ */
 export type Unreadable = (reason: string, cause?: unknown) => Error;
 
 /**
@@ -24,14 +28,14 @@ export async function openInputFile(path: string, unreadable: Unreadable): Promi
   try {
     file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
-    throw unreadable(errnoOf(error), error);
+    throw unreadable(describeErrno(error), error);
   }
   let stats: Stats;
   try {
     stats = await file.stat();
   } catch (error) {
     await file.close();
-    throw unreadable(errnoOf(error), error);
+    throw unreadable(describeErrno(error), error);
   }
   if (!stats.isFile()) {
     await file.close();
@@ -46,7 +50,7 @@ export async function readInputFile(path: string, unreadable: Unreadable): Promi
   try {
     return await file.readFile();
   } catch (error) {
-    throw unreadable(errnoOf(error), error);
+    throw unreadable(describeErrno(error), error);
   } finally {
     await file.close();
   }
@@ -74,28 +78,8 @@ export async function readFileTail(
     if (start > 0) chunk = chunk.subarray(chunk.indexOf(0x0a) + 1);
     return { text: chunk.toString(encoding), truncated: start > 0 };
   } catch (error) {
-    throw unreadable(errnoOf(error), error);
+    throw unreadable(describeErrno(error), error);
   } finally {
     await file.close();
   }
-}
-
-function isErrno(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
-}
-
-function errnoOf(error: unknown): string {
-  return isErrno(error) ? (error.code as string) : String(error);
-}
-
-/** What a path is, for messages: `a directory`, `a FIFO`, … */
-export function describeFileKind(stats: Stats): string {
-  if (stats.isFile()) return 'a regular file';
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isSymbolicLink()) return 'a symlink';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isCharacterDevice()) return 'a character device';
-  if (stats.isBlockDevice()) return 'a block device';
-  return 'an unknown kind of file';
 }

@@ -1,10 +1,10 @@
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { ProxyopsError } from '../core/errors.js';
 import type { LogScan } from '../core/logs/scan-log-text.js';
 import type { WasmLineScanner } from '../core/logs/wasm-line-scanner.js';
+import { describeErrno, describeFileKind } from './describe-path.js';
 
 /** Bytes read per step; each step becomes one byte string of whole lines. */
 export const CHUNK_BYTES = 64 * 1024;
@@ -15,8 +15,9 @@ export function isCompressedInput(input: string): boolean {
 }
 
 function unreadable(input: string, error: unknown): ProxyopsError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ProxyopsError('LOG_UNREADABLE', `cannot read ${input}: ${reason}`, { cause: error });
+  return new ProxyopsError('LOG_UNREADABLE', `cannot read ${input}: ${describeErrno(error)}`, {
+    cause: error,
+  });
 }
 
 /** Opens a plain log file for reading; LOG_UNREADABLE when it cannot be. */
@@ -30,15 +31,19 @@ function openLog(path: string): number {
 
 /** Size in bytes of a plain file input; LOG_UNREADABLE when it cannot be read. */
 export function logFileSize(path: string): number {
+  const refuse = (reason: string) => new ProxyopsError('LOG_UNREADABLE', `cannot read ${path}: ${reason}`);
+  let stats: Stats;
+  let pseudo: boolean;
   try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new Error('not a regular file');
-    if (stat.size === 0 && isPseudoFile(path))
-      throw new Error('a /proc or /sys file (its size says 0 but it has content); copy it to a file first');
-    return stat.size;
+    stats = statSync(path);
+    pseudo = stats.isFile() && stats.size === 0 && isPseudoFile(path);
   } catch (error) {
     throw unreadable(path, error);
   }
+  if (!stats.isFile()) throw refuse(`not a regular file (${describeFileKind(stats)})`);
+  if (pseudo)
+    throw refuse('a /proc or /sys file (its size says 0 but it has content); copy it to a file first');
+  return stats.size;
 }
 
 /**

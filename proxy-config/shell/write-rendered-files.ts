@@ -1,23 +1,27 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
+import { describeErrno, describePathInTheWay } from './describe-path.js';
 
 /**
  * Writes rendered files under `dir`, world-readable (nginx workers run as an unprivileged user).
- * OUTPUT_UNWRITABLE, naming the path, when something is in the way or the place is not writable.
+ * OUTPUT_UNWRITABLE, naming the path, when something is in the way or the place is not writable;
+ * OUTPUT_FAILED when writing failed for another reason.
  */
 export async function writeRenderedFiles(dir: string, files: Record<string, string>): Promise<string[]> {
   const written: string[] = [];
+  let path = dir;
   try {
     await makeDirectory(dir);
     for (const name of Object.keys(files).sort()) {
-      const path = join(dir, name);
+      path = join(dir, name);
       await makeDirectory(dirname(path));
       await writeFile(path, files[name]!, { mode: 0o644 });
       written.push(path);
     }
   } catch (error) {
-    throw unwritable(dir, error);
+    // A failed write() names no path, unlike a failed open() or mkdir().
+    throw await unwritable(dir, (error as NodeJS.ErrnoException).path ?? path, error);
   }
   return written;
 }
@@ -25,30 +29,49 @@ export async function writeRenderedFiles(dir: string, files: Record<string, stri
 /**
  * Creates `dir` and its missing parents as 0755 whatever the umask, and leaves the mode of a
  * directory that already exists alone: it is the owner's (a shared 1777 directory keeps its
- * sticky bit).
+ * sticky bit). One level at a time: Node's recursive mkdir retries forever where mkdir says
+ * ENOENT under a directory that exists (/proc/self/x).
  */
 async function makeDirectory(dir: string): Promise<void> {
-  const first = await mkdir(dir, { recursive: true, mode: 0o755 });
-  if (first === undefined) return;
-  let path = first;
-  await chmod(path, 0o755);
-  for (const part of relative(first, dir).split(sep).filter(Boolean)) {
-    path = join(path, part);
+  const missing: string[] = [];
+  for (let path = dir; !(await exists(path)); path = dirname(path)) missing.unshift(path);
+  for (const path of missing) {
+    try {
+      await mkdir(path, { mode: 0o755 });
+    } catch (error) {
+      // Made meanwhile by someone else: theirs, mode included.
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
     await chmod(path, 0o755);
   }
 }
 
-function unwritable(dir: string, error: unknown): ProxyopsError {
-  const { code, path = dir } = error as NodeJS.ErrnoException;
-  const why =
-    code === 'EEXIST'
-      ? `${path} exists and is not a directory`
-      : code === 'ENOTDIR'
-        ? `a part of ${path} is not a directory`
-        : code === 'EISDIR'
-          ? `${path} is a directory`
-          : `${path}: ${code ?? String(error)}`;
-  return new ProxyopsError('OUTPUT_UNWRITABLE', `cannot write the rendered config to ${dir}: ${why}`, {
-    cause: error,
-  });
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** The caller's mistakes: a file in the way, a place they may not write. */
+const UNWRITABLE = new Set(['EEXIST', 'ENOTDIR', 'EISDIR', 'EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * OUTPUT_UNWRITABLE (bad input) when the path is wrong for the caller, naming what is in the way;
+ * OUTPUT_FAILED when the write itself failed (a full disk, an I/O error): the same command may work later.
+ */
+async function unwritable(dir: string, path: string, error: unknown): Promise<ProxyopsError> {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  let why = `${path}: ${describeErrno(error)}`;
+  if (code === 'EISDIR') why = `${path} is a directory`;
+  else if (code === 'EEXIST' || code === 'ENOTDIR') why = (await describePathInTheWay(path)) ?? why;
+  return new ProxyopsError(
+    UNWRITABLE.has(code) ? 'OUTPUT_UNWRITABLE' : 'OUTPUT_FAILED',
+    `cannot write the rendered config to ${dir}: ${why}`,
+    { cause: error },
+  );
 }

@@ -99,6 +99,31 @@ describe('bad inputs of the config commands: one line on stderr, exit 2', () => 
     expect(result.stderr.trim()).toBe(`proxyops: cannot read spec ${dir}: not a regular file (a directory)`);
   });
 
+  it('says what the error code of a missing file means, without repeating the path', async () => {
+    const missing = join(dir, 'missing');
+    const cases: Array<[string[], string]> = [
+      [['config', 'render', '--spec', missing], `cannot read spec ${missing}`],
+      [['config', 'lint', missing], `cannot read ${missing}`],
+      [['cert', 'check', missing], `cannot read certificate ${missing}`],
+      [['diagnose', '502', '--error-log', missing], `cannot read --error-log ${missing}`],
+      [['logs', 'stats', missing], `cannot read ${missing}`],
+    ];
+    for (const [args, message] of cases) {
+      const result = await proxyops(...args);
+      expect({ args, code: result.code, stderr: result.stderr.trim() }).toEqual({
+        args,
+        code: 2,
+        stderr: `proxyops: ${message}: ENOENT: no such file or directory`,
+      });
+    }
+  });
+
+  it('logs stats names what a path that is not a log is', async () => {
+    const result = await proxyops('logs', 'stats', dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`proxyops: cannot read ${dir}: not a regular file (a directory)`);
+  });
+
   it('a YAML alias bomb as --spec is SPEC_UNREADABLE for every command that reads a spec', async () => {
     const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 10; i++)
@@ -195,11 +220,11 @@ describe('bad inputs of the config commands: one line on stderr, exit 2', () => 
       ],
       [
         ['config', 'render', '--spec', ok, '--out', file],
-        `cannot write the rendered config to ${file}: ${file} exists and is not a directory`,
+        `cannot write the rendered config to ${file}: ${file} is a regular file, not a directory`,
       ],
       [
         ['config', 'render', '--spec', ok, '--out', join(file, 'sub')],
-        `cannot write the rendered config to ${join(file, 'sub')}: a part of ${join(file, 'sub')} is not a directory`,
+        `cannot write the rendered config to ${join(file, 'sub')}: ${file} is a regular file, not a directory`,
       ],
       [
         ['config', 'render', '--spec', ok, '--out', outWithDir],
@@ -209,7 +234,14 @@ describe('bad inputs of the config commands: one line on stderr, exit 2', () => 
         ['deploy', 'plan', '--spec', ok, '--target', file],
         `config target ${file} is a regular file, not a directory`,
       ],
-      [['deploy', 'plan', '--dir', file], `${file}/config: a directory above it is not a directory`],
+      [
+        ['deploy', 'plan', '--dir', file],
+        `cannot use ${file}/config: ${file} is a regular file, not a directory`,
+      ],
+      [
+        ['config', 'apply', '--spec', ok, '--target', join(file, 'sub')],
+        `cannot use ${file}/sub: ${file} is a regular file, not a directory`,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await proxyops(...args);
@@ -219,9 +251,38 @@ describe('bad inputs of the config commands: one line on stderr, exit 2', () => 
         stderr: `proxyops: ${message}`,
       });
     }
-    const proc = await proxyops('config', 'render', '--spec', ok, '--out', '/proc/self');
-    expect(proc.code).toBe(2);
-    expect(proc.stderr).toMatch(/^proxyops: cannot write the rendered config to \/proc\/self: [^\n]+$/);
+  });
+
+  it("render --out that fails for a reason not the caller's (a full disk, /proc) exits 1, at once", async () => {
+    const out = join(dir, 'out-full');
+    await mkdir(out);
+    // Writing to /dev/full fails with ENOSPC, as a full disk does.
+    await symlink('/dev/full', join(out, 'nginx.conf'));
+    const result = await proxyops('config', 'render', '--spec', await specFile(spec()), '--out', out);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 1,
+      stderr: `proxyops: cannot write the rendered config to ${out}: ${out}/nginx.conf: ENOSPC: no space left on device`,
+    });
+    // /proc takes no new files (ENOENT): not one of the caller's known mistakes, so a failure (exit 1).
+    const proc = await proxyops('config', 'render', '--spec', await specFile(spec()), '--out', '/proc/self');
+    expect({ code: proc.code, stderr: proc.stderr }).toEqual({
+      code: 1,
+      stderr:
+        'proxyops: cannot write the rendered config to /proc/self: /proc/self/nginx.conf: ENOENT: no such file or directory',
+    });
+    const deeper = await proxyops(
+      'config',
+      'render',
+      '--spec',
+      await specFile(spec()),
+      '--out',
+      '/proc/self/x/y',
+    );
+    expect({ code: deeper.code, stderr: deeper.stderr }).toEqual({
+      code: 1,
+      stderr:
+        'proxyops: cannot write the rendered config to /proc/self/x/y: /proc/self/x: ENOENT: no such file or directory',
+    });
   });
 
   it('a corrupt instances.json is bad input (exit 2), not a failed operation', async () => {

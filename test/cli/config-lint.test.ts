@@ -142,6 +142,8 @@ describe('proxyops config lint', () => {
   it('exits 2 when the file cannot be read, also with --json', async () => {
     const result = await proxyops('config', 'lint', '--json', join(dir, 'missing.conf'));
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/^proxyops: cannot read .*missing\.conf: ENOENT$/m);
+    expect(result.stderr).toMatch(
+      /^proxyops: cannot read .*missing\.conf: ENOENT: no such file or directory$/m,
+    );
   });
 });

@@ -68,7 +68,7 @@ describe('readFileTail', () => {
       expect(await readFileTail(file, '--error-log', 'utf8')).toMatchObject({ truncated: false });
       await expect(readFileTail(join(dir, 'missing.log'), '--error-log', 'utf8')).rejects.toMatchObject({
         code: 'BAD_OPTION',
-        message: `cannot read --error-log ${join(dir, 'missing.log')}: ENOENT`,
+        message: `cannot read --error-log ${join(dir, 'missing.log')}: ENOENT: no such file or directory`,
       });
     } finally {
       await rm(dir, { recursive: true, force: true });
