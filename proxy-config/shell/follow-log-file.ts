@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { createLinePieces, type LinePieces } from '../core/logs/line-pieces.js';
 
 /** How a followed file is watched. */
 export interface FollowOptions {
@@ -19,8 +20,8 @@ interface Open {
   fd: number;
   ino: number;
   pos: number;
-  /** Copies of the bytes read after the last newline, joined once the line ends. */
-  carry: Buffer[];
+  /** The bytes read after the last newline. */
+  pieces: LinePieces;
   idleSince: number;
 }
 
@@ -51,7 +52,13 @@ export function followLogFile(
       return null;
     }
     const stat = fstatSync(fd);
-    return { fd, ino: stat.ino, pos: fromEnd ? stat.size : 0, carry: [], idleSince: Date.now() };
+    return {
+      fd,
+      ino: stat.ino,
+      pos: fromEnd ? stat.size : 0,
+      pieces: createLinePieces({ reusesChunks: true }),
+      idleSince: Date.now(),
+    };
   };
 
   /** Reads everything new; true when anything was read. */
@@ -60,7 +67,7 @@ export function followLogFile(
     if (size < file.pos) {
       // Truncated in place: everything now in the file was written after the truncation.
       file.pos = 0;
-      file.carry = [];
+      file.pieces.reset();
     }
     let grew = false;
     for (;;) {
@@ -68,24 +75,15 @@ export function followLogFile(
       if (got <= 0) return grew;
       grew = true;
       file.pos += got;
-      const lastNl = buf.lastIndexOf(10, got - 1);
-      if (lastNl < 0) {
-        // `buf` is reused: keep a copy. Joining the pieces at each read was quadratic in the line.
-        file.carry.push(Buffer.from(buf.subarray(0, got)));
-        continue;
-      }
-      if (file.carry.length === 0) onText(buf.toString('latin1', 0, lastNl + 1));
-      else {
-        file.carry.push(buf.subarray(0, lastNl + 1));
-        onText(Buffer.concat(file.carry).toString('latin1'));
-      }
-      file.carry = lastNl + 1 < got ? [Buffer.from(buf.subarray(lastNl + 1, got))] : [];
+      const text = file.pieces.push(buf.subarray(0, got));
+      if (text !== undefined) onText(text);
     }
   };
 
   const close = (file: Open) => {
     drain(file);
-    if (file.carry.length) onText(Buffer.concat(file.carry).toString('latin1'));
+    const rest = file.pieces.end();
+    if (rest !== undefined) onText(rest);
     closeSync(file.fd);
   };
 

@@ -2,6 +2,7 @@ import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync, t
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { ProxyopsError } from '../core/errors.js';
+import { createLinePieces } from '../core/logs/line-pieces.js';
 import type { LogScan } from '../core/logs/scan-log-text.js';
 import type { WasmLineScanner } from '../core/logs/wasm-line-scanner.js';
 import { describeErrno, describeFileKind } from './describe-path.js';
@@ -174,29 +175,15 @@ export function splitAtLineStarts(path: string, size: number, parts: number): nu
   return offsets;
 }
 
-/**
- * Yields byte strings of whole lines from a stream (the last may lack its newline). The pieces of a line
- * longer than one chunk are kept in a list and joined once when its newline comes: joining them chunk
- * by chunk copied a 50 MB line thousands of times over.
- */
+/** Yields byte strings of whole lines from a stream (the last may lack its newline). */
 export async function* readStreamLines(stream: Readable): AsyncGenerator<string> {
-  const pending: Buffer[] = [];
-  for await (const piece of stream) {
-    const chunk = piece as Buffer;
-    const lastNl = chunk.lastIndexOf(10);
-    if (lastNl < 0) {
-      pending.push(chunk);
-      continue;
-    }
-    if (pending.length === 0) yield chunk.toString('latin1', 0, lastNl + 1);
-    else {
-      pending.push(chunk.subarray(0, lastNl + 1));
-      yield Buffer.concat(pending).toString('latin1');
-      pending.length = 0;
-    }
-    if (lastNl + 1 < chunk.length) pending.push(chunk.subarray(lastNl + 1));
+  const pieces = createLinePieces({ reusesChunks: false });
+  for await (const chunk of stream) {
+    const text = pieces.push(chunk as Buffer);
+    if (text !== undefined) yield text;
   }
-  if (pending.length) yield Buffer.concat(pending).toString('latin1');
+  const rest = pieces.end();
+  if (rest !== undefined) yield rest;
 }
 
 /** Yields byte strings of whole lines from a `.gz` file, standard input ("-"), or a plain file. */

@@ -137,7 +137,14 @@ describe('proxyops logs stats: bad input (CLI)', () => {
       await proxyops([log, '--since', '2026-11-22T00:00:00Z', '--until', '2026-11-21T00:00:00Z']),
       /--since \(2026-11-22T00:00:00.000Z\) must be earlier than --until/,
     );
-    const inRange = await proxyops([log, '--since', '21/Nov/2026:10:00:00 +0000', '--until', '1h', '--json']);
+    const inRange = await proxyops([
+      log,
+      '--since',
+      '21/Nov/2026:10:00:00 +0000',
+      '--until',
+      '2026-11-21T10:00:02Z',
+      '--json',
+    ]);
     expect(JSON.parse(inRange.stdout).records).toBe(1);
   });
 
