@@ -1,6 +1,4 @@
-import { constants, fstat, type Stats } from 'node:fs';
-import { access, realpath, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from './core/errors.js';
 import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from './core/logs/fail-if.js';
@@ -9,9 +7,11 @@ import { renderStatsHtml } from './core/logs/render-stats-html.js';
 import { renderStatsProm } from './core/logs/render-stats-prom.js';
 import { renderStatsTable } from './core/logs/render-stats-table.js';
 import { toIntervalLine, type StatsSummary } from './core/logs/summarize-stats.js';
+import { parseJobs } from './core/logs/parse-jobs-option.js';
 import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
 import { followLogStats } from './logs-follow.js';
 import { computeLogStats, resolveLogFormat, type LogFormatSource } from './logs-stats.js';
+import { assertNotAnInput, assertWritableDir } from './shell/check-report-target.js';
 
 /** The options of `proxyops logs stats`, as commander hands them over. */
 export interface LogsStatsCommandOptions extends LogFormatSource {
@@ -101,60 +101,6 @@ export async function runLogsStatsCommand(
   else if (options.prom) io.stdout.write(renderStatsProm(summary));
   else io.stdout.write(renderStatsTable(summary, { color }));
   return finish(summary, failIf, options, io, !(options.json || options.ndjson || options.prom));
-}
-
-/** Checks where the report goes before the logs are read, so a typo fails fast and as bad input. */
-async function assertWritableDir(file: string): Promise<void> {
-  const path = resolve(file);
-  const dir = dirname(path);
-  if (!(await stat(dir).catch(() => undefined))?.isDirectory())
-    throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} does not exist`);
-  if ((await stat(path).catch(() => undefined))?.isDirectory())
-    throw new ProxyopsError('BAD_OPTION', `--html ${file}: is a directory; name the report file`);
-  await access(dir, constants.W_OK).catch(() => {
-    throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} is not writable`);
-  });
-}
-
-/**
- * Refuses an --html target that is one of the inputs (also through a link, or standard input redirected
- * from it): the report would replace the log it was made from.
- */
-async function assertNotAnInput(file: string, inputs: string[], stdinFd: unknown): Promise<void> {
-  const target = await stat(file).catch(() => undefined);
-  const targetPath = await realpath(file).catch(() => resolve(file));
-  for (const input of inputs) {
-    let same: boolean;
-    if (input === '-') {
-      const info = target && typeof stdinFd === 'number' ? await fstatOf(stdinFd) : undefined;
-      same = Boolean(target && info?.isFile() && info.dev === target.dev && info.ino === target.ino);
-    } else {
-      const info = await stat(input).catch(() => undefined);
-      same =
-        target && info
-          ? info.dev === target.dev && info.ino === target.ino
-          : (await realpath(input).catch(() => resolve(input))) === targetPath;
-    }
-    if (same)
-      throw new ProxyopsError(
-        'BAD_OPTION',
-        `--html ${file} is the input ${input === '-' ? 'on standard input' : input}: the report would replace the log`,
-      );
-  }
-}
-
-function fstatOf(fd: number): Promise<Stats | undefined> {
-  return new Promise((done) => fstat(fd, (error, info) => done(error ? undefined : info)));
-}
-
-/** At most 64 threads: each holds its own buffers (200 took 2 GB), and more than the cores buys nothing. */
-export const MAX_JOBS = 64;
-
-function parseJobs(text: string): number {
-  const jobs = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
-  if (!(Number.isInteger(jobs) && jobs >= 1 && jobs <= MAX_JOBS))
-    throw new ProxyopsError('BAD_OPTION', `--jobs: "${text}" is not a whole number from 1 to ${MAX_JOBS}`);
-  return jobs;
 }
 
 async function finish(

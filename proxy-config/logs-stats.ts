@@ -9,6 +9,7 @@ import {
   type LogReaderKit,
 } from './core/logs/log-format-presets.js';
 import type { LogEscape } from './core/logs/parse-log-format.js';
+import { defaultJobs } from './core/logs/parse-jobs-option.js';
 import { createLogScan, scanLogText } from './core/logs/scan-log-text.js';
 import { createStatsState, mergeStatsState, type StatsState } from './core/logs/stats-state.js';
 import { summarizeStats, type StatsSummary } from './core/logs/summarize-stats.js';
@@ -46,7 +47,7 @@ export interface LogStatsOptions {
   spec: LogFormatSpec;
   filter?: LogFilter;
   intervalMs?: number;
-  /** Worker threads for big plain files; defaults to the number of cores. */
+  /** Threads for big plain files, 1..64 (see parseJobs); defaults to the number of cores, at most 64. */
   jobs?: number;
   splitMinBytes?: number;
   /** Size of the ranges a split file is cut into (threads take them one at a time). */
@@ -90,7 +91,7 @@ export async function collectLogStats(options: LogStatsOptions): Promise<StatsSt
   const intervalMs = options.intervalMs ?? 60_000;
   const kit = prepareLogStats(options.spec, filter);
   const total = createStatsState(kit.capabilities, intervalMs);
-  const jobs = Math.max(1, options.jobs ?? availableParallelism());
+  const jobs = options.jobs ?? defaultJobs(availableParallelism());
   const splitMin = options.splitMinBytes ?? SPLIT_MIN_BYTES;
   for (const input of options.inputs) {
     if (input === '-' || isCompressedInput(input)) {

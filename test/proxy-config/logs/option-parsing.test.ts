@@ -4,6 +4,7 @@ import {
   parseStatusFilter,
   parseUpstreamFilter,
 } from '../../../proxy-config/core/logs/log-filter.js';
+import { defaultJobs, MAX_JOBS, parseJobs } from '../../../proxy-config/core/logs/parse-jobs-option.js';
 import {
   INTERVAL_BOUNDS,
   parseDuration,
@@ -138,5 +139,20 @@ describe('--upstream', () => {
   ])('refuses %j', (text, message) => {
     expect(() => parseUpstreamFilter(text)).toThrow(message);
     expect(() => parseUpstreamFilter(text)).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
+  });
+});
+
+describe('--jobs', () => {
+  it('takes a whole number from 1 to 64', () => {
+    expect(parseJobs('1')).toBe(1);
+    expect(parseJobs(' 64 ')).toBe(MAX_JOBS);
+    for (const text of ['0', '65', '2.5', '', 'x', '1e1'])
+      expect(() => parseJobs(text)).toThrow(`--jobs: "${text}" is not a whole number from 1 to 64`);
+  });
+
+  it('defaults to the cores, within the same 1 to 64', () => {
+    expect(defaultJobs(8)).toBe(8);
+    expect(defaultJobs(128)).toBe(64);
+    expect(defaultJobs(0)).toBe(1);
   });
 });

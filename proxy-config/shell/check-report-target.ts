@@ -1,0 +1,48 @@
+import { constants, fstat, type Stats } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ProxyopsError } from '../core/errors.js';
+
+/** Checks where the --html report goes before the logs are read, so a typo fails fast and as bad input. */
+export async function assertWritableDir(file: string): Promise<void> {
+  const path = resolve(file);
+  const dir = dirname(path);
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory())
+    throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} does not exist`);
+  if ((await stat(path).catch(() => undefined))?.isDirectory())
+    throw new ProxyopsError('BAD_OPTION', `--html ${file}: is a directory; name the report file`);
+  await access(dir, constants.W_OK).catch(() => {
+    throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} is not writable`);
+  });
+}
+
+/**
+ * Refuses an --html target that is one of the inputs (also through a link, or standard input redirected
+ * from it): the report would replace the log it was made from.
+ */
+export async function assertNotAnInput(file: string, inputs: string[], stdinFd: unknown): Promise<void> {
+  const target = await stat(file).catch(() => undefined);
+  const targetPath = await realpath(file).catch(() => resolve(file));
+  for (const input of inputs) {
+    let same: boolean;
+    if (input === '-') {
+      const info = target && typeof stdinFd === 'number' ? await fstatOf(stdinFd) : undefined;
+      same = Boolean(target && info?.isFile() && info.dev === target.dev && info.ino === target.ino);
+    } else {
+      const info = await stat(input).catch(() => undefined);
+      same =
+        target && info
+          ? info.dev === target.dev && info.ino === target.ino
+          : (await realpath(input).catch(() => resolve(input))) === targetPath;
+    }
+    if (same)
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        `--html ${file} is the input ${input === '-' ? 'on standard input' : input}: the report would replace the log`,
+      );
+  }
+}
+
+function fstatOf(fd: number): Promise<Stats | undefined> {
+  return new Promise((done) => fstat(fd, (error, info) => done(error ? undefined : info)));
+}
