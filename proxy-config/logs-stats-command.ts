@@ -56,11 +56,11 @@ export async function runLogsStatsCommand(
   const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
   const jobs = options.jobs === undefined ? undefined : parseJobs(options.jobs);
   const intervalMs =
-    options.interval === undefined
-      ? options.follow
+    options.interval !== undefined
+      ? parseDuration(options.interval, '--interval', INTERVAL_BOUNDS)
+      : options.follow
         ? 10_000
-        : 60_000
-      : parseDuration(options.interval, '--interval', INTERVAL_BOUNDS);
+        : 60_000;
   if (options.html !== undefined) {
     if (options.html === '') throw new ProxyopsError('BAD_OPTION', '--html: name the report file');
     await assertWritableDir(options.html);

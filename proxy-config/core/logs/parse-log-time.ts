@@ -4,7 +4,8 @@ export type LogTimeKind = 'time_local' | 'time_iso8601' | 'msec';
 /** Reads a time value at `[a, b)` of a byte string into epoch milliseconds (NaN when unreadable). */
 export type LogTimeReader = (s: string, a: number, b: number) => number;
 
-const MONTHS: Record<string, number> = {
+/** Month numbers (0-based) of nginx's time_local abbreviations. */
+export const MONTHS: Readonly<Record<string, number>> = {
   Jan: 0,
   Feb: 1,
   Mar: 2,
@@ -97,7 +98,7 @@ function readMsec(s: string, a: number, b: number): number {
   return b > a && Number.isFinite(v) ? Math.round(v * 1000) : NaN;
 }
 
-/** Parses any of the three nginx time forms in ordinary text (for --since/--until and JSON lines). */
+/** Parses any of the three nginx time forms in ordinary text (JSON lines, parsed records). */
 export function parseLogTime(text: string): number {
   if (/^\d+(\.\d+)?$/.test(text)) return readMsec(text, 0, text.length);
   const kind: LogTimeKind = text[2] === '/' ? 'time_local' : 'time_iso8601';

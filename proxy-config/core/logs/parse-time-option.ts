@@ -1,4 +1,5 @@
 import { ProxyopsError } from '../errors.js';
+import { MONTHS } from './parse-log-time.js';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -35,7 +36,6 @@ function formatMs(ms: number): string {
   return `${ms}ms`;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** The last millisecond of year 9999: later times, and times before 1970, are typos, not log times. */
 const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 const LOCAL = /^(\d{2})\/([A-Z][a-z]{2})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-]\d{2})(\d{2})$/;
@@ -66,8 +66,8 @@ function readTimeOption(t: string, option: string, nowMs: number): number {
   const local = LOCAL.exec(t);
   if (local) {
     const [, d, mon, y, h, mi, s, offH, offM] = local;
-    const month = MONTHS.indexOf(mon!);
-    if (month < 0) return NaN;
+    const month = MONTHS[mon!];
+    if (month === undefined) return NaN;
     return fromParts(+y!, month, +d!, +h!, +mi!, +s!, 0, offsetMinutes(offH!, offM!));
   }
   const iso = ISO.exec(t);
