@@ -136,7 +136,7 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
     // The body reader's failures (too large, incomplete, not decompressible) are the client's, as on REST.
     const translated: unknown = fromBodyParserError(error) ?? error;
     const kind = isProxyopsError(translated) ? PROBLEM_KINDS[translated.code] : undefined;
-    if (kind && kind.status < 500 && isProxyopsError(translated)) {
+    if (isProxyopsError(translated) && kind && kind.status < 500) {
       if (kind.status === 429)
         res.setHeader('Retry-After', String(Math.ceil(deps.config.rateLimitWindowMs / 1000)));
       return sendErrors(
