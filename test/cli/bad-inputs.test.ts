@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotDir } from '../proxy-config/helpers/snapshot-dir.js';
+import { yamlAliasBomb } from '../support/yaml-alias-bomb.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -125,15 +126,8 @@ describe('bad inputs of the config commands: one line on stderr, exit 2', () => 
   });
 
   it('a YAML alias bomb as --spec is SPEC_UNREADABLE for every command that reads a spec', async () => {
-    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 10; i++)
-      lines.push(
-        `l${i}: &l${i} [${Array(10)
-          .fill(i === 1 ? '*a' : `*l${i - 1}`)
-          .join(', ')}]`,
-      );
     const bomb = join(dir, 'bomb.yaml');
-    await writeFile(bomb, `${lines.join('\n')}\n`);
+    await writeFile(bomb, yamlAliasBomb());
     for (const args of [
       ['config', 'render', '--spec', bomb],
       ['config', 'validate', '--spec', bomb],

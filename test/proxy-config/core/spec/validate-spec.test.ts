@@ -4,6 +4,7 @@ import { CROSS_FIELD_RULES } from '../../../../proxy-config/core/spec/cross-fiel
 import { DEFAULTS } from '../../../../proxy-config/core/spec/defaults.js';
 import type { SpecProblem } from '../../../../proxy-config/core/spec/spec-problem.js';
 import { parseSpec, validateSpec } from '../../../../proxy-config/core/spec/validate-spec.js';
+import { yamlAliasBomb } from '../../../support/yaml-alias-bomb.js';
 
 /** A small valid spec; tests change one thing at a time. */
 function baseSpec(): Record<string, unknown> {
@@ -154,13 +155,6 @@ describe('validateSpec: schema', () => {
   });
 
   it('refuses an alias bomb and an unresolved alias as SPEC_UNREADABLE, not as a crash', () => {
-    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 10; i++)
-      lines.push(
-        `l${i}: &l${i} [${Array(10)
-          .fill(i === 1 ? '*a' : `*l${i - 1}`)
-          .join(', ')}]`,
-      );
     const unreadable = (text: string) => {
       try {
         parseSpec(text, 'bomb.yaml');
@@ -171,7 +165,7 @@ describe('validateSpec: schema', () => {
       }
       return 'parsed';
     };
-    expect(unreadable(lines.join('\n'))).toMatch(
+    expect(unreadable(yamlAliasBomb())).toMatch(
       /^SPEC_UNREADABLE bomb\.yaml: not valid YAML\/JSON: Excessive alias count/,
     );
     expect(unreadable('version: 1\nmode: *nowhere\n')).toMatch(
