@@ -203,7 +203,7 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
       `format ${read.format}`,
       ...(family.truncated ? [TAIL_NOTE] : []),
       ...(read.probeLines > 0 ? [`${read.probeLines} proxyops probe lines left out`] : []),
-      ...read.unknown.map(({ figure, needs }) => `missing ${needs.join(', ')}, so the ${figure} is unknown`),
+      ...read.unknown.map(({ figure, needs }) => `${figure} unknown (no ${needs.join(', ')})`),
     ];
     sources.push(`access log ${family.files.join(' + ')} (${notes.join('; ')})`);
   }
