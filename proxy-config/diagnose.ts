@@ -223,9 +223,7 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   }
   if (SYSTEM_SYMPTOMS.includes(options.symptom)) {
     const logFiles = [...logs.accessLogs, ...logs.errorLogs, ...logPathsOf(config)];
-    evidence.system = await gatherSystem({ ...options, pidFile: options.pidFile }, [
-      ...new Set(logFiles.map((file) => dirname(file))),
-    ]);
+    evidence.system = await gatherSystem(options, [...new Set(logFiles.map((file) => dirname(file)))]);
     sources.push(`system (/proc: ${evidence.system.nginxProcesses.length} nginx processes)`);
   }
   if (options.url && !PROBED_SYMPTOMS.includes(options.symptom)) {

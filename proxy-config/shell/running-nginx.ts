@@ -1,5 +1,5 @@
 import { readFile, readlink } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { execa } from 'execa';
 import { ProxyopsError } from '../core/errors.js';
 import { parseConfigureArguments, parseMasterCommandLine } from '../core/nginx-config/master-command-line.js';
@@ -75,9 +75,4 @@ export async function chooseRunningNginx(pidFile?: string): Promise<RunningNginx
 /** A running nginx's whole config (its includes too), read the way nginx reads it. */
 export async function readRunningConfig(master: RunningNginx): Promise<NginxConfig> {
   return readNginxConfig(master.configFile);
-}
-
-/** A path from a running nginx's config, made absolute against its prefix. */
-export function resolveFromPrefix(master: { prefix: string }, path: string): string {
-  return resolve(master.prefix, path);
 }
