@@ -5,6 +5,7 @@ import {
   PROXYOPS_LOG_FORMAT_NAMES,
   PROXYOPS_LOG_FORMAT_TEXT,
 } from './log-formats.js';
+import { toNginxProblemViews } from './nginx-problems.js';
 
 /** Where `stdout`/`stderr` in the spec point in nginx terms. */
 const ACCESS_LOG_STREAMS: Record<string, string> = { stdout: '/dev/stdout', stderr: '/dev/stderr' };
@@ -63,6 +64,7 @@ export function buildRenderView(spec: ProxySpec) {
         };
       }),
     servers: spec.servers.map(toServerView),
+    problems: toNginxProblemViews(spec.layerName),
   };
 }
 
