@@ -224,7 +224,7 @@ async function rollbackLocked(target: string, options: RollbackOptions): Promise
   if (state.versions.length === 0)
     throw new ProxyopsError(
       'TARGET_INVALID',
-      `${target} holds no config versions (nothing was applied there with proxyops config apply): nothing to roll back`,
+      `${target} holds no config versions (nothing was applied there with \`proxyops config apply\`): nothing to roll back`,
     );
   if (!state.current || !state.previous)
     throw new ProxyopsError('NOTHING_TO_ROLL_BACK', `${target} has no previous version to roll back to`);
