@@ -3,7 +3,7 @@ import { ProxyopsError } from '../proxy-config/core/errors.js';
 /**
  * Every limit and timing of the API, as data: one row per option with its flag, environment
  * variable and default. The CLI declares its flags from this table and `resolveApiConfig` reads it,
- * so a new setting is one new row (and one README line).
+ * so a new setting is one new row (and one line in docs/api.md).
  */
 export interface ApiConfig {
   port: number;
@@ -42,7 +42,7 @@ export interface ApiOption {
   max?: number;
 }
 
-/** Named defaults; the README's option table lists the same values. */
+/** Named defaults; the option table of docs/api.md lists the same values. */
 export const API_DEFAULTS: ApiConfig = {
   port: 8080,
   host: '127.0.0.1',
@@ -55,13 +55,13 @@ export const API_DEFAULTS: ApiConfig = {
   healthCheckFailureThreshold: 3,
   drainMarginMs: 5_000,
   shutdownTimeoutMs: 10_000,
-  // nginx's upstream keepalive_timeout defaults to 60 s; ours must outlive it (see README).
+  // nginx's upstream keepalive_timeout defaults to 60 s; ours must outlive it (see docs/api.md, "Operations").
   keepAliveTimeoutMs: 65_000,
   proxyKeepAliveTimeoutMs: 60_000,
   requestTimeoutMs: 30_000,
   dbPoolMax: 10,
   trustProxy: 'loopback, linklocal, uniquelocal',
-  // GraphQL abuse limits (README "## GraphQL"): a list field multiplies its children's cost by first/last.
+  // GraphQL abuse limits (docs/graphql.md, "Limits"): a list field multiplies its children's cost by first/last.
   graphqlDepthLimit: 10,
   graphqlCostLimit: 10_000,
   graphqlAliasLimit: 30,

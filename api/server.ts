@@ -92,7 +92,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
     handler(req, res);
   });
   server.on('clientError', answerClientError);
-  // The proxy must give up an idle upstream connection before we close it (see README).
+  // The proxy must give up an idle upstream connection before we close it (see docs/api.md, "Operations").
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
   server.requestTimeout = config.requestTimeoutMs;

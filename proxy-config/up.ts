@@ -84,7 +84,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   )
     throw new ProxyopsError(
       'STACK_RUNNING',
-      `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with proxyops down --dir ${options.dir}`,
+      `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with \`proxyops down --dir ${options.dir}\``,
     );
   if (existing) await stopStackProcesses(target, say);
   // Checked before anything starts: nginx would retry the bind for seconds and then fail.
