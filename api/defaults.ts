@@ -21,6 +21,9 @@ export interface ApiConfig {
   proxyKeepAliveTimeoutMs: number;
   requestTimeoutMs: number;
   dbPoolMax: number;
+  dbConnectTimeoutMs: number;
+  dbQueryTimeoutMs: number;
+  redisTimeoutMs: number;
   trustProxy: string;
   graphqlDepthLimit: number;
   graphqlCostLimit: number;
@@ -60,6 +63,10 @@ export const API_DEFAULTS: ApiConfig = {
   proxyKeepAliveTimeoutMs: 60_000,
   requestTimeoutMs: 30_000,
   dbPoolMax: 10,
+  // A dependency that stalls must cost a request a bounded wait, never a hang (docs/api.md "Failure model").
+  dbConnectTimeoutMs: 2_000,
+  dbQueryTimeoutMs: 10_000,
+  redisTimeoutMs: 250,
   trustProxy: 'loopback, linklocal, uniquelocal',
   // GraphQL abuse limits (README "## GraphQL"): a list field multiplies its children's cost by first/last.
   graphqlDepthLimit: 10,
@@ -185,6 +192,30 @@ export const API_OPTIONS: readonly ApiOption[] = [
     kind: 'integer',
     min: 1,
     description: 'PostgreSQL pool size (with DATABASE_URL)',
+  },
+  {
+    key: 'dbConnectTimeoutMs',
+    flag: '--db-connect-timeout-ms',
+    env: 'PROXYOPS_DB_CONNECT_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest wait for a PostgreSQL connection (pool slot and login); then 503',
+  },
+  {
+    key: 'dbQueryTimeoutMs',
+    flag: '--db-query-timeout-ms',
+    env: 'PROXYOPS_DB_QUERY_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest PostgreSQL statement (cancelled on the server, abandoned by the client); then 503',
+  },
+  {
+    key: 'redisTimeoutMs',
+    flag: '--redis-timeout-ms',
+    env: 'PROXYOPS_REDIS_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest Redis command; then the rate limit falls back to this instance alone',
   },
   {
     key: 'trustProxy',

@@ -131,6 +131,8 @@ export function createApp(deps: AppDeps): Express {
     createRateLimit({
       max: deps.config.rateLimitMax,
       windowMs: deps.config.rateLimitWindowMs,
+      redisTimeoutMs: deps.config.redisTimeoutMs,
+      logger: deps.logger,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(deps.rateLimitPrefix ? { prefix: deps.rateLimitPrefix } : {}),
     }),

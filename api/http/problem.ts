@@ -32,6 +32,7 @@ export const PROBLEM_KINDS: Readonly<Record<string, ProblemKind>> = {
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   INTERNAL: { status: 500, title: 'Internal server error' },
   NOT_READY: { status: 503, title: 'Service unavailable' },
+  DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable' },
 };
 
 /** The media type of every error body (RFC 9457). */

@@ -79,6 +79,8 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
   const rateLimit = createRateLimit({
     max: deps.config.rateLimitMax,
     windowMs: deps.config.rateLimitWindowMs,
+    redisTimeoutMs: deps.config.redisTimeoutMs,
+    logger: deps.logger,
     ...(deps.redis ? { redis: deps.redis } : {}),
     prefix: `${deps.rateLimitPrefix ?? 'proxyops:rate:'}graphql:`,
   });
