@@ -24,6 +24,8 @@ export interface ApiConfig {
   dbConnectTimeoutMs: number;
   dbQueryTimeoutMs: number;
   redisTimeoutMs: number;
+  idempotencyKeyTtlMs: number;
+  idempotencyLeaseMs: number;
   trustProxy: string;
   graphqlDepthLimit: number;
   graphqlCostLimit: number;
@@ -67,6 +69,9 @@ export const API_DEFAULTS: ApiConfig = {
   dbConnectTimeoutMs: 2_000,
   dbQueryTimeoutMs: 10_000,
   redisTimeoutMs: 250,
+  // Idempotency-Key (docs/api.md "Retrying a write"): remembered a day; an attempt holds its key 30 s.
+  idempotencyKeyTtlMs: 86_400_000,
+  idempotencyLeaseMs: 30_000,
   trustProxy: 'loopback, linklocal, uniquelocal',
   // GraphQL abuse limits (README "## GraphQL"): a list field multiplies its children's cost by first/last.
   graphqlDepthLimit: 10,
@@ -216,6 +221,22 @@ export const API_OPTIONS: readonly ApiOption[] = [
     kind: 'integer',
     min: 1,
     description: 'longest Redis command; then the rate limit falls back to this instance alone',
+  },
+  {
+    key: 'idempotencyKeyTtlMs',
+    flag: '--idempotency-key-ttl-ms',
+    env: 'PROXYOPS_IDEMPOTENCY_KEY_TTL_MS',
+    kind: 'integer',
+    min: 1_000,
+    description: 'how long an Idempotency-Key and its stored response are kept',
+  },
+  {
+    key: 'idempotencyLeaseMs',
+    flag: '--idempotency-lease-ms',
+    env: 'PROXYOPS_IDEMPOTENCY_LEASE_MS',
+    kind: 'integer',
+    min: 100,
+    description: 'how long a request holds its Idempotency-Key (409 to repeats) before a retry may take over',
   },
   {
     key: 'trustProxy',
