@@ -5,6 +5,7 @@ import { createToken, resolveJwtSecret } from '../../../api/auth/tokens.js';
 import { API_DEFAULTS, type ApiConfig } from '../../../api/defaults.js';
 import { startApiServer, type RunningServer } from '../../../api/server.js';
 import { startOwnPostgres, startOwnRedis, type OwnServer } from '../../support/own-services.js';
+import { sendJson } from '../support/http-client.js';
 import { attempt, runLoad, tally, type Outcome } from '../support/load.js';
 
 // Our own servers, so the test can stop and kill them; the timeouts are short so phases stay short.
@@ -140,6 +141,10 @@ describe('dependencies that fail under load (own PostgreSQL and Redis)', () => {
     expectRetryable503s(await load(1_500));
     const readiness = await ready();
     expect(readiness.status).toBe(503);
+    // GraphQL says the same in its own terms: SERVICE_UNAVAILABLE with Retry-After, not a fault.
+    const graphql = await sendJson(`${api.url}/graphql`, 'POST', { query: '{ me { id } }' }, { token });
+    expect(graphql.headers['retry-after']).toMatch(/^\d+$/);
+    expect(graphql.json().errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
     expect(readiness.retryAfter).toMatch(/^\d+$/);
     await postgres.restart();
     await waitUntilReady();
