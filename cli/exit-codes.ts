@@ -16,6 +16,7 @@ const USAGE_CODES = new Set([
   'SERVERS_DIFFER_FROM_STATE',
   'TARGET_MISSING',
   'TARGET_INVALID',
+  'VERSION_NOT_FOUND',
   'OUTPUT_UNWRITABLE',
   'STATE_UNREADABLE',
   // `logs rotate --pid-file` naming a live process that is not nginx (a stale or wrong file).

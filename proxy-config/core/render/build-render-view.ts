@@ -31,6 +31,7 @@ export function buildRenderView(spec: ProxySpec) {
     clientKeepalive: toNginxDuration(spec.timeouts.clientKeepalive),
     clientMaxBodySize: spec.limits.clientMaxBodySize,
     trustForwardedProto: spec.trustForwardedProto,
+    websocket: spec.servers.some((s) => s.routes.some((r) => r.websocket)),
     forwardedProto: spec.trustForwardedProto ? '$proxyops_forwarded_proto' : '$scheme',
     layerName: spec.layerName,
     logFormats: [
@@ -96,7 +97,12 @@ function toProxyView(route: RouteSpec) {
     directives.push(`proxy_send_timeout ${toNginxDuration(route.timeouts.send)}`);
   if (route.clientMaxBodySize !== undefined)
     directives.push(`client_max_body_size ${route.clientMaxBodySize}`);
-  return { upstream: route.upstream, directives, largerBodyAllowed: route.allowLargerBody };
+  return {
+    upstream: route.upstream,
+    directives,
+    largerBodyAllowed: route.allowLargerBody,
+    websocket: route.websocket,
+  };
 }
 
 /** An address as it goes before `:port`: IPv6 in brackets. */
