@@ -21,6 +21,11 @@ export interface ApiConfig {
   proxyKeepAliveTimeoutMs: number;
   requestTimeoutMs: number;
   dbPoolMax: number;
+  dbConnectTimeoutMs: number;
+  dbQueryTimeoutMs: number;
+  redisTimeoutMs: number;
+  idempotencyKeyTtlMs: number;
+  idempotencyLeaseMs: number;
   trustProxy: string;
   graphqlDepthLimit: number;
   graphqlCostLimit: number;
@@ -60,6 +65,13 @@ export const API_DEFAULTS: ApiConfig = {
   proxyKeepAliveTimeoutMs: 60_000,
   requestTimeoutMs: 30_000,
   dbPoolMax: 10,
+  // A dependency that stalls must cost a request a bounded wait, never a hang (docs/api.md "Failure model").
+  dbConnectTimeoutMs: 2_000,
+  dbQueryTimeoutMs: 10_000,
+  redisTimeoutMs: 250,
+  // Idempotency-Key (docs/api.md "Retrying a write"): remembered a day; an attempt holds its key 30 s.
+  idempotencyKeyTtlMs: 86_400_000,
+  idempotencyLeaseMs: 30_000,
   trustProxy: 'loopback, linklocal, uniquelocal',
   // GraphQL abuse limits (docs/graphql.md, "Limits"): a list field multiplies its children's cost by first/last.
   graphqlDepthLimit: 10,
@@ -185,6 +197,46 @@ export const API_OPTIONS: readonly ApiOption[] = [
     kind: 'integer',
     min: 1,
     description: 'PostgreSQL pool size (with DATABASE_URL)',
+  },
+  {
+    key: 'dbConnectTimeoutMs',
+    flag: '--db-connect-timeout-ms',
+    env: 'PROXYOPS_DB_CONNECT_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest wait for a PostgreSQL connection (pool slot and login); then 503',
+  },
+  {
+    key: 'dbQueryTimeoutMs',
+    flag: '--db-query-timeout-ms',
+    env: 'PROXYOPS_DB_QUERY_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest PostgreSQL statement (cancelled on the server, abandoned by the client); then 503',
+  },
+  {
+    key: 'redisTimeoutMs',
+    flag: '--redis-timeout-ms',
+    env: 'PROXYOPS_REDIS_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest Redis command; then the rate limit falls back to this instance alone',
+  },
+  {
+    key: 'idempotencyKeyTtlMs',
+    flag: '--idempotency-key-ttl-ms',
+    env: 'PROXYOPS_IDEMPOTENCY_KEY_TTL_MS',
+    kind: 'integer',
+    min: 1_000,
+    description: 'how long an Idempotency-Key and its stored response are kept',
+  },
+  {
+    key: 'idempotencyLeaseMs',
+    flag: '--idempotency-lease-ms',
+    env: 'PROXYOPS_IDEMPOTENCY_LEASE_MS',
+    kind: 'integer',
+    min: 100,
+    description: 'how long a request holds its Idempotency-Key (409 to repeats) before a retry may take over',
   },
   {
     key: 'trustProxy',
