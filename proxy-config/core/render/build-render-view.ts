@@ -5,6 +5,7 @@ import {
   PROXYOPS_LOG_FORMAT_NAMES,
   PROXYOPS_LOG_FORMAT_TEXT,
 } from './log-formats.js';
+import { REQUEST_ID_PATTERN } from './request-id.js';
 
 /** Where `stdout`/`stderr` in the spec point in nginx terms. */
 const ACCESS_LOG_STREAMS: Record<string, string> = { stdout: '/dev/stdout', stderr: '/dev/stderr' };
@@ -31,6 +32,7 @@ export function buildRenderView(spec: ProxySpec) {
     clientKeepalive: toNginxDuration(spec.timeouts.clientKeepalive),
     clientMaxBodySize: spec.limits.clientMaxBodySize,
     trustForwardedProto: spec.trustForwardedProto,
+    requestIdPattern: REQUEST_ID_PATTERN,
     forwardedProto: spec.trustForwardedProto ? '$proxyops_forwarded_proto' : '$scheme',
     layerName: spec.layerName,
     logFormats: [
