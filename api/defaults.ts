@@ -72,7 +72,10 @@ export const API_DEFAULTS: ApiConfig = {
   // Idempotency-Key (docs/api.md "Retrying a write"): remembered a day; an attempt holds its key 30 s.
   idempotencyKeyTtlMs: 86_400_000,
   idempotencyLeaseMs: 30_000,
-  trustProxy: 'loopback, linklocal, uniquelocal',
+  // Only the proxy's own address may set X-Forwarded-*: the rendered nginx runs on this host and
+  // connects from loopback. A wider default would let any host on a private network pick its own
+  // client address (and so its own rate-limit budget).
+  trustProxy: 'loopback',
   // GraphQL abuse limits (docs/graphql.md, "Limits"): a list field multiplies its children's cost by first/last.
   graphqlDepthLimit: 10,
   graphqlCostLimit: 10_000,
@@ -243,7 +246,8 @@ export const API_OPTIONS: readonly ApiOption[] = [
     flag: '--trust-proxy',
     env: 'PROXYOPS_TRUST_PROXY',
     kind: 'string',
-    description: 'which peers may set X-Forwarded-* (Express "trust proxy" value)',
+    description:
+      'which peers may set X-Forwarded-* and X-Request-ID: addresses, CIDRs or loopback/linklocal/uniquelocal (Express "trust proxy")',
   },
   {
     key: 'graphqlDepthLimit',

@@ -25,6 +25,7 @@ import type { GraphqlEndpointDeps } from '../graphql/http/handler.js';
 import { createRateLimit } from './rate-limit.js';
 import { handleRoute } from './route-handler.js';
 import { ROUTES, toExpressPath } from './routes.js';
+import { rejectUnknownQuery } from './query-names.js';
 
 /** Everything the app needs; it opens nothing itself, so tests and the server wire it alike. */
 export interface AppDeps {
@@ -120,14 +121,16 @@ export function createApp(deps: AppDeps): Express {
       if (!isUtf8(buffer)) throw new Error('the request body is not valid UTF-8');
     },
   });
+  // The method is checked before the token: a wrong method is 405 with Allow whoever asks. A path's
+  // own check runs first, so /users/search is not taken for /users/{user_id}.
+  for (const path of new Set(ROUTES.map((r) => r.path)))
+    app.all(toExpressPath(path), allowOnly(path, methodsOf(path)));
   for (const route of ROUTES) {
-    const chain: RequestHandler[] = [auth];
+    const chain: RequestHandler[] = [auth, rejectUnknownQuery(route, deps.config.pageSizeMax)];
     if (route.body) chain.push(requireJsonBody, parseJson);
     else if (route.method !== 'get') chain.push(...checksEmptyBody(parseJson));
     app[route.method](toExpressPath(route.path), ...chain, handleRoute(route, deps));
   }
-  for (const path of new Set(ROUTES.map((r) => r.path)))
-    app.all(toExpressPath(path), allowOnly(path, methodsOf(path)));
   app.use((req, _res, next) => {
     next(new ProxyopsError('NOT_FOUND', `no resource at ${req.path}`));
   });

@@ -37,6 +37,7 @@ export interface GraphqlRouterDeps {
 }
 
 const PATH = '/graphql';
+const ALLOW = 'GET, POST, OPTIONS';
 
 function sendErrors(
   req: Request,
@@ -92,8 +93,13 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
   const readBody = express.raw({ type: () => true, limit: deps.config.bodyLimitBytes });
   const serve: RequestHandler = async (req, res, next) => {
     if (req.method === 'OPTIONS') {
-      res.setHeader('Allow', 'GET, POST, OPTIONS');
+      res.setHeader('Allow', ALLOW);
       return void res.status(204).end();
+    }
+    // Before the token, as on REST: a wrong method is 405 whoever asks.
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      res.setHeader('Allow', ALLOW);
+      return sendErrors(req, res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${PATH}`);
     }
     const requestId = String(req.id ?? '');
     const header = req.headers.authorization;

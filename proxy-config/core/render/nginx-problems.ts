@@ -60,7 +60,8 @@ export interface NginxProblemView {
 
 /**
  * The named locations of the nginx-made problems. The request id and path come from variables the
- * config first restricts to safe characters, so a client cannot break out of the JSON string.
+ * config first restricts to safe characters (REQUEST_ID_PATTERN, a map on $uri), so a client cannot
+ * break out of the JSON string.
  */
 export function toNginxProblemViews(layerName: string): NginxProblemView[] {
   return NGINX_PROBLEMS.map((p) => {
@@ -75,7 +76,7 @@ export function toNginxProblemViews(layerName: string): NginxProblemView[] {
       layer: layerName,
     })
       .replace('"__INSTANCE__"', '"$proxyops_problem_instance"')
-      .replace('"__REQUEST_ID__"', '"$proxyops_problem_request_id"');
+      .replace('"__REQUEST_ID__"', '"$proxyops_request_id"');
     return {
       status: p.status,
       location: `@proxyops_problem_${p.status}`,
