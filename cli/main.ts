@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.js';
 import { EXIT } from './exit-codes.js';
+import { addHelpExamples } from './help-examples.js';
 import { PROXYOPS_VERSION } from '../proxy-config/core/version.js';
 
 const program = new Command('proxyops')
@@ -15,6 +16,7 @@ const program = new Command('proxyops')
   .exitOverride();
 
 for (const register of COMMANDS) register(program);
+addHelpExamples(program);
 
 // `proxyops ... | head` closes our stdout early: stop quietly, as Unix filters do, instead of a stack trace.
 // Commands that must finish their work whatever happens to the output (up) replace this listener.

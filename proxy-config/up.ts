@@ -85,7 +85,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   )
     throw new ProxyopsError(
       'STACK_RUNNING',
-      `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with proxyops down --dir ${options.dir}`,
+      `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with \`proxyops down --dir ${options.dir}\``,
     );
   if (existing) await stopStackProcesses(target, say);
   // A fresh machine gets nginx the way the test set-up gets it (root on Debian), or the exact command.

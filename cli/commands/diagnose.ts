@@ -36,11 +36,12 @@ export function registerDiagnose(program: Command): void {
         const { diagnose } = await import('../../proxy-config/diagnose.js');
         const { renderFindings } = await import('../../proxy-config/core/diagnose/render-findings.js');
         const { EXIT } = await import('../exit-codes.js');
+        const { withInvokedName } = await import('../invoked-name.js');
         const result = await diagnose({ ...flags, symptom: parseSymptom(symptom) });
         process.stdout.write(
           flags.json
             ? `${JSON.stringify({ symptom: result.symptom, sources: result.sources, findings: result.findings }, null, 2)}\n`
-            : renderFindings(result.symptom, result.findings, result.sources),
+            : withInvokedName(renderFindings(result.symptom, result.findings, result.sources)),
         );
         return result.findings.length > 0 ? EXIT.failed : EXIT.ok;
       }),

@@ -34,7 +34,7 @@ function registerLogsStats(logs: Command): void {
       'only requests that tried this upstream (repeatable; a host matches any port)',
       collect,
     )
-    .option('--json', 'one JSON document (schema in the README)')
+    .option('--json', 'one JSON document (schema in docs/access-logs.md)')
     .option('--ndjson', 'one JSON summary per interval')
     .option('--prom', 'Prometheus text exposition')
     .option('--html <file>', 'also write a self-contained HTML report with charts')

@@ -33,7 +33,7 @@ export interface TimelineSummary {
   requestTime: Percentiles;
 }
 
-/** The `--json` document of `proxyops logs stats` (schema documented in the README). */
+/** The `--json` document of `proxyops logs stats` (schema in docs/access-logs.md). */
 export interface StatsSummary {
   schema: 'proxyops.logs.stats/1';
   format: string;

@@ -8,6 +8,7 @@ import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invokedName } from '../../../cli/invoked-name.js';
 import { freePort } from '../../support/ports.js';
 import { DATABASE_URL } from '../../support/services.js';
 import {
@@ -58,7 +59,10 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
   it('prints the URL, the logs and how to stop', () => {
     expect(stack.output()).toContain(`local stack is up: ${stack.url}`);
     expect(stack.output()).toMatch(/logs: .*access\.log/);
-    expect(stack.output()).toMatch(/stop: +Ctrl-C, or proxyops down --dir/);
+    // The hint names the command as it was run (here `node dist/cli/main.js`), so it can be copied.
+    expect(stack.output()).toContain(
+      `stop:    Ctrl-C, or ${invokedName(process.env, ['node', CLI])} down --dir`,
+    );
   });
 
   it('serves the API through nginx, spread over both instances, which share one database', async () => {
