@@ -34,7 +34,7 @@ function levelOf(status: number): 'error' | 'warn' | 'info' {
  * when the client left first) with `requestId`, method, URL, client address, status and time in ms;
  * `req.log` lines carry the same `requestId`; the response echoes it as X-Request-ID.
  * Written here rather than with pino-http, whose per-request child logger and serializers cost a
- * fifth of the API's throughput in `npm run bench:api` (README, "Tests and benchmark").
+ * fifth of the API's throughput in `npm run bench:api` (docs/benchmarks.md, "API").
  */
 export function createHttpLogger(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {

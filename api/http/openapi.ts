@@ -108,8 +108,12 @@ const RESPONSE_SCHEMAS: Record<ResponseSchema | 'OrderItem' | 'Problem', object>
   },
 };
 
-/** Every REST operation can answer these; 400 among them since an unknown query parameter is one. */
-const ALWAYS = [400, 401, 406, 429, 500];
+// 400: an unknown query parameter; 503: any request may meet the database unavailable (docs/api.md
+// "Failure model").
+const ALWAYS = [400, 401, 406, 429, 500, 503];
+
+/** POST and PATCH take an Idempotency-Key: a bad one is 400, reused 422, in flight 409. */
+const KEYED = { methods: ['post', 'patch'], statuses: [400, 409, 422] };
 
 function problem(status: number, note?: string) {
   return {
@@ -146,6 +150,17 @@ function operation(route: RouteSpec, config: ApiConfig) {
       description: 'ETag from a read; a stale one is answered 409',
       schema: { type: 'string' },
     });
+  const keyed = KEYED.methods.includes(route.method);
+  if (keyed)
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'A quoted string unique to this write (e.g. a UUID); a repeat with the same key and request ' +
+        'gets the stored response (Idempotent-Replayed: true) without the work being done again',
+      schema: { type: 'string', minLength: 1, maxLength: 257 },
+    });
   const success =
     route.success === 204
       ? { description: 'Done; no body' }
@@ -153,7 +168,7 @@ function operation(route: RouteSpec, config: ApiConfig) {
           description: route.success === 201 ? 'Created; Location holds its URI' : 'OK',
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.response}` } } },
         };
-  const statuses = [...new Set([...route.errors, ...ALWAYS])].sort();
+  const statuses = [...new Set([...route.errors, ...ALWAYS, ...(keyed ? KEYED.statuses : [])])].sort();
   return {
     operationId: route.operationId,
     summary: route.summary,
