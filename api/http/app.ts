@@ -23,9 +23,9 @@ import {
 import { createGraphqlRouter } from '../graphql/http/graphql-router.js';
 import type { GraphqlEndpointDeps } from '../graphql/http/handler.js';
 import { createRateLimit } from './rate-limit.js';
+import { rejectUnknownQuery } from './query-names.js';
 import { handleRoute } from './route-handler.js';
 import { ROUTES, toExpressPath } from './routes.js';
-import { rejectUnknownQuery } from './query-names.js';
 
 /** Everything the app needs; it opens nothing itself, so tests and the server wire it alike. */
 export interface AppDeps {

@@ -108,7 +108,8 @@ const RESPONSE_SCHEMAS: Record<ResponseSchema | 'OrderItem' | 'Problem', object>
   },
 };
 
-// 400: an unknown query parameter is one; 503: any request may meet the database unavailable (docs/api.md "Failure model").
+// 400: an unknown query parameter; 503: any request may meet the database unavailable (docs/api.md
+// "Failure model").
 const ALWAYS = [400, 401, 406, 429, 500, 503];
 
 /** POST and PATCH take an Idempotency-Key: a bad one is 400, reused 422, in flight 409. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
 import { takePidLock } from './target-lock.js';
@@ -19,8 +19,13 @@ export interface InstanceRecord {
 export interface StackState {
   version: 1;
   upstreams: Record<string, InstanceRecord[]>;
-  /** Extra environment every instance gets (the shared DATABASE_URL of the local stack). */
+  /**
+   * Extra environment every instance gets (the shared DATABASE_URL of the local stack). In memory
+   * it is whole; on disk the secret names in it live in `secretsFile` only (see `writeStackState`).
+   */
   instanceEnv?: Record<string, string>;
+  /** On disk only: which environment names were moved to the 0600 secrets file, and its name. */
+  instanceSecrets?: { file: string; names: string[] };
   /** Set by `proxyops up`: the supervising process and what it started. */
   stack?: { supervisorPid: number; specPath: string; nginxPidFile: string; url: string; logsDir: string };
 }
@@ -28,6 +33,26 @@ export interface StackState {
 /** The state file of a config target. */
 export function stackStatePath(target: string): string {
   return join(target, 'instances.json');
+}
+
+/** The file beside it holding the instances' secret environment (mode 0600). */
+const SECRETS_FILE = 'instance-secrets.json';
+
+/**
+ * Environment names whose values are secrets or may hold one (a URL with a password): never in the
+ * state file, which status commands read and people paste into issues.
+ */
+const SECRET_ENV_NAMES = new Set(['DATABASE_URL', 'REDIS_URL', 'PROXYOPS_JWT_SECRET']);
+
+/** Only the owner may read state: it names processes, ports and log files, and refers to secrets. */
+const STATE_FILE_MODE = 0o600;
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  // The mode is set on creation (and kept by the rename): no moment in which the file is readable.
+  await writeFile(temp, text, { mode: STATE_FILE_MODE });
+  await chmod(temp, STATE_FILE_MODE);
+  await rename(temp, path);
 }
 
 /** Reads the state of a target; undefined when there is none. */
@@ -53,20 +78,61 @@ export async function readStackState(target: string): Promise<StackState | undef
   const upstreams = (state as { upstreams?: unknown } | null)?.upstreams;
   if (typeof upstreams !== 'object' || upstreams === null || !Object.values(upstreams).every(Array.isArray))
     throw new ProxyopsError('STATE_UNREADABLE', `${path} has no "upstreams" object of instance lists`);
-  return state as StackState;
+  return withSecrets(target, state as StackState);
 }
 
-/** Writes the state by an atomic rename, so a reader never sees half a file. */
+/** Puts the secret environment the state file refers to back into `instanceEnv`. */
+async function withSecrets(target: string, state: StackState): Promise<StackState> {
+  const { instanceSecrets, ...rest } = state;
+  if (!instanceSecrets) return rest;
+  // Only the one file name this module writes: the state file cannot point a reader elsewhere.
+  if (instanceSecrets.file !== SECRETS_FILE || !Array.isArray(instanceSecrets.names))
+    throw new ProxyopsError(
+      'STATE_UNREADABLE',
+      `${stackStatePath(target)} refers to secrets in ${JSON.stringify(instanceSecrets.file)}; expected ${SECRETS_FILE}`,
+    );
+  const path = join(target, SECRETS_FILE);
+  let secrets: Record<string, string>;
+  try {
+    secrets = JSON.parse(await readFile(path, 'utf8')) as Record<string, string>;
+  } catch (error) {
+    throw new ProxyopsError(
+      'STATE_UNREADABLE',
+      `cannot read ${path}, which ${stackStatePath(target)} refers to for ${instanceSecrets.names.join(', ')}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  const picked = Object.fromEntries(instanceSecrets.names.map((name) => [name, String(secrets[name] ?? '')]));
+  return { ...rest, instanceEnv: { ...rest.instanceEnv, ...picked } };
+}
+
+/**
+ * Writes the state by an atomic rename, so a reader never sees half a file, mode 0600. Secret
+ * environment values go to a 0600 file beside it; the state file holds only their names and the
+ * file's name (a reference), never the values.
+ */
 export async function writeStackState(target: string, state: StackState): Promise<void> {
-  const path = stackStatePath(target);
-  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  await writeFile(temp, `${JSON.stringify(state, null, 2)}\n`);
-  await rename(temp, path);
+  const { instanceEnv = {}, instanceSecrets: _stale, ...rest } = state;
+  const secretNames = Object.keys(instanceEnv).filter((name) => SECRET_ENV_NAMES.has(name));
+  const onDisk: StackState = {
+    ...rest,
+    instanceEnv: Object.fromEntries(
+      Object.entries(instanceEnv).filter(([name]) => !SECRET_ENV_NAMES.has(name)),
+    ),
+  };
+  if (secretNames.length > 0) {
+    const secrets = Object.fromEntries(secretNames.map((name) => [name, instanceEnv[name]]));
+    await writeAtomically(join(target, SECRETS_FILE), `${JSON.stringify(secrets, null, 2)}\n`);
+    onDisk.instanceSecrets = { file: SECRETS_FILE, names: secretNames };
+  }
+  if (!state.instanceEnv) delete onDisk.instanceEnv;
+  await writeAtomically(stackStatePath(target), `${JSON.stringify(onDisk, null, 2)}\n`);
 }
 
-/** Removes the state file (the stack is down). */
+/** Removes the state file and its secrets (the stack is down). */
 export async function removeStackState(target: string): Promise<void> {
   await rm(stackStatePath(target), { force: true });
+  await rm(join(target, SECRETS_FILE), { force: true });
 }
 
 /**

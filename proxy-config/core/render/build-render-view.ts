@@ -33,8 +33,8 @@ export function buildRenderView(spec: ProxySpec) {
     clientKeepalive: toNginxDuration(spec.timeouts.clientKeepalive),
     clientMaxBodySize: spec.limits.clientMaxBodySize,
     trustForwardedProto: spec.trustForwardedProto,
-    websocket: spec.servers.some((s) => s.routes.some((r) => r.websocket)),
     requestIdPattern: REQUEST_ID_PATTERN,
+    websocket: spec.servers.some((s) => s.routes.some((r) => r.websocket)),
     forwardedProto: spec.trustForwardedProto ? '$proxyops_forwarded_proto' : '$scheme',
     layerName: spec.layerName,
     logFormats: [

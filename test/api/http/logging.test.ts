@@ -15,7 +15,7 @@ describe('access log middleware', () => {
 
   beforeAll(async () => {
     const app = express();
-    // As the API sets it: the id below comes from a loopback peer, which counts as the proxy.
+    // As the API sets it: the X-Request-ID this test finds its line by is taken from loopback only.
     app.set('trust proxy', 'loopback');
     app.use(createHttpLogger(logger));
     app.get('/never', () => entered());
