@@ -1,4 +1,5 @@
 import type { ApplyReport, RollbackReport } from '../proxy-config/apply-config.js';
+import type { HistoryEntry } from '../proxy-config/config-history.js';
 import { formatStatusDistribution } from '../proxy-config/core/apply/status-distribution.js';
 import type { ValidateReport } from '../proxy-config/validate-config.js';
 import { formatLintReport } from './format-lint-report.js';
@@ -19,6 +20,8 @@ export function formatValidateReport(specPath: string, report: ValidateReport, c
 
 /** The closing summary of `config apply`, including the watch's before/after distribution. */
 export function formatApplyReport(report: ApplyReport): string {
+  if (report.unchanged)
+    return `unchanged ${report.version}: ${report.configPath} (nothing written, no reload)\n`;
   const lines = [`applied ${report.version}: ${report.configPath}`];
   if (report.watch) {
     lines.push(`status codes before: ${formatStatusDistribution(report.watch.before)}`);
@@ -40,4 +43,16 @@ export function formatRollbackReport(report: RollbackReport): string {
     : 'nginx not running, files only';
   const forced = report.forced ? `\nforced: ${report.forced}` : '';
   return `rolled back ${report.from} -> ${report.to}; ${reload}${forced}\n`;
+}
+
+/** `config history`: one line per kept version, oldest first, the live one marked. */
+export function formatHistory(history: readonly HistoryEntry[]): string {
+  const lines = history.map((entry) => {
+    const mark = entry.current ? 'current ' : entry.previous ? 'previous' : '        ';
+    const { record } = entry;
+    const when = record?.appliedAt.replace(/\.\d+Z$/, 'Z') ?? '(no record)         ';
+    const digest = record ? `spec ${record.specDigest}` : '';
+    return `${entry.version}  ${mark}  ${when}  ${digest}  ${record?.summary ?? ''}`.trimEnd();
+  });
+  return `${lines.join('\n')}\n`;
 }

@@ -2,12 +2,14 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describeGone, findGoneServers, recordAfterSwitch } from './core/apply/server-drift.js';
 import type { StatusDistribution } from './core/apply/status-distribution.js';
+import { isLogFile, VERSION_MANIFEST_FILE, type VersionManifest } from './core/apply/version-manifest.js';
 import {
-  isLogFile,
-  renderVersionManifest,
-  VERSION_MANIFEST_FILE,
-  type VersionManifest,
-} from './core/apply/version-manifest.js';
+  digestSpec,
+  isSameRender,
+  summarizeChange,
+  VERSION_RECORD_FILE,
+  type VersionRecord,
+} from './core/apply/config-change.js';
 import { ProxyopsError } from './core/errors.js';
 import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
 import {
@@ -15,6 +17,7 @@ import {
   commitStagedVersion,
   discardStaged,
   pruneVersions,
+  readVersionFiles,
   readVersionState,
   restoreVersionState,
   stageVersion,
@@ -24,14 +27,13 @@ import {
 } from './shell/config-versions.js';
 import { readLiveMasterPid } from './shell/nginx-master.js';
 import { fileSize } from './shell/read-file-range.js';
-import { readSpecFile } from './shell/read-spec-file.js';
 import { isAlive } from './shell/proc-process-tree.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from './shell/stack-state.js';
 import { reloadAndConfirm, type ReloadResult } from './shell/reload-nginx.js';
 import { withTargetLock } from './shell/target-lock.js';
 import { createTempPrefix } from './shell/temp-prefix.js';
-import { reconcileServers, type ServersFrom } from './reconcile-servers.js';
-import { renderSpec } from './render-config.js';
+import type { ServersFrom } from './reconcile-servers.js';
+import { renderForTarget } from './render-for-target.js';
 import { hasLintErrors } from './lint-config.js';
 import { checkRenderedConfig } from './validate-config.js';
 import { readStatusesBefore, watchStatusCodes, type WatchResult } from './watch-status-codes.js';
@@ -44,6 +46,8 @@ export interface ApplyReport {
   version: string;
   previous?: string;
   configPath: string;
+  /** Set when the render equals the live version: nothing was written or reloaded. */
+  unchanged?: true;
   /** Absent when no nginx was running: the files were installed, nothing was reloaded. */
   reload?: ReloadResult;
   watch?: WatchResult & { before: StatusDistribution };
@@ -94,34 +98,54 @@ async function outsideDeploys<T>(target: string, work: () => Promise<T>): Promis
 
 async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
   const say = options.say ?? (() => undefined);
-  const written = await readSpecFile(options.specPath);
-  const servers = options.serversFrom
-    ? await reconcileServers(written, options.target, options.serversFrom, say)
-    : { spec: written, record: () => Promise.resolve() };
-  const { spec } = servers;
-  const files = await renderSpec(spec);
+  const { spec, config, files, record } = await renderForTarget(
+    options.specPath,
+    options.target,
+    options.serversFrom,
+    say,
+  );
+  const live = await readVersionState(options.target);
+  // The manifest first: it names what a version needs, so its error is the one worth showing.
+  const liveManifest = live.current ? await readManifest(options.target, live.current) : undefined;
+  const liveFiles = live.current ? await readVersionFiles(options.target, live.current) : undefined;
+  if (live.current && isSameRender(liveFiles, files)) {
+    // A reload would only cost nginx its idle client connections: nothing to gain.
+    say(`unchanged: ${live.current} already holds this render; nothing written, nginx not reloaded`);
+    await record();
+    return {
+      version: live.current,
+      configPath: join(options.target, 'current', MAIN_CONFIG_FILE),
+      unchanged: true,
+      ...(live.previous ? { previous: live.previous } : {}),
+    };
+  }
+  const manifest = JSON.parse(files[VERSION_MANIFEST_FILE]!) as VersionManifest;
+  const applied: VersionRecord = {
+    appliedAt: new Date().toISOString(),
+    specDigest: digestSpec(spec),
+    summary: summarizeChange(liveFiles && liveManifest ? { files: liveFiles, ...liveManifest } : undefined, {
+      files,
+      servers: manifest.servers ?? {},
+    }),
+  };
   const staged = await stageVersion(options.target, {
     ...files,
-    [VERSION_MANIFEST_FILE]: renderVersionManifest(spec),
+    [VERSION_RECORD_FILE]: `${JSON.stringify(applied, null, 2)}\n`,
   });
   // Until the commit renames it, the staged directory is ours to remove on any failure.
-  const { before, manifest, masterPid, accessLog, logOffset, version } = await discardOnFailure(
-    staged,
-    async () => {
-      await testStaged(staged, files);
-      say('validated: nginx -t ok');
+  const { before, masterPid, accessLog, logOffset, version } = await discardOnFailure(staged, async () => {
+    await testStaged(staged, config);
+    say('validated: nginx -t ok');
 
-      const before = await readVersionState(options.target);
-      const running = before.current ? await readManifest(options.target, before.current) : undefined;
-      const manifest = JSON.parse(renderVersionManifest(spec)) as VersionManifest;
-      const masterPid = await readLiveMasterPid((running ?? manifest).pidFile);
-      const accessLog = isLogFile(manifest.accessLog.path) ? manifest.accessLog.path : undefined;
-      const logOffset = accessLog ? await fileSize(accessLog) : 0;
+    const before = await readVersionState(options.target);
+    const running = before.current ? await readManifest(options.target, before.current) : undefined;
+    const masterPid = await readLiveMasterPid((running ?? manifest).pidFile);
+    const accessLog = isLogFile(manifest.accessLog.path) ? manifest.accessLog.path : undefined;
+    const logOffset = accessLog ? await fileSize(accessLog) : 0;
 
-      const version = await commitStagedVersion(options.target, staged);
-      return { before, manifest, masterPid, accessLog, logOffset, version };
-    },
-  );
+    const version = await commitStagedVersion(options.target, staged);
+    return { before, masterPid, accessLog, logOffset, version };
+  });
   await switchCurrent(options.target, version);
   const configPath = join(options.target, 'current', MAIN_CONFIG_FILE);
   say(`swapped: current -> ${version}${before.current ? ` (previous: ${before.current})` : ''}`);
@@ -133,7 +157,7 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
 
   if (masterPid === undefined) {
     say(`nginx is not running: installed only; start it with nginx -c ${configPath}`);
-    await servers.record();
+    await record();
     await pruneVersions(options.target, KEEP_VERSIONS);
     return report;
   }
@@ -179,7 +203,7 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
       }
     }
   }
-  if (!report.rolledBack) await servers.record();
+  if (!report.rolledBack) await record();
   await pruneVersions(options.target, KEEP_VERSIONS);
   return report;
 }
@@ -206,6 +230,8 @@ export interface RollbackReport {
 export interface RollbackOptions {
   /** Roll back even to a version that routes to instances the record does not show answering. */
   force?: boolean;
+  /** The kept version to go to (vNNNN); the previous one when unset. */
+  to?: string;
 }
 
 /**
@@ -224,27 +250,29 @@ async function rollbackLocked(target: string, options: RollbackOptions): Promise
   if (state.versions.length === 0)
     throw new ProxyopsError(
       'TARGET_INVALID',
-      `${target} holds no config versions (nothing was applied there with proxyops config apply): nothing to roll back`,
+      `${target} holds no config versions (nothing was applied there with \`proxyops config apply\`): nothing to roll back`,
     );
-  if (!state.current || !state.previous)
+  const to = options.to ?? state.previous;
+  if (options.to !== undefined && !state.versions.includes(options.to))
+    throw new ProxyopsError(
+      'VERSION_NOT_FOUND',
+      `${target} keeps no version ${options.to}; kept: ${state.versions.join(', ')} (see proxyops config history --target ${target})`,
+    );
+  if (!state.current || !to)
     throw new ProxyopsError('NOTHING_TO_ROLL_BACK', `${target} has no previous version to roll back to`);
-  const previous = await readManifest(target, state.previous);
-  const { record, forced } = await checkRollbackServers(
-    target,
-    state.current,
-    state.previous,
-    previous,
-    options,
-  );
-  const dir = versionDir(target, state.previous);
+  if (to === state.current)
+    throw new ProxyopsError('NOTHING_TO_ROLL_BACK', `${to} is already the current version of ${target}`);
+  const previous = await readManifest(target, to);
+  const { record, forced } = await checkRollbackServers(target, state.current, to, previous, options);
+  const dir = versionDir(target, to);
   const files = { [MAIN_CONFIG_FILE]: await readFile(join(dir, MAIN_CONFIG_FILE), 'utf8') };
   await testStaged(dir, files);
   const running = await readManifest(target, state.current);
   const masterPid = await readLiveMasterPid(running.pidFile);
-  const back = { current: state.previous, previous: state.current, versions: state.versions };
+  const back = { current: to, previous: state.current, versions: state.versions };
   const report: RollbackReport = {
     from: state.current,
-    to: state.previous,
+    to,
     ...(await switchAndReload(target, back, masterPid)),
     ...(forced ? { forced } : {}),
   };

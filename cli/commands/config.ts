@@ -3,7 +3,7 @@ import type { ServersFrom } from '../../proxy-config/reconcile-servers.js';
 import { runAction } from '../run-action.js';
 import { registerConfigLint } from './config-lint.js';
 
-/** `proxyops config render|validate|apply|rollback`: the front proxy from a spec. */
+/** `proxyops config render|validate|diff|apply|history|rollback`: the front proxy from a spec. */
 export function registerConfig(program: Command): Command {
   const config = program.command('config').description('Render, validate, apply and roll back nginx config');
 
@@ -37,6 +37,27 @@ export function registerConfig(program: Command): Command {
     );
 
   config
+    .command('diff')
+    .description(
+      'Show what config apply would change: a unified diff between the live version and the render',
+    )
+    .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
+    .requiredOption('--target <dir>', 'config directory given to config apply')
+    .addOption(serversFromOption())
+    .addHelpText('after', '\nExit codes follow diff(1): 0 no change, 1 changes shown, 2 trouble.')
+    .action((flags: { spec: string; target: string; serversFrom: ServersFrom }) =>
+      runAction(async () => {
+        const { diffConfig } = await import('../../proxy-config/diff-config.js');
+        const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
+          process.stderr.write(`${line}\n`),
+        );
+        process.stdout.write(report.diff);
+        if (!report.diff) process.stderr.write(`no change: ${report.live} already holds this render\n`);
+        return report.diff ? 1 : 0;
+      }),
+    );
+
+  config
     .command('apply')
     .description('Render, validate, swap atomically, reload nginx and confirm; keeps the previous version')
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
@@ -47,14 +68,7 @@ export function registerConfig(program: Command): Command {
       'roll back when the 5xx share during --watch exceeds this (0..1)',
       parseRatio,
     )
-    .addOption(
-      new Option(
-        '--servers-from <source>',
-        'when the spec’s upstream servers differ from the instances a deploy left serving: refuse (check), keep the serving ones (state), or put the spec’s in (spec)',
-      )
-        .choices(['check', 'state', 'spec'])
-        .default('check'),
-    )
+    .addOption(serversFromOption())
     .action(
       (flags: {
         spec: string;
@@ -80,19 +94,42 @@ export function registerConfig(program: Command): Command {
     );
 
   config
-    .command('rollback')
-    .description('Point the target back at its previous version and reload nginx')
+    .command('history')
+    .description('List the kept versions: when each was applied, its spec digest and what it changed')
     .requiredOption('--target <dir>', 'config directory given to config apply')
+    .option('--json', 'print the versions as JSON')
+    .action((flags: { target: string; json?: boolean }) =>
+      runAction(async () => {
+        const { readConfigHistory } = await import('../../proxy-config/config-history.js');
+        const { formatHistory } = await import('../format-config.js');
+        const history = await readConfigHistory(flags.target);
+        process.stdout.write(flags.json ? `${JSON.stringify(history, null, 2)}\n` : formatHistory(history));
+      }),
+    );
+
+  config
+    .command('rollback')
+    .description('Point the target back at its previous version (or any kept one) and reload nginx')
+    .requiredOption('--target <dir>', 'config directory given to config apply')
+    .option(
+      '--to <version>',
+      'the kept version to go to (vNNNN, from config history); default: the previous one',
+    )
     .option(
       '--force',
       'roll back even when the previous version routes to instances TARGET/instances.json does not show serving or running',
     )
-    .action((flags: { target: string; force?: boolean }) =>
+    .action((flags: { target: string; to?: string; force?: boolean }) =>
       runAction(async () => {
         const { rollbackConfig } = await import('../../proxy-config/apply-config.js');
         const { formatRollbackReport } = await import('../format-config.js');
         process.stdout.write(
-          formatRollbackReport(await rollbackConfig(flags.target, { force: flags.force === true })),
+          formatRollbackReport(
+            await rollbackConfig(flags.target, {
+              force: flags.force === true,
+              ...(flags.to === undefined ? {} : { to: flags.to }),
+            }),
+          ),
         );
       }),
     );
@@ -100,6 +137,15 @@ export function registerConfig(program: Command): Command {
   registerConfigLint(config);
 
   return config;
+}
+
+function serversFromOption(): Option {
+  return new Option(
+    '--servers-from <source>',
+    'when the spec’s upstream servers differ from the instances a deploy left serving: refuse (check), keep the serving ones (state), or put the spec’s in (spec)',
+  )
+    .choices(['check', 'state', 'spec'])
+    .default('check');
 }
 
 function parseSeconds(value: string): number {

@@ -1,7 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+  symlink,
+} from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { VERSION_RECORD_FILE, type VersionFiles, type VersionRecord } from '../core/apply/config-change.js';
 import { ProxyopsError } from '../core/errors.js';
 import { describeErrno, describeFileKind, describePathInTheWay } from './describe-path.js';
 import { writeRenderedFiles } from './write-rendered-files.js';
@@ -46,7 +58,7 @@ export async function checkTargetLayout(target: string): Promise<void> {
     if (points === undefined || !MANAGED_LINK.test(points))
       throw invalid(
         `${path} is ${points === undefined ? describeFileKind(link) : `a symlink to ${points}`}, not a link to ` +
-          `${VERSIONS}/vNNNN as proxyops config apply makes it; move it away first. Nothing changed`,
+          `${VERSIONS}/vNNNN as \`proxyops config apply\` makes it; move it away first. Nothing changed`,
       );
   }
 }
@@ -81,6 +93,44 @@ export async function readVersionState(target: string): Promise<VersionState> {
   const current = await link('current');
   const previous = await link('previous');
   return { versions, ...(current ? { current } : {}), ...(previous ? { previous } : {}) };
+}
+
+/** The rendered files of a version (config and manifest), without its apply record. */
+export async function readVersionFiles(target: string, version: string): Promise<VersionFiles> {
+  const dir = versionDir(target, version);
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch((error: unknown) => {
+    throw new ProxyopsError('VERSION_UNREADABLE', `cannot read ${dir}: ${describeErrno(error)}`, {
+      cause: error,
+    });
+  });
+  const files: VersionFiles = {};
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const name = relative(dir, join(entry.parentPath, entry.name));
+    if (name !== VERSION_RECORD_FILE) files[name] = await readFile(join(dir, name), 'utf8');
+  }
+  return files;
+}
+
+/** The apply record of a version; undefined for versions applied before records were kept. */
+export async function readVersionRecord(target: string, version: string): Promise<VersionRecord | undefined> {
+  const path = join(versionDir(target, version), VERSION_RECORD_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new ProxyopsError('VERSION_UNREADABLE', `cannot read ${path}: ${describeErrno(error)}`, {
+      cause: error,
+    });
+  }
+  try {
+    return JSON.parse(text) as VersionRecord;
+  } catch (error) {
+    throw new ProxyopsError('VERSION_UNREADABLE', `${path} is not JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
 }
 
 /** Writes files into a fresh staging directory under the target (same filesystem, so commit is a rename). */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyConfig, rollbackConfig } from '../../proxy-config/apply-config.js';
 import { readVersionState, versionDir } from '../../proxy-config/shell/config-versions.js';
 import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
+import { processFamily } from '../../proxy-config/shell/proc-process-tree.js';
 import { signalNginx, startNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
 import { freePort } from '../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';
@@ -34,7 +35,8 @@ describe('config apply against a live nginx', () => {
         { address: '127.0.0.1', port, defaultServer: true },
         ...(options.extraListenPort ? [{ address: '127.0.0.1', port: options.extraListenPort }] : []),
       ],
-      routes: [{ path: '/', upstream: 'app' }],
+      // websocket: the upgrade map must leave plain requests on upstream keep-alive (tests below).
+      routes: [{ path: '/', upstream: 'app', websocket: true }],
       static: [
         { path: '/assets/', root: join(root, 'www'), contentHashed: true },
         { path: '/pages/', root: join(root, 'www') },
@@ -170,6 +172,25 @@ describe('config apply against a live nginx', () => {
     expect((await get('/')).headers['x-served-by']).toBe('layer-b');
     expect(await readVersionState(target)).toMatchObject({ current: 'v0002', previous: 'v0001' });
     expect(await snapshotDir(versionDir(target, 'v0001'))).toEqual(v1);
+  });
+
+  it('applying the live spec again is a no-op: no new version, no reload, the same worker pids', async () => {
+    const masterPid = (await readLiveMasterPid(join(runtime, 'nginx.pid')))!;
+    const workers = async () =>
+      (await processFamily(masterPid)).filter((p) => p.pid !== masterPid).map((p) => p.pid);
+    const before = { state: await readVersionState(target), workers: await workers() };
+    const said: string[] = [];
+    const report = await applyConfig({
+      specPath: await writeSpec({ layer: 'b' }),
+      target,
+      say: (line) => said.push(line),
+    });
+    expect(report).toMatchObject({ version: 'v0002', unchanged: true });
+    expect(report.reload).toBeUndefined();
+    expect(said.join('\n')).toMatch(/unchanged: v0002 already holds this render/);
+    expect(await readVersionState(target)).toEqual(before.state);
+    expect(await workers()).toEqual(before.workers);
+    expect((await get('/')).headers['x-served-by']).toBe('layer-b');
   });
 
   it('a failed validation changes nothing: files byte-identical, nginx keeps serving', async () => {

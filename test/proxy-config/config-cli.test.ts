@@ -106,4 +106,57 @@ describe('proxyops config (CLI)', () => {
       (await runCli(['config', 'apply', '--spec', 'x', '--target', target, '--rollback-on-5xx', '2'])).code,
     ).toBe(2);
   });
+
+  it('diff shows what apply would change (exit 0 same, 1 different, 2 trouble); history and rollback --to', async () => {
+    const target = join(dir, 'planned');
+    const first = await spec('plan-1.json', valid());
+    const empty = await runCli(['config', 'diff', '--spec', first, '--target', target]);
+    expect(empty.code).toBe(1);
+    expect(empty.stdout).toMatch(/^--- \/dev\/null\n\+\+\+ rendered\/nginx\.conf\n@@ -0,0 \+1,\d+ @@\n/);
+    expect((await runCli(['config', 'apply', '--spec', first, '--target', target])).code).toBe(0);
+
+    const same = await runCli(['config', 'diff', '--spec', first, '--target', target]);
+    expect(same).toMatchObject({ code: 0, stdout: '' });
+    expect(same.stderr).toMatch(/no change: v0001 already holds this render/);
+    const again = await runCli(['config', 'apply', '--spec', first, '--target', target]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^unchanged v0001: .*\(nothing written, no reload\)\n$/);
+
+    const moved = valid();
+    moved.upstreams.api.servers = [{ host: '127.0.0.1', port: 8081 }];
+    const second = await spec('plan-2.json', moved);
+    const changed = await runCli(['config', 'diff', '--spec', second, '--target', target]);
+    expect(changed.code).toBe(1);
+    expect(changed.stdout).toContain('--- v0001/nginx.conf\n+++ rendered/nginx.conf\n');
+    expect(changed.stdout).toMatch(/^-\s+server 127\.0\.0\.1:8080\b.*$/m);
+    expect(changed.stdout).toMatch(/^\+\s+server 127\.0\.0\.1:8081\b.*$/m);
+    expect((await runCli(['config', 'apply', '--spec', second, '--target', target])).code).toBe(0);
+
+    const history = await runCli(['config', 'history', '--target', target]);
+    expect(history.code).toBe(0);
+    const [v1, v2] = history.stdout.trimEnd().split('\n');
+    expect(v1).toMatch(
+      /^v0001 {2}previous {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ {2}spec [0-9a-f]{12} {2}first version$/,
+    );
+    expect(v2).toMatch(
+      /^v0002 {2}current {2}.* upstream api: -127\.0\.0\.1:8080 \+127\.0\.0\.1:8081; nginx\.conf \+1 -1/,
+    );
+    const json = JSON.parse((await runCli(['config', 'history', '--target', target, '--json'])).stdout);
+    expect(json.map((v: { version: string; current: boolean }) => [v.version, v.current])).toEqual([
+      ['v0001', false],
+      ['v0002', true],
+    ]);
+
+    const nowhere = await runCli(['config', 'rollback', '--target', target, '--to', 'v0009']);
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.stderr).toMatch(/keeps no version v0009; kept: v0001, v0002/);
+    const back = await runCli(['config', 'rollback', '--target', target, '--to', 'v0001']);
+    expect(back.code).toBe(0);
+    expect(back.stdout).toMatch(/^rolled back v0002 -> v0001; nginx not running, files only/);
+    expect((await runCli(['config', 'diff', '--spec', first, '--target', target])).code).toBe(0);
+
+    const trouble = await runCli(['config', 'diff', '--spec', join(dir, 'missing.json'), '--target', target]);
+    expect(trouble.code).toBe(2);
+    expect((await runCli(['config', 'history', '--target', join(dir, 'none')])).code).toBe(2);
+  });
 });
