@@ -75,3 +75,44 @@ describe('import direction', () => {
     expect(importsOf('api/store/pg-store.ts')).toContain('pg');
   });
 });
+
+/**
+ * Where a SQL text in `text` sorts by a text value: an `ORDER BY` term that is a `::text` cast, or a
+ * bare name that the same file selects as `x::text AS name` (PostgreSQL sorts a bare name by the
+ * output column, so the keyset sorts as text while `seq > $1` compares numbers).
+ */
+function textOrderings(text: string): string[] {
+  const textAliases = new Set([...text.matchAll(/::text\s+AS\s+(\w+)/gi)].map((match) => match[1] as string));
+  return [...text.matchAll(/ORDER BY\s+([^`;)]+?)(?=\s+LIMIT\b|\s*[`;)]|\s*$)/gis)].flatMap((match) =>
+    (match[1] as string)
+      .split(',')
+      .map((term) => term.trim().replace(/\s+(ASC|DESC)$/i, ''))
+      .filter((term) => /::text$/i.test(term) || textAliases.has(term))
+      .map((term) => `ORDER BY ${term}`),
+  );
+}
+
+/** Keyset comparisons on a bare key (`seq > $1`) rather than through api/resources/keyset.ts. */
+function bareKeyComparisons(text: string): string[] {
+  return [...text.matchAll(/(?<![.\w])seq\s*[<>]=?\s*\$\d/g)].map((match) => match[0]);
+}
+
+describe('keyset pagination', () => {
+  it('no list query in api/ orders by a text-cast key or compares a bare key', () => {
+    const bad = sourceFiles('api').flatMap((file) => {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      return [...textOrderings(text), ...bareKeyComparisons(text)].map((found) => `${file}: ${found}`);
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it('the checks see the query shape that lost rows', () => {
+    const old = `const COLUMNS = 'id, seq::text AS seq, name';
+      db.query(\`SELECT \${COLUMNS} FROM users WHERE seq > $1 ORDER BY seq LIMIT $2\`)`;
+    expect(textOrderings(old)).toEqual(['ORDER BY seq']);
+    expect(bareKeyComparisons(old)).toEqual(['seq > $1']);
+    expect(textOrderings('SELECT x FROM t ORDER BY user_id, seq::text DESC')).toEqual(['ORDER BY seq::text']);
+    expect(textOrderings('SELECT seq::text AS seq FROM users ORDER BY users.seq ASC LIMIT $2')).toEqual([]);
+    expect(textOrderings('SELECT o.* FROM x o ORDER BY o.user_id, o.seq::bigint`')).toEqual([]);
+  });
+});

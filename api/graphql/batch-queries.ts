@@ -1,4 +1,5 @@
 import { isUuid } from '../resources/auth-rules.js';
+import { keysetAfter, keysetOrder, ORDERS_KEYSET } from '../resources/keyset.js';
 import type { OrderRow, UserRow } from '../resources/views.js';
 import type { Queryable } from '../store/store.js';
 
@@ -42,7 +43,8 @@ export async function selectOrdersByUsers(
     `SELECT o.* FROM unnest($1::uuid[]) AS owner(id)
      CROSS JOIN LATERAL (
        SELECT ${ORDER_COLUMNS} FROM orders
-       WHERE orders.user_id = owner.id AND orders.seq > $2 ORDER BY orders.seq ${direction} LIMIT $3
+       WHERE orders.user_id = owner.id AND ${keysetAfter(ORDERS_KEYSET, 2)}
+       ${keysetOrder(ORDERS_KEYSET, direction)} LIMIT $3
      ) o
      ORDER BY o.user_id, o.seq::bigint`,
     [valid, window.after, window.count],

@@ -1,5 +1,6 @@
 import type { Queryable } from '../store/store.js';
 import { isUuid } from './auth-rules.js';
+import { keysetAfter, keysetOrder, ORDERS_KEYSET } from './keyset.js';
 import type { PageWindow } from './pagination.js';
 import { toOrderView, type OrderItemRow, type OrderRow, type OrderView } from './views.js';
 
@@ -26,7 +27,7 @@ export async function selectOrderRows(
   filter: { userId?: string; status?: string },
 ): Promise<OrderRow[]> {
   const params: unknown[] = [window.after, window.limit + 1];
-  const where = ['seq > $1'];
+  const where = [keysetAfter(ORDERS_KEYSET, 1)];
   if (filter.userId !== undefined) {
     params.push(filter.userId);
     where.push(`user_id = $${params.length}`);
@@ -36,7 +37,7 @@ export async function selectOrderRows(
     where.push(`status = $${params.length}`);
   }
   return db.query<OrderRow>(
-    `SELECT ${ORDER_COLUMNS} FROM orders WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $2`,
+    `SELECT ${ORDER_COLUMNS} FROM orders WHERE ${where.join(' AND ')} ${keysetOrder(ORDERS_KEYSET)} LIMIT $2`,
     params,
   );
 }

@@ -2,6 +2,7 @@ import { ProxyopsError } from '../../proxy-config/core/errors.js';
 import { isUniqueViolation } from '../store/store.js';
 import { assertAdmin, assertSelfOrAdmin, assertVersion, isUuid } from './auth-rules.js';
 import type { ResourceContext } from './context.js';
+import { keysetAfter, keysetOrder, USERS_KEYSET } from './keyset.js';
 import { planPage, toPage, type Page, type PageQuery } from './pagination.js';
 import { pageQuerySchema, searchQuerySchema, USER_CREATE_SCHEMA, USER_PATCH_SCHEMA } from './schemas.js';
 import { validateBody, validateQuery } from './validate.js';
@@ -64,7 +65,7 @@ export async function listUsers(
     ctx.limits,
   );
   const rows = await ctx.store.query<UserRow>(
-    `SELECT ${USER_COLUMNS} FROM users WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    `SELECT ${USER_COLUMNS} FROM users WHERE ${keysetAfter(USERS_KEYSET, 1)} ${keysetOrder(USERS_KEYSET)} LIMIT $2`,
     [window.after, window.limit + 1],
   );
   return toPage(rows, window, (row) => toUserView(row, ctx.baseUrl));
@@ -81,8 +82,9 @@ export async function searchUsers(
   // strpos, not LIKE: the search text is matched literally, with no wildcard to escape.
   const rows = await ctx.store.query<UserRow>(
     `SELECT ${USER_COLUMNS} FROM users
-     WHERE seq > $1 AND (strpos(lower(name), lower($3)) > 0 OR strpos(lower(email), lower($3)) > 0)
-     ORDER BY seq LIMIT $2`,
+     WHERE ${keysetAfter(USERS_KEYSET, 1)}
+       AND (strpos(lower(name), lower($3)) > 0 OR strpos(lower(email), lower($3)) > 0)
+     ${keysetOrder(USERS_KEYSET)} LIMIT $2`,
     [window.after, window.limit + 1, input.q.normalize('NFC')],
   );
   return toPage(rows, window, (row) => toUserView(row, ctx.baseUrl));
