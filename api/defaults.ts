@@ -27,6 +27,8 @@ export interface ApiConfig {
   idempotencyKeyTtlMs: number;
   idempotencyLeaseMs: number;
   trustProxy: string;
+  /** Origin (and optional path) absolute links are built from; empty: the request's own. */
+  publicBaseUrl: string;
   graphqlDepthLimit: number;
   graphqlCostLimit: number;
   graphqlAliasLimit: number;
@@ -42,7 +44,7 @@ export interface ApiOption {
   flag: string;
   env: string;
   description: string;
-  kind: 'integer' | 'string';
+  kind: 'integer' | 'string' | 'url';
   min?: number;
   max?: number;
 }
@@ -76,6 +78,7 @@ export const API_DEFAULTS: ApiConfig = {
   // connects from loopback. A wider default would let any host on a private network pick its own
   // client address (and so its own rate-limit budget).
   trustProxy: 'loopback',
+  publicBaseUrl: '',
   // GraphQL abuse limits (docs/graphql.md, "Limits"): a list field multiplies its children's cost by first/last.
   graphqlDepthLimit: 10,
   graphqlCostLimit: 10_000,
@@ -250,6 +253,14 @@ export const API_OPTIONS: readonly ApiOption[] = [
       'which peers may set X-Forwarded-* and X-Request-ID: addresses, CIDRs or loopback/linklocal/uniquelocal (Express "trust proxy")',
   },
   {
+    key: 'publicBaseUrl',
+    flag: '--public-base-url',
+    env: 'PROXYOPS_PUBLIC_BASE_URL',
+    kind: 'url',
+    description:
+      'build absolute links (Location, Link, _links) from this http(s) URL instead of the request’s Host (e.g. https://api.example.com)',
+  },
+  {
     key: 'graphqlDepthLimit',
     flag: '--graphql-depth-limit',
     env: 'PROXYOPS_GRAPHQL_DEPTH_LIMIT',
@@ -304,6 +315,7 @@ export function toFlagProperty(flag: string): string {
 }
 
 function parseValue(option: ApiOption, raw: string, source: string): number | string {
+  if (option.kind === 'url') return parseBaseUrl(option, raw, source);
   if (option.kind === 'string') {
     if (raw.trim() === '') throw badOption(option, raw, source, 'must not be empty');
     return raw;
@@ -316,6 +328,21 @@ function parseValue(option: ApiOption, raw: string, source: string): number | st
   if (option.max !== undefined && value > option.max)
     throw badOption(option, raw, source, `must be at most ${option.max}`);
   return value;
+}
+
+/** An http(s) URL with no query or fragment, without its trailing slash: links append paths to it. */
+function parseBaseUrl(option: ApiOption, raw: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw badOption(option, raw, source, 'must be an absolute URL such as https://api.example.com');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw badOption(option, raw, source, 'must be an http or https URL');
+  if (url.search || url.hash || url.username || url.password)
+    throw badOption(option, raw, source, 'must have no query, fragment or credentials');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function badOption(option: ApiOption, raw: string, source: string, why: string): ProxyopsError {

@@ -12,6 +12,7 @@ import { executeWithTimeout } from './execute-with-timeout.js';
 import type { GraphqlEndpointDeps } from './http/handler.js';
 import { resolveQuery } from './persisted/resolve-query.js';
 import { prepareOperation } from './prepare-operation.js';
+import { linkBase } from '../http/link-base.js';
 
 /** A running graphql-ws endpoint; `close` ends every socket (1001) and stops accepting. */
 export interface GraphqlWsServer {
@@ -98,7 +99,7 @@ export function attachGraphqlWs(
         const contextValue: GraphqlContext = createGraphqlContext({
           ...(state.caller ? { caller: state.caller } : {}),
           requestId,
-          baseUrl: `${proto}://${state.request.headers.host ?? 'localhost'}`,
+          baseUrl: linkBase(endpoint.config, proto, state.request.headers.host ?? 'localhost'),
           store: endpoint.store,
           config: endpoint.config,
           ...(endpoint.events ? { events: endpoint.events } : {}),

@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(markResponse);
   app.use(createHttpLogger(deps.logger));
-  app.use(redirectTrailingSlash);
+  app.use(redirectTrailingSlash(deps.config));
   // Before the routers that serve them: a Router answers OPTIONS itself, as text/plain.
   for (const path of READ_ONLY_PATHS) app.all(path, allowOnly(path, ['GET', 'HEAD', 'OPTIONS']));
   // GraphQL-over-HTTP negotiates its own media types, so it comes before the REST Accept check.

@@ -1,5 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import type { ApiConfig } from '../defaults.js';
+import { linkBase } from './link-base.js';
 
 /** Value of the `Server` header: names this layer, so a 413 or 503 can be told from a proxy's. */
 export const SERVER_HEADER = 'proxyops-api';
@@ -15,13 +17,18 @@ export function markResponse(_req: Request, res: Response, next: NextFunction): 
 }
 
 /** Answers a path with a trailing slash by 308 to the canonical path, keeping method, body and query. */
-export function redirectTrailingSlash(req: Request, res: Response, next: NextFunction): void {
-  const [path = '', query] = splitUrl(req.originalUrl);
-  if (path.length <= 1 || !path.endsWith('/')) return next();
-  const canonical = path.replace(/\/+$/, '') || '/';
-  const location = `${req.protocol}://${req.host}${canonical}${query === undefined ? '' : `?${query}`}`;
-  res.setHeader('Cache-Control', 'no-store');
-  res.status(308).location(location).end();
+export function redirectTrailingSlash(config: Pick<ApiConfig, 'publicBaseUrl'>): RequestHandler {
+  return (req, res, next) => {
+    const [path = '', query] = splitUrl(req.originalUrl);
+    if (path.length <= 1 || !path.endsWith('/')) return next();
+    const canonical = path.replace(/\/+$/, '') || '/';
+    const base = linkBase(config, req.protocol, req.host);
+    res.setHeader('Cache-Control', 'no-store');
+    res
+      .status(308)
+      .location(`${base}${canonical}${query === undefined ? '' : `?${query}`}`)
+      .end();
+  };
 }
 
 function splitUrl(url: string): [string, string | undefined] {

@@ -7,6 +7,7 @@ import type { Store } from '../store/store.js';
 import type { AppDeps } from './app.js';
 import { sendAnswer } from './answer.js';
 import { parseIfMatch } from './etag.js';
+import { linkBase } from './link-base.js';
 import { problemInstance, renderProblem } from './problem.js';
 import { renderResult, sendResult } from './respond.js';
 import type { RouteInput, RouteSpec } from './routes.js';
@@ -36,7 +37,7 @@ function routeInput(route: RouteSpec, req: Request): RouteInput {
 export function handleRoute(route: RouteSpec, deps: AppDeps): RequestHandler {
   return async (req, res, next) => {
     try {
-      const baseUrl = `${req.protocol}://${req.host}`;
+      const baseUrl = linkBase(deps.config, req.protocol, req.host);
       const user = req.caller as NonNullable<typeof req.caller>;
       const ctx: ResourceContext = {
         user,

@@ -20,6 +20,7 @@ import { readAllowList } from '../persisted/read-manifest.js';
 import { createGraphqlSchema } from '../schema.js';
 import { isKeepableGraphqlAnswer, toGraphqlAnswer } from './graphql-answer.js';
 import { handleGraphqlRequest, type GraphqlEndpointDeps } from './handler.js';
+import { linkBase } from '../../http/link-base.js';
 
 /** What the GraphQL router takes from the app's dependencies. */
 export interface GraphqlRouterDeps {
@@ -134,7 +135,12 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
             raw: req,
             context: undefined,
           },
-          { requestId, baseUrl: `${req.protocol}://${req.host}`, ...(caller ? { caller } : {}), controller },
+          {
+            requestId,
+            baseUrl: linkBase(deps.config, req.protocol, req.host),
+            ...(caller ? { caller } : {}),
+            controller,
+          },
         ),
         requestId,
       );

@@ -5,6 +5,7 @@ import {
   PROXYOPS_LOG_FORMAT_NAMES,
   PROXYOPS_LOG_FORMAT_TEXT,
 } from './log-formats.js';
+import { hostHeaderPattern, planCatchAllServers, primaryName } from './host-safety.js';
 import { toNginxProblemViews } from './nginx-problems.js';
 import { REQUEST_ID_PATTERN } from './request-id.js';
 
@@ -66,21 +67,38 @@ export function buildRenderView(spec: ProxySpec) {
         };
       }),
     servers: spec.servers.map(toServerView),
+    hostMaps: spec.servers.map((server, index) => ({
+      variable: forwardedHostVariable(index),
+      pattern: hostHeaderPattern(server.names) ?? '',
+      fallback: primaryName(server.names),
+    })),
+    catchAll: planCatchAllServers(spec.servers, spec.unknownHosts, spec.layerName, toSocket),
     problems: toNginxProblemViews(spec.layerName),
   };
 }
 
-function toServerView(server: ServerSpec) {
+/** The variable holding the X-Forwarded-Host of server N: its Host when it names the server, else its first name. */
+function forwardedHostVariable(index: number): string {
+  return `$proxyops_forwarded_host_${index}`;
+}
+
+/** A listen socket as nginx tells sockets apart: address and port. */
+function toSocket(l: ServerSpec['listen'][number]): string {
+  return `${l.address ? `${toHostPart(l.address)}:` : ''}${l.port}`;
+}
+
+function toServerView(server: ServerSpec, index: number) {
   const listen = (tls: boolean) =>
     server.listen
       .filter((l) => l.tls === tls)
       .map(
         (l) =>
-          `${l.address ? `${toHostPart(l.address)}:` : ''}${l.port}${tls ? ' ssl' : ''}${l.defaultServer ? ' default_server' : ''}`,
+          `${toSocket(l)}${tls ? ' ssl' : ''}${l.defaultServer ? ' default_server' : ''}`,
       );
   const redirect = server.redirectToHttps;
   return {
     names: server.names.join(' '),
+    forwardedHost: forwardedHostVariable(index),
     redirect: redirect ? { listen: listen(false) } : false,
     listen: redirect ? listen(true) : [...listen(false), ...listen(true)],
     tls: server.tls ?? false,

@@ -17,6 +17,7 @@ export function applySpecDefaults(input: ProxySpecInput): ProxySpec {
     mode,
     layerName: input.layerName ?? DEFAULTS.layerName,
     trustForwardedProto: input.trustForwardedProto ?? DEFAULTS.trustForwardedProto,
+    unknownHosts: input.unknownHosts ?? DEFAULTS.unknownHosts,
     paths: { ...DEFAULTS.paths, ...input.paths },
     workers: { ...DEFAULTS.workers, ...input.workers },
     timeouts: { ...DEFAULTS.timeouts, ...input.timeouts },

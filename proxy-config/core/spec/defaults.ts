@@ -6,6 +6,7 @@ export const DEFAULTS = {
   mode: 'host',
   layerName: 'proxyops-nginx',
   trustForwardedProto: false,
+  unknownHosts: 'misdirected',
   paths: { pidFile: '/run/nginx.pid', tempDir: '/var/lib/nginx' },
   workers: { processes: 'auto', connections: 1024, rlimitNofile: 4096 },
   /** Proxy read 55 s stays under a 60 s outer load balancer (a common default) and over the app's 50 s. */

@@ -11,6 +11,11 @@ export interface ProxySpec {
   layerName: string;
   /** Forward the client's X-Forwarded-Proto (set by a trusted outer load balancer) instead of `$scheme`. */
   trustForwardedProto: boolean;
+  /**
+   * What a request gets when its Host names none of the servers on a socket that no server is the
+   * `defaultServer` of: 421 with a problem body (`misdirected`) or a closed connection (`close`).
+   */
+  unknownHosts: 'misdirected' | 'close';
   paths: { pidFile: string; tempDir: string };
   workers: { processes: number | 'auto'; connections: number; rlimitNofile: number };
   timeouts: {
