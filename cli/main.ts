@@ -9,6 +9,7 @@ const program = new Command('proxyops')
     'Render, lint and apply nginx config, deploy without dropped requests, read access logs, diagnose incidents.',
   )
   .version('0.1.0')
+  .option('--debug', 'print the stack trace of an error (also DEBUG=proxyops)')
   .showHelpAfterError('(run with --help for usage)')
   // Usage errors read like every other error of this CLI: `proxyops: ...`.
   .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'proxyops: ')) })
