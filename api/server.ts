@@ -14,6 +14,7 @@ import { createOrderLoader } from './events/load-order.js';
 import { createGraphqlEndpoint } from './graphql/http/graphql-router.js';
 import { attachGraphqlWs } from './graphql/ws-server.js';
 import { createStore } from './store/create-store.js';
+import { databaseError, listenError } from './startup-errors.js';
 import { seedDemoData } from './store/seed.js';
 import type { Store } from './store/store.js';
 import { answerClientError } from './http/client-error.js';
@@ -124,7 +125,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
   server.requestTimeout = config.requestTimeoutMs;
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(listenError(error, config.host, config.port)));
     server.listen(config.port, config.host, () => resolve());
   });
   const address = server.address() as AddressInfo;
@@ -147,7 +148,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
   } catch (error) {
     server.close();
     await store?.close().catch(() => undefined);
-    throw error;
+    throw options.databaseUrl ? databaseError(error, options.databaseUrl) : error;
   }
   const events = createOrderEventBus({
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),

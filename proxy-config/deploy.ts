@@ -7,7 +7,7 @@ import { isProxyopsError } from './core/errors.js';
 import { loadDeployContext, writeStepSpec, type DeployContext, type DeployTarget } from './deploy-context.js';
 import { Abort, RoundRunner } from './deploy-round.js';
 import { fileSize } from './shell/read-file-range.js';
-import { readLogBefore } from './shell/read-log-since.js';
+import { readLastLines } from './shell/read-log-since.js';
 import { lockDeploys, writeStackState, type InstanceRecord } from './shell/stack-state.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
@@ -18,9 +18,6 @@ export interface DeployReport {
   instances: string[];
   ms: number;
 }
-
-/** The stretch of log before the deploy that counts as "before". */
-const BEFORE_BYTES = 256 * 1024;
 
 /**
  * Walks the plan: for each old instance, start a new one, wait until it is ready, add it, watch the
@@ -39,7 +36,7 @@ export async function runDeploy(
   const baselineEnd = await fileSize(context.accessLog);
   const before = summarizeLogWindow(
     context.kit,
-    await readLogBefore(context.accessLog, baselineEnd, BEFORE_BYTES),
+    await readLastLines(context.accessLog, baselineEnd),
   ).distribution;
   const save = async () => {
     const others = (context.state.upstreams[context.upstream] ?? []).filter(

@@ -17,6 +17,7 @@ import { startNginx } from './shell/nginx-process.js';
 import { ensureSystemPackages, SYSTEM_PACKAGES } from './shell/system-packages.js';
 import { readSpecFile } from './shell/read-spec-file.js';
 import { superviseInstances } from './supervise-instances.js';
+import { rotateStackLogs, type SizeRotation } from './shell/rotate-by-size.js';
 import {
   readStackState,
   removeStackState,
@@ -36,6 +37,8 @@ export interface UpOptions {
   watch: number;
   max5xxIncrease: number | null;
   seed: boolean;
+  /** Size rotation of the stack's logs (nginx's and the instances'); unbounded without it. */
+  logRotation?: SizeRotation;
   /** A PostgreSQL server shared by the instances; without it an embedded one is served. */
   databaseUrl?: string;
   say?: (line: string) => void;
@@ -56,6 +59,8 @@ const NGINX_STOP_MS = 10_000;
 /** Instances are stopped after nginx, so nothing routes to them: SIGINT skips their drain wait. */
 const INSTANCE_STOP_SIGNAL = 'SIGINT';
 const INSTANCE_STOP_MS = 12_000;
+/** How often the stack's log sizes are checked against the rotation size. */
+const LOG_CHECK_MS = 2_000;
 
 /** The CLI entry (`dist/cli/main.js`) the instances run, found from the build or the sources. */
 function cliEntry(): string[] {
@@ -196,11 +201,20 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     say(`nginx serving ${url} (pid file ${spec.paths.pidFile})`);
     // An instance that exits is started again; stopped first, so it does not restart what stop ends.
     const supervisor = superviseInstances(target, say);
+    const rotation = options.logRotation;
+    const rotator = rotation
+      ? setInterval(() => {
+          rotateStackLogs(join(dir, 'logs'), spec.paths.pidFile, rotation).catch((error: unknown) =>
+            say(`log rotation failed: ${(error as Error).message}`),
+          );
+        }, LOG_CHECK_MS)
+      : undefined;
     return {
       url,
       target,
       state,
       async stop() {
+        clearInterval(rotator);
         await supervisor.stop();
         await stopAll();
       },

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { parseNginxSize } from '../../proxy-config/core/nginx-config/units.js';
 import { runAction } from '../run-action.js';
 
 /** The seed data's admin (api/store/seed.ts), for the hint that reads /users. */
@@ -15,6 +16,8 @@ interface UpFlags {
   watch: string;
   max5xxIncrease: string;
   seed: boolean;
+  logMaxSize: string;
+  logKeep: string;
 }
 
 function number(flag: string, raw: string, min: number, integer = false): number {
@@ -23,6 +26,17 @@ function number(flag: string, raw: string, min: number, integer = false): number
     throw new ProxyopsError(
       'BAD_OPTION',
       `${flag} ${JSON.stringify(raw)} must be ${integer ? 'a whole number' : 'a number'} of at least ${min}`,
+    );
+  return value;
+}
+
+/** A size option (`16m`, `512k`, bytes), at least 1 KiB. */
+function size(flag: string, raw: string): number {
+  const value = parseNginxSize(raw);
+  if (value === undefined || value < 1024)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `${flag} ${JSON.stringify(raw)} must be a size of at least 1k (e.g. 512k, 16m)`,
     );
   return value;
 }
@@ -43,6 +57,12 @@ export function registerUp(program: Command): void {
     .option('--watch <seconds>', 'how long a deploy watches the status codes after each step', '3')
     .option('--max-5xx-increase <fraction>', 'a deploy rolls back above this rise of the 5xx share', '0.05')
     .option('--no-seed', 'start with an empty database instead of the demo data')
+    .option(
+      '--log-max-size <size>',
+      'rotate a log of the stack (nginx, instances) past this size (k, m, g)',
+      '16m',
+    )
+    .option('--log-keep <n>', 'rotated copies kept of each log', '3')
     .action((flags: UpFlags) =>
       runAction(async () => {
         const options = {
@@ -57,6 +77,10 @@ export function registerUp(program: Command): void {
           watch: number('--watch', flags.watch, 0),
           max5xxIncrease: number('--max-5xx-increase', flags.max5xxIncrease, 0),
           seed: flags.seed,
+          logRotation: {
+            maxBytes: size('--log-max-size', flags.logMaxSize),
+            keep: number('--log-keep', flags.logKeep, 1, true),
+          },
           ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}),
         };
         const { startStack } = await import('../../proxy-config/up.js');
