@@ -19,6 +19,15 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
+    ...plan.envChanges.map(
+      (c) =>
+        `  setting ${c.name}=${c.value} (now ${c.was ?? 'unset'}) for the new instances; recorded for the stack only if the deploy succeeds`,
+    ),
+    ...plan.instances.map((instance, i) =>
+      plan.paths[i] === 'slot'
+        ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
+        : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)`,
+    ),
     ...plan.steps.map(
       (s) =>
         `  ${String(s.index).padStart(2)}. [${s.round}/${plan.instances.length}] ${s.kind}: ${s.title}${stepWait(s)}`,

@@ -26,6 +26,8 @@ export interface DeployContext {
   kit: LogReaderKit;
   logsDir: string;
   plan: DeployPlan;
+  /** The environment new instances get: the recorded one with this deploy's `--env` changes. */
+  instanceEnv: Record<string, string>;
 }
 
 /** Where to deploy: a spec and its config target, and which pool. */
@@ -33,6 +35,8 @@ export interface DeployTarget {
   specPath: string;
   target: string;
   upstream?: string;
+  /** Settings this deploy changes (`--env NAME=VALUE`): recorded in the state only when it succeeds. */
+  envChanges?: Record<string, string>;
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -59,10 +63,26 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
   const instances =
     recorded && recorded.length > 0
       ? recorded
-      : pool.servers.map((s) => ({ host: s.host, port: s.port, inUpstream: true }));
+      : pool.servers.map((s) => ({
+          host: s.host,
+          port: s.port,
+          ...(s.socket === undefined ? {} : { slot: s.socket }),
+          inUpstream: true,
+        }));
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
-  const plan = planDeploy({ upstream, pool, instances, logDelayMs });
+  const envChanges = where.envChanges ?? {};
+  const plan = planDeploy({
+    upstream,
+    pool,
+    instances,
+    logDelayMs,
+    envChanges: Object.entries(envChanges).map(([name, value]) => ({
+      name,
+      value,
+      ...(state.instanceEnv?.[name] === undefined ? {} : { was: state.instanceEnv[name] }),
+    })),
+  });
   return {
     specPath: where.specPath,
     target: where.target,
@@ -76,6 +96,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     kit: createLogReaderKit(presetFormat(spec.accessLog.format === 'json' ? 'proxyops-json' : 'proxyops')),
     logsDir: state.stack?.logsDir ?? join(where.target, 'logs'),
     plan,
+    instanceEnv: { ...state.instanceEnv, ...envChanges },
   };
 }
 
@@ -109,13 +130,18 @@ export async function writeStepSpec(context: DeployContext, servers: InstanceRec
   const template = { ...first };
   delete template.host;
   delete template.port;
+  delete template.socket;
   const derived = {
     ...context.rawSpec,
     upstreams: {
       ...upstreams,
       [context.upstream]: {
         ...pool,
-        servers: servers.map((s) => ({ ...template, host: s.host, port: s.port })),
+        servers: servers.map((s) =>
+          s.slot === undefined
+            ? { ...template, host: s.host, port: s.port }
+            : { ...template, socket: s.slot },
+        ),
       },
     },
   };
@@ -142,8 +168,12 @@ export async function resolveDeployTarget(flags: {
   target?: string;
   dir?: string;
   upstream?: string;
+  envChanges?: Record<string, string>;
 }): Promise<DeployTarget> {
-  const upstream = flags.upstream === undefined ? {} : { upstream: flags.upstream };
+  const upstream = {
+    ...(flags.upstream === undefined ? {} : { upstream: flags.upstream }),
+    ...(flags.envChanges === undefined ? {} : { envChanges: flags.envChanges }),
+  };
   if (flags.spec !== undefined) {
     if (flags.target === undefined)
       throw new ProxyopsError(

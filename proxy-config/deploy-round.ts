@@ -99,7 +99,7 @@ export class RoundRunner {
         const logFile = join(context.logsDir, `instance-${address.port}.log`);
         const instance = await startInstance(toInstanceCommand(pool.deploy, pool, address), {
           logFile,
-          env: context.state.instanceEnv ?? {},
+          env: context.instanceEnv,
           stopSignal: pool.deploy.stopSignal,
         });
         this.fresh = { ...address, pid: instance.pid, logFile, inUpstream: false };
@@ -213,6 +213,8 @@ export class RoundRunner {
           ? `${toAddress(this.old)} did not exit within ${step.boundMs} ms: killed`
           : `${toAddress(this.old)} stopped accepting after ${measuredMs ?? '?'} ms and exited`;
       }
+      case 'swap':
+        throw new Error('a swap step belongs to a slot round');
     }
   }
 

@@ -9,6 +9,7 @@ interface DeployFlags {
   dir?: string;
   upstream?: string;
   json?: boolean;
+  env: string[];
 }
 
 /** `proxyops deploy` and `proxyops deploy plan`: rolling replacement of an upstream's instances. */
@@ -24,6 +25,12 @@ export function registerDeploy(program: Command): void {
     .option('--target <dir>', 'config target of proxyops config apply (with --spec)')
     .option('--dir <dir>', 'directory of the local stack started by proxyops up', '.proxyops')
     .option('--upstream <name>', 'the upstream pool to roll (default: the one with a deploy section)')
+    .option(
+      '--env <NAME=VALUE>',
+      'change an API setting of the new instances (e.g. PROXYOPS_RATE_LIMIT=1200), repeatable; shown in the plan, recorded for the stack only when the deploy succeeds',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
     .option('--json', 'one JSON event per line')
     .action((what: string | undefined, flags: DeployFlags) =>
       runAction(async () => {
@@ -32,7 +39,11 @@ export function registerDeploy(program: Command): void {
         const { loadDeployContext, resolveDeployTarget } =
           await import('../../proxy-config/deploy-context.js');
         const { formatDeployEvent, formatDeployPlan } = await import('../format-deploy.js');
-        const where = await resolveDeployTarget(flags);
+        const { parseApiSettings } = await import('../parse-api-settings.js');
+        const where = await resolveDeployTarget({
+          ...flags,
+          envChanges: parseApiSettings('--env', flags.env),
+        });
         if (what === 'plan') {
           const { plan } = await loadDeployContext(where);
           process.stdout.write(

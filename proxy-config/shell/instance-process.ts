@@ -22,6 +22,17 @@ export interface StopResult {
 }
 
 const POLL_MS = 20;
+/**
+ * The caller's variables an instance never inherits: the API's settings (PROXYOPS_*, but the signing
+ * secret, which is never written to the state) and its database and Redis; the stack's state holds those.
+ */
+function isStackSetting(name: string): boolean {
+  return (
+    (name.startsWith('PROXYOPS_') && name !== 'PROXYOPS_JWT_SECRET') ||
+    name === 'DATABASE_URL' ||
+    name === 'REDIS_URL'
+  );
+}
 const KILL_WAIT_MS = 2_000;
 
 /**
@@ -34,10 +45,17 @@ export async function startInstance(
 ): Promise<StartedInstance> {
   // The instance writes straight to the file (no pipe through this process, which may exit first).
   const fd = openLog(options.logFile);
-  const env: Record<string, string> = { ...options.env, ...command.env };
+  // The stack's settings only: an API setting in the caller's environment must not reach the instance.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && !isStackSetting(entry[0]),
+    ),
+  );
+  const env: Record<string, string> = { ...inherited, ...options.env, ...command.env };
   try {
     const child = execa(command.file, command.args, {
       env,
+      extendEnv: false,
       stdio: ['ignore', fd, fd],
       detached: true,
       reject: false,

@@ -13,6 +13,10 @@ export interface InstanceRecord {
   logFile?: string;
   /** False while a new instance is not yet in the upstream. */
   inUpstream: boolean;
+  /** Behind a slot: the upstream slot path nginx connects to (the stable address). */
+  slot?: string;
+  /** Behind a slot: the socket path this process listens on (a second name of its socket, kept so it can be renamed back). */
+  socket?: string;
 }
 
 /** What runs under a config target: the instances of each pool and, for `proxyops up`, the stack. */
