@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLogFile } from './core/apply/version-manifest.js';
-import { planDeploy, type DeployPlan } from './core/deploy/plan-deploy.js';
+import { planDeploy, type DeployPlan, type DeployPlanInput } from './core/deploy/plan-deploy.js';
 import { ProxyopsError } from './core/errors.js';
 import { createLogReaderKit, presetFormat, type LogReaderKit } from './core/logs/log-format-presets.js';
 import { parseSpecText } from './core/spec/parse-spec-text.js';
@@ -37,6 +37,8 @@ export interface DeployTarget {
   upstream?: string;
   /** Settings this deploy changes (`--env NAME=VALUE`): recorded in the state only when it succeeds. */
   envChanges?: Record<string, string>;
+  /** The watch's gates and canary, from the flags. */
+  watch?: Pick<DeployPlanInput, 'gates' | 'canary'>;
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -77,6 +79,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     pool,
     instances,
     logDelayMs,
+    ...where.watch,
     envChanges: Object.entries(envChanges).map(([name, value]) => ({
       name,
       value,
@@ -169,10 +172,12 @@ export async function resolveDeployTarget(flags: {
   dir?: string;
   upstream?: string;
   envChanges?: Record<string, string>;
+  watch?: DeployTarget['watch'];
 }): Promise<DeployTarget> {
   const upstream = {
     ...(flags.upstream === undefined ? {} : { upstream: flags.upstream }),
     ...(flags.envChanges === undefined ? {} : { envChanges: flags.envChanges }),
+    ...(flags.watch === undefined ? {} : { watch: flags.watch }),
   };
   if (flags.spec !== undefined) {
     if (flags.target === undefined)

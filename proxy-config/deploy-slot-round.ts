@@ -1,11 +1,11 @@
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StatusDistribution } from './core/apply/status-distribution.js';
 import type { DeployEvent } from './core/deploy/deploy-events.js';
 import { toInstanceCommand } from './core/deploy/instance-command.js';
-import { summarizeLogWindow } from './core/deploy/log-window.js';
+import { summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
-import { compareStatusDistributions, EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
+import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
+import { breakDown4xx, judgeGates } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
 import { Abort } from './deploy-round.js';
 import {
@@ -23,6 +23,7 @@ import { waitUntilReady } from './shell/wait-until-ready.js';
 
 const COUNTDOWN_TICK_MS = 1_000;
 const WATCH_POLL_MS = 250;
+const EXIT_SETTLE_MS = 200;
 /** Signals of the slot protocol (`proxyops api --socket`): answer with Connection: close, and back to keep-alive. */
 export const RETIRE_SIGNAL = 'SIGUSR2';
 export const RESUME_SIGNAL = 'SIGHUP';
@@ -44,7 +45,7 @@ export class SlotRoundRunner {
   constructor(
     private readonly context: DeployContext,
     private readonly emit: (event: DeployEvent) => void,
-    private readonly before: StatusDistribution,
+    private readonly before: LogWindow,
     private readonly current: InstanceRecord[],
     private readonly old: InstanceRecord & { slot: string },
     private readonly save: () => Promise<void>,
@@ -172,7 +173,6 @@ export class SlotRoundRunner {
   private async watch(step: DeployStep): Promise<number> {
     const { context, old } = this;
     const fresh = this.fresh!;
-    const threshold = context.plan.max5xxIncrease;
     const deadline = Date.now() + step.waitMs!;
     let text = '';
     let offset = this.watchFrom;
@@ -185,33 +185,34 @@ export class SlotRoundRunner {
       const remaining = deadline - Date.now();
       const done = remaining <= 0 || this.interrupted.aborted;
       const ready = (await probeSocket(fresh.socket!, context.plan.readinessPath)) === 200;
-      // Looked at after the probe: a process killed meanwhile is reported as the exit it is.
+      // Looked at after the probe (and a moment later when it failed: a killed process refuses
+      // connections before it is seen gone), so an exit is reported as the exit it is.
+      if (!ready) await sleep(EXIT_SETTLE_MS);
       const alive = await isProcessAlive(fresh.pid!);
       const proxy502 = window.byAddress[toAddress(old)]?.badGateway ?? 0;
-      const verdict = compareStatusDistributions(
-        this.before,
-        window.distribution,
-        threshold,
-        done ? 1 : EARLY_DECISION_REQUESTS,
-      );
+      const gate = judgeGates(this.before, window, context.plan.gates, done ? 1 : EARLY_DECISION_REQUESTS);
       const failure = !alive
         ? `the new instance (pid ${fresh.pid}) exited during the watch (see ${fresh.logFile})`
         : !ready
           ? `the new instance (pid ${fresh.pid}) failed its readiness check during the watch`
           : proxy502 > 0
             ? `nginx answered 502 for ${proxy502} request(s) to ${toAddress(old)} during the watch`
-            : verdict.verdict === 'regressed'
-              ? `the 5xx share rose by ${(verdict.increase * 100).toFixed(1)} points (limit ${((threshold ?? 0) * 100).toFixed(1)})`
-              : undefined;
+            : gate?.text;
       if (done || failure) {
         const mine = window.byAddress[toAddress(old)];
         this.emit({
           type: 'status',
           step: step.index,
-          before: this.before,
+          before: this.before.distribution,
           after: window.distribution,
-          verdict: failure ? { ...verdict, verdict: 'regressed' } : verdict,
+          verdict: {
+            verdict: failure ? 'regressed' : 'ok',
+            increase: window.distribution.share5xx - this.before.distribution.share5xx,
+          },
           newInstance: { address: toAddress(fresh), total: mine?.total ?? 0, fivexx: mine?.fivexx ?? 0 },
+          p99Ms: { before: this.before.p99Ms, after: window.p99Ms },
+          fourxx: breakDown4xx(window.distribution.byStatus),
+          ...(gate ? { gate } : {}),
         });
         if (failure) {
           await this.rollBack();

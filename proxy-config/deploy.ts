@@ -45,7 +45,7 @@ export async function runDeploy(
   const before = summarizeLogWindow(
     context.kit,
     await readLogBefore(context.accessLog, baselineEnd, BEFORE_BYTES),
-  ).distribution;
+  );
   const save = async () => {
     const others = (context.state.upstreams[context.upstream] ?? []).filter(
       (i) => !i.inUpstream && !current.includes(i),

@@ -10,6 +10,21 @@ interface DeployFlags {
   upstream?: string;
   json?: boolean;
   env: string[];
+  max4xxIncrease?: string;
+  maxP99Ratio?: string;
+  canary?: string;
+}
+
+function fraction(flag: string, raw: string | undefined, max: number): number | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'off') return null;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > max)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `${flag} ${JSON.stringify(raw)} must be a number from 0 to ${max}, or off`,
+    );
+  return value;
 }
 
 /** `proxyops deploy` and `proxyops deploy plan`: rolling replacement of an upstream's instances. */
@@ -31,6 +46,17 @@ export function registerDeploy(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [],
     )
+    .option(
+      '--max-4xx-increase <fraction>',
+      'roll back when the 4xx share (429, 401/403, 404, ...) rises by more than this over the one before the deploy, or off',
+      '0.05',
+    )
+    .option(
+      '--max-p99-ratio <ratio>',
+      'roll back when p99 request time exceeds this multiple of the one before the deploy (p99s under 10 ms count as 10 ms), or off',
+      '2.5',
+    )
+    .option('--canary <seconds>', 'watch the first new instance this long before going on')
     .option('--json', 'one JSON event per line')
     .action((what: string | undefined, flags: DeployFlags) =>
       runAction(async () => {
@@ -43,6 +69,13 @@ export function registerDeploy(program: Command): void {
         const where = await resolveDeployTarget({
           ...flags,
           envChanges: parseApiSettings('--env', flags.env),
+          watch: {
+            gates: {
+              max4xxIncrease: fraction('--max-4xx-increase', flags.max4xxIncrease, 1)!,
+              maxP99Ratio: fraction('--max-p99-ratio', flags.maxP99Ratio, 1000)!,
+            },
+            ...(flags.canary === undefined ? {} : { canary: fraction('--canary', flags.canary, 3600)! }),
+          },
         });
         if (what === 'plan') {
           const { plan } = await loadDeployContext(where);

@@ -18,11 +18,16 @@ describe('deploy progress for people', () => {
     const text = formatDeployPlan(plan);
     expect(text).toContain('drain wait = interval × threshold 15 s + margin 5 s = 20 s');
     expect(text).toMatch(/ 2\. \[1\/1\] wait-ready: .*\[at most 30 s\]/);
-    expect(text).toMatch(/ 4\. \[1\/1\] watch: .*roll back above \+5\.0 points of 5xx.*\[wait 5 s\]/);
+    expect(text).toMatch(
+      / 4\. \[1\/1\] watch: .*5xx \+5\.0 points, 4xx \+5\.0 points, p99 2\.5x.*\[wait 5 s\]/,
+    );
+    expect(text).toContain(
+      'gates: 5xx at most +5.0 points, 4xx at most +5.0 points (429, 401/403, 404 shown), p99 at most 2.5x',
+    );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
-    // Header (3), one path line per instance, the steps, the total.
-    expect(text.trim().split('\n')).toHaveLength(3 + 1 + plan.steps.length + 1);
+    // Header (3), the gates, one path line per instance, the steps, the total.
+    expect(text.trim().split('\n')).toHaveLength(3 + 2 + plan.steps.length + 1);
   });
 
   it('says which instance takes the slot path and what a deploy --env changes', () => {
