@@ -3,7 +3,7 @@ import { ProxyopsError } from '../proxy-config/core/errors.js';
 /**
  * Every limit and timing of the API, as data: one row per option with its flag, environment
  * variable and default. The CLI declares its flags from this table and `resolveApiConfig` reads it,
- * so a new setting is one new row (and one README line).
+ * so a new setting is one new row (and one line in docs/api.md).
  */
 export interface ApiConfig {
   port: number;
@@ -23,6 +23,11 @@ export interface ApiConfig {
   proxyKeepAliveTimeoutMs: number;
   requestTimeoutMs: number;
   dbPoolMax: number;
+  dbConnectTimeoutMs: number;
+  dbQueryTimeoutMs: number;
+  redisTimeoutMs: number;
+  idempotencyKeyTtlMs: number;
+  idempotencyLeaseMs: number;
   trustProxy: string;
   graphqlDepthLimit: number;
   graphqlCostLimit: number;
@@ -44,7 +49,7 @@ export interface ApiOption {
   max?: number;
 }
 
-/** Named defaults; the README's option table lists the same values. */
+/** Named defaults; the option table of docs/api.md lists the same values. */
 export const API_DEFAULTS: ApiConfig = {
   port: 8080,
   host: '127.0.0.1',
@@ -58,13 +63,23 @@ export const API_DEFAULTS: ApiConfig = {
   healthCheckFailureThreshold: 3,
   drainMarginMs: 5_000,
   shutdownTimeoutMs: 10_000,
-  // nginx's upstream keepalive_timeout defaults to 60 s; ours must outlive it (see README).
+  // nginx's upstream keepalive_timeout defaults to 60 s; ours must outlive it (see docs/api.md, "Operations").
   keepAliveTimeoutMs: 65_000,
   proxyKeepAliveTimeoutMs: 60_000,
   requestTimeoutMs: 30_000,
   dbPoolMax: 10,
-  trustProxy: 'loopback, linklocal, uniquelocal',
-  // GraphQL abuse limits (README "## GraphQL"): a list field multiplies its children's cost by first/last.
+  // A dependency that stalls must cost a request a bounded wait, never a hang (docs/api.md "Failure model").
+  dbConnectTimeoutMs: 2_000,
+  dbQueryTimeoutMs: 10_000,
+  redisTimeoutMs: 250,
+  // Idempotency-Key (docs/api.md "Retrying a write"): remembered a day; an attempt holds its key 30 s.
+  idempotencyKeyTtlMs: 86_400_000,
+  idempotencyLeaseMs: 30_000,
+  // Only the proxy's own address may set X-Forwarded-*: the rendered nginx runs on this host and
+  // connects from loopback. A wider default would let any host on a private network pick its own
+  // client address (and so its own rate-limit budget).
+  trustProxy: 'loopback',
+  // GraphQL abuse limits (docs/graphql.md, "Limits"): a list field multiplies its children's cost by first/last.
   graphqlDepthLimit: 10,
   graphqlCostLimit: 10_000,
   graphqlAliasLimit: 30,
@@ -198,11 +213,52 @@ export const API_OPTIONS: readonly ApiOption[] = [
     description: 'PostgreSQL pool size (with DATABASE_URL)',
   },
   {
+    key: 'dbConnectTimeoutMs',
+    flag: '--db-connect-timeout-ms',
+    env: 'PROXYOPS_DB_CONNECT_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest wait for a PostgreSQL connection (pool slot and login); then 503',
+  },
+  {
+    key: 'dbQueryTimeoutMs',
+    flag: '--db-query-timeout-ms',
+    env: 'PROXYOPS_DB_QUERY_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest PostgreSQL statement (cancelled on the server, abandoned by the client); then 503',
+  },
+  {
+    key: 'redisTimeoutMs',
+    flag: '--redis-timeout-ms',
+    env: 'PROXYOPS_REDIS_TIMEOUT_MS',
+    kind: 'integer',
+    min: 1,
+    description: 'longest Redis command; then the rate limit falls back to this instance alone',
+  },
+  {
+    key: 'idempotencyKeyTtlMs',
+    flag: '--idempotency-key-ttl-ms',
+    env: 'PROXYOPS_IDEMPOTENCY_KEY_TTL_MS',
+    kind: 'integer',
+    min: 1_000,
+    description: 'how long an Idempotency-Key and its stored response are kept',
+  },
+  {
+    key: 'idempotencyLeaseMs',
+    flag: '--idempotency-lease-ms',
+    env: 'PROXYOPS_IDEMPOTENCY_LEASE_MS',
+    kind: 'integer',
+    min: 100,
+    description: 'how long a request holds its Idempotency-Key (409 to repeats) before a retry may take over',
+  },
+  {
     key: 'trustProxy',
     flag: '--trust-proxy',
     env: 'PROXYOPS_TRUST_PROXY',
     kind: 'string',
-    description: 'which peers may set X-Forwarded-* (Express "trust proxy" value)',
+    description:
+      'which peers may set X-Forwarded-* and X-Request-ID: addresses, CIDRs or loopback/linklocal/uniquelocal (Express "trust proxy")',
   },
   {
     key: 'graphqlDepthLimit',

@@ -71,6 +71,32 @@ function answerStarting(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /**
+ * The rate limiter's Redis client: every command answers or fails within `redisTimeoutMs`, so a
+ * stalled Redis costs a bounded wait (then the limiter counts per instance), never a hung request.
+ */
+function connectRedis(url: string, config: ApiConfig, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    commandTimeout: config.redisTimeoutMs,
+    connectTimeout: config.dbConnectTimeoutMs,
+  });
+  // ioredis reconnects by itself; without a listener each failed attempt would go to stderr.
+  redis.on('error', (error: unknown) => logger.debug({ err: error }, 'Redis connection failed'));
+  return redis;
+}
+
+/** Resolves or rejects with `promise`, or rejects after `ms`. */
+function waitAtMost(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not ready within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
  * Starts the API: listens at once (ready = 503 while starting), opens the store (migrations, optional
  * seed) and Redis, then turns ready. On SIGTERM/SIGQUIT: ready turns 503, the instance keeps serving
  * for the drain wait (interval x threshold + margin), then stops accepting, lets in-flight requests
@@ -103,7 +129,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
     handler(req, res);
   });
   server.on('clientError', answerClientError);
-  // The proxy must give up an idle upstream connection before we close it (see README).
+  // The proxy must give up an idle upstream connection before we close it (see docs/api.md, "Operations").
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
   server.requestTimeout = config.requestTimeoutMs;
@@ -128,9 +154,11 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
       ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
       ...(options.dataDir ? { dataDir: options.dataDir } : {}),
       poolMax: config.dbPoolMax,
+      connectTimeoutMs: config.dbConnectTimeoutMs,
+      queryTimeoutMs: config.dbQueryTimeoutMs,
     });
     if (options.seed) logger.info(await seedDemoData(store), 'seeded demo data');
-    if (options.redisUrl) redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
+    if (options.redisUrl) redis = connectRedis(options.redisUrl, config, logger);
   } catch (error) {
     server.close();
     await store?.close().catch(() => undefined);
@@ -142,7 +170,10 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
     loadOrder: createOrderLoader(store),
     logger,
   });
-  await events.ready;
+  // Redis is not required: an event bus that cannot subscribe yet must not keep the instance unready.
+  await waitAtMost(events.ready, config.dbConnectTimeoutMs).catch((error: unknown) =>
+    logger.warn({ err: error }, 'order events from other instances are not received yet'),
+  );
   const graphql = createGraphqlEndpoint({ store, config, logger, jwtSecret, events });
   const app = createApp({
     store,

@@ -10,6 +10,10 @@ const USAGE_CODES = new Set([
   'CERT_FILE_UNREADABLE',
   'CONFIG_INVALID',
   'LOG_FORMAT_INVALID',
+  // nginx is not installed and cannot be installed from here: the message names the command.
+  'NGINX_MISSING',
+  // Most lines of a log match no format (the message names the closest one).
+  'LOG_FORMAT_UNKNOWN',
   'LOG_UNREADABLE',
   'NGINX_CONFIG_UNREADABLE',
   'NGINX_CONFIG_INVALID',

@@ -2,18 +2,21 @@
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.js';
 import { EXIT } from './exit-codes.js';
+import { addHelpExamples } from './help-examples.js';
+import { PROXYOPS_VERSION } from '../proxy-config/core/version.js';
 
 const program = new Command('proxyops')
   .description(
     'Render, lint and apply nginx config, deploy without dropped requests, read access logs, diagnose incidents.',
   )
-  .version('0.1.0')
+  .version(PROXYOPS_VERSION)
   .showHelpAfterError('(run with --help for usage)')
   // Usage errors read like every other error of this CLI: `proxyops: ...`.
   .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'proxyops: ')) })
   .exitOverride();
 
 for (const register of COMMANDS) register(program);
+addHelpExamples(program);
 
 // `proxyops ... | head` closes our stdout early: stop quietly, as Unix filters do, instead of a stack trace.
 // Commands that must finish their work whatever happens to the output (up) replace this listener.

@@ -1,5 +1,6 @@
 import { isProxyopsError } from '../proxy-config/core/errors.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
+import { withInvokedName } from './invoked-name.js';
 
 /** Runs a command's work; a ProxyopsError becomes one line on stderr and its exit code, never a stack. */
 export async function runAction(work: () => Promise<number | void>): Promise<void> {
@@ -8,7 +9,7 @@ export async function runAction(work: () => Promise<number | void>): Promise<voi
     if (typeof code === 'number') process.exitCode = code;
   } catch (error) {
     if (isProxyopsError(error)) {
-      process.stderr.write(`proxyops: ${error.message}\n`);
+      process.stderr.write(`proxyops: ${withInvokedName(error.message)}\n`);
       process.exitCode = exitCodeFor(error.code);
       return;
     }

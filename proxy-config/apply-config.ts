@@ -250,7 +250,7 @@ async function rollbackLocked(target: string, options: RollbackOptions): Promise
   if (state.versions.length === 0)
     throw new ProxyopsError(
       'TARGET_INVALID',
-      `${target} holds no config versions (nothing was applied there with proxyops config apply): nothing to roll back`,
+      `${target} holds no config versions (nothing was applied there with \`proxyops config apply\`): nothing to roll back`,
     );
   const to = options.to ?? state.previous;
   if (options.to !== undefined && !state.versions.includes(options.to))

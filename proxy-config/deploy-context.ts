@@ -183,7 +183,7 @@ export async function resolveDeployTarget(flags: {
     if (flags.target === undefined)
       throw new ProxyopsError(
         'BAD_OPTION',
-        '--spec needs --target DIR (the config target of proxyops config apply)',
+        '--spec needs --target DIR (the config target of `proxyops config apply`)',
       );
     await checkTargetLayout(flags.target);
     return { specPath: flags.spec, target: flags.target, ...upstream };
@@ -195,7 +195,7 @@ export async function resolveDeployTarget(flags: {
   if (!state?.stack)
     throw new ProxyopsError(
       'BAD_OPTION',
-      `no local stack in ${dir} (start one with proxyops up) and no --spec given`,
+      `no local stack in ${dir} (start one with \`proxyops up --dir ${dir}\`) and no --spec given`,
     );
   return { specPath: state.stack.specPath, target: stackTarget(dir), ...upstream };
 }

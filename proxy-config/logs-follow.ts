@@ -19,6 +19,7 @@ export interface FollowStatsOptions extends FollowOptions {
   /** Timeline bucket of the cumulative state, ms. */
   timelineMs?: number;
   stdin?: Readable;
+  formatSource?: string;
   /** Called every interval with everything so far and with the interval alone. */
   onUpdate(total: StatsSummary, interval: StatsSummary): void;
 }
@@ -48,7 +49,7 @@ export function followLogStats(options: FollowStatsOptions): FollowStatsHandle {
   const scans: LogScan[] = options.inputs.map((input) =>
     createLogScan(kit, interval, input, createLineFilter(filter, kit.capabilities, kit.escape)),
   );
-  const meta = { format: options.spec.name, inputs: options.inputs };
+  const meta = { format: options.spec.name, formatSource: options.formatSource, inputs: options.inputs };
   const handles: FollowHandle[] = [];
   const streams: Array<Promise<void>> = [];
   options.inputs.forEach((input, i) => {

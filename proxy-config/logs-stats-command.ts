@@ -10,7 +10,9 @@ import { toIntervalLine, type StatsSummary } from './core/logs/summarize-stats.j
 import { parseJobs } from './core/logs/parse-jobs-option.js';
 import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
 import { followLogStats } from './logs-follow.js';
-import { computeLogStats, resolveLogFormat, type LogFormatSource } from './logs-stats.js';
+import { chooseLogFormat, noFormatMatches, type FormatChoice } from './choose-log-format.js';
+import { detectLogFormat } from './core/logs/detect-log-format.js';
+import { computeLogStats, prepareLogStats, type LogFormatSource } from './logs-stats.js';
 import { assertNotAnInput, assertWritableDir } from './shell/check-report-target.js';
 
 /** The options of `proxyops logs stats`, as commander hands them over. */
@@ -66,16 +68,24 @@ export async function runLogsStatsCommand(
     await assertWritableDir(options.html);
     await assertNotAnInput(options.html, inputs, (io.stdin as { fd?: unknown }).fd);
   }
-  const spec = await resolveLogFormat(options);
+  const { choice, stdin } = await chooseLogFormat(inputs, options, io.stdin);
+  const spec = choice.spec;
+  // A format the user named needs no word; one we chose is said once, where a pipeline's log shows it.
+  const sayFormat = () => {
+    if (!choice.fromFlags) io.stderr.write(`proxyops: format ${spec.name} (${choice.source})\n`);
+  };
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
 
   if (options.follow) {
+    prepareLogStats(spec, filter);
+    sayFormat();
     const handle = followLogStats({
       inputs,
       spec,
       filter,
       intervalMs,
-      stdin: io.stdin,
+      stdin,
+      formatSource: choice.source,
       onUpdate(total, interval) {
         if (options.ndjson) io.stdout.write(JSON.stringify(toIntervalLine(interval, Date.now())) + '\n');
         else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
@@ -94,7 +104,17 @@ export async function runLogsStatsCommand(
     return finish(summary, failIf, options, io, false);
   }
 
-  const summary = await computeLogStats({ inputs, spec, filter, intervalMs, jobs, stdin: io.stdin });
+  const summary = await computeLogStats({
+    inputs,
+    spec,
+    formatSource: choice.source,
+    filter,
+    intervalMs,
+    jobs,
+    stdin,
+  });
+  assertMostLinesRead(summary, choice);
+  sayFormat();
   if (options.json) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
   else if (options.ndjson)
     for (const point of summary.timeline.points) io.stdout.write(JSON.stringify(point) + '\n');
@@ -131,6 +151,22 @@ async function finish(
     code = 1;
   }
   return code;
+}
+
+/**
+ * A run where most lines matched no format found nothing usable: an error (exit 2) naming the
+ * closest known format, never "0 records" and exit 0.
+ */
+function assertMostLinesRead(summary: StatsSummary, choice: FormatChoice): void {
+  if (summary.malformed.count * 2 <= summary.lines) return;
+  const samples = summary.malformed.samples.map((sample) => sample.text);
+  const detection = detectLogFormat(samples);
+  const input = summary.malformed.samples[0]?.input ?? summary.inputs[0] ?? '-';
+  throw noFormatMatches(
+    input,
+    { ...detection, sampled: summary.lines, unmatched: samples[0] ?? null },
+    choice.spec.name,
+  );
 }
 
 function metricsOf(expr: FailIfExpr): string[] {

@@ -53,6 +53,8 @@ export interface LogStatsOptions {
   /** Size of the ranges a split file is cut into (threads take them one at a time). */
   rangeBytes?: number;
   stdin?: Readable;
+  /** Where the format came from, for the summary. */
+  formatSource?: string;
 }
 
 /** Resolves `--log-format` / `--nginx-conf --format-name` / `--preset` into a format spec. */
@@ -127,5 +129,9 @@ export async function collectLogStats(options: LogStatsOptions): Promise<StatsSt
 /** Statistics of every input as the plain summary all outputs are made from. */
 export async function computeLogStats(options: LogStatsOptions): Promise<StatsSummary> {
   const state = await collectLogStats(options);
-  return summarizeStats(state, { format: options.spec.name, inputs: options.inputs });
+  return summarizeStats(state, {
+    format: options.spec.name,
+    formatSource: options.formatSource,
+    inputs: options.inputs,
+  });
 }

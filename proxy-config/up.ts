@@ -14,6 +14,7 @@ import { findListenerPid } from './shell/find-listener-pid.js';
 import { isProcessAlive, startInstance, stopInstance } from './shell/instance-process.js';
 import { readChildPids, readLiveMasterPid } from './shell/nginx-master.js';
 import { startNginx } from './shell/nginx-process.js';
+import { ensureSystemPackages, SYSTEM_PACKAGES } from './shell/system-packages.js';
 import { readSpecFile } from './shell/read-spec-file.js';
 import { startSlotInstance } from './start-slot-instance.js';
 import { superviseInstances } from './supervise-instances.js';
@@ -92,9 +93,11 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   )
     throw new ProxyopsError(
       'STACK_RUNNING',
-      `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with proxyops down --dir ${options.dir}`,
+      `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with \`proxyops down --dir ${options.dir}\``,
     );
   if (existing) await stopStackProcesses(target, say);
+  // A fresh machine gets nginx the way the test set-up gets it (root on Debian), or the exact command.
+  ensureSystemPackages([SYSTEM_PACKAGES.nginx], say);
   // Checked before anything starts: nginx would retry the bind for seconds and then fail.
   const listen = await tryListen('127.0.0.1', options.port);
   if (listen !== 'ok') {

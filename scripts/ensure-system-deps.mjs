@@ -1,31 +1,16 @@
 // Makes sure the Debian packages the tests drive are installed: nginx (live proxy tests) and chromium
-// (the HTML report test). Installs what is missing when running as root, otherwise names the command.
+// (the HTML report test). The same code as `proxyops up` (proxy-config/shell/system-packages.ts):
+// installs what is missing when running as root on Debian, otherwise names the command.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const PACKAGES = [
-  { name: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'] },
-  { name: 'chromium', candidates: ['/usr/bin/chromium'] },
-];
+const built = new URL('../dist/proxy-config/shell/system-packages.js', import.meta.url);
+if (!existsSync(built)) execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
+const { SYSTEM_PACKAGES, ensureSystemPackages } = await import(built.href);
 
-const isInstalled = (pkg) => pkg.candidates.some((p) => existsSync(p));
-const missing = PACKAGES.filter((pkg) => !isInstalled(pkg));
-
-if (missing.length > 0) {
-  const names = missing.map((pkg) => pkg.name);
-  if (process.getuid?.() === 0) {
-    console.error(
-      `proxyops: ${names.join(', ')} missing; installing (apt-get install -y ${names.join(' ')})`,
-    );
-    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-    execFileSync('apt-get', ['install', '-y', '-qq', ...names], { stdio: 'inherit', env });
-  }
-  const still = PACKAGES.filter((pkg) => !isInstalled(pkg)).map((pkg) => pkg.name);
-  if (still.length > 0) {
-    console.error(
-      `proxyops: ${still.join(', ')} missing; install with: sudo apt-get install -y ${still.join(' ')}`,
-    );
-    process.exit(1);
-  }
+try {
+  ensureSystemPackages(Object.values(SYSTEM_PACKAGES), (line) => console.error(`proxyops: ${line}`));
+} catch (error) {
+  console.error(`proxyops: ${error.message}`);
+  process.exit(1);
 }

@@ -12,7 +12,8 @@ export function createRedisTransport(options: {
   logger?: Logger;
 }): EventTransport {
   const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  const publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
+  // A stalled Redis must not pile up publishes: each fails after commandTimeout (and is logged).
+  const publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, commandTimeout: 1_000 });
   const receivers: Array<(message: string) => void> = [];
   const logError = (error: unknown) =>
     options.logger?.warn({ err: error }, 'order-event Redis connection failed');

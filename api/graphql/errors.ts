@@ -20,6 +20,7 @@ export const GRAPHQL_CODES: Readonly<Record<string, string>> = {
   ORDER_STATE_CONFLICT: 'CONFLICT',
   RATE_LIMITED: 'RATE_LIMITED',
   TIMEOUT: 'TIMEOUT',
+  DATABASE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 };
 
 /** A GraphQL error with a stable code, for the checks of the GraphQL layer itself. */

@@ -6,11 +6,9 @@ import { isProxyopsError, ProxyopsError } from '../../proxy-config/core/errors.j
 import type { ApiConfig } from '../defaults.js';
 import { createHealthRouter } from '../health/health-routes.js';
 import type { HealthState } from '../health/health-state.js';
-import type { ResourceContext } from '../resources/context.js';
 import type { OrderEvents } from '../resources/order-events.js';
 import type { Store } from '../store/store.js';
 import { authenticate } from './authenticate.js';
-import { parseIfMatch } from './etag.js';
 import { createHttpLogger } from './logging.js';
 import { buildOpenApi } from './openapi.js';
 import { fromBodyParserError, PROBLEM_KINDS, sendProblem } from './problem.js';
@@ -25,8 +23,9 @@ import {
 import { createGraphqlRouter } from '../graphql/http/graphql-router.js';
 import type { GraphqlEndpointDeps } from '../graphql/http/handler.js';
 import { createRateLimit } from './rate-limit.js';
-import { sendResult } from './respond.js';
-import { ROUTES, toExpressPath, type RouteSpec } from './routes.js';
+import { handleRoute } from './route-handler.js';
+import { ROUTES, toExpressPath } from './routes.js';
+import { rejectUnknownQuery } from './query-names.js';
 
 /** Everything the app needs; it opens nothing itself, so tests and the server wire it alike. */
 export interface AppDeps {
@@ -41,32 +40,6 @@ export interface AppDeps {
   rateLimitPrefix?: string;
   /** The /graphql endpoint's shared parts, when the server also serves it over WebSocket. */
   graphql?: GraphqlEndpointDeps;
-}
-
-function handle(route: RouteSpec, deps: AppDeps): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      const baseUrl = `${req.protocol}://${req.host}`;
-      const ctx: ResourceContext = {
-        user: req.caller as NonNullable<typeof req.caller>,
-        store: deps.store,
-        requestId: String(req.id),
-        baseUrl,
-        limits: deps.config,
-        ...(deps.events ? { events: deps.events } : {}),
-      };
-      const ifMatch = route.ifMatch ? parseIfMatch(req.get('If-Match')) : undefined;
-      const result = await route.run(ctx, {
-        params: req.params as Record<string, string>,
-        query: { ...(req.query as Record<string, unknown>) },
-        body: req.body,
-        ...(ifMatch === undefined ? {} : { expectedVersions: ifMatch }),
-      });
-      sendResult(req, res, result, baseUrl);
-    } catch (error) {
-      next(error);
-    }
-  };
 }
 
 /** Paths served outside ROUTES that only answer GET: other methods get 405 with Allow, as on ROUTES. */
@@ -131,6 +104,8 @@ export function createApp(deps: AppDeps): Express {
     createRateLimit({
       max: deps.config.rateLimitMax,
       windowMs: deps.config.rateLimitWindowMs,
+      redisTimeoutMs: deps.config.redisTimeoutMs,
+      logger: deps.logger,
       ...(deps.redis ? { redis: deps.redis } : {}),
       ...(deps.rateLimitPrefix ? { prefix: deps.rateLimitPrefix } : {}),
     }),
@@ -146,14 +121,16 @@ export function createApp(deps: AppDeps): Express {
       if (!isUtf8(buffer)) throw new Error('the request body is not valid UTF-8');
     },
   });
-  for (const route of ROUTES) {
-    const chain: RequestHandler[] = [auth];
-    if (route.body) chain.push(requireJsonBody, parseJson);
-    else if (route.method !== 'get') chain.push(...checksEmptyBody(parseJson));
-    app[route.method](toExpressPath(route.path), ...chain, handle(route, deps));
-  }
+  // The method is checked before the token: a wrong method is 405 with Allow whoever asks. A path's
+  // own check runs first, so /users/search is not taken for /users/{user_id}.
   for (const path of new Set(ROUTES.map((r) => r.path)))
     app.all(toExpressPath(path), allowOnly(path, methodsOf(path)));
+  for (const route of ROUTES) {
+    const chain: RequestHandler[] = [auth, rejectUnknownQuery(route, deps.config.pageSizeMax)];
+    if (route.body) chain.push(requireJsonBody, parseJson);
+    else if (route.method !== 'get') chain.push(...checksEmptyBody(parseJson));
+    app[route.method](toExpressPath(route.path), ...chain, handleRoute(route, deps));
+  }
   app.use((req, _res, next) => {
     next(new ProxyopsError('NOT_FOUND', `no resource at ${req.path}`));
   });

@@ -1,23 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { REQUEST_ID_PATTERN } from '../../proxy-config/core/render/request-id.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
-    /** The request id: the proxy's X-Request-ID when sane, else a fresh UUID. */
+    /** The request id: a trusted proxy's X-Request-ID when well formed, else a fresh UUID. */
     id: string;
     /** A logger whose lines carry `requestId`; made on first use. */
     log: Logger;
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+const REQUEST_ID = new RegExp(REQUEST_ID_PATTERN);
 
-/** The proxy's X-Request-ID when it is a sane token, otherwise a fresh UUID. */
+/** The proxy's X-Request-ID when it is well formed (the pattern nginx checks too), otherwise a fresh UUID. */
 export function pickRequestId(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
   return value !== undefined && REQUEST_ID.test(value) ? value : randomUUID();
 }
+
+/** Express's compiled "trust proxy" setting: is the peer at `address` one of the configured proxies? */
+type TrustFunction = (address: string | undefined, hop: number) => boolean;
 
 /** An access line's level: faults at error (a deliberate 503 while draining is not one), client errors at warn. */
 function levelOf(status: number): 'error' | 'warn' | 'info' {
@@ -30,14 +34,17 @@ function levelOf(status: number): 'error' | 'warn' | 'info' {
  * when the client left first) with `requestId`, method, URL, client address, status and time in ms;
  * `req.log` lines carry the same `requestId`; the response echoes it as X-Request-ID.
  * Written here rather than with pino-http, whose per-request child logger and serializers cost a
- * fifth of the API's throughput in `npm run bench:api` (README, "Tests and benchmark").
+ * fifth of the API's throughput in `npm run bench:api` (docs/benchmarks.md, "API").
  */
 export function createHttpLogger(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const requestId = pickRequestId(req.headers['x-request-id']);
     const started = performance.now();
     // Read now: once the client has gone, the socket no longer knows its peer.
     const remoteAddress = req.socket.remoteAddress;
+    // Like X-Forwarded-For, the id is taken only from a configured proxy: a client that reaches the
+    // API directly cannot plant an id in its log.
+    const trusted = (req.app.get('trust proxy fn') as TrustFunction)(remoteAddress, 0);
+    const requestId = trusted ? pickRequestId(req.headers['x-request-id']) : randomUUID();
     res.setHeader('X-Request-ID', requestId);
     req.id = requestId;
     let child: Logger | undefined;

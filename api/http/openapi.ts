@@ -1,5 +1,7 @@
 import type { ApiConfig } from '../defaults.js';
 import { ORDER_STATES } from '../resources/order-states.js';
+import { EMAIL_PATTERN } from '../resources/schemas.js';
+import { GRAPHQL_PATH_ITEM, GRAPHQL_SCHEMAS } from './openapi-graphql.js';
 import { PROBLEM_KINDS, PROBLEM_MEDIA_TYPE } from './problem.js';
 import { ROUTES, type ResponseSchema, type RouteSpec } from './routes.js';
 
@@ -36,7 +38,7 @@ const RESPONSE_SCHEMAS: Record<ResponseSchema | 'OrderItem' | 'Problem', object>
     properties: {
       id: { type: 'string', format: 'uuid' },
       name: { type: 'string' },
-      email: { type: 'string', format: 'email' },
+      email: { type: 'string', format: 'email', pattern: EMAIL_PATTERN },
       role: { type: 'string', enum: ['user', 'admin'] },
       address: { type: ['string', 'null'] },
       phone: { type: ['string', 'null'] },
@@ -106,11 +108,15 @@ const RESPONSE_SCHEMAS: Record<ResponseSchema | 'OrderItem' | 'Problem', object>
   },
 };
 
-const ALWAYS = [401, 406, 429, 500];
+// 400: an unknown query parameter is one; 503: any request may meet the database unavailable (docs/api.md "Failure model").
+const ALWAYS = [400, 401, 406, 429, 500, 503];
 
-function problem(status: number) {
+/** POST and PATCH take an Idempotency-Key: a bad one is 400, reused 422, in flight 409. */
+const KEYED = { methods: ['post', 'patch'], statuses: [400, 409, 422] };
+
+function problem(status: number, note?: string) {
   return {
-    description: Object.values(PROBLEM_KINDS).find((k) => k.status === status)?.title ?? 'Error',
+    description: note ?? Object.values(PROBLEM_KINDS).find((k) => k.status === status)?.title ?? 'Error',
     content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
   };
 }
@@ -143,6 +149,17 @@ function operation(route: RouteSpec, config: ApiConfig) {
       description: 'ETag from a read; a stale one is answered 409',
       schema: { type: 'string' },
     });
+  const keyed = KEYED.methods.includes(route.method);
+  if (keyed)
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'A quoted string unique to this write (e.g. a UUID); a repeat with the same key and request ' +
+        'gets the stored response (Idempotent-Replayed: true) without the work being done again',
+      schema: { type: 'string', minLength: 1, maxLength: 257 },
+    });
   const success =
     route.success === 204
       ? { description: 'Done; no body' }
@@ -150,7 +167,7 @@ function operation(route: RouteSpec, config: ApiConfig) {
           description: route.success === 201 ? 'Created; Location holds its URI' : 'OK',
           content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.response}` } } },
         };
-  const statuses = [...new Set([...route.errors, ...ALWAYS])].sort();
+  const statuses = [...new Set([...route.errors, ...ALWAYS, ...(keyed ? KEYED.statuses : [])])].sort();
   return {
     operationId: route.operationId,
     summary: route.summary,
@@ -172,7 +189,9 @@ function operation(route: RouteSpec, config: ApiConfig) {
       : {}),
     responses: {
       [String(route.success)]: success,
-      ...Object.fromEntries(statuses.map((status) => [String(status), problem(status)])),
+      ...Object.fromEntries(
+        statuses.map((status) => [String(status), problem(status, route.errorNotes?.[status])]),
+      ),
     },
   };
 }
@@ -197,6 +216,7 @@ export function buildOpenApi(config: ApiConfig): Record<string, unknown> {
   for (const route of ROUTES) (paths[route.path] ??= {})[route.method] = operation(route, config);
   paths['/health/live'] = health('Liveness: the process only', false);
   paths['/health/ready'] = health('Readiness: the database; 503 while starting or draining', true);
+  paths['/graphql'] = GRAPHQL_PATH_ITEM;
   paths['/health/deep'] = health('Deep check of database and cache, with latency (monitoring only)', true);
   const inputs = ROUTES.flatMap((r) => (r.body ? [r.body as { $id: string }] : []));
   return {
@@ -214,6 +234,7 @@ export function buildOpenApi(config: ApiConfig): Record<string, unknown> {
     tags: [
       { name: 'users', description: 'Users' },
       { name: 'orders', description: 'Orders and their items' },
+      { name: 'graphql', description: 'The GraphQL endpoint (schema by introspection)' },
       { name: 'health', description: 'Health probes' },
     ],
     paths,
@@ -222,6 +243,7 @@ export function buildOpenApi(config: ApiConfig): Record<string, unknown> {
       schemas: {
         ...Object.fromEntries(inputs.map((schema) => [schema.$id, withoutId(schema)])),
         ...RESPONSE_SCHEMAS,
+        ...GRAPHQL_SCHEMAS,
       },
     },
   };

@@ -1,5 +1,9 @@
 import type { Request, Response } from 'express';
 import { isProxyopsError, ProxyopsError } from '../../proxy-config/core/errors.js';
+import { sendAnswer, type HttpAnswer } from './answer.js';
+
+/** Seconds a client should wait before retrying after a 503 (a dependency out, the instance starting). */
+export const RETRY_AFTER_SECONDS = 5;
 
 /** How one error code is answered over HTTP. */
 export interface ProblemKind {
@@ -31,7 +35,11 @@ export const PROBLEM_KINDS: Readonly<Record<string, ProblemKind>> = {
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   INTERNAL: { status: 500, title: 'Internal server error' },
+  IDEMPOTENCY_KEY_INVALID: { status: 400, title: 'Bad Idempotency-Key' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency-Key is already used' },
+  IDEMPOTENCY_KEY_IN_FLIGHT: { status: 409, title: 'A request is outstanding for this Idempotency-Key' },
   NOT_READY: { status: 503, title: 'Service unavailable' },
+  DATABASE_UNAVAILABLE: { status: 503, title: 'Database unavailable' },
 };
 
 /** The media type of every error body (RFC 9457). */
@@ -78,7 +86,31 @@ export function toProblem(error: unknown, instance: string, requestId: string): 
   return body;
 }
 
-/** Sends `error` as application/problem+json, with the headers its status calls for. */
+/**
+ * Renders `error` as application/problem+json, with the headers its status calls for: a 503 says
+ * when to come back (Retry-After), a 401 how to authenticate, a 405 what is allowed.
+ */
+export function renderProblem(
+  error: unknown,
+  instance: string,
+  requestId: string,
+  extensions: Record<string, unknown> = {},
+): HttpAnswer {
+  const body = { ...toProblem(error, instance, requestId), ...extensions };
+  const details = isProxyopsError(error) ? (error.details as Record<string, unknown> | undefined) : undefined;
+  const headers: Record<string, string> = { 'content-type': PROBLEM_MEDIA_TYPE, 'cache-control': 'no-store' };
+  if (body.status === 401)
+    headers['www-authenticate'] = details?.tokenError
+      ? `Bearer realm="proxyops", error="invalid_token", error_description="${body.detail}"`
+      : 'Bearer realm="proxyops"';
+  if (body.status === 405 && Array.isArray(details?.allow)) headers.allow = details.allow.join(', ');
+  if (body.status === 503) headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+  if (body.status === 409 && typeof details?.retryAfterSeconds === 'number')
+    headers['retry-after'] = String(details.retryAfterSeconds);
+  return { status: body.status, headers, body: JSON.stringify(body) };
+}
+
+/** Sends `error` as application/problem+json (see renderProblem). */
 export function sendProblem(
   req: Request,
   res: Response,
@@ -86,22 +118,12 @@ export function sendProblem(
   extensions: Record<string, unknown> = {},
 ): void {
   // The path only: a query string may carry what the client would not want echoed (tokens, e-mails).
-  const body = {
-    ...toProblem(error, req.originalUrl.split('?')[0] ?? '', String(req.id ?? '')),
-    ...extensions,
-  };
-  const details = isProxyopsError(error) ? (error.details as Record<string, unknown> | undefined) : undefined;
-  if (body.status === 401)
-    res.setHeader(
-      'WWW-Authenticate',
-      details?.tokenError
-        ? `Bearer realm="proxyops", error="invalid_token", error_description="${body.detail}"`
-        : 'Bearer realm="proxyops"',
-    );
-  if (body.status === 405 && Array.isArray(details?.allow)) res.setHeader('Allow', details.allow.join(', '));
-  if (body.status === 503 && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '5');
-  res.setHeader('Cache-Control', 'no-store');
-  res.status(body.status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body));
+  sendAnswer(res, renderProblem(error, problemInstance(req), String(req.id ?? ''), extensions));
+}
+
+/** The `instance` of a request's problem: its path, never its query string. */
+export function problemInstance(req: Request): string {
+  return req.originalUrl.split('?')[0] ?? '';
 }
 
 /** Translates body-parser's failures (by their `type`) into our error codes. */

@@ -57,6 +57,8 @@ export interface RouteSpec {
   response?: ResponseSchema;
   /** Failure statuses the endpoint can answer besides the ones every endpoint can (401, 406, 429, 500). */
   errors: number[];
+  /** What a failure status means on this endpoint, where more can be said than its title. */
+  errorNotes?: Partial<Record<number, string>>;
   run(ctx: ResourceContext, input: RouteInput): Promise<RouteResult>;
 }
 
@@ -177,6 +179,12 @@ export const ROUTES: readonly RouteSpec[] = [
     success: 201,
     response: 'Order',
     errors: [400, 403, 413, 415, 422],
+    // §7.1: the body is well formed but names no user, so it is unprocessable (422); 404 would say
+    // that /orders itself does not exist.
+    errorNotes: {
+      403: '`userId` names another user and the caller is not an admin',
+      422: 'The body is invalid, or `userId` names no user (`errors[].pointer` is `/userId`)',
+    },
     run: async (ctx, input) => ({ kind: 'created', value: await createOrder(ctx, input.body) }),
   },
   {

@@ -33,3 +33,20 @@ export function createOrderEvents(): OrderEvents {
     },
   };
 }
+
+/**
+ * Events held back until `flush`: a write whose commit is decided later (an idempotent request's
+ * transaction) announces its changes only once they are committed, and never when they are undone.
+ */
+export function createEventBuffer(events: OrderEvents): { events: OrderEvents; flush(): void } {
+  const held: OrderEvent[] = [];
+  return {
+    events: {
+      publish: (event) => void held.push(event),
+      subscribe: (listener) => events.subscribe(listener),
+    },
+    flush: () => {
+      for (const event of held.splice(0)) events.publish(event);
+    },
+  };
+}

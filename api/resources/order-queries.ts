@@ -63,7 +63,8 @@ export async function selectItemRows(
   window: PageWindow,
 ): Promise<Array<OrderItemRow & { seq: number }>> {
   const rows = await db.query<OrderItemRow>(
-    `SELECT ${ITEM_COLUMNS} FROM order_items WHERE order_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
+    // A cursor may name any position up to 18 digits: compared as bigint, not cast to the integer column.
+    `SELECT ${ITEM_COLUMNS} FROM order_items WHERE order_id = $1 AND position > $2::bigint ORDER BY position LIMIT $3`,
     [orderId, window.after, window.limit + 1],
   );
   return rows.map((row) => ({ ...row, seq: row.position }));

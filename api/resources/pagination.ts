@@ -1,5 +1,8 @@
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
 import type { ResourceLimits } from './context.js';
+import { CURSOR_PATTERN } from './schemas.js';
+
+const CURSOR = new RegExp(CURSOR_PATTERN);
 
 /** One page of a collection; `nextCursor` is null on the last page. */
 export interface Page<T> {
@@ -19,20 +22,24 @@ export interface PageWindow {
   limit: number;
 }
 
-/** Encodes a keyset position (a `seq` value) as an opaque cursor. */
+/**
+ * Encodes a keyset position (a `seq` value) as a cursor: its decimal digits. The OpenAPI document
+ * states the form (`CURSOR_PATTERN`), and every value of that form is one the server accepts,
+ * `0` (before the first row) included, so a client or a generator that follows the document never
+ * meets a 400 on a cursor.
+ */
 export function encodeCursor(position: string): string {
-  return Buffer.from(`p:${position}`).toString('base64url');
+  return position;
 }
 
-/** Decodes a cursor from `encodeCursor`; anything else is BAD_PARAMETER (400). */
+/** Decodes a cursor of `CURSOR_PATTERN` to its position; anything else is BAD_PARAMETER (400). */
 export function decodeCursor(cursor: string): string {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^p:(\d{1,18})$/.exec(text);
-  if (!match?.[1])
+  if (!CURSOR.test(cursor))
     throw new ProxyopsError('BAD_PARAMETER', 'cursor is not one this API issued', {
       details: { errors: [{ pointer: '/cursor', message: 'is not a cursor this API issued' }] },
     });
-  return match[1];
+  // Leading zeros name the same position; the store compares numbers.
+  return String(BigInt(cursor));
 }
 
 /** The keyset window of a page request. */

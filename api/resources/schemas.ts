@@ -5,8 +5,35 @@ import { ORDER_STATES } from './order-states.js';
  * query. The OpenAPI document is built from these same objects.
  */
 
-/** Text without control, surrogate, private-use or bidirectional-override characters, not blank. */
-const SAFE_TEXT_PATTERN = '^(?=.*\\S)[^\\p{Cc}\\p{Cs}\\p{Co}\\u202A-\\u202E\\u2066-\\u2069]*$';
+/**
+ * Characters no text field takes: C0 and C1 controls, surrogates (so a lone one is refused),
+ * private use (U+E000..U+F8FF) and the bidirectional overrides and isolates. Spelled as plain
+ * `\uXXXX` ranges, not `\p{...}` classes: JSON Schema patterns are ECMA-262, and clients,
+ * generators and fuzzers in other languages read ranges but often not Unicode property escapes.
+ */
+const FORBIDDEN =
+  '\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF\\uE000-\\uF8FF\\u202A-\\u202E\\u2066-\\u2069';
+
+/** The blanks ECMA-262 `\s` matches beyond the controls above: text of only these is blank. */
+const BLANK = ' \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
+
+/**
+ * Text without forbidden characters and not blank: leading blanks, one character that is neither,
+ * then anything allowed. No lookahead (which generators cannot invert) and no ambiguity between the
+ * parts, so matching stays linear on long input.
+ */
+export const SAFE_TEXT_PATTERN = `^[${BLANK}]*[^${FORBIDDEN}${BLANK}][^${FORBIDDEN}]*$`;
+
+/**
+ * The e-mail check of ajv-formats' `email` format (full mode), with its `i` flag spelled out as
+ * letter ranges: the document then states exactly what the server accepts (RFC 5322 allows more,
+ * such as quoted local parts and address literals, which generators produce and this API refuses).
+ */
+export const EMAIL_PATTERN =
+  "^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\\.)+[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$";
+
+/** An opaque page cursor as the server issues it; every value matching it is accepted. */
+export const CURSOR_PATTERN = '^[0-9]{1,18}$';
 
 const text = (maxLength: number) => ({
   type: 'string',
@@ -31,7 +58,7 @@ const flatMap = {
 
 const userFields = {
   name: text(200),
-  email: { type: 'string', format: 'email', maxLength: 254 },
+  email: { type: 'string', format: 'email', pattern: EMAIL_PATTERN, maxLength: 254 },
   role: { type: 'string', enum: ['user', 'admin'] },
   address: nullableText(500),
   phone: {
@@ -101,7 +128,11 @@ export function pageQuerySchema(pageSizeMax: number) {
     type: 'object',
     properties: {
       limit: { type: 'integer', minimum: 1, maximum: pageSizeMax },
-      cursor: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+      cursor: {
+        type: 'string',
+        pattern: CURSOR_PATTERN,
+        description: 'nextCursor of the previous page; 0 starts at the beginning',
+      },
     },
   } as const;
 }

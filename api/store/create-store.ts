@@ -11,6 +11,9 @@ export interface StoreOptions {
   /** PostgreSQL only: confine the store to this schema (created when missing). */
   schema?: string;
   poolMax?: number;
+  /** PostgreSQL only: connection and statement timeouts (see PgStoreOptions). */
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
 }
 
 /** Opens the store and applies pending migrations, so callers always see the current schema. */
@@ -20,6 +23,8 @@ export async function createStore(options: StoreOptions = {}): Promise<Store> {
         databaseUrl: options.databaseUrl,
         ...(options.schema === undefined ? {} : { schema: options.schema }),
         ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }),
+        ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+        ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
       })
     : await createPgliteStore(options.dataDir);
   try {

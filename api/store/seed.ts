@@ -1,6 +1,6 @@
 import type { Store } from './store.js';
 
-/** Fixed ids of the demo data, so the README's curl examples work on every seeded start. */
+/** Fixed ids of the demo data, so the curl examples of README.md and docs/api.md work on every seeded start. */
 export const SEED_IDS = {
   admin: '00000000-0000-4000-8000-000000000001',
   ada: '00000000-0000-4000-8000-000000000002',

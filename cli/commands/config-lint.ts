@@ -10,7 +10,7 @@ export function registerConfigLint(configCommand: Command): Command {
       'Lint an nginx config (includes resolved) for proxy mistakes; exit 1 when an error-severity rule fires',
     )
     .argument('<file>', 'main nginx config file, or a snippet such as a conf.d file')
-    .option('--json', 'print the report as JSON (shape in the README, "Config lint")')
+    .option('--json', 'print the report as JSON (shape in docs/lint.md)')
     .option(
       '--conf-prefix <dir>',
       "directory relative includes resolve against (default: the file's directory)",

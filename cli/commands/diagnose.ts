@@ -13,13 +13,21 @@ export function registerDiagnose(program: Command): void {
       'Find the likely causes of 413, 502, 504, 499, redirect-loop, stale-html, disk or trailing-slash',
     )
     .argument('<symptom>', '413 | 502 | 504 | 499 | redirect-loop | stale-html | disk | trailing-slash')
-    .option('--access-log <file>', 'access log to read (format from --config, or proxyops/combined)')
+    .option(
+      '--access-log <file>',
+      'access log to read, .gz too (default: the logs the running nginx writes; format found by itself)',
+    )
     .option('--error-log <file>', 'nginx error log to classify')
     .option('--config <file>', 'nginx config to read (body limits, timeouts, keep-alive, forwarded headers)')
     .option('--spec <file>', 'proxyops spec to render and read instead of --config')
-    .option('--url <url>', 'live URL to probe (Server header, 413 body limits, Location, Cache-Control)')
-    .option('--since <duration>', 'only log entries newer than this (30s, 15m, 2h, 1d)')
-    .option('--pid-file <file>', "nginx master's pid file, to look at its processes only")
+    .option('--url <url>', 'live URL to probe with GET and HEAD (Server header, Location, Cache-Control)')
+    .option('--probe-writes', 'let --url probes send request bodies (POST) to find 413 body limits')
+    .option(
+      '--since <time>',
+      'only log entries at or after: 15m (ago), ISO 8601 or time_local; rotated logs are read back this far',
+    )
+    .option('--until <time>', 'only log entries before this time (same forms as --since)')
+    .option('--pid-file <file>', 'the nginx master to diagnose, by its pid file (when several run)')
     .option('--insecure', 'accept self-signed certificates when probing')
     .option('--json', 'print findings as JSON')
     .action((symptom: string, flags: DiagnoseFlags) =>
@@ -28,11 +36,12 @@ export function registerDiagnose(program: Command): void {
         const { diagnose } = await import('../../proxy-config/diagnose.js');
         const { renderFindings } = await import('../../proxy-config/core/diagnose/render-findings.js');
         const { EXIT } = await import('../exit-codes.js');
+        const { withInvokedName } = await import('../invoked-name.js');
         const result = await diagnose({ ...flags, symptom: parseSymptom(symptom) });
         process.stdout.write(
           flags.json
             ? `${JSON.stringify({ symptom: result.symptom, sources: result.sources, findings: result.findings }, null, 2)}\n`
-            : renderFindings(result.symptom, result.findings, result.sources),
+            : withInvokedName(renderFindings(result.symptom, result.findings, result.sources)),
         );
         return result.findings.length > 0 ? EXIT.failed : EXIT.ok;
       }),

@@ -12,7 +12,10 @@ function registerLogsStats(logs: Command): void {
       'Status codes, 499s, proxy-generated vs upstream-returned errors, upstream timings, per-minute counts',
     )
     .argument('[inputs...]', 'log files, .gz files, or - for standard input (default: standard input)')
-    .option('--preset <name>', 'log format preset: proxyops (default), proxyops-json, combined, json')
+    .option(
+      '--preset <name>',
+      "log format preset: proxyops, proxyops-json, combined, common, ingress-nginx, json (default: the running nginx's format for the file, else detected)",
+    )
     .option(
       '--log-format <format>',
       'an nginx log_format string, e.g. \'$remote_addr [$time_local] "$request" $status\'',
@@ -31,7 +34,7 @@ function registerLogsStats(logs: Command): void {
       'only requests that tried this upstream (repeatable; a host matches any port)',
       collect,
     )
-    .option('--json', 'one JSON document (schema in the README)')
+    .option('--json', 'one JSON document (schema in docs/access-logs.md)')
     .option('--ndjson', 'one JSON summary per interval')
     .option('--prom', 'Prometheus text exposition')
     .option('--html <file>', 'also write a self-contained HTML report with charts')

@@ -104,21 +104,23 @@ export function registerUp(program: Command): void {
         process.on('SIGINT', (signal) => requestStop(signal));
         process.on('SIGTERM', (signal) => requestStop(signal));
         const stack = await startStack({ ...options, say });
+        const { invokedName } = await import('../invoked-name.js');
+        const name = invokedName();
         const instances = stack.state.upstreams.api ?? [];
         say('');
         say(`proxyops local stack is up: ${stack.url}`);
         say(`  try:     curl ${stack.url}/health/ready`);
         say(
-          `           curl -H "authorization: Bearer $(proxyops api token --user ${SEED_ADMIN} --role admin)" ${stack.url}/users`,
+          `           curl -H "authorization: Bearer $(${name} api token --user ${SEED_ADMIN} --role admin)" ${stack.url}/users`,
         );
         say(`  logs:    ${stack.state.stack!.logsDir}/access.log, error.log, instance-PORT.log`);
         say(
           `  instances: ${instances.map((i) => `${i.slot === undefined ? `${i.host}:${i.port}` : `unix:${i.slot}`} (pid ${i.pid})`).join(', ')}`,
         );
         say(
-          `  deploy:  proxyops deploy --dir ${flags.dir}   (plan first: proxyops deploy plan --dir ${flags.dir})`,
+          `  deploy:  ${name} deploy --dir ${flags.dir}   (plan first: ${name} deploy plan --dir ${flags.dir})`,
         );
-        say(`  stop:    Ctrl-C, or proxyops down --dir ${flags.dir}`);
+        say(`  stop:    Ctrl-C, or ${name} down --dir ${flags.dir}`);
         // Nothing else may hold the event loop (an external database, detached instances): wait for a signal.
         const keepAlive = setInterval(() => undefined, 60_000);
         const signal = await stopRequested;

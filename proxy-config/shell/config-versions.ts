@@ -58,7 +58,7 @@ export async function checkTargetLayout(target: string): Promise<void> {
     if (points === undefined || !MANAGED_LINK.test(points))
       throw invalid(
         `${path} is ${points === undefined ? describeFileKind(link) : `a symlink to ${points}`}, not a link to ` +
-          `${VERSIONS}/vNNNN as proxyops config apply makes it; move it away first. Nothing changed`,
+          `${VERSIONS}/vNNNN as \`proxyops config apply\` makes it; move it away first. Nothing changed`,
       );
   }
 }

@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ProxyopsError } from '../core/errors.js';
 import type { ProbeAnswer } from '../core/diagnose/evidence.js';
+import { PROBE_HEADERS } from '../core/version.js';
 
 /** Options of one probe request. */
 export interface ProbeOptions {
@@ -38,7 +39,7 @@ export function probeOnce(url: string, options: ProbeOptions): Promise<ProbeAnsw
         method: options.method,
         rejectUnauthorized: !options.insecure,
         headers: {
-          'user-agent': 'proxyops-diagnose',
+          ...PROBE_HEADERS,
           ...(options.bodyBytes !== undefined
             ? { 'content-length': String(options.bodyBytes), 'content-type': 'application/octet-stream' }
             : {}),

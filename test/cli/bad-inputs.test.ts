@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotDir } from '../proxy-config/helpers/snapshot-dir.js';
 import { yamlAliasBomb } from '../support/yaml-alias-bomb.js';
+import { invokedName } from '../../cli/invoked-name.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -210,7 +211,7 @@ describe('bad inputs of the config commands: one line on stderr, exit 2', () => 
       ],
       [
         ['config', 'rollback', '--target', empty],
-        `${empty} holds no config versions (nothing was applied there with proxyops config apply): nothing to roll back`,
+        `${empty} holds no config versions (nothing was applied there with \`${invokedName(process.env, ['node', CLI], ROOT)} config apply\`): nothing to roll back`,
       ],
       [
         ['config', 'render', '--spec', ok, '--out', file],

@@ -79,10 +79,12 @@ describe('proxyops diagnose and logs rotate (CLI)', () => {
       ['diagnose', '502', '--since', 'yesterday'],
       ['diagnose', '502', '--url', 'notaurl'],
       ['diagnose', '413', '--url', 'ftp://127.0.0.1/upload'],
-      // Port 0 would quietly probe port 80; an empty --since is not "no bound"; no source is no evidence.
+      // Port 0 would quietly probe port 80; an empty --since is not "no bound"; a pid file naming no
+      // nginx is no evidence (without one, the machine's running nginx would be).
       ['diagnose', '413', '--url', 'http://127.0.0.1:0/'],
       ['diagnose', '502', '--since', ''],
-      ['diagnose', '504'],
+      ['diagnose', '504', '--pid-file', '/nonexistent/nginx.pid'],
+      ['diagnose', '502', '--since', '2026-11-22T03:00:00Z', '--until', '2026-11-22T02:00:00Z'],
       ['diagnose', '502', '--access-log', '/nonexistent/access.log'],
       ['diagnose', '502', '--config', nginx.target.confPath, '--spec', 'x.yaml'],
       ['logs', 'rotate', '--log', nginx.accessLog, '--pid-file', '/nonexistent/nginx.pid'],

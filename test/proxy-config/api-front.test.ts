@@ -1,7 +1,7 @@
-import { rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_DEFAULTS } from '../../api/defaults.js';
 import { startApiServer, type RunningServer } from '../../api/server.js';
@@ -12,6 +12,7 @@ import { readSpecFile } from '../../proxy-config/shell/read-spec-file.js';
 import { createTempPrefix } from '../../proxy-config/shell/temp-prefix.js';
 import { writeRenderedFiles } from '../../proxy-config/shell/write-rendered-files.js';
 import { renderSpec } from '../../proxy-config/render-config.js';
+import { captureLogs } from '../api/support/harness.js';
 import { freePort } from '../support/ports.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../proxy-config/examples/api-front.yaml');
@@ -21,13 +22,17 @@ describe('examples/api-front.yaml in front of the real proxyops API', () => {
   let api: RunningServer;
   let nginx: NginxTarget;
   let port: number;
+  const { logger, logLines } = captureLogs();
+  /** The rate limit behind nginx: small, to see whose budget a request counts against. */
+  const RATE_LIMIT = 4;
 
   beforeAll(async () => {
     const apiPort = await freePort();
     port = await freePort();
     api = await startApiServer({
-      config: { ...API_DEFAULTS, port: apiPort },
-      logger: pino({ level: 'silent' }),
+      // The shipped trust setting (loopback, where nginx connects from).
+      config: { ...API_DEFAULTS, port: apiPort, rateLimitMax: RATE_LIMIT, rateLimitWindowMs: 60_000 },
+      logger,
       signals: [],
     });
     prefix = (await createTempPrefix('api-front')).dir;
@@ -77,4 +82,44 @@ describe('examples/api-front.yaml in front of the real proxyops API', () => {
     expect(res.status).toBe(413);
     expect(res.headers.get('x-served-by')).toBe('proxyops-nginx');
   });
+
+  it('a forged X-Forwarded-For through nginx does not buy a fresh rate-limit budget', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < RATE_LIMIT + 3; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/orders`, {
+        headers: { 'x-forwarded-for': `198.51.100.${i + 1}, 10.0.0.${i + 1}` },
+      });
+      statuses.push(res.status);
+    }
+    // 401 (no token) within the budget of the address nginx saw, then 429 whatever the client claims.
+    expect(statuses).toEqual([...Array(RATE_LIMIT).fill(401), 429, 429, 429]);
+  });
+
+  it('one request id in both logs: a garbage or forged id is replaced, a well-formed one kept', async () => {
+    const accessLog = () => readFile(join(prefix, 'logs', 'access.log'), 'utf8').catch(() => '');
+    const apiIdOf = (path: string) =>
+      logLines.find((line) => (line.req as { url?: string } | undefined)?.url === path)?.requestId;
+    const cases = [
+      { sent: 'has spaces and "quotes"', kept: false },
+      { sent: 'x'.repeat(129), kept: false },
+      { sent: 'forged\tline', kept: false },
+      { sent: `join-${randomUUID()}`, kept: true },
+    ];
+    for (const [i, { sent, kept }] of cases.entries()) {
+      const path = `/health/live?case=${i}-${randomUUID()}`;
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-request-id': sent } });
+      expect(res.status).toBe(200);
+      const id = res.headers.get('x-request-id');
+      if (kept) expect(id).toBe(sent);
+      else expect(id).toMatch(/^[0-9a-f]{32}$/);
+      // The API logged the id nginx sent it, and nginx logged the same one for the same request.
+      await expect.poll(() => apiIdOf(path), { timeout: 10_000 }).toBe(id);
+      await expect
+        .poll(async () => (await accessLog()).split('\n').find((line) => line.includes(path)) ?? '', {
+          timeout: 15_000,
+        })
+        .toContain(`rid="${id}"`);
+      if (!kept) expect(await accessLog()).not.toContain(`rid="${sent}"`);
+    }
+  }, 60_000);
 });

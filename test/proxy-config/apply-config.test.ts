@@ -35,7 +35,8 @@ describe('config apply against a live nginx', () => {
         { address: '127.0.0.1', port, defaultServer: true },
         ...(options.extraListenPort ? [{ address: '127.0.0.1', port: options.extraListenPort }] : []),
       ],
-      routes: [{ path: '/', upstream: 'app' }],
+      // websocket: the upgrade map must leave plain requests on upstream keep-alive (tests below).
+      routes: [{ path: '/', upstream: 'app', websocket: true }],
       static: [
         { path: '/assets/', root: join(root, 'www'), contentHashed: true },
         { path: '/pages/', root: join(root, 'www') },

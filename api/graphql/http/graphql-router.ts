@@ -4,16 +4,21 @@ import type { Logger } from 'pino';
 import { isProxyopsError } from '../../../proxy-config/core/errors.js';
 import { tokenVerifierFor } from '../../auth/token-cache.js';
 import type { ApiConfig } from '../../defaults.js';
+import type { Caller } from '../../resources/context.js';
 import { createRateLimit } from '../../http/rate-limit.js';
-import type { OrderEvents } from '../../resources/order-events.js';
 import type { Store } from '../../store/store.js';
 import { createGraphqlError, formatGraphqlError, GRAPHQL_CODES } from '../errors.js';
-import { fromBodyParserError, PROBLEM_KINDS } from '../../http/problem.js';
+import { sendAnswer } from '../../http/answer.js';
+import { fromBodyParserError, PROBLEM_KINDS, renderProblem } from '../../http/problem.js';
+import { REPLAYED_HEADER } from '../../http/route-handler.js';
+import { fingerprintRequest, parseIdempotencyKey } from '../../idempotency/idempotency-key.js';
+import { runOnce } from '../../idempotency/run-once.js';
+import { createEventBuffer, type OrderEvents } from '../../resources/order-events.js';
 import { createGraphqlMetrics, type GraphqlMetrics } from '../metrics.js';
 import { createPersistedQueries } from '../persisted/persisted-queries.js';
 import { readAllowList } from '../persisted/read-manifest.js';
 import { createGraphqlSchema } from '../schema.js';
-import { explainRefusal } from './explain-refusal.js';
+import { isKeepableGraphqlAnswer, toGraphqlAnswer } from './graphql-answer.js';
 import { handleGraphqlRequest, type GraphqlEndpointDeps } from './handler.js';
 
 /** What the GraphQL router takes from the app's dependencies. */
@@ -32,6 +37,7 @@ export interface GraphqlRouterDeps {
 }
 
 const PATH = '/graphql';
+const ALLOW = 'GET, POST, OPTIONS';
 
 function sendErrors(
   req: Request,
@@ -79,18 +85,25 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
   const rateLimit = createRateLimit({
     max: deps.config.rateLimitMax,
     windowMs: deps.config.rateLimitWindowMs,
+    redisTimeoutMs: deps.config.redisTimeoutMs,
+    logger: deps.logger,
     ...(deps.redis ? { redis: deps.redis } : {}),
     prefix: `${deps.rateLimitPrefix ?? 'proxyops:rate:'}graphql:`,
   });
   const readBody = express.raw({ type: () => true, limit: deps.config.bodyLimitBytes });
   const serve: RequestHandler = async (req, res, next) => {
     if (req.method === 'OPTIONS') {
-      res.setHeader('Allow', 'GET, POST, OPTIONS');
+      res.setHeader('Allow', ALLOW);
       return void res.status(204).end();
+    }
+    // Before the token, as on REST: a wrong method is 405 whoever asks.
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      res.setHeader('Allow', ALLOW);
+      return sendErrors(req, res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${PATH}`);
     }
     const requestId = String(req.id ?? '');
     const header = req.headers.authorization;
-    let caller;
+    let caller: Caller | undefined;
     if (header !== undefined) {
       const match = /^Bearer +([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
       try {
@@ -107,25 +120,45 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
     res.once('close', () => {
       if (!res.writableFinished) controller.abort(new Error('the client closed the connection'));
     });
-    try {
-      const [body, init] = await handleGraphqlRequest(
-        endpoint,
-        {
-          method: req.method,
-          url: req.originalUrl,
-          headers: req.headers,
-          body: Buffer.isBuffer(req.body) ? (req.body as unknown as string) : null,
-          raw: req,
-          context: undefined,
-        },
-        { requestId, baseUrl: `${req.protocol}://${req.host}`, ...(caller ? { caller } : {}), controller },
+    const body = Buffer.isBuffer(req.body) ? (req.body as Buffer) : null;
+    const run = async (deps: GraphqlEndpointDeps) =>
+      toGraphqlAnswer(
+        req.method,
+        await handleGraphqlRequest(
+          deps,
+          {
+            method: req.method,
+            url: req.originalUrl,
+            headers: req.headers,
+            body: body as unknown as string | null,
+            raw: req,
+            context: undefined,
+          },
+          { requestId, baseUrl: `${req.protocol}://${req.host}`, ...(caller ? { caller } : {}), controller },
+        ),
+        requestId,
       );
-      if (req.method === 'GET' && init.status === 200) res.setHeader('Cache-Control', 'private, no-cache');
-      res.status(init.status).set(init.headers ?? {});
-      const refusal = init.status >= 400 ? explainRefusal(init.status, body, requestId) : undefined;
-      if (refusal) return void res.type('application/json').send(refusal);
-      if (body === null) return void res.end();
-      res.send(body);
+    try {
+      // Mutations are made safe to retry as REST writes are: a POST with a key runs through runOnce.
+      // Anonymous requests cannot write, so their keys have no one to belong to and are not read.
+      const key =
+        req.method === 'POST' && caller ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
+      if (key === undefined || !caller) return sendAnswer(res, await run(endpoint));
+      const buffer = endpoint.events ? createEventBuffer(endpoint.events) : undefined;
+      const outcome = await runOnce(
+        endpoint.store,
+        {
+          owner: caller.id,
+          key,
+          fingerprint: fingerprintRequest([req.method, req.originalUrl, body?.toString('base64') ?? null]),
+        },
+        { ttlMs: deps.config.idempotencyKeyTtlMs, leaseMs: deps.config.idempotencyLeaseMs },
+        (store) => run({ ...endpoint, store, ...(buffer ? { events: buffer.events } : {}) }),
+        isKeepableGraphqlAnswer,
+      );
+      if (outcome.replayed) res.setHeader(REPLAYED_HEADER, 'true');
+      else buffer?.flush();
+      sendAnswer(res, outcome.response);
     } catch (error) {
       next(error);
     } finally {
@@ -136,9 +169,12 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
     // The body reader's failures (too large, incomplete, not decompressible) are the client's, as on REST.
     const translated: unknown = fromBodyParserError(error) ?? error;
     const kind = isProxyopsError(translated) ? PROBLEM_KINDS[translated.code] : undefined;
-    if (isProxyopsError(translated) && kind && kind.status < 500) {
+    // Client errors, and a dependency out (503), are answers with their own code; not faults.
+    if (isProxyopsError(translated) && kind && (kind.status < 500 || kind.status === 503)) {
       if (kind.status === 429)
         res.setHeader('Retry-After', String(Math.ceil(deps.config.rateLimitWindowMs / 1000)));
+      const retryAfter = renderProblem(translated, '', '').headers['retry-after'];
+      if (kind.status !== 429 && retryAfter) res.setHeader('Retry-After', retryAfter);
       return sendErrors(
         req,
         res,

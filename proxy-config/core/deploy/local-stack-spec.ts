@@ -62,7 +62,8 @@ export function planLocalStackSpec(input: LocalStackInput): ProxySpecInput {
       {
         names: ['localhost'],
         listen: [{ address: '127.0.0.1', port: input.port, defaultServer: true }],
-        routes: [{ path: '/', upstream: LOCAL_UPSTREAM }],
+        // websocket: GraphQL subscriptions (graphql-ws) reach the instances through nginx.
+        routes: [{ path: '/', upstream: LOCAL_UPSTREAM, websocket: true }],
       },
     ],
   };

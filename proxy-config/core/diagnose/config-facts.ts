@@ -1,3 +1,4 @@
+import { connectionForPlainRequests } from '../nginx-config/connection-header.js';
 import { locationSettings } from '../nginx-config/location-settings.js';
 import { parseProxyPassTarget } from '../nginx-config/proxy-pass-target.js';
 import {
@@ -34,7 +35,13 @@ function locationFacts(config: NginxConfig, scope: BlockScope): LocationFacts {
     proxyPass,
     proxyReadTimeoutMs: settings.proxyReadTimeout.parsed ?? 60_000,
     proxyHttpVersion: settings.proxyHttpVersion.value,
-    proxySetHeaders: Object.fromEntries(settings.proxyHeaders),
+    proxySetHeaders: Object.fromEntries(
+      [...settings.proxyHeaders].map(([name, value]) => [
+        name,
+        // What a plain request carries: a WebSocket route's map resolves to "" there.
+        name === 'connection' ? connectionForPlainRequests(value, config) : value,
+      ]),
+    ),
     upstreamKeepalive: settings.upstream?.keepalive ?? null,
     upstreamServers: settings.upstream
       ? childrenNamed(settings.upstream.block, 'server').map((server) => server.args[0] ?? '')

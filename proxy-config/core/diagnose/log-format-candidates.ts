@@ -1,10 +1,11 @@
-import { LOG_FORMAT_PRESETS, type LogFormatSpec } from '../logs/log-format-presets.js';
+import { DETECTABLE_FORMATS } from '../logs/detect-log-format.js';
+import type { LogFormatSpec } from '../logs/log-format-presets.js';
 import type { LogEscape } from '../logs/parse-log-format.js';
 import { walkDirectives } from '../nginx-config/query.js';
 import type { NginxConfig } from '../nginx-config/types.js';
 
-/** The formats tried when the config names none that matches: the access-log presets (issue 4). */
-export const DEFAULT_LOG_FORMATS: readonly LogFormatSpec[] = Object.values(LOG_FORMAT_PRESETS);
+/** The formats tried when the config names none that matches: the known formats, most specific first. */
+export const DEFAULT_LOG_FORMATS: readonly LogFormatSpec[] = DETECTABLE_FORMATS;
 
 /** The `log_format` definitions of a config, as format specs (tried before the presets). */
 export function logFormatsOf(config: NginxConfig): LogFormatSpec[] {

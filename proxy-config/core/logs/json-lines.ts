@@ -14,6 +14,18 @@ export const JSON_LINES_CAPABILITIES: FactsCapabilities = {
 
 const TIME_KEYS = ['time_iso8601', 'time_local', 'msec', 'time', 'timestamp', '@timestamp'];
 
+/** What JSON lines holding these keys can tell. */
+export function jsonLinesCapabilities(keys: readonly string[]): FactsCapabilities {
+  const has = (key: string) => keys.includes(key);
+  return {
+    time: TIME_KEYS.some(has),
+    requestTime: has('request_time'),
+    upstream: has('upstream_addr') || has('upstream_status'),
+    headerTime: has('upstream_header_time'),
+    path: has('request') || has('request_uri') || has('uri'),
+  };
+}
+
 function text(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   return typeof value === 'string' ? value : String(value);

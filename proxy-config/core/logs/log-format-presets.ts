@@ -1,7 +1,7 @@
 import { ProxyopsError } from '../errors.js';
 import { PROXYOPS_LOG_FORMAT_JSON, PROXYOPS_LOG_FORMAT_TEXT } from '../render/log-formats.js';
 import { compileLogFormat, type CompiledLogFormat } from './compile-log-format.js';
-import { JSON_LINES_CAPABILITIES, createJsonLinesReader } from './json-lines.js';
+import { JSON_LINES_CAPABILITIES, createJsonLinesReader, jsonLinesCapabilities } from './json-lines.js';
 import {
   createFactsReader,
   factsCapabilities,
@@ -12,15 +12,35 @@ import type { LogEscape } from './parse-log-format.js';
 
 /** How lines are laid out: an nginx log_format, or JSON lines keyed by nginx variable names. Plain data. */
 export type LogFormatSpec =
-  { kind: 'format'; name: string; format: string; escape: LogEscape } | { kind: 'json-lines'; name: string };
+  | { kind: 'format'; name: string; format: string; escape: LogEscape }
+  /** `keys`: the keys the lines were seen to hold, when known; they decide what the log can tell. */
+  | { kind: 'json-lines'; name: string; keys?: string[] };
 
 /** nginx's predefined `combined` format. */
 export const COMBINED_LOG_FORMAT =
   '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"';
 
-/** The named formats `--preset` accepts. */
+/** nginx's `common` (NCSA Common Log Format): `combined` without referer and user agent. */
+export const COMMON_LOG_FORMAT =
+  '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent';
+
+/** ingress-nginx's default `log-format-upstream` (its `upstreaminfo` log_format). */
+export const INGRESS_NGINX_LOG_FORMAT =
+  '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" ' +
+  '"$http_user_agent" $request_length $request_time [$proxy_upstream_name] ' +
+  '[$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length $upstream_response_time ' +
+  '$upstream_status $req_id';
+
+/** The named formats `--preset` accepts; also the formats tried, in this order, when none is named. */
 export const LOG_FORMAT_PRESETS: Record<string, LogFormatSpec> = {
   combined: { kind: 'format', name: 'combined', format: COMBINED_LOG_FORMAT, escape: 'default' },
+  common: { kind: 'format', name: 'common', format: COMMON_LOG_FORMAT, escape: 'default' },
+  'ingress-nginx': {
+    kind: 'format',
+    name: 'ingress-nginx',
+    format: INGRESS_NGINX_LOG_FORMAT,
+    escape: 'default',
+  },
   proxyops: { kind: 'format', name: 'proxyops', format: PROXYOPS_LOG_FORMAT_TEXT, escape: 'default' },
   'proxyops-json': {
     kind: 'format',
@@ -58,7 +78,7 @@ export function createLogReaderKit(spec: LogFormatSpec): LogReaderKit {
     return {
       spec,
       escape: 'json',
-      capabilities: JSON_LINES_CAPABILITIES,
+      capabilities: spec.keys ? jsonLinesCapabilities(spec.keys) : JSON_LINES_CAPABILITIES,
       format: null,
       createReader: createJsonLinesReader,
     };

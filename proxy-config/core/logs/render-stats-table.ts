@@ -1,6 +1,7 @@
 import { Chalk } from 'chalk';
 import type { Percentiles } from './histogram.js';
 import type { StatsSummary, StatusCounts } from './summarize-stats.js';
+import { LOG_FORMAT_TO_ADD } from './unknown-figures.js';
 
 /** Renders the human table of `logs stats`; colour only when asked (a TTY without NO_COLOR). */
 export function renderStatsTable(summary: StatsSummary, options: { color: boolean }): string {
@@ -52,7 +53,7 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
     );
   } else {
     head('who made the response');
-    out.push('unknown: the log format has no $upstream_header_time');
+    out.push('unknown: the log format has no $upstream_header_time (see "unknown" below)');
   }
   if (summary.upstreamStatus) {
     head('final upstream status');
@@ -91,6 +92,12 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
       out.push(
         `${pt.time.padEnd(26)}${[pt.records, pt['2xx'], pt['3xx'], pt['4xx'], pt['5xx'], pt['499']].map((v) => String(v).padStart(9)).join('')}`,
       );
+  }
+
+  if (summary.unknown.length) {
+    head('unknown (the log format lacks the variables)');
+    for (const { figure, needs } of summary.unknown) out.push(`${figure}: needs ${needs.join(', ')}`);
+    out.push(`to log them all: ${LOG_FORMAT_TO_ADD}`);
   }
 
   if (summary.malformed.count) {

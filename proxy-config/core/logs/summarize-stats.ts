@@ -1,5 +1,6 @@
 import { toPercentiles, type Percentiles } from './histogram.js';
 import type { MalformedSample, StatsState } from './stats-state.js';
+import { unknownFigures, type UnknownFigure } from './unknown-figures.js';
 
 /** Counts keyed by three-digit status ("009", "200", "502") or "-". */
 export type StatusCounts = Record<string, number>;
@@ -32,10 +33,12 @@ export interface TimelineSummary {
   requestTime: Percentiles;
 }
 
-/** The `--json` document of `proxyops logs stats` (schema documented in the README). */
+/** The `--json` document of `proxyops logs stats` (schema in docs/access-logs.md). */
 export interface StatsSummary {
   schema: 'proxyops.logs.stats/1';
   format: string;
+  /** Where the format came from: a flag, the running nginx's config, or detection on the first lines. */
+  formatSource: string;
   inputs: string[];
   lines: number;
   records: number;
@@ -62,6 +65,8 @@ export interface StatsSummary {
   latency: { requestTime: Percentiles };
   topPaths5xx: { paths: Array<{ path: string; count: number }>; maxError: number };
   timeline: { intervalSeconds: number; points: TimelineSummary[] };
+  /** Figures the format cannot give (their fields above are null, not zero). */
+  unknown: UnknownFigure[];
 }
 
 /** How many paths `topPaths5xx` lists. */
@@ -90,7 +95,10 @@ function ratio(part: number, whole: number): number {
 }
 
 /** Turns the mergeable state into the plain summary every output is made from. */
-export function summarizeStats(state: StatsState, meta: { format: string; inputs: string[] }): StatsSummary {
+export function summarizeStats(
+  state: StatsState,
+  meta: { format: string; formatSource?: string; inputs: string[] },
+): StatsSummary {
   const caps = state.capabilities;
   const records = state.records;
   const statusClass = {
@@ -124,6 +132,7 @@ export function summarizeStats(state: StatsState, meta: { format: string; inputs
   return {
     schema: 'proxyops.logs.stats/1',
     format: meta.format,
+    formatSource: meta.formatSource ?? 'given',
     inputs: meta.inputs,
     lines: state.lines,
     records,
@@ -180,6 +189,7 @@ export function summarizeStats(state: StatsState, meta: { format: string; inputs
       maxError: state.paths5xxError,
     },
     timeline: { intervalSeconds: state.intervalMs / 1000, points },
+    unknown: unknownFigures(caps),
   };
 }
 

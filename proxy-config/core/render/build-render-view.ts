@@ -5,6 +5,8 @@ import {
   PROXYOPS_LOG_FORMAT_NAMES,
   PROXYOPS_LOG_FORMAT_TEXT,
 } from './log-formats.js';
+import { toNginxProblemViews } from './nginx-problems.js';
+import { REQUEST_ID_PATTERN } from './request-id.js';
 
 /** Where `stdout`/`stderr` in the spec point in nginx terms. */
 const ACCESS_LOG_STREAMS: Record<string, string> = { stdout: '/dev/stdout', stderr: '/dev/stderr' };
@@ -31,6 +33,8 @@ export function buildRenderView(spec: ProxySpec) {
     clientKeepalive: toNginxDuration(spec.timeouts.clientKeepalive),
     clientMaxBodySize: spec.limits.clientMaxBodySize,
     trustForwardedProto: spec.trustForwardedProto,
+    websocket: spec.servers.some((s) => s.routes.some((r) => r.websocket)),
+    requestIdPattern: REQUEST_ID_PATTERN,
     forwardedProto: spec.trustForwardedProto ? '$proxyops_forwarded_proto' : '$scheme',
     layerName: spec.layerName,
     logFormats: [
@@ -62,6 +66,7 @@ export function buildRenderView(spec: ProxySpec) {
         };
       }),
     servers: spec.servers.map(toServerView),
+    problems: toNginxProblemViews(spec.layerName),
   };
 }
 
@@ -96,7 +101,12 @@ function toProxyView(route: RouteSpec) {
     directives.push(`proxy_send_timeout ${toNginxDuration(route.timeouts.send)}`);
   if (route.clientMaxBodySize !== undefined)
     directives.push(`client_max_body_size ${route.clientMaxBodySize}`);
-  return { upstream: route.upstream, directives, largerBodyAllowed: route.allowLargerBody };
+  return {
+    upstream: route.upstream,
+    directives,
+    largerBodyAllowed: route.allowLargerBody,
+    websocket: route.websocket,
+  };
 }
 
 /** An address as it goes before `:port`: IPv6 in brackets. */

@@ -85,6 +85,7 @@ function toRoute(input: Loose<RouteSpec>): RouteSpec {
     upstream: input.upstream ?? '',
     ...(input.clientMaxBodySize === undefined ? {} : { clientMaxBodySize: input.clientMaxBodySize }),
     allowLargerBody: input.allowLargerBody ?? false,
+    websocket: input.websocket ?? false,
     timeouts: { ...input.timeouts },
   };
 }

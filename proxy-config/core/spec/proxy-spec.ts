@@ -98,6 +98,8 @@ export interface RouteSpec {
   clientMaxBodySize?: string;
   /** Lets this route accept bodies above the global limit (uploads). */
   allowLargerBody: boolean;
+  /** Pass WebSocket upgrades through (GraphQL subscriptions); plain requests keep upstream keep-alive. */
+  websocket: boolean;
   timeouts: { connect?: number; read?: number; send?: number };
 }
 

@@ -23,6 +23,7 @@ describe('GraphQL error codes', () => {
       ORDER_STATE_CONFLICT: 'CONFLICT',
       RATE_LIMITED: 'RATE_LIMITED',
       TIMEOUT: 'TIMEOUT',
+      DATABASE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
     });
   });
 

@@ -15,6 +15,8 @@ describe('access log middleware', () => {
 
   beforeAll(async () => {
     const app = express();
+    // As the API sets it: the id below comes from a loopback peer, which counts as the proxy.
+    app.set('trust proxy', 'loopback');
     app.use(createHttpLogger(logger));
     app.get('/never', () => entered());
     server = createServer(app);

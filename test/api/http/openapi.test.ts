@@ -29,7 +29,11 @@ describe('error code table', () => {
       RATE_LIMITED: 429,
       HEADERS_TOO_LARGE: 431,
       INTERNAL: 500,
+      IDEMPOTENCY_KEY_INVALID: 400,
+      IDEMPOTENCY_KEY_REUSED: 422,
+      IDEMPOTENCY_KEY_IN_FLIGHT: 409,
       NOT_READY: 503,
+      DATABASE_UNAVAILABLE: 503,
     });
   });
 });

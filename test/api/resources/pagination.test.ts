@@ -13,10 +13,20 @@ describe('cursor pagination', () => {
     for (const cursor of [
       '',
       'abc',
-      Buffer.from('p:-1').toString('base64url'),
-      Buffer.from('1').toString('base64url'),
+      '-1',
+      '1.5',
+      '0x10',
+      ' 1',
+      '1'.repeat(19),
+      Buffer.from('p:1').toString('base64url'),
     ])
       expect(() => decodeCursor(cursor)).toThrow(/cursor/);
+  });
+
+  it('0 is the position before the first row, and leading zeros name the same position', () => {
+    expect(decodeCursor('0')).toBe('0');
+    expect(decodeCursor('007')).toBe('7');
+    expect(decodeCursor('9'.repeat(18))).toBe('9'.repeat(18));
   });
 
   it('cuts limit + 1 rows into a page and points the next cursor at its last row', () => {

@@ -4,7 +4,7 @@ import {
   classifyErrorLog,
 } from '../../../proxy-config/core/diagnose/classify-error-log.js';
 
-// Lines as nginx 1.22 writes them (see ../shared/notes/nginx-upstream-variables.md).
+// Lines as nginx 1.22 writes them (the cases of docs/access-logs.md, "The proxy-generated rule").
 const LINES = {
   refused:
     '2026/11/22 02:31:05 [error] 4242#4242: *1 connect() failed (111: Connection refused) while connecting to upstream, client: 127.0.0.1, server: , request: "GET / HTTP/1.1", upstream: "http://127.0.0.1:9109/", host: "127.0.0.1:8080"',

@@ -79,6 +79,7 @@ describe('diagnose 413 against a live nginx', () => {
       symptom: '413',
       ...sourcesOf(nginx),
       url: `http://127.0.0.1:${port}/upload`,
+      probeWrites: true,
     });
     const evidence = expectTopFinding(result, 'proxy-body-limit');
     expect(evidence).toContain('client intended to send too large body (largest 4000 bytes');
@@ -97,6 +98,7 @@ describe('diagnose 413 against a live nginx', () => {
       symptom: '413',
       ...sourcesOf(nginx),
       url: `http://127.0.0.1:${port}/upload`,
+      probeWrites: true,
     });
     const evidence = expectTopFinding(result, 'upstream-body-limit');
     expect(evidence).toContain(`1 of 1 413s returned by the upstream (127.0.0.1:${app.port} (1))`);
@@ -117,6 +119,7 @@ describe('diagnose 413 against a live nginx', () => {
       symptom: '413',
       ...sourcesOf(nginx),
       url: `http://127.0.0.1:${edge.port}/upload`,
+      probeWrites: true,
     });
     const evidence = expectTopFinding(result, 'other-layer-body-limit');
     expect(evidence).toContain('probe: edge-lb (passed-through page) answers 413 from 3001 bytes');

@@ -41,11 +41,11 @@ describe('LINT_RULES', () => {
     for (const runbook of runbooks) expect(runbook).toMatch(/^runbooks\/[a-z0-9-]+\.md#[a-z0-9-]+$/);
   });
 
-  it('lists every rule in the README catalogue with its severity', () => {
-    const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../../README.md'), 'utf8');
-    const start = readme.indexOf('## Config lint');
-    const end = readme.indexOf('\n## ', start + 1);
-    const section = readme.slice(start, end === -1 ? undefined : end);
+  it('lists every rule in the docs/lint.md catalogue with its severity', () => {
+    const page = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../../docs/lint.md'), 'utf8');
+    const start = page.indexOf('## Rules');
+    const end = page.indexOf('\n## ', start + 1);
+    const section = page.slice(start, end === -1 ? undefined : end);
     const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| (error|warning) \|/gm)].map((m) => [m[1], m[2]]);
     expect(rows).toEqual(LINT_RULES.map((rule) => [rule.id, rule.severity]));
   });

@@ -138,7 +138,7 @@ describe('proxyops logs stats (command)', () => {
 
   it('bad input is a clear BAD_OPTION / LOG_FORMAT_INVALID / LOG_UNREADABLE error', async () => {
     await expect(run([plain], { preset: 'nope' })).rejects.toThrow(
-      /unknown preset "nope" \(known: combined, proxyops/,
+      /unknown preset "nope" \(known: combined, common, ingress-nginx, proxyops/,
     );
     await expect(run([plain], { json: true, prom: true })).rejects.toMatchObject({ code: 'BAD_OPTION' });
     await expect(run([plain], { logFormat: '$remote_addr' })).rejects.toMatchObject({

@@ -4,8 +4,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { createClient } from 'graphql-ws';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invokedName } from '../../../cli/invoked-name.js';
 import { freePort } from '../../support/ports.js';
 import { DATABASE_URL } from '../../support/services.js';
 import {
@@ -64,7 +67,10 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
   it('prints the URL, the logs and how to stop', () => {
     expect(stack.output()).toContain(`local stack is up: ${stack.url}`);
     expect(stack.output()).toMatch(/logs: .*access\.log/);
-    expect(stack.output()).toMatch(/stop: +Ctrl-C, or proxyops down --dir/);
+    // The hint names the command as it was run (here `node dist/cli/main.js`), so it can be copied.
+    expect(stack.output()).toContain(
+      `stop:    Ctrl-C, or ${invokedName(process.env, ['node', CLI])} down --dir`,
+    );
   });
 
   it('serves the API through nginx, spread over both instances, which share one database', async () => {
@@ -89,6 +95,46 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
     const accessLog = await readFile(join(stack.dir, 'logs', 'access.log'), 'utf8');
     for (const instance of instances) expect(accessLog).toContain(`ua="${instance.host}:${instance.port}"`);
   });
+
+  it('a graphql-ws subscription through nginx receives an order created over REST, on any instance', async () => {
+    const token = await adminToken();
+    const client = createClient({
+      url: `${stack.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { authorization: `Bearer ${token}` },
+    });
+    try {
+      const events = client.iterate<{ orderCreated: { id: string; userId: string } }>({
+        query: 'subscription($u: ID) { orderCreated(userId: $u) { id userId } }',
+        variables: { u: SEED_USER },
+      });
+      const first = events.next();
+      // Orders are created until one event arrives: the subscription registers asynchronously, and
+      // the REST requests spread over both instances, so the event crosses instances too.
+      const created: string[] = [];
+      let received: { orderCreated: { id: string } } | undefined;
+      first.then((result) => (received = result.value?.data ?? undefined)).catch(() => undefined);
+      for (let i = 0; i < 50 && !received; i++) {
+        const res = await fetch(`${stack.url}/orders`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            userId: SEED_USER,
+            items: [{ productName: 'Lamp', quantity: 1, unitPrice: 3 }],
+          }),
+        });
+        expect(res.status).toBe(201);
+        created.push(((await res.json()) as { id: string }).id);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(received).toBeDefined();
+      expect(created).toContain(received!.orderCreated.id);
+      await events.return?.();
+    } finally {
+      await client.dispose();
+    }
+  }, 30_000);
 
   it('an instance that exits is started again on its address, and serves', async () => {
     const [victim] = (await stack.state()).upstreams.api!;

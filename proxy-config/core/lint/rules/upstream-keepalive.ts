@@ -7,9 +7,8 @@ import {
   listServers,
   listUpstreamScopes,
   rootBlock,
-  walkDirectives,
 } from '../../nginx-config/query.js';
-import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { connectionForPlainRequests } from '../../nginx-config/connection-header.js';
 import { formatNginxTime, parseNginxTime } from '../../nginx-config/units.js';
 import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
@@ -64,7 +63,6 @@ export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
   fix: 'proxy_http_version 1.1; proxy_set_header Connection ""; (for WebSockets: a map whose value for an empty $http_upgrade is "")',
   runbook: RUNBOOKS.keepAlive,
   test: (config) => {
-    const maps = mapsByVariable(config);
     const hits: RuleHit[] = [];
     for (const { block, chain, proxyPass, upstream } of listProxiedLocations(config)) {
       if (!upstream) continue;
@@ -73,7 +71,7 @@ export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
       if (version !== '1.1') problems.push(`proxy_http_version is ${version}`);
       const connection = effectiveProxyHeaders(chain).get('connection');
       if (connection === undefined) problems.push('Connection is not cleared (nginx sends "close")');
-      else if (!keepsAlive(connection, maps))
+      else if (!keepsAlive(connectionForPlainRequests(connection, config)))
         problems.push(`Connection is "${connection}" for plain requests`);
       if (problems.length > 0)
         hits.push({
@@ -86,25 +84,9 @@ export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
   },
 };
 
-function mapsByVariable(config: NginxConfig): Map<string, NginxDirective> {
-  const maps = new Map<string, NginxDirective>();
-  walkDirectives(config, (directive) => {
-    if (directive.name === 'map' && directive.entries) maps.set(directive.args[1] ?? '', directive);
-  });
-  return maps;
-}
-
 /** The Connection value sent for a request without Upgrade keeps the connection open. */
-function keepsAlive(value: string, maps: Map<string, NginxDirective>): boolean {
-  const map = maps.get(value);
-  const resolved = map ? mapValueForEmpty(map) : value;
-  return resolved === '' || resolved.toLowerCase() === 'keep-alive';
-}
-
-function mapValueForEmpty(map: NginxDirective): string {
-  const entries = map.entries ?? [];
-  const entry = entries.find((e) => e.name === '') ?? entries.find((e) => e.name === 'default');
-  return entry?.args[0] ?? '';
+function keepsAlive(value: string): boolean {
+  return value === '' || value.toLowerCase() === 'keep-alive';
 }
 
 /**

@@ -60,11 +60,13 @@ describe('renderNginxConfig', () => {
     const api = location(render(), '/api/');
     expect(api).toContain('proxy_set_header X-Request-ID $proxyops_request_id;');
     expect(api).toContain('proxy_set_header X-Forwarded-Proto $scheme;');
-    expect(api).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');
+    // The client's own X-Forwarded-For is replaced, never appended to.
+    expect(api).toContain('proxy_set_header X-Forwarded-For $remote_addr;');
+    expect(api).not.toContain('$proxy_add_x_forwarded_for');
     expect(api).toContain('proxy_set_header X-Forwarded-Host $http_host;');
     expect(api).toContain('add_header X-Request-ID $proxyops_request_id always;');
     expect(render()).toMatch(
-      /map \$http_x_request_id \$proxyops_request_id \{\s+default \$http_x_request_id;\s+"" \$request_id;/,
+      /map \$http_x_request_id \$proxyops_request_id \{\s+default \$request_id;\s+"~\^\[A-Za-z0-9\._:@\/\+=-\]\{1,128\}\$" \$http_x_request_id;/,
     );
   });
 

@@ -1,0 +1,108 @@
+import { PROBLEM_KINDS } from './problem.js';
+
+/**
+ * The GraphQL-over-HTTP endpoint as the OpenAPI document describes it: the envelope in, the
+ * `{ data, errors, extensions }` result out. Its failures are GraphQL error lists, not problem
+ * documents: GraphQL clients read `errors[].extensions.code`.
+ */
+
+const GRAPHQL_MEDIA_TYPES = ['application/graphql-response+json', 'application/json'];
+
+const envelopeFields = {
+  query: { type: 'string', description: 'the GraphQL document; omitted when a persisted query hash is sent' },
+  operationName: { type: ['string', 'null'], description: 'which operation of the document to run' },
+  variables: {
+    type: ['object', 'null'],
+    description: 'values of the operation variables (JSON text on GET)',
+  },
+  extensions: {
+    type: ['object', 'null'],
+    description:
+      '`persistedQuery: { version: 1, sha256Hash }` runs a registered query by its hash (JSON text on GET)',
+  },
+};
+
+/** Schemas the operations below refer to. */
+export const GRAPHQL_SCHEMAS = {
+  GraphqlRequest: { type: 'object', properties: envelopeFields },
+  GraphqlError: {
+    type: 'object',
+    properties: {
+      message: { type: 'string' },
+      locations: { type: 'array', items: { type: 'object' } },
+      path: { type: 'array', items: { type: ['string', 'integer'] } },
+      extensions: {
+        type: 'object',
+        properties: { code: { type: 'string' }, requestId: { type: 'string' } },
+      },
+    },
+    required: ['message'],
+  },
+  GraphqlResponse: {
+    type: 'object',
+    properties: {
+      data: { type: ['object', 'null'] },
+      errors: { type: 'array', items: { $ref: '#/components/schemas/GraphqlError' } },
+      extensions: { type: 'object' },
+    },
+  },
+};
+
+const result = (description: string) => ({
+  description,
+  content: Object.fromEntries(
+    GRAPHQL_MEDIA_TYPES.map((type) => [type, { schema: { $ref: '#/components/schemas/GraphqlResponse' } }]),
+  ),
+});
+
+function failures(statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      result(Object.values(PROBLEM_KINDS).find((k) => k.status === status)?.title ?? 'Error'),
+    ]),
+  );
+}
+
+const common = {
+  tags: ['graphql'],
+  // The token is optional: without one only public fields resolve; a bad one is 401.
+  security: [{}, { bearer: [] }],
+};
+
+/** The path item of /graphql. */
+export const GRAPHQL_PATH_ITEM = {
+  post: {
+    ...common,
+    operationId: 'graphqlPost',
+    summary: 'Run a GraphQL query or mutation',
+    description:
+      'GraphQL over HTTP. With `Accept: application/graphql-response+json` a request that does not ' +
+      'validate is 400; with `application/json` it is 200 with `errors`. Depth, cost and time are limited.',
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/GraphqlRequest' } } },
+    },
+    responses: {
+      '200': result('The result; `errors` lists what failed'),
+      ...failures([400, 401, 406, 413, 415, 429, 500]),
+    },
+  },
+  get: {
+    ...common,
+    operationId: 'graphqlGet',
+    summary: 'Run a persisted GraphQL query by its hash',
+    description: 'GET runs persisted queries only (by `extensions`, never query text): anything else is 405.',
+    parameters: Object.entries(envelopeFields).map(([name, field]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description: field.description,
+      schema: { type: 'string' },
+    })),
+    responses: {
+      '200': result('The result; `errors` lists what failed'),
+      ...failures([400, 401, 405, 406, 429, 500]),
+    },
+  },
+};

@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { invokedName } from './invoked-name.js';
+
+/**
+ * Examples shown at the end of each command's `--help`, keyed by the command's path. One table, so a
+ * test can check that every command has some and that every option they use exists.
+ */
+export const HELP_EXAMPLES: Record<string, string[]> = {
+  api: [
+    'api --seed                              # http://127.0.0.1:8080, demo data, embedded database',
+    'api --seed --data-dir .proxyops/db      # keep the embedded database on disk',
+    'api --port 9090 --rate-limit 1200       # DATABASE_URL / REDIS_URL from the environment',
+  ],
+  'api token': [
+    'api token --user 00000000-0000-4000-8000-000000000002',
+    'api token --user ops --role admin --ttl 3600',
+  ],
+  'api openapi': ['api openapi', 'api openapi --out openapi.json'],
+  'api graphql-manifest': ['api graphql-manifest --from graphql/ --out allow-list.json'],
+  cert: ['cert check /etc/ssl/certs/site.pem', 'cert check --host example.com:443 --warn-days 14'],
+  'cert check': [
+    'cert check /etc/ssl/certs/site.pem',
+    'cert check --host example.com:443 --host api.example.com:443 --json',
+    'cert check --spec proxy.yaml',
+  ],
+  config: ['config validate --spec proxy.yaml', 'config apply --spec proxy.yaml --target /etc/proxyops'],
+  'config render': ['config render --spec proxy.yaml', 'config render --spec proxy.yaml --out build/'],
+  'config validate': ['config validate --spec proxy-config/examples/api-front.yaml'],
+  'config apply': [
+    'config apply --spec proxy.yaml --target /etc/proxyops',
+    'config apply --spec proxy.yaml --target /etc/proxyops --watch 30 --rollback-on-5xx 0.05',
+    'config apply --spec proxy.yaml --target /etc/proxyops --servers-from state',
+  ],
+  'config rollback': [
+    'config rollback --target /etc/proxyops',
+    'config rollback --target /etc/proxyops --force',
+  ],
+  'config lint': [
+    'config lint /etc/nginx/nginx.conf',
+    'config lint --conf-prefix /etc/nginx /etc/nginx/sites-enabled/app',
+    'config lint --json nginx.conf',
+  ],
+  diagnose: [
+    'diagnose 502 --access-log /var/log/nginx/access.log --error-log /var/log/nginx/error.log --config /etc/nginx/nginx.conf',
+    'diagnose 413 --config /etc/nginx/nginx.conf --url https://example.com/upload',
+    'diagnose disk',
+  ],
+  logs: [
+    'logs stats /var/log/nginx/access.log',
+    'logs rotate --log /var/log/nginx/access.log --pid-file /run/nginx.pid',
+  ],
+  'logs stats': [
+    'logs stats /var/log/nginx/access.log',
+    'logs stats access.log access.log.1 access.log.2.gz --json',
+    "logs stats access.log --since 15m --status 5xx,499 --fail-if '5xx_ratio>1%'",
+    'logs stats --follow access.log --interval 10s',
+  ],
+  'logs rotate': ['logs rotate --log /var/log/nginx/access.log --pid-file /run/nginx.pid --compress'],
+  deploy: [
+    'deploy plan --dir .proxyops',
+    'deploy --dir .proxyops',
+    'deploy --spec proxy.yaml --target /etc/proxyops --upstream api --json',
+  ],
+  up: ['up', 'up --instances 3 --port 8081 --dir /tmp/stack'],
+  down: ['down', 'down --dir /tmp/stack'],
+};
+
+/** The path of a command below the program: `config apply`. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/** Every command below `program`, depth first. */
+export function allCommands(program: Command): Command[] {
+  return program.commands.flatMap((command) => [command, ...allCommands(command)]);
+}
+
+/** Appends each command's examples to its `--help`, written with the name proxyops was invoked by. */
+export function addHelpExamples(program: Command): void {
+  for (const command of allCommands(program)) {
+    const examples = HELP_EXAMPLES[commandPath(command)];
+    if (examples === undefined) continue;
+    command.addHelpText('after', () => {
+      const name = invokedName();
+      return `\nExamples:\n${examples.map((example) => `  ${name} ${example}`).join('\n')}\n`;
+    });
+  }
+}

@@ -1,0 +1,71 @@
+import { ProxyopsError } from '../errors.js';
+import { PROBE_HEADERS } from '../version.js';
+import { detectLogFormat, sampleLines } from '../logs/detect-log-format.js';
+import { createLineFacts, linePath } from '../logs/line-facts.js';
+import { createLogReaderKit, type LogFormatSpec } from '../logs/log-format-presets.js';
+import { unknownFigures, type UnknownFigure } from '../logs/unknown-figures.js';
+import type { AccessRecord } from './access-record.js';
+import { toAccessRecord } from './to-access-record.js';
+
+/** The User-Agent product of proxyops' own probes; log diagnosis leaves their lines out. */
+const PROBE_USER_AGENT_PRODUCT = `${PROBE_HEADERS['user-agent'].split('/')[0]}/`;
+
+/** An access log read into records, and what its format could not tell. */
+export interface AccessLogRead {
+  records: AccessRecord[];
+  format: string;
+  splitKnown: boolean;
+  connectKnown: boolean;
+  /** Lines of proxyops' own probes, left out. */
+  probeLines: number;
+  unknown: UnknownFigure[];
+}
+
+/**
+ * Reads access-log text (a byte string) with the log parser, in the format (the config's own first,
+ * then the known ones) that parses most of its first lines. BAD_OPTION when none parses most of them.
+ */
+export function parseAccessRecords(
+  text: string,
+  formats: readonly LogFormatSpec[],
+  label: string,
+): AccessLogRead {
+  const detection = detectLogFormat(sampleLines(text), formats);
+  if (!detection.spec && detection.sampled > 0) {
+    const closest = detection.closest;
+    throw new ProxyopsError(
+      'LOG_FORMAT_UNKNOWN',
+      `${label}: most of its first ${detection.sampled} lines match no known log format` +
+        (closest ? ` (closest: ${closest.spec.name}, ${closest.hits} lines)` : '') +
+        '; give --config with the log_format that writes it',
+    );
+  }
+  const kit = createLogReaderKit(detection.spec ?? formats[0]!);
+  const { read } = kit.createReader();
+  const facts = createLineFacts();
+  const records: AccessRecord[] = [];
+  let probeLines = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end > start) {
+      if (text.slice(start, end).includes(PROBE_USER_AGENT_PRODUCT)) probeLines++;
+      else if (read(text, start, end, facts))
+        records.push(toAccessRecord(facts, linePath(facts, kit.escape)));
+    }
+    start = end + 1;
+  }
+  const connectKnown =
+    kit.spec.kind === 'json-lines'
+      ? (kit.spec.keys ?? ['upstream_connect_time']).includes('upstream_connect_time')
+      : kit.spec.format.includes('$upstream_connect_time');
+  return {
+    records,
+    format: kit.spec.name,
+    splitKnown: kit.capabilities.headerTime,
+    connectKnown,
+    probeLines,
+    unknown: unknownFigures(kit.capabilities),
+  };
+}

@@ -1,0 +1,62 @@
+import { extractLogFormat } from '../logs/extract-log-format.js';
+import { LOG_FORMAT_PRESETS, type LogFormatSpec } from '../logs/log-format-presets.js';
+import { walkDirectives } from './query.js';
+import type { NginxConfig } from './types.js';
+
+/** An `access_log` or `error_log` a config writes to a file. */
+export interface ConfiguredLog {
+  kind: 'access' | 'error';
+  /** Absolute: relative paths resolve against the prefix, as nginx does. */
+  path: string;
+  /** The log_format name of an access log (nginx's default is `combined`). */
+  formatName: string | null;
+  where: string;
+}
+
+const joinPath = (prefix: string, path: string) =>
+  path.startsWith('/') ? path : `${prefix.replace(/\/+$/, '')}/${path}`;
+
+/** Every file log of a config (not `off`, `syslog:` or `stderr`), in the order written, each path once per kind. */
+export function configuredLogs(config: NginxConfig, prefix: string): ConfiguredLog[] {
+  const found: ConfiguredLog[] = [];
+  walkDirectives(config, (directive) => {
+    const kind = directive.name === 'access_log' ? 'access' : directive.name === 'error_log' ? 'error' : null;
+    const [target, second] = directive.args;
+    if (!kind || !target || target === 'off' || target === 'stderr' || target.includes(':')) return;
+    const path = joinPath(prefix, target);
+    if (found.some((log) => log.kind === kind && log.path === path)) return;
+    const formatName = kind === 'access' ? (second && !second.includes('=') ? second : 'combined') : null;
+    found.push({ kind, path, formatName, where: `${directive.file}:${directive.line}` });
+  });
+  return found;
+}
+
+/** The live log a rotated copy came from: `access.log.2.gz` and `access.log.1` → `access.log`. */
+export function liveLogPath(path: string): string {
+  return path.replace(/\.\d+(\.gz)?$/, '').replace(/\.gz$/, '');
+}
+
+/** The `log_format NAME` of a config as a format spec (`combined` is built into nginx); null when absent. */
+export function logFormatNamed(config: NginxConfig, name: string): LogFormatSpec | null {
+  let spec: LogFormatSpec | null = null;
+  walkDirectives(config, (directive) => {
+    if (spec || directive.name !== 'log_format' || directive.args[0] !== name) return;
+    spec = extractLogFormat(directive.args, `${directive.file}:${directive.line}`);
+  });
+  return spec ?? (name === 'combined' ? LOG_FORMAT_PRESETS.combined! : null);
+}
+
+/** The access log of `config` writing `file` (or the live log a rotated `file` came from), with its format. */
+export function accessLogFor(
+  config: NginxConfig,
+  prefix: string,
+  file: string,
+): { log: ConfiguredLog; spec: LogFormatSpec } | null {
+  const live = liveLogPath(file);
+  for (const log of configuredLogs(config, prefix)) {
+    if (log.kind !== 'access' || (log.path !== file && log.path !== live)) continue;
+    const spec = logFormatNamed(config, log.formatName ?? 'combined');
+    if (spec) return { log, spec };
+  }
+  return null;
+}

@@ -1,0 +1,83 @@
+import { readFile, readlink } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { execa } from 'execa';
+import { ProxyopsError } from '../core/errors.js';
+import { parseConfigureArguments, parseMasterCommandLine } from '../core/nginx-config/master-command-line.js';
+import type { NginxConfig } from '../core/nginx-config/types.js';
+import { readPidFile, listProcesses } from './proc-process-tree.js';
+import { readNginxConfig } from './read-nginx-config.js';
+
+/** A running nginx master and where it runs from. */
+export interface RunningNginx {
+  pid: number;
+  binary: string;
+  /** The prefix relative paths in its config resolve against (`-p`, else the compiled-in one). */
+  prefix: string;
+  /** Its main config file (`-c`, else the compiled-in one). */
+  configFile: string;
+}
+
+/** The binary a master runs: /proc/PID/exe (needs the same user or root), else argv[0]. */
+async function binaryOf(pid: number, argv0: string): Promise<string> {
+  return readlink(`/proc/${pid}/exe`).catch(() => argv0);
+}
+
+async function compiledDefaults(binary: string): Promise<ReturnType<typeof parseConfigureArguments>> {
+  const result = await execa(binary, ['-V'], { reject: false, all: true });
+  return parseConfigureArguments(result.all ?? '');
+}
+
+async function describeMaster(pid: number, title: string): Promise<RunningNginx | null> {
+  const line = parseMasterCommandLine(title);
+  if (!line) return null;
+  const binary = await binaryOf(pid, line.binary);
+  const defaults = line.prefix && line.config ? null : await compiledDefaults(binary);
+  const prefix = line.prefix ?? defaults?.prefix ?? '/usr/share/nginx';
+  const config = line.config ?? defaults?.config ?? 'conf/nginx.conf';
+  return { pid, binary, prefix, configFile: isAbsolute(config) ? config : join(prefix, config) };
+}
+
+/** Every nginx master running on this machine, from /proc. */
+export async function findRunningNginx(): Promise<RunningNginx[]> {
+  const all = await listProcesses();
+  const found = await Promise.all(all.map((p) => describeMaster(p.pid, p.cmdline)));
+  return found.filter((m): m is RunningNginx => m !== null).sort((a, b) => a.pid - b.pid);
+}
+
+/** The master a pid file names; BAD_OPTION when it names no running nginx master. */
+export async function runningNginxOf(pidFile: string): Promise<RunningNginx> {
+  const pid = await readPidFile(pidFile);
+  const title = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ').trim();
+  const master = await describeMaster(pid, title);
+  if (!master)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--pid-file ${pidFile} names pid ${pid}, which is no running nginx master`,
+    );
+  return master;
+}
+
+/**
+ * The one nginx to diagnose: the pid file's master, else the only master running; null when none
+ * runs. Several masters: BAD_OPTION listing them, asking for --pid-file or --config.
+ */
+export async function chooseRunningNginx(pidFile?: string): Promise<RunningNginx | null> {
+  if (pidFile) return runningNginxOf(pidFile);
+  const masters = await findRunningNginx();
+  if (masters.length <= 1) return masters[0] ?? null;
+  const list = masters.map((m) => `pid ${m.pid} (${m.binary} -p ${m.prefix} -c ${m.configFile})`).join('; ');
+  throw new ProxyopsError(
+    'BAD_OPTION',
+    `${masters.length} nginx masters run: ${list}; choose one with --pid-file FILE or --config FILE`,
+  );
+}
+
+/** A running nginx's whole config (its includes too), read the way nginx reads it. */
+export async function readRunningConfig(master: RunningNginx): Promise<NginxConfig> {
+  return readNginxConfig(master.configFile);
+}
+
+/** A path from a running nginx's config, made absolute against its prefix. */
+export function resolveFromPrefix(master: { prefix: string }, path: string): string {
+  return resolve(master.prefix, path);
+}

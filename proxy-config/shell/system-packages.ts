@@ -1,0 +1,81 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { ProxyopsError } from '../core/errors.js';
+
+/** A Debian package proxyops drives, and where its binary lands. */
+export interface SystemPackage {
+  name: string;
+  candidates: string[];
+}
+
+/** The packages: nginx (the proxy itself) and chromium (only the HTML report test uses it). */
+export const SYSTEM_PACKAGES: Record<'nginx' | 'chromium', SystemPackage> = {
+  nginx: { name: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'] },
+  chromium: { name: 'chromium', candidates: ['/usr/bin/chromium'] },
+};
+
+/** What to do about missing packages: nothing, install them (root on Debian), or tell the exact command. */
+export type PackagePlan =
+  | { kind: 'none' }
+  | { kind: 'install'; names: string[]; commands: string[][] }
+  | { kind: 'tell'; names: string[]; command: string };
+
+/** Plans the install of `missing` packages: apt-get as root on Debian, else the command for the user to run. */
+export function planPackageInstall(
+  missing: readonly string[],
+  host: { root: boolean; apt: boolean },
+): PackagePlan {
+  if (missing.length === 0) return { kind: 'none' };
+  const names = [...missing];
+  if (host.root && host.apt)
+    return {
+      kind: 'install',
+      names,
+      commands: [
+        ['apt-get', 'update', '-qq'],
+        ['apt-get', 'install', '-y', '-qq', ...names],
+      ],
+    };
+  const apt = `apt-get install -y ${names.join(' ')}`;
+  return { kind: 'tell', names, command: host.root ? apt : `sudo ${apt}` };
+}
+
+/** True when the package's binary is on this machine. */
+export function isInstalled(pkg: SystemPackage): boolean {
+  return pkg.candidates.some((path) => existsSync(path));
+}
+
+/**
+ * Installs the missing packages when it can (root on Debian: `apt-get install -y`, said through
+ * `say` first), else throws NGINX_MISSING with the exact command to run.
+ */
+export function ensureSystemPackages(packages: readonly SystemPackage[], say: (line: string) => void): void {
+  const missing = packages.filter((pkg) => !isInstalled(pkg)).map((pkg) => pkg.name);
+  const plan = planPackageInstall(missing, {
+    root: process.getuid?.() === 0,
+    apt: existsSync('/usr/bin/apt-get') && existsSync('/etc/debian_version'),
+  });
+  if (plan.kind === 'none') return;
+  if (plan.kind === 'tell')
+    throw new ProxyopsError(
+      'NGINX_MISSING',
+      `${plan.names.join(', ')} not installed; install with: ${plan.command}`,
+    );
+  say(`${plan.names.join(', ')} not installed; installing: apt-get install -y ${plan.names.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  try {
+    for (const [file, ...args] of plan.commands)
+      execFileSync(file!, args, { stdio: ['ignore', 'inherit', 'inherit'], env });
+  } catch (error) {
+    throw new ProxyopsError(
+      'NGINX_MISSING',
+      `apt-get install -y ${plan.names.join(' ')} failed: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const still = packages.filter((pkg) => !isInstalled(pkg)).map((pkg) => pkg.name);
+  if (still.length > 0)
+    throw new ProxyopsError('NGINX_MISSING', `${still.join(', ')} still missing after apt-get install`);
+}

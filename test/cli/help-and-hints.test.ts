@@ -1,0 +1,121 @@
+import { chmod, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../cli/commands/index.js';
+import { addHelpExamples, allCommands, commandPath, HELP_EXAMPLES } from '../../cli/help-examples.js';
+import { invokedName, withInvokedName } from '../../cli/invoked-name.js';
+
+const ROOT = process.cwd();
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+/** The environment of a plain shell: no npm variables leaking in from how the tests were started. */
+const PLAIN = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_')));
+
+function program(): Command {
+  const root = new Command('proxyops');
+  for (const register of COMMANDS) register(root);
+  addHelpExamples(root);
+  return root;
+}
+
+describe('--help examples', () => {
+  const commands = allCommands(program());
+
+  it('every command has examples, and every example belongs to a command', () => {
+    const paths = commands.map(commandPath);
+    expect(paths.length).toBeGreaterThan(15);
+    for (const path of paths) expect(HELP_EXAMPLES[path], path).toBeDefined();
+    for (const path of Object.keys(HELP_EXAMPLES)) expect(paths).toContain(path);
+  });
+
+  it('uses only options the command has', () => {
+    for (const command of commands) {
+      const path = commandPath(command);
+      const own = new Set(command.options.map((option) => option.long));
+      const sub = new Set(command.commands.map((c) => c.name()));
+      for (const example of HELP_EXAMPLES[path]!) {
+        const words = example.replace(/#.*$/, '').trim().split(/\s+/);
+        expect(words.slice(0, path.split(' ').length).join(' '), example).toBe(path);
+        const next = words[path.split(' ').length];
+        if (next !== undefined && sub.has(next)) continue; // an example of a subcommand, checked there
+        for (const word of words.filter((w) => w.startsWith('--')))
+          expect(own, `${path}: ${word}`).toContain(word);
+      }
+    }
+  });
+
+  it('prints them after the options, with the name the CLI was run by', async () => {
+    const direct = await execa('node', [CLI, 'config', 'apply', '--help'], {
+      cwd: ROOT,
+      env: PLAIN,
+      extendEnv: false,
+    });
+    expect(direct.stdout).toMatch(
+      /Examples:\n {2}node dist\/cli\/main\.js config apply --spec proxy\.yaml --target/,
+    );
+    const npx = await execa('node', [CLI, 'logs', 'stats', '--help'], {
+      cwd: ROOT,
+      env: { ...PLAIN, npm_command: 'exec', npm_lifecycle_event: 'npx' },
+      extendEnv: false,
+    });
+    expect(npx.stdout).toContain('  npx proxyops logs stats /var/log/nginx/access.log');
+  });
+});
+
+describe('the invoked name in hints', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'proxyops-name-'));
+    await mkdir(join(dir, 'bin'));
+    await symlink(CLI, join(dir, 'bin', 'proxyops'));
+    await chmod(CLI, 0o755); // as npm's bin linking (npm ci, npx, npm link) makes it
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('is `npx proxyops` through npx, `proxyops` from PATH, else the path that ran', () => {
+    expect(invokedName({ npm_command: 'exec' }, ['node', CLI], ROOT)).toBe('npx proxyops');
+    const bin = join(dir, 'bin', 'proxyops');
+    expect(invokedName({ PATH: `/usr/bin:${join(dir, 'bin')}` }, ['node', bin], '/')).toBe('proxyops');
+    expect(invokedName({ PATH: '/usr/bin' }, ['node', bin], dir)).toBe('bin/proxyops');
+    expect(invokedName({ PATH: '/usr/bin' }, ['node', CLI], ROOT)).toBe('node dist/cli/main.js');
+    expect(invokedName({ PATH: '/usr/bin' }, ['node', CLI], dir)).toBe(`node ${CLI}`);
+    expect(invokedName({}, ['node', '/srv/my tools/main.js'], '/tmp')).toBe(`node '/srv/my tools/main.js'`);
+  });
+
+  it('rewrites only quoted commands', () => {
+    expect(withInvokedName('run `proxyops up --dir x`; proxyops is fine', 'npx proxyops')).toBe(
+      'run `npx proxyops up --dir x`; proxyops is fine',
+    );
+  });
+
+  it('a hint on stderr runs as shown, from where the CLI ran', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'proxyops-hint-'));
+    try {
+      for (const env of [PLAIN, { ...PLAIN, PATH: `${join(dir, 'bin')}:${PLAIN.PATH}` }]) {
+        const script = env === PLAIN ? CLI : join(dir, 'bin', 'proxyops');
+        const result = await execa('node', [script, 'deploy', '--dir', 'nothing-here'], {
+          cwd,
+          env,
+          extendEnv: false,
+          reject: false,
+        });
+        expect(result.exitCode).toBe(2);
+        const hint = /start one with `([^`]+)`/.exec(result.stderr)?.[1];
+        expect(hint, result.stderr).toBeDefined();
+        // The hint itself, asked for its help: it must be a command this shell can run.
+        const run = await execa('bash', ['-c', `${hint} --help`], {
+          cwd,
+          env,
+          extendEnv: false,
+          reject: false,
+        });
+        expect(run.exitCode, `${hint}: ${run.stderr}`).toBe(0);
+        expect(run.stdout).toContain('Examples:');
+      }
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import { connect as http2Connect } from 'node:http2';
+import { connect } from 'node:net';
+
+/**
+ * Sends raw bytes on one connection to `host:port` and resolves with the answer's status, or null
+ * when the server closes without one. Bytes are sent as given: hostile request lines stay hostile.
+ */
+export function sendRaw(port: number, bytes: Buffer | string, host = '127.0.0.1'): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port, host });
+    let data = '';
+    socket.on('data', (chunk) => {
+      data += chunk.toString('latin1');
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(data);
+      if (m && data.includes('\r\n\r\n')) {
+        socket.destroy();
+        resolve(Number(m[1]));
+      }
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(null));
+    socket.write(bytes);
+  });
+}
+
+/** One GET request line and headers, closing the connection after the answer. */
+export const rawGet = (path: string, headers = '') =>
+  `GET ${path} HTTP/1.1\r\nHost: corpus\r\nConnection: close\r\n${headers}\r\n`;
+
+/** One HTTP/2 GET over cleartext (prior knowledge), as nginx's `listen ... http2` takes it; resolves with the status. */
+export function http2Get(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const session = http2Connect(`http://127.0.0.1:${port}`);
+    session.on('error', reject);
+    const stream = session.request({ ':path': path });
+    let status = 0;
+    stream.on('response', (headers) => (status = Number(headers[':status'])));
+    stream.resume();
+    stream.on('end', () => {
+      session.close();
+      resolve(status);
+    });
+    stream.on('error', reject);
+  });
+}
