@@ -102,7 +102,13 @@ export class RoundRunner {
           env: context.instanceEnv,
           stopSignal: pool.deploy.stopSignal,
         });
-        this.fresh = { ...address, pid: instance.pid, logFile, inUpstream: false };
+        this.fresh = {
+          ...address,
+          pid: instance.pid,
+          logFile,
+          inUpstream: false,
+          ...(instance.identity ? { identity: instance.identity } : {}),
+        };
         context.state.upstreams[context.upstream] = [
           ...(context.state.upstreams[context.upstream] ?? []),
           this.fresh,

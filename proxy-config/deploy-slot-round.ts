@@ -97,6 +97,7 @@ export class SlotRoundRunner {
           pid: instance.pid,
           logFile,
           inUpstream: false,
+          ...(instance.identity ? { identity: instance.identity } : {}),
         };
         context.state.upstreams[context.upstream] = [
           ...(context.state.upstreams[context.upstream] ?? []),

@@ -26,8 +26,17 @@ export async function startSlotInstance(options: {
   const command = toInstanceCommand(pool.deploy, pool, { host: '', port: 0, socket });
   command.args.push(...(options.extraArgs ?? []));
   const logFile = join(options.logsDir, `instance-${basename(socket, '.sock')}.log`);
-  const { pid } = await startInstance(command, { logFile, env: options.env });
-  const record: InstanceRecord = { host: '', port: 0, slot, socket, pid, logFile, inUpstream: true };
+  const { pid, identity } = await startInstance(command, { logFile, env: options.env });
+  const record: InstanceRecord = {
+    host: '',
+    port: 0,
+    slot,
+    socket,
+    pid,
+    logFile,
+    inUpstream: true,
+    ...(identity ? { identity } : {}),
+  };
   await options.started?.(record);
   const ready = await waitUntilReady(`unix:${socket}${pool.healthCheck.readinessPath}`, {
     boundMs: pool.deploy.readyTimeout * 1000,

@@ -80,7 +80,12 @@ export function superviseInstances(
             });
             say(`instance ${address} (pid ${record.pid}) exited: restarted as pid ${started.pid}`);
             await removeSocketName(record.socket);
-            Object.assign(record, { pid: started.pid, socket: started.socket, logFile: started.logFile });
+            Object.assign(record, {
+              pid: started.pid,
+              socket: started.socket,
+              logFile: started.logFile,
+              identity: started.identity,
+            });
             await writeStackState(target, state);
             continue;
           }
@@ -92,6 +97,7 @@ export function superviseInstances(
           say(`instance ${address} (pid ${record.pid}) exited: restarted as pid ${started.pid}`);
           record.pid = started.pid;
           record.logFile = logFile;
+          if (started.identity) record.identity = started.identity;
           await writeStackState(target, state);
         }
       }

@@ -15,6 +15,7 @@ import { isProcessAlive, startInstance, stopInstance } from './shell/instance-pr
 import { readChildPids, readLiveMasterPid } from './shell/nginx-master.js';
 import { startNginx } from './shell/nginx-process.js';
 import { ensureSystemPackages, SYSTEM_PACKAGES } from './shell/system-packages.js';
+import { isSameProcess } from './shell/process-identity.js';
 import { readSpecFile } from './shell/read-spec-file.js';
 import { startSlotInstance } from './start-slot-instance.js';
 import { superviseInstances } from './supervise-instances.js';
@@ -178,7 +179,14 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       if (seed) command.args.push('--seed');
       const logFile = join(dir, 'logs', `instance-${port}.log`);
       const started = await startInstance(command, { logFile, env: state.instanceEnv ?? {} });
-      const record = { host: '127.0.0.1', port, pid: started.pid, logFile, inUpstream: true };
+      const record: InstanceRecord = {
+        host: '127.0.0.1',
+        port,
+        pid: started.pid,
+        logFile,
+        inUpstream: true,
+        ...(started.identity ? { identity: started.identity } : {}),
+      };
       state.upstreams[LOCAL_UPSTREAM]!.push(record);
       await writeStackState(target, state);
       const ready = await waitUntilReady(`http://127.0.0.1:${port}${pool.healthCheck.readinessPath}`, {
@@ -273,6 +281,8 @@ export async function stopStackProcesses(
     .filter((i): i is InstanceRecord & { pid: number } => i.pid !== undefined);
   await Promise.all(
     instances.map(async (instance) => {
+      // A pid from a state file may belong to another process by now: never signal a stranger.
+      if (!(await isSameProcess(instance.pid, instance.identity))) return;
       say(`stopping instance ${toAddress(instance)} (pid ${instance.pid})`);
       await stopInstance(instance.pid, INSTANCE_STOP_SIGNAL, INSTANCE_STOP_MS);
     }),

@@ -5,12 +5,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { ProxyopsError } from '../core/errors.js';
 import { isAlive } from './proc-process-tree.js';
+import { readProcessIdentity, type ProcessIdentity } from './process-identity.js';
 import type { InstanceCommand } from '../core/deploy/instance-command.js';
 
 /** A started instance: its pid and where its output goes. */
 export interface StartedInstance {
   pid: number;
   logFile: string;
+  /** Read right after the start; undefined if it exited at once. */
+  identity?: ProcessIdentity;
 }
 
 /** How a stop went. */
@@ -71,7 +74,14 @@ export async function startInstance(
         { cause: result },
       );
     }
-    return { pid: child.pid, logFile: options.logFile };
+    // Read once the child has exec'd its command (before that, /proc shows this process's command line).
+    const expected = [command.file, ...command.args].join(' ');
+    let identity = await readProcessIdentity(child.pid);
+    for (let i = 0; i < 25 && identity && identity.cmdline !== expected; i++) {
+      await sleep(POLL_MS);
+      identity = await readProcessIdentity(child.pid);
+    }
+    return { pid: child.pid, logFile: options.logFile, ...(identity ? { identity } : {}) };
   } finally {
     closeSync(fd);
   }
