@@ -8,6 +8,8 @@ import { ProxyopsError } from '../proxy-config/core/errors.js';
 export interface ApiConfig {
   port: number;
   host: string;
+  /** A unix socket path to listen on instead of host:port (an upstream slot); empty: TCP. */
+  socket: string;
   bodyLimitBytes: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
@@ -53,6 +55,7 @@ export interface ApiOption {
 export const API_DEFAULTS: ApiConfig = {
   port: 8080,
   host: '127.0.0.1',
+  socket: '',
   bodyLimitBytes: 262_144,
   rateLimitMax: 600,
   rateLimitWindowMs: 60_000,
@@ -100,6 +103,14 @@ export const API_OPTIONS: readonly ApiOption[] = [
     description: 'TCP port',
   },
   { key: 'host', flag: '--host', env: 'PROXYOPS_HOST', kind: 'string', description: 'address to bind' },
+  {
+    key: 'socket',
+    flag: '--socket',
+    env: 'PROXYOPS_SOCKET',
+    kind: 'string',
+    description:
+      'listen on this unix socket instead of host:port (an nginx upstream slot; a stop signal then drains without closing idle connections)',
+  },
   {
     key: 'bodyLimitBytes',
     flag: '--body-limit',

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -14,6 +14,7 @@ import { createOrderLoader } from './events/load-order.js';
 import { createGraphqlEndpoint } from './graphql/http/graphql-router.js';
 import { attachGraphqlWs } from './graphql/ws-server.js';
 import { createStore } from './store/create-store.js';
+import { databaseError, listenError } from './startup-errors.js';
 import { seedDemoData } from './store/seed.js';
 import type { Store } from './store/store.js';
 import { answerClientError } from './http/client-error.js';
@@ -37,6 +38,13 @@ export interface RunningServer {
   server: Server;
   shutdown(reason: string, drain?: boolean): Promise<void>;
   done: Promise<void>;
+}
+
+/** How long a slot's old process keeps accepting after it was retired: connections queued before the rename. */
+const SLOT_ACCEPT_GRACE_MS = 1_000;
+
+function toUrl(address: AddressInfo): string {
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 /** Answers while the store opens: liveness 200, everything else 503 (not yet ready). */
@@ -109,12 +117,16 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
   let earlySignal: NodeJS.Signals | undefined;
   for (const signal of options.signals ?? ['SIGTERM', 'SIGQUIT', 'SIGINT'])
     process.once(signal, () => onSignal(signal));
+  // Behind an upstream slot, a retired instance answers with `Connection: close` so nginx moves each
+  // of its kept-alive connections to the slot's new process after one more response.
+  let retiredAt: number | undefined;
   const server = createServer((req, res) => {
     inFlight++;
     res.once('close', () => {
       inFlight--;
       if (inFlight === 0) idle?.();
     });
+    if (retiredAt !== undefined) res.setHeader('Connection', 'close');
     handler(req, res);
   });
   server.on('clientError', answerClientError);
@@ -124,13 +136,17 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
   server.requestTimeout = config.requestTimeoutMs;
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+    server.once('error', (error) => reject(listenError(error, config.host, config.port)));
+    // nginx's workers run unprivileged: connect() needs write permission on the socket file.
+    if (config.socket) server.listen({ path: config.socket, readableAll: true, writableAll: true }, resolve);
+    else server.listen(config.port, config.host, () => resolve());
   });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
-  logger.info({ url, port: address.port, phase: health.phase }, 'listening');
+  const url = config.socket ? `unix:${config.socket}` : toUrl(server.address() as AddressInfo);
+  logger.info({ url, phase: health.phase }, 'listening');
+  if (config.socket) {
+    process.on('SIGUSR2', () => void (retiredAt ??= Date.now()));
+    process.on('SIGHUP', () => void (retiredAt = undefined));
+  }
 
   let store: Store | undefined;
   let redis: Redis | undefined;
@@ -147,7 +163,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
   } catch (error) {
     server.close();
     await store?.close().catch(() => undefined);
-    throw error;
+    throw options.databaseUrl ? databaseError(error, options.databaseUrl) : error;
   }
   const events = createOrderEventBus({
     ...(options.redisUrl ? { redisUrl: options.redisUrl } : {}),
@@ -182,6 +198,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
 
   const shutdown = (reason: string, drain = true): Promise<void> => {
     shuttingDown ??= (async () => {
+      if (config.socket) return drainSlot(reason, drain);
       health.phase = 'draining';
       const waitMs = drain ? drainWaitMs(config) : 0;
       logger.info({ reason, drainWaitMs: waitMs }, 'draining: readiness is 503, still serving');
@@ -197,15 +214,47 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
         ]);
       server.closeAllConnections();
       await closed;
-      await events.close().catch((error: unknown) => logger.error({ err: error }, 'closing events failed'));
-      await openStore
-        .close()
-        .catch((error: unknown) => logger.error({ err: error }, 'closing the store failed'));
-      if (redis) await redis.quit().catch(() => redis?.disconnect());
-      logger.info('stopped');
-      resolveDone();
+      await closeRest();
     })();
     return shuttingDown;
+  };
+
+  const closeRest = async () => {
+    await events.close().catch((error: unknown) => logger.error({ err: error }, 'closing events failed'));
+    await openStore
+      .close()
+      .catch((error: unknown) => logger.error({ err: error }, 'closing the store failed'));
+    if (redis) await redis.quit().catch(() => redis?.disconnect());
+    logger.info('stopped');
+    resolveDone();
+  };
+  /**
+   * The drain behind an upstream slot (its path already names the new process): accept for a moment
+   * longer (connections queued before the rename), stop listening, answer what still arrives with
+   * `Connection: close`, and exit once nginx has closed every connection, or after the shutdown
+   * timeout. An idle connection is never closed here: nginx may be writing a request on it.
+   */
+  const drainSlot = async (reason: string, drain: boolean) => {
+    health.phase = 'draining';
+    retiredAt ??= Date.now();
+    if (drain) await sleep(Math.max(0, SLOT_ACCEPT_GRACE_MS - (Date.now() - retiredAt)));
+    logger.info(
+      { reason, inFlight },
+      'slot drain: no longer accepting; closing each connection after its next answer',
+    );
+    await graphqlWs.close();
+    // http.Server#close would also close idle keep-alive connections (Node 19+): stop listening only.
+    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+    const timedOut = await Promise.race([
+      closed.then(() => false),
+      sleep(config.shutdownTimeoutMs).then(() => true),
+    ]);
+    if (timedOut) {
+      logger.info('slot drain: shutdown timeout reached; closing the connections left');
+      server.closeAllConnections();
+      await closed;
+    }
+    await closeRest();
   };
 
   onSignal = (signal) => void shutdown(signal, signal !== 'SIGINT');

@@ -1,9 +1,10 @@
-// Paced keep-alive GET load on loopback for the deploy bench (same rules as the test load generator:
-// stop() waits for requests in flight; a GET written on a keep-alive connection that an old nginx
-// worker closed at a reload is sent once more on a new connection and counted as `retried`).
+// Paced keep-alive load on loopback for the deploy bench (same rules as the test load generator:
+// stop() waits for requests in flight). With `retry`, a GET written on a keep-alive connection that an
+// old nginx worker closed at a reload is sent once more on a new connection and counted as `retried`;
+// without it (as wrk, ab and hey), and for a POST (`body`), nothing is ever sent again.
 import { Agent, request } from 'node:http';
 
-export function startLoad(url, headers, { rate = 150, connections = 4 } = {}) {
+export function startLoad(url, headers, { rate = 150, connections = 4, retry = true, body } = {}) {
   const gapMs = (1000 * connections) / rate;
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const statuses = {};
@@ -14,7 +15,13 @@ export function startLoad(url, headers, { rate = 150, connections = 4 } = {}) {
   const once = (attempt = 0) =>
     new Promise((resolve) => {
       const started = performance.now();
-      const req = request(url, { agent: attempt === 0 ? agent : false, headers, timeout: 10_000 }, (res) => {
+      const options = {
+        agent: attempt === 0 ? agent : false,
+        headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+        method: body ? 'POST' : 'GET',
+        timeout: 10_000,
+      };
+      const req = request(url, options, (res) => {
         res.resume();
         res.on('end', () => {
           statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
@@ -25,6 +32,8 @@ export function startLoad(url, headers, { rate = 150, connections = 4 } = {}) {
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', (error) => {
         if (
+          retry &&
+          !body &&
           attempt === 0 &&
           req.reusedSocket &&
           (error.code === 'ECONNRESET' || error.message === 'socket hang up')
@@ -36,7 +45,7 @@ export function startLoad(url, headers, { rate = 150, connections = 4 } = {}) {
         errors++;
         resolve();
       });
-      req.end();
+      req.end(body?.());
     });
   const worker = async () => {
     while (running) {

@@ -25,6 +25,11 @@ const USAGE_CODES = new Set([
   'STATE_UNREADABLE',
   // `logs rotate --pid-file` naming a live process that is not nginx (a stale or wrong file).
   'NOT_NGINX_MASTER',
+  // The environment, not our code: a person fixes these (a busy port, a database that is down).
+  'PORT_IN_USE',
+  'LISTEN_FAILED',
+  'DATABASE_UNREACHABLE',
+  'NO_SPACE',
 ]);
 
 /** Maps an error code to the process exit code. */

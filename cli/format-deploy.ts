@@ -9,6 +9,10 @@ function stepWait(step: DeployStep): string {
   return '';
 }
 
+function gate(limit: number | null): string {
+  return limit === null ? 'report only' : `at most +${(limit * 100).toFixed(1)} points`;
+}
+
 /** The plan as people read it: the drain arithmetic, then every step with its computed wait. */
 export function formatDeployPlan(plan: DeployPlan): string {
   const d = plan.drain;
@@ -19,6 +23,16 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
+    `gates: 5xx ${gate(plan.gates.max5xxIncrease)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), p99 ${plan.gates.maxP99Ratio === null ? 'report only' : `at most ${plan.gates.maxP99Ratio}x`} the one before${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    ...plan.envChanges.map(
+      (c) =>
+        `  setting ${c.name}=${c.value} (now ${c.was ?? 'unset'}) for the new instances; recorded for the stack only if the deploy succeeds`,
+    ),
+    ...plan.instances.map((instance, i) =>
+      plan.paths[i] === 'slot'
+        ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
+        : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)`,
+    ),
     ...plan.steps.map(
       (s) =>
         `  ${String(s.index).padStart(2)}. [${s.round}/${plan.instances.length}] ${s.kind}: ${s.title}${stepWait(s)}`,
@@ -43,7 +57,9 @@ export function formatDeployEvent(event: DeployEvent): string {
       const mine = event.newInstance
         ? `; new instance ${event.newInstance.address}: ${event.newInstance.fivexx} 5xx of ${event.newInstance.total}`
         : '';
-      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine} → ${event.verdict.verdict}\n`;
+      const p99 = event.p99Ms ? `; p99 ${event.p99Ms.before} → ${event.p99Ms.after} ms` : '';
+      const fired = event.gate ? `\n    gate ${event.gate.gate} fired: ${event.gate.text}` : '';
+      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99} → ${event.verdict.verdict}${fired}\n`;
     }
     case 'drain':
       return `    drain: computed ${formatWait(event.computedMs)}, measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;

@@ -61,7 +61,7 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'deploy --dir .proxyops',
     'deploy --spec proxy.yaml --target /etc/proxyops --upstream api --json',
   ],
-  up: ['up', 'up --instances 3 --port 8081 --dir /tmp/stack'],
+  up: ['up', 'up --instances 3 --port 8081 --dir /tmp/stack', 'up --log-max-size 64m --log-keep 5'],
   down: ['down', 'down --dir /tmp/stack'],
 };
 

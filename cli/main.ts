@@ -10,6 +10,7 @@ const program = new Command('proxyops')
     'Render, lint and apply nginx config, deploy without dropped requests, read access logs, diagnose incidents.',
   )
   .version(PROXYOPS_VERSION)
+  .option('--debug', 'print the stack trace of an error (also DEBUG=proxyops)')
   .showHelpAfterError('(run with --help for usage)')
   // Usage errors read like every other error of this CLI: `proxyops: ...`.
   .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'proxyops: ')) })

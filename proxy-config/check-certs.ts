@@ -3,7 +3,7 @@ import {
   certificatesOfSpec,
   type CertificateStatus,
 } from './core/cert/certificate-status.js';
-import { ProxyopsError } from './core/errors.js';
+import { isProxyopsError, ProxyopsError } from './core/errors.js';
 import { readCertificateFile, readPeerCertificate } from './shell/read-certificate.js';
 import { readSpecFile } from './shell/read-spec-file.js';
 
@@ -21,6 +21,8 @@ export interface CertCheckInput {
 export interface CertCheckReport {
   warnDays: number;
   certificates: CertificateStatus[];
+  /** Endpoints whose certificate could not be read (a name that does not resolve, a refused port). */
+  unreadable: Array<{ source: string; reason: string }>;
 }
 
 /** Reads every named certificate and reports days to expiry against the warning window. */
@@ -40,11 +42,19 @@ export async function checkCertificates(input: CertCheckInput): Promise<CertChec
     certificates.push(
       toCertificateStatus({ source: file, ...(await readCertificateFile(file)) }, now, warnDays),
     );
-  for (const { host, port, source } of hosts)
-    certificates.push(
-      toCertificateStatus({ source, ...(await readPeerCertificate(host, port)) }, now, warnDays),
-    );
-  return { warnDays, certificates };
+  // One endpoint that fails (DNS, a refused port) must not hide the expiry of the others.
+  const unreadable: CertCheckReport['unreadable'] = [];
+  for (const { host, port, source } of hosts) {
+    try {
+      certificates.push(
+        toCertificateStatus({ source, ...(await readPeerCertificate(host, port)) }, now, warnDays),
+      );
+    } catch (error) {
+      if (!isProxyopsError(error) || error.code !== 'CERT_UNREADABLE') throw error;
+      unreadable.push({ source, reason: error.message });
+    }
+  }
+  return { warnDays, certificates, unreadable };
 }
 
 function parseHostPort(value: string): { host: string; port: number; source: string } {

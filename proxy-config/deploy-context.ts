@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLogFile } from './core/apply/version-manifest.js';
-import { planDeploy, type DeployPlan } from './core/deploy/plan-deploy.js';
+import { planDeploy, type DeployPlan, type DeployPlanInput } from './core/deploy/plan-deploy.js';
 import { ProxyopsError } from './core/errors.js';
 import { createLogReaderKit, presetFormat, type LogReaderKit } from './core/logs/log-format-presets.js';
 import { parseSpecText } from './core/spec/parse-spec-text.js';
@@ -26,6 +26,8 @@ export interface DeployContext {
   kit: LogReaderKit;
   logsDir: string;
   plan: DeployPlan;
+  /** The environment new instances get: the recorded one with this deploy's `--env` changes. */
+  instanceEnv: Record<string, string>;
 }
 
 /** Where to deploy: a spec and its config target, and which pool. */
@@ -33,6 +35,10 @@ export interface DeployTarget {
   specPath: string;
   target: string;
   upstream?: string;
+  /** Settings this deploy changes (`--env NAME=VALUE`): recorded in the state only when it succeeds. */
+  envChanges?: Record<string, string>;
+  /** The watch's gates and canary, from the flags. */
+  watch?: Pick<DeployPlanInput, 'gates' | 'canary'>;
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -59,10 +65,27 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
   const instances =
     recorded && recorded.length > 0
       ? recorded
-      : pool.servers.map((s) => ({ host: s.host, port: s.port, inUpstream: true }));
+      : pool.servers.map((s) => ({
+          host: s.host,
+          port: s.port,
+          ...(s.socket === undefined ? {} : { slot: s.socket }),
+          inUpstream: true,
+        }));
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
-  const plan = planDeploy({ upstream, pool, instances, logDelayMs });
+  const envChanges = where.envChanges ?? {};
+  const plan = planDeploy({
+    upstream,
+    pool,
+    instances,
+    logDelayMs,
+    ...where.watch,
+    envChanges: Object.entries(envChanges).map(([name, value]) => ({
+      name,
+      value,
+      ...(state.instanceEnv?.[name] === undefined ? {} : { was: state.instanceEnv[name] }),
+    })),
+  });
   return {
     specPath: where.specPath,
     target: where.target,
@@ -76,6 +99,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     kit: createLogReaderKit(presetFormat(spec.accessLog.format === 'json' ? 'proxyops-json' : 'proxyops')),
     logsDir: state.stack?.logsDir ?? join(where.target, 'logs'),
     plan,
+    instanceEnv: { ...state.instanceEnv, ...envChanges },
   };
 }
 
@@ -109,13 +133,18 @@ export async function writeStepSpec(context: DeployContext, servers: InstanceRec
   const template = { ...first };
   delete template.host;
   delete template.port;
+  delete template.socket;
   const derived = {
     ...context.rawSpec,
     upstreams: {
       ...upstreams,
       [context.upstream]: {
         ...pool,
-        servers: servers.map((s) => ({ ...template, host: s.host, port: s.port })),
+        servers: servers.map((s) =>
+          s.slot === undefined
+            ? { ...template, host: s.host, port: s.port }
+            : { ...template, socket: s.slot },
+        ),
       },
     },
   };
@@ -142,8 +171,14 @@ export async function resolveDeployTarget(flags: {
   target?: string;
   dir?: string;
   upstream?: string;
+  envChanges?: Record<string, string>;
+  watch?: DeployTarget['watch'];
 }): Promise<DeployTarget> {
-  const upstream = flags.upstream === undefined ? {} : { upstream: flags.upstream };
+  const upstream = {
+    ...(flags.upstream === undefined ? {} : { upstream: flags.upstream }),
+    ...(flags.envChanges === undefined ? {} : { envChanges: flags.envChanges }),
+    ...(flags.watch === undefined ? {} : { watch: flags.watch }),
+  };
   if (flags.spec !== undefined) {
     if (flags.target === undefined)
       throw new ProxyopsError(

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StatusDistribution } from './core/apply/status-distribution.js';
 import type { DeployEvent } from './core/deploy/deploy-events.js';
 import { toInstanceCommand } from './core/deploy/instance-command.js';
 import { summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
-import { compareStatusDistributions, EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
+import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
+import { breakDown4xx, judgeGates } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
 import { findListenerPid } from './shell/find-listener-pid.js';
 import {
@@ -52,7 +52,7 @@ export class RoundRunner {
   constructor(
     private readonly context: DeployContext,
     private readonly emit: (event: DeployEvent) => void,
-    private readonly before: StatusDistribution,
+    private readonly before: LogWindow,
     private readonly current: InstanceRecord[],
     private readonly old: InstanceRecord,
     private readonly apply: (servers: InstanceRecord[]) => Promise<void>,
@@ -99,10 +99,16 @@ export class RoundRunner {
         const logFile = join(context.logsDir, `instance-${address.port}.log`);
         const instance = await startInstance(toInstanceCommand(pool.deploy, pool, address), {
           logFile,
-          env: context.state.instanceEnv ?? {},
+          env: context.instanceEnv,
           stopSignal: pool.deploy.stopSignal,
         });
-        this.fresh = { ...address, pid: instance.pid, logFile, inUpstream: false };
+        this.fresh = {
+          ...address,
+          pid: instance.pid,
+          logFile,
+          inUpstream: false,
+          ...(instance.identity ? { identity: instance.identity } : {}),
+        };
         context.state.upstreams[context.upstream] = [
           ...(context.state.upstreams[context.upstream] ?? []),
           this.fresh,
@@ -213,6 +219,8 @@ export class RoundRunner {
           ? `${toAddress(this.old)} did not exit within ${step.boundMs} ms: killed`
           : `${toAddress(this.old)} stopped accepting after ${measuredMs ?? '?'} ms and exited`;
       }
+      case 'swap':
+        throw new Error('a swap step belongs to a slot round');
     }
   }
 
@@ -224,7 +232,6 @@ export class RoundRunner {
     windowMs = step.waitMs!,
   ): Promise<LogWindow> {
     const { context } = this;
-    const threshold = context.plan.max5xxIncrease;
     const deadline = Date.now() + windowMs;
     let text = '';
     let offset = from;
@@ -236,21 +243,26 @@ export class RoundRunner {
       const window = summarizeLogWindow(context.kit, text, freshBelowMs);
       const remaining = deadline - Date.now();
       const done = remaining <= 0 || this.interrupted.aborted;
-      const verdict = compareStatusDistributions(
-        this.before,
-        window.distribution,
-        threshold,
-        done ? 1 : EARLY_DECISION_REQUESTS,
-      );
-      if (done || verdict.verdict === 'regressed') {
-        const fresh = this.fresh && this.fresh.inUpstream ? this.fresh : undefined;
-        const mine = fresh ? window.byAddress[toAddress(fresh)] : undefined;
+      const fresh = this.fresh && this.fresh.inUpstream ? this.fresh : undefined;
+      const mine = fresh ? window.byAddress[toAddress(fresh)] : undefined;
+      const gate = judgeGates(this.before, window, context.plan.gates, done ? 1 : EARLY_DECISION_REQUESTS);
+      // The new instance is watched whatever the request count: an exit or a 502 naming it ends the round.
+      const exited = fresh?.pid !== undefined && !(await isProcessAlive(fresh.pid));
+      const failure = exited
+        ? `the new instance ${toAddress(fresh!)} (pid ${fresh!.pid}) exited during the watch`
+        : (mine?.badGateway ?? 0) > 0
+          ? `nginx answered 502 for ${mine!.badGateway} request(s) to ${toAddress(fresh!)} during the watch`
+          : gate?.text;
+      if (done || failure) {
         this.emit({
           type: 'status',
           step: step.index,
-          before: this.before,
+          before: this.before.distribution,
           after: window.distribution,
-          verdict,
+          verdict: {
+            verdict: failure ? 'regressed' : 'ok',
+            increase: window.distribution.share5xx - this.before.distribution.share5xx,
+          },
           ...(fresh
             ? {
                 newInstance: {
@@ -260,13 +272,13 @@ export class RoundRunner {
                 },
               }
             : {}),
+          p99Ms: { before: this.before.p99Ms, after: window.p99Ms },
+          fourxx: breakDown4xx(window.distribution.byStatus),
+          ...(gate ? { gate } : {}),
         });
-        if (verdict.verdict === 'regressed') {
+        if (failure) {
           await this.rollBack();
-          throw new Abort(
-            `the 5xx share rose by ${(verdict.increase * 100).toFixed(1)} points (limit ${((threshold ?? 0) * 100).toFixed(1)}): rolled back`,
-            true,
-          );
+          throw new Abort(`${failure}: rolled back`, true);
         }
         return window;
       }

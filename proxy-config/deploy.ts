@@ -6,8 +6,9 @@ import { toAddress } from './core/deploy/plan-deploy.js';
 import { isProxyopsError } from './core/errors.js';
 import { loadDeployContext, writeStepSpec, type DeployContext, type DeployTarget } from './deploy-context.js';
 import { Abort, RoundRunner } from './deploy-round.js';
+import { SlotRoundRunner } from './deploy-slot-round.js';
 import { fileSize } from './shell/read-file-range.js';
-import { readLogBefore } from './shell/read-log-since.js';
+import { readLastLines } from './shell/read-log-since.js';
 import { lockDeploys, writeStackState, type InstanceRecord } from './shell/stack-state.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
@@ -19,8 +20,9 @@ export interface DeployReport {
   ms: number;
 }
 
-/** The stretch of log before the deploy that counts as "before". */
-const BEFORE_BYTES = 256 * 1024;
+function isSlotRecord(record: InstanceRecord): record is InstanceRecord & { slot: string } {
+  return record.slot !== undefined;
+}
 
 /**
  * Walks the plan: for each old instance, start a new one, wait until it is ready, add it, watch the
@@ -39,8 +41,8 @@ export async function runDeploy(
   const baselineEnd = await fileSize(context.accessLog);
   const before = summarizeLogWindow(
     context.kit,
-    await readLogBefore(context.accessLog, baselineEnd, BEFORE_BYTES),
-  ).distribution;
+    await readLastLines(context.accessLog, baselineEnd),
+  );
   const save = async () => {
     const others = (context.state.upstreams[context.upstream] ?? []).filter(
       (i) => !i.inUpstream && !current.includes(i),
@@ -54,7 +56,9 @@ export async function runDeploy(
 
   for (let round = 1; round <= plan.instances.length; round++) {
     const old = current.find((i) => toAddress(i) === toAddress(plan.instances[round - 1]!))!;
-    const round_ = new RoundRunner(context, emit, before, current, old, apply, save, interrupted);
+    const round_ = isSlotRecord(old)
+      ? new SlotRoundRunner(context, emit, before, current, old, save, interrupted)
+      : new RoundRunner(context, emit, before, current, old, apply, save, interrupted);
     try {
       for (const step of plan.steps.filter((s) => s.round === round)) await round_.run(step);
     } catch (error) {
@@ -71,6 +75,11 @@ export async function runDeploy(
       if (!(error instanceof Abort) && !isProxyopsError(error)) throw error;
       return report;
     }
+  }
+  // The settings changed on purpose become the stack's only now that every instance runs with them.
+  if (plan.envChanges.length > 0) {
+    context.state.instanceEnv = context.instanceEnv;
+    await writeStackState(context.target, context.state);
   }
   const report = {
     outcome: 'deployed' as const,

@@ -79,6 +79,10 @@ export async function runLogsStatsCommand(
   if (options.follow) {
     prepareLogStats(spec, filter);
     sayFormat();
+    // Evaluated at every update, not only at the end: a followed log is watched for the condition,
+    // and the run ends (exit 1) as soon as one holds.
+    let tripped: () => void = () => undefined;
+    const holds = new Promise<void>((resolve) => (tripped = resolve));
     const handle = followLogStats({
       inputs,
       spec,
@@ -91,12 +95,13 @@ export async function runLogsStatsCommand(
         else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
         else if (options.prom) io.stdout.write(renderStatsProm(total));
         else io.stdout.write((color ? '\x1b[H\x1b[2J' : '\n') + renderStatsTable(total, { color }));
+        if (failIf.some(({ expr }) => evaluateFailIf(expr, total))) tripped();
       },
     });
     const stopped =
       io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     // A failed input ends the run too: left running, its timer and followers keep the process alive.
-    await Promise.race([stopped, handle.ended]).catch((error: unknown) => {
+    await Promise.race([stopped, handle.ended, holds]).catch((error: unknown) => {
       handle.stop();
       throw error;
     });

@@ -5,6 +5,8 @@ import { mayRestart, RESTART_LIMIT } from './core/deploy/restart-policy.js';
 import { isProxyopsError } from './core/errors.js';
 import { isProcessAlive, startInstance } from './shell/instance-process.js';
 import { readSpecFile } from './shell/read-spec-file.js';
+import { removeSocketName } from './shell/slot-socket.js';
+import { startSlotInstance } from './start-slot-instance.js';
 import { lockDeploys, readStackState, writeStackState, type InstanceRecord } from './shell/stack-state.js';
 
 /** A running supervision loop. */
@@ -66,16 +68,36 @@ export function superviseInstances(
             );
             continue;
           }
+          // Only restarts inside the window count, so older ones are dropped.
+          restartedAt.set(address, [...history.filter((t) => now - t < RESTART_LIMIT.windowMs), now]);
+          if (record.slot !== undefined) {
+            // nginx tries the other slots meanwhile; the slot names the new process once it is ready.
+            const started = await startSlotInstance({
+              slot: record.slot,
+              pool: { ...pool, deploy: pool.deploy },
+              env: state.instanceEnv ?? {},
+              logsDir: state.stack.logsDir,
+            });
+            say(`instance ${address} (pid ${record.pid}) exited: restarted as pid ${started.pid}`);
+            await removeSocketName(record.socket);
+            Object.assign(record, {
+              pid: started.pid,
+              socket: started.socket,
+              logFile: started.logFile,
+              identity: started.identity,
+            });
+            await writeStackState(target, state);
+            continue;
+          }
           const logFile = record.logFile ?? join(state.stack.logsDir, `instance-${record.port}.log`);
           const started = await startInstance(toInstanceCommand(pool.deploy, pool, record), {
             logFile,
             env: state.instanceEnv ?? {},
           });
           say(`instance ${address} (pid ${record.pid}) exited: restarted as pid ${started.pid}`);
-          // Only restarts inside the window count, so older ones are dropped.
-          restartedAt.set(address, [...history.filter((t) => now - t < RESTART_LIMIT.windowMs), now]);
           record.pid = started.pid;
           record.logFile = logFile;
+          if (started.identity) record.identity = started.identity;
           await writeStackState(target, state);
         }
       }

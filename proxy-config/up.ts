@@ -15,8 +15,11 @@ import { isProcessAlive, startInstance, stopInstance } from './shell/instance-pr
 import { readChildPids, readLiveMasterPid } from './shell/nginx-master.js';
 import { startNginx } from './shell/nginx-process.js';
 import { ensureSystemPackages, SYSTEM_PACKAGES } from './shell/system-packages.js';
+import { isSameProcess } from './shell/process-identity.js';
 import { readSpecFile } from './shell/read-spec-file.js';
+import { startSlotInstance } from './start-slot-instance.js';
 import { superviseInstances } from './supervise-instances.js';
+import { rotateStackLogs, type SizeRotation } from './shell/rotate-by-size.js';
 import {
   readStackState,
   removeStackState,
@@ -24,6 +27,7 @@ import {
   type InstanceRecord,
   type StackState,
 } from './shell/stack-state.js';
+import { removeSocketName } from './shell/slot-socket.js';
 import { pickFreePort, tryListen } from './shell/tcp-accepting.js';
 import { waitUntilReady } from './shell/wait-until-ready.js';
 
@@ -36,6 +40,14 @@ export interface UpOptions {
   watch: number;
   max5xxIncrease: number | null;
   seed: boolean;
+  /** Size rotation of the stack's logs (nginx's and the instances'); unbounded without it. */
+  logRotation?: SizeRotation;
+  /** Instances behind unix-socket upstream slots (replaced without a reload); false: TCP ports and reloads. */
+  slots: boolean;
+  /** The API's settings as its environment (PROXYOPS_RATE_LIMIT=…): every instance up and deploy start gets exactly these. */
+  apiSettings: Record<string, string>;
+  /** Redis for the instances' rate limits, recorded like the database. */
+  redisUrl?: string;
   /** A PostgreSQL server shared by the instances; without it an embedded one is served. */
   databaseUrl?: string;
   say?: (line: string) => void;
@@ -56,6 +68,8 @@ const NGINX_STOP_MS = 10_000;
 /** Instances are stopped after nginx, so nothing routes to them: SIGINT skips their drain wait. */
 const INSTANCE_STOP_SIGNAL = 'SIGINT';
 const INSTANCE_STOP_MS = 12_000;
+/** How often the stack's log sizes are checked against the rotation size. */
+const LOG_CHECK_MS = 2_000;
 
 /** The CLI entry (`dist/cli/main.js`) the instances run, found from the build or the sources. */
 function cliEntry(): string[] {
@@ -103,7 +117,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       `--port ${options.port}: 127.0.0.1:${options.port} ${why}; pick another port`,
     );
   }
-  for (const sub of ['', 'logs', 'temp', 'config']) {
+  for (const sub of ['', 'logs', 'temp', 'config', 'slots']) {
     await mkdir(join(dir, sub), { recursive: true, mode: 0o755 });
     // nginx workers run unprivileged: they must traverse the prefix.
     await chmod(join(dir, sub), 0o755);
@@ -124,15 +138,19 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     say(database ? `embedded database (PGlite) serving ${databaseUrl}` : 'database: DATABASE_URL');
 
     const ports: number[] = [];
-    while (ports.length < options.instances) {
+    while (!options.slots && ports.length < options.instances) {
       const port = await pickFreePort('127.0.0.1');
       if (!ports.includes(port) && port !== options.port) ports.push(port);
     }
     const specPath = join(dir, 'spec.json');
+    const slots = options.slots
+      ? Array.from({ length: options.instances }, (_, i) => join(dir, 'slots', `slot-${i}.sock`))
+      : undefined;
     const specInput = planLocalStackSpec({
       dir,
       port: options.port,
       instancePorts: ports,
+      ...(slots ? { slots } : {}),
       cli: cliEntry(),
       healthCheck: options.healthCheck,
       watch: options.watch,
@@ -145,7 +163,12 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     const state: StackState = {
       version: 1,
       upstreams: { [LOCAL_UPSTREAM]: [] },
-      instanceEnv: { DATABASE_URL: databaseUrl, PROXYOPS_DB_POOL_MAX: INSTANCE_DB_POOL },
+      instanceEnv: {
+        PROXYOPS_DB_POOL_MAX: INSTANCE_DB_POOL,
+        ...options.apiSettings,
+        DATABASE_URL: databaseUrl,
+        ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
+      },
       stack: {
         supervisorPid: process.pid,
         specPath,
@@ -161,7 +184,14 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       if (seed) command.args.push('--seed');
       const logFile = join(dir, 'logs', `instance-${port}.log`);
       const started = await startInstance(command, { logFile, env: state.instanceEnv ?? {} });
-      const record = { host: '127.0.0.1', port, pid: started.pid, logFile, inUpstream: true };
+      const record: InstanceRecord = {
+        host: '127.0.0.1',
+        port,
+        pid: started.pid,
+        logFile,
+        inUpstream: true,
+        ...(started.identity ? { identity: started.identity } : {}),
+      };
       state.upstreams[LOCAL_UPSTREAM]!.push(record);
       await writeStackState(target, state);
       const ready = await waitUntilReady(`http://127.0.0.1:${port}${pool.healthCheck.readinessPath}`, {
@@ -177,9 +207,29 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       say(`instance ${toAddress(record)} ready (pid ${started.pid}, log ${logFile})`);
       return record;
     };
+    const startSlot = async (slot: string, seed: boolean): Promise<InstanceRecord> => {
+      const record = await startSlotInstance({
+        slot,
+        pool: { ...pool, deploy: pool.deploy! },
+        env: state.instanceEnv ?? {},
+        logsDir: join(dir, 'logs'),
+        ...(seed ? { extraArgs: ['--seed'] } : {}),
+        started: async (started) => {
+          state.upstreams[LOCAL_UPSTREAM]!.push(started);
+          await writeStackState(target, state);
+        },
+      });
+      say(`instance ${toAddress(record)} ready (pid ${record.pid}, log ${record.logFile})`);
+      return record;
+    };
     // The first instance migrates (and seeds) the database before the others start.
-    await startOne(ports[0]!, options.seed);
-    await Promise.all(ports.slice(1).map((port) => startOne(port, false)));
+    if (slots) {
+      await startSlot(slots[0]!, options.seed);
+      await Promise.all(slots.slice(1).map((slot) => startSlot(slot, false)));
+    } else {
+      await startOne(ports[0]!, options.seed);
+      await Promise.all(ports.slice(1).map((port) => startOne(port, false)));
+    }
 
     await applyConfig({ specPath, target });
     await startNginx({
@@ -196,11 +246,20 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     say(`nginx serving ${url} (pid file ${spec.paths.pidFile})`);
     // An instance that exits is started again; stopped first, so it does not restart what stop ends.
     const supervisor = superviseInstances(target, say);
+    const rotation = options.logRotation;
+    const rotator = rotation
+      ? setInterval(() => {
+          rotateStackLogs(join(dir, 'logs'), spec.paths.pidFile, rotation).catch((error: unknown) =>
+            say(`log rotation failed: ${(error as Error).message}`),
+          );
+        }, LOG_CHECK_MS)
+      : undefined;
     return {
       url,
       target,
       state,
       async stop() {
+        clearInterval(rotator);
         await supervisor.stop();
         await stopAll();
       },
@@ -236,10 +295,16 @@ export async function stopStackProcesses(
     .filter((i): i is InstanceRecord & { pid: number } => i.pid !== undefined);
   await Promise.all(
     instances.map(async (instance) => {
+      // A pid from a state file may belong to another process by now: never signal a stranger.
+      if (!(await isSameProcess(instance.pid, instance.identity))) return;
       say(`stopping instance ${toAddress(instance)} (pid ${instance.pid})`);
       await stopInstance(instance.pid, INSTANCE_STOP_SIGNAL, INSTANCE_STOP_MS);
     }),
   );
+  const sockets = Object.values(state.upstreams)
+    .flat()
+    .flatMap((i) => [i.socket, i.slot]);
+  await Promise.all(sockets.map(removeSocketName));
   await removeStackState(target);
 }
 

@@ -1,18 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { countStatusCodes, type StatusDistribution } from './core/apply/status-distribution.js';
 import { fileSize, readFileRange } from './shell/read-file-range.js';
-import { readLogBefore } from './shell/read-log-since.js';
+import { readLastLines } from './shell/read-log-since.js';
 
-/** How much of the log before an apply counts as "before". */
-const BEFORE_BYTES = 256 * 1024;
-const BEFORE_LINES = 1000;
 /** Early rollback needs this many requests; the end of the window decides on any number. */
 const EARLY_DECISION_REQUESTS = 20;
 
-/** The status distribution of the last lines (up to 1000) written before `offset`. */
+/** The status distribution of the last 1000 lines written before `offset` (BASELINE_LINES). */
 export async function readStatusesBefore(accessLog: string, offset: number): Promise<StatusDistribution> {
-  const lines = completeLines(await readLogBefore(accessLog, offset, BEFORE_BYTES));
-  return countStatusCodes(lines.slice(-BEFORE_LINES));
+  return countStatusCodes(completeLines(await readLastLines(accessLog, offset)));
 }
 
 /** Result of watching an access log after an apply. */

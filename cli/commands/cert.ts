@@ -23,7 +23,7 @@ export function registerCert(program: Command): Command {
           ...(flags.warnDays === undefined ? {} : { warnDays: flags.warnDays }),
         });
         process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatCertReport(report));
-        return report.certificates.some((c) => c.state !== 'ok') ? 1 : 0;
+        return report.certificates.some((c) => c.state !== 'ok') || report.unreadable.length > 0 ? 1 : 0;
       }),
     );
   return cert;

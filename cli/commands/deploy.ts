@@ -9,6 +9,22 @@ interface DeployFlags {
   dir?: string;
   upstream?: string;
   json?: boolean;
+  env: string[];
+  max4xxIncrease?: string;
+  maxP99Ratio?: string;
+  canary?: string;
+}
+
+function fraction(flag: string, raw: string | undefined, max: number): number | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'off') return null;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > max)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `${flag} ${JSON.stringify(raw)} must be a number from 0 to ${max}, or off`,
+    );
+  return value;
 }
 
 /** `proxyops deploy` and `proxyops deploy plan`: rolling replacement of an upstream's instances. */
@@ -24,6 +40,23 @@ export function registerDeploy(program: Command): void {
     .option('--target <dir>', 'config target of proxyops config apply (with --spec)')
     .option('--dir <dir>', 'directory of the local stack started by proxyops up', '.proxyops')
     .option('--upstream <name>', 'the upstream pool to roll (default: the one with a deploy section)')
+    .option(
+      '--env <NAME=VALUE>',
+      'change an API setting of the new instances (e.g. PROXYOPS_RATE_LIMIT=1200), repeatable; shown in the plan, recorded for the stack only when the deploy succeeds',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .option(
+      '--max-4xx-increase <fraction>',
+      'roll back when the 4xx share (429, 401/403, 404, ...) rises by more than this over the one before the deploy, or off',
+      '0.05',
+    )
+    .option(
+      '--max-p99-ratio <ratio>',
+      'roll back when p99 request time exceeds this multiple of the one before the deploy (p99s under 10 ms count as 10 ms), or off',
+      '2.5',
+    )
+    .option('--canary <seconds>', 'watch the first new instance this long before going on')
     .option('--json', 'one JSON event per line')
     .action((what: string | undefined, flags: DeployFlags) =>
       runAction(async () => {
@@ -32,7 +65,18 @@ export function registerDeploy(program: Command): void {
         const { loadDeployContext, resolveDeployTarget } =
           await import('../../proxy-config/deploy-context.js');
         const { formatDeployEvent, formatDeployPlan } = await import('../format-deploy.js');
-        const where = await resolveDeployTarget(flags);
+        const { parseApiSettings } = await import('../parse-api-settings.js');
+        const where = await resolveDeployTarget({
+          ...flags,
+          envChanges: parseApiSettings('--env', flags.env),
+          watch: {
+            gates: {
+              max4xxIncrease: fraction('--max-4xx-increase', flags.max4xxIncrease, 1)!,
+              maxP99Ratio: fraction('--max-p99-ratio', flags.maxP99Ratio, 1000)!,
+            },
+            ...(flags.canary === undefined ? {} : { canary: fraction('--canary', flags.canary, 3600)! }),
+          },
+        });
         if (what === 'plan') {
           const { plan } = await loadDeployContext(where);
           process.stdout.write(

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { parseNginxSize } from '../../proxy-config/core/nginx-config/units.js';
+import { parseApiSettings } from '../parse-api-settings.js';
 import { runAction } from '../run-action.js';
 
 /** The seed data's admin (api/store/seed.ts), for the hint that reads /users. */
@@ -15,7 +17,16 @@ interface UpFlags {
   watch: string;
   max5xxIncrease: string;
   seed: boolean;
+  logMaxSize: string;
+  logKeep: string;
+  slots: boolean;
+  rateLimit?: string;
+  rateWindowMs?: string;
+  bodyLimit?: string;
+  apiEnv: string[];
 }
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 function number(flag: string, raw: string, min: number, integer = false): number {
   const value = Number(raw);
@@ -23,6 +34,17 @@ function number(flag: string, raw: string, min: number, integer = false): number
     throw new ProxyopsError(
       'BAD_OPTION',
       `${flag} ${JSON.stringify(raw)} must be ${integer ? 'a whole number' : 'a number'} of at least ${min}`,
+    );
+  return value;
+}
+
+/** A size option (`16m`, `512k`, bytes), at least 1 KiB. */
+function size(flag: string, raw: string): number {
+  const value = parseNginxSize(raw);
+  if (value === undefined || value < 1024)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `${flag} ${JSON.stringify(raw)} must be a size of at least 1k (e.g. 512k, 16m)`,
     );
   return value;
 }
@@ -43,6 +65,28 @@ export function registerUp(program: Command): void {
     .option('--watch <seconds>', 'how long a deploy watches the status codes after each step', '3')
     .option('--max-5xx-increase <fraction>', 'a deploy rolls back above this rise of the 5xx share', '0.05')
     .option('--no-seed', 'start with an empty database instead of the demo data')
+    .option(
+      '--log-max-size <size>',
+      'rotate a log of the stack (nginx, instances) past this size (k, m, g)',
+      '16m',
+    )
+    .option('--log-keep <n>', 'rotated copies kept of each log', '3')
+    .option(
+      '--rate-limit <n>',
+      "the API's requests per client per window, for every instance up and deploy start",
+    )
+    .option('--rate-window-ms <n>', "the API's rate-limit window in milliseconds")
+    .option('--body-limit <bytes>', "the API's largest accepted request body")
+    .option(
+      '--api-env <NAME=VALUE>',
+      'any other API setting (e.g. PROXYOPS_PAGE_SIZE=50), repeatable; recorded in the stack state',
+      collect,
+      [],
+    )
+    .option(
+      '--no-slots',
+      'put the instances on TCP ports, replaced by config change and nginx reload, instead of unix-socket slots replaced without a reload',
+    )
     .action((flags: UpFlags) =>
       runAction(async () => {
         const options = {
@@ -57,6 +101,18 @@ export function registerUp(program: Command): void {
           watch: number('--watch', flags.watch, 0),
           max5xxIncrease: number('--max-5xx-increase', flags.max5xxIncrease, 0),
           seed: flags.seed,
+          logRotation: {
+            maxBytes: size('--log-max-size', flags.logMaxSize),
+            keep: number('--log-keep', flags.logKeep, 1, true),
+          },
+          slots: flags.slots,
+          apiSettings: parseApiSettings('--api-env', [
+            ...(flags.rateLimit === undefined ? [] : [`PROXYOPS_RATE_LIMIT=${flags.rateLimit}`]),
+            ...(flags.rateWindowMs === undefined ? [] : [`PROXYOPS_RATE_WINDOW_MS=${flags.rateWindowMs}`]),
+            ...(flags.bodyLimit === undefined ? [] : [`PROXYOPS_BODY_LIMIT=${flags.bodyLimit}`]),
+            ...flags.apiEnv,
+          ]),
+          ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}),
           ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}),
         };
         const { startStack } = await import('../../proxy-config/up.js');
@@ -82,7 +138,9 @@ export function registerUp(program: Command): void {
           `           curl -H "authorization: Bearer $(${name} api token --user ${SEED_ADMIN} --role admin)" ${stack.url}/users`,
         );
         say(`  logs:    ${stack.state.stack!.logsDir}/access.log, error.log, instance-PORT.log`);
-        say(`  instances: ${instances.map((i) => `${i.host}:${i.port} (pid ${i.pid})`).join(', ')}`);
+        say(
+          `  instances: ${instances.map((i) => `${i.slot === undefined ? `${i.host}:${i.port}` : `unix:${i.slot}`} (pid ${i.pid})`).join(', ')}`,
+        );
         say(
           `  deploy:  ${name} deploy --dir ${flags.dir}   (plan first: ${name} deploy plan --dir ${flags.dir})`,
         );

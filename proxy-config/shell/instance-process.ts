@@ -5,12 +5,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { ProxyopsError } from '../core/errors.js';
 import { isAlive } from './proc-process-tree.js';
+import { readProcessIdentity, type ProcessIdentity } from './process-identity.js';
 import type { InstanceCommand } from '../core/deploy/instance-command.js';
 
 /** A started instance: its pid and where its output goes. */
 export interface StartedInstance {
   pid: number;
   logFile: string;
+  /** Read right after the start; undefined if it exited at once. */
+  identity?: ProcessIdentity;
 }
 
 /** How a stop went. */
@@ -22,6 +25,17 @@ export interface StopResult {
 }
 
 const POLL_MS = 20;
+/**
+ * The caller's variables an instance never inherits: the API's settings (PROXYOPS_*, but the signing
+ * secret, which is never written to the state) and its database and Redis; the stack's state holds those.
+ */
+function isStackSetting(name: string): boolean {
+  return (
+    (name.startsWith('PROXYOPS_') && name !== 'PROXYOPS_JWT_SECRET') ||
+    name === 'DATABASE_URL' ||
+    name === 'REDIS_URL'
+  );
+}
 const KILL_WAIT_MS = 2_000;
 
 /**
@@ -34,10 +48,17 @@ export async function startInstance(
 ): Promise<StartedInstance> {
   // The instance writes straight to the file (no pipe through this process, which may exit first).
   const fd = openLog(options.logFile);
-  const env: Record<string, string> = { ...options.env, ...command.env };
+  // The stack's settings only: an API setting in the caller's environment must not reach the instance.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && !isStackSetting(entry[0]),
+    ),
+  );
+  const env: Record<string, string> = { ...inherited, ...options.env, ...command.env };
   try {
     const child = execa(command.file, command.args, {
       env,
+      extendEnv: false,
       stdio: ['ignore', fd, fd],
       detached: true,
       reject: false,
@@ -53,7 +74,14 @@ export async function startInstance(
         { cause: result },
       );
     }
-    return { pid: child.pid, logFile: options.logFile };
+    // Read once the child has exec'd its command (before that, /proc shows this process's command line).
+    const expected = [command.file, ...command.args].join(' ');
+    let identity = await readProcessIdentity(child.pid);
+    for (let i = 0; i < 25 && identity && identity.cmdline !== expected; i++) {
+      await sleep(POLL_MS);
+      identity = await readProcessIdentity(child.pid);
+    }
+    return { pid: child.pid, logFile: options.logFile, ...(identity ? { identity } : {}) };
   } finally {
     closeSync(fd);
   }

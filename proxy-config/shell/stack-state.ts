@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
+import type { ProcessIdentity } from './process-identity.js';
 import { takePidLock } from './target-lock.js';
 
 /** One running instance of an upstream pool, as recorded by `up` and `deploy`. */
@@ -13,6 +14,12 @@ export interface InstanceRecord {
   logFile?: string;
   /** False while a new instance is not yet in the upstream. */
   inUpstream: boolean;
+  /** Read from /proc when the process was started: a pid is signalled only while it still matches. */
+  identity?: ProcessIdentity;
+  /** Behind a slot: the upstream slot path nginx connects to (the stable address). */
+  slot?: string;
+  /** Behind a slot: the socket path this process listens on (a second name of its socket, kept so it can be renamed back). */
+  socket?: string;
 }
 
 /** What runs under a config target: the instances of each pool and, for `proxyops up`, the stack. */

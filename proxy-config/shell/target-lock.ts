@@ -1,4 +1,4 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
 import { isAlive } from './proc-process-tree.js';
@@ -38,9 +38,9 @@ export async function takePidLock(
   },
 ): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
+    let lock: FileHandle;
     try {
-      await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
-      return;
+      lock = await open(path, 'wx');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && errors.missing) throw errors.missing(error);
@@ -49,6 +49,19 @@ export async function takePidLock(
       if (holder > 0 && isAlive(holder)) throw errors.busy(holder);
       // The holder died without cleaning up: the lock is stale.
       await rm(path, { force: true });
+      continue;
+    }
+    // Created but not written (a full disk): an empty lock would read as stale to the next run, but
+    // it is still litter; remove it before saying why.
+    try {
+      await lock.writeFile(`${process.pid}\n`);
+      await lock.close();
+      return;
+    } catch (error) {
+      await lock.close().catch(() => undefined);
+      await rm(path, { force: true });
+      (error as NodeJS.ErrnoException).path ??= path;
+      throw error;
     }
   }
   throw errors.stuck();

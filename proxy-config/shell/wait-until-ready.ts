@@ -11,25 +11,35 @@ export interface ReadyResult {
 
 const PROBE_TIMEOUT_MS = 1_000;
 
+/** GET `url`'s status; 0 without an answer. */
+async function fetchStatus(url: string): Promise<number> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    await response.body?.cancel();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
 /**
- * Polls `url` until it answers 200, for at most `boundMs`; stops early when `isAlive` says the
- * instance has exited.
+ * Polls `url` (or `probe`, for an instance on a unix socket) until it answers 200, for at most
+ * `boundMs`; stops early when `isAlive` says the instance has exited.
  */
 export async function waitUntilReady(
   url: string,
-  options: { boundMs: number; pollMs: number; isAlive?: () => Promise<boolean> },
+  options: {
+    boundMs: number;
+    pollMs: number;
+    isAlive?: () => Promise<boolean>;
+    probe?: () => Promise<number>;
+  },
 ): Promise<ReadyResult> {
   const started = Date.now();
   let lastStatus = 0;
   for (;;) {
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-      lastStatus = response.status;
-      await response.body?.cancel();
-      if (response.status === 200) return { ready: true, ms: Date.now() - started, lastStatus };
-    } catch {
-      lastStatus = 0;
-    }
+    lastStatus = await (options.probe ?? (() => fetchStatus(url)))();
+    if (lastStatus === 200) return { ready: true, ms: Date.now() - started, lastStatus };
     if (options.isAlive && !(await options.isAlive()))
       return { ready: false, ms: Date.now() - started, lastStatus, reason: 'exited' };
     if (Date.now() - started >= options.boundMs)

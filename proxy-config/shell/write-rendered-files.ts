@@ -62,10 +62,17 @@ const UNWRITABLE = new Set(['EEXIST', 'ENOTDIR', 'EISDIR', 'EACCES', 'EPERM', 'E
 
 /**
  * OUTPUT_UNWRITABLE (bad input) when the path is wrong for the caller, naming what is in the way;
- * OUTPUT_FAILED when the write itself failed (a full disk, an I/O error): the same command may work later.
+ * NO_SPACE (exit 2) on a full disk; OUTPUT_FAILED when the write itself failed (an I/O error).
  */
 async function unwritable(dir: string, path: string, error: unknown): Promise<ProxyopsError> {
   const code = (error as NodeJS.ErrnoException).code ?? '';
+  // A full disk is the environment's, and the person can act on it: say what to do (exit 2).
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return new ProxyopsError(
+      'NO_SPACE',
+      `cannot write the rendered config to ${dir}: ${path}: ${describeErrno(error)}; free some space on that file system and run it again`,
+      { cause: error },
+    );
   let why = `${path}: ${describeErrno(error)}`;
   if (code === 'EISDIR') why = `${path} is a directory`;
   else if (code === 'EEXIST' || code === 'ENOTDIR') why = (await describePathInTheWay(path)) ?? why;

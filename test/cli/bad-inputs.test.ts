@@ -248,15 +248,15 @@ describe('bad inputs of the config commands: one line on stderr, exit 2', () => 
     }
   });
 
-  it("render --out that fails for a reason not the caller's (a full disk, /proc) exits 1, at once", async () => {
+  it("render --out on a full disk says what to do (exit 2); one that fails for a reason not the caller's (/proc) exits 1, at once", async () => {
     const out = join(dir, 'out-full');
     await mkdir(out);
     // Writing to /dev/full fails with ENOSPC, as a full disk does.
     await symlink('/dev/full', join(out, 'nginx.conf'));
     const result = await proxyops('config', 'render', '--spec', await specFile(spec()), '--out', out);
     expect({ code: result.code, stderr: result.stderr }).toEqual({
-      code: 1,
-      stderr: `proxyops: cannot write the rendered config to ${out}: ${out}/nginx.conf: ENOSPC: no space left on device`,
+      code: 2,
+      stderr: `proxyops: cannot write the rendered config to ${out}: ${out}/nginx.conf: ENOSPC: no space left on device; free some space on that file system and run it again`,
     });
     // /proc takes no new files (ENOENT): not one of the caller's known mistakes, so a failure (exit 1).
     const proc = await proxyops('config', 'render', '--spec', await specFile(spec()), '--out', '/proc/self');

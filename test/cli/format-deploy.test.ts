@@ -18,9 +18,37 @@ describe('deploy progress for people', () => {
     const text = formatDeployPlan(plan);
     expect(text).toContain('drain wait = interval × threshold 15 s + margin 5 s = 20 s');
     expect(text).toMatch(/ 2\. \[1\/1\] wait-ready: .*\[at most 30 s\]/);
-    expect(text).toMatch(/ 4\. \[1\/1\] watch: .*roll back above \+5\.0 points of 5xx.*\[wait 5 s\]/);
+    expect(text).toMatch(
+      / 4\. \[1\/1\] watch: .*5xx \+5\.0 points, 4xx \+5\.0 points, p99 2\.5x.*\[wait 5 s\]/,
+    );
+    expect(text).toContain(
+      'gates: 5xx at most +5.0 points, 4xx at most +5.0 points (429, 401/403, 404 shown), p99 at most 2.5x',
+    );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
-    expect(text.trim().split('\n')).toHaveLength(3 + plan.steps.length + 1);
+    expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
+    // Header (3), the gates, one path line per instance, the steps, the total.
+    expect(text.trim().split('\n')).toHaveLength(3 + 2 + plan.steps.length + 1);
+  });
+
+  it('says which instance takes the slot path and what a deploy --env changes', () => {
+    const slotted = planDeploy({
+      upstream: 'api',
+      pool: { healthCheck: DEFAULTS.healthCheck, deploy: { ...DEFAULTS.deploy, command: ['app'] } },
+      instances: [
+        { host: '', port: 0, slot: '/run/app/slot-0.sock' },
+        { host: '10.0.0.2', port: 8080 },
+      ],
+      logDelayMs: 0,
+      envChanges: [{ name: 'PROXYOPS_RATE_LIMIT', value: '1', was: '600' }],
+    });
+    const text = formatDeployPlan(slotted);
+    expect(slotted.paths).toEqual(['slot', 'reload']);
+    expect(text).toContain('unix:/run/app/slot-0.sock: slot path');
+    expect(text).toContain('10.0.0.2:8080: reload path');
+    expect(text).toContain('setting PROXYOPS_RATE_LIMIT=1 (now 600)');
+    const kinds = slotted.steps.filter((s) => s.round === 1).map((s) => s.kind);
+    expect(kinds).toEqual(['start', 'wait-ready', 'swap', 'watch', 'signal', 'wait-exit']);
+    expect(slotted.steps.filter((s) => s.round === 2).map((s) => s.kind)).toContain('add');
   });
 
   it('counts waits down and says how it ended', () => {

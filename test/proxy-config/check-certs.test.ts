@@ -50,6 +50,21 @@ describe('cert check', () => {
     });
   });
 
+  it('goes on past an endpoint whose name does not resolve, and reports it', async () => {
+    // .invalid never resolves (RFC 6761).
+    const hosts = ['no-such-host.proxyops.invalid:443', `127.0.0.1:${port}`];
+    const report = await checkCertificates({ hosts });
+    expect(report.certificates.map((c) => c.subject)).toEqual(['CN=short.test']);
+    expect(report.unreadable).toEqual([
+      { source: hosts[0], reason: expect.stringContaining('no-such-host.proxyops.invalid:443') },
+    ]);
+    const cli = await runCli(['cert', 'check', '--host', ...hosts]);
+    expect(cli.code).toBe(1);
+    expect(cli.stdout).toMatch(/^EXPIRING\s+9 days .* CN=short\.test/m);
+    expect(cli.stdout).toMatch(/^UNREAD .*no-such-host\.proxyops\.invalid:443/m);
+    expect(cli.stdout).toContain('1 endpoint(s) could not be read');
+  });
+
   it('reports an expired certificate as expired', async () => {
     const later = new Date(Date.now() + 20 * 86_400_000);
     const report = await checkCertificates({ files: [shortLived.certificate], now: later });

@@ -2,6 +2,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLastLines } from '../../proxy-config/shell/read-log-since.js';
 import { readStatusesBefore } from '../../proxy-config/watch-status-codes.js';
 
 const line = (status: number) =>
@@ -30,6 +31,21 @@ describe('readStatusesBefore', () => {
     await writeFile(log, line(503).repeat(5000) + line(200).repeat(1000));
     const before = await readStatusesBefore(log, (await stat(log)).size);
     expect(before).toMatchObject({ total: 1000, byStatus: { '200': 1000 } });
+  });
+
+  it('reads the last 1000 lines however long they are, as the docs say (the deploy reads the same)', async () => {
+    // 400-byte lines: 1000 of them are 400 KB, more than a fixed 256 KB window held.
+    const long = (status: number) =>
+      line(status).replace('/x', `/${'a'.repeat(400 - line(status).length + 1)}`);
+    expect(long(200)).toHaveLength(400);
+    const log = join(dir, 'wide.log');
+    await writeFile(log, long(502).repeat(500) + long(200).repeat(1000));
+    const before = await readStatusesBefore(log, (await stat(log)).size);
+    expect(before).toMatchObject({ total: 1000, byStatus: { '200': 1000 } });
+    expect(await readLastLines(log, (await stat(log)).size)).toBe(long(200).repeat(1000));
+    const short = join(dir, 'short.log');
+    await writeFile(short, long(502).repeat(10) + long(200).repeat(20));
+    expect((await readStatusesBefore(short, (await stat(short)).size)).total).toBe(30);
   });
 
   it('finds nothing in a missing log', async () => {

@@ -1,6 +1,7 @@
 import type { StatusDistribution } from '../apply/status-distribution.js';
 import type { DeployPlan, DeployStep } from './plan-deploy.js';
 import type { StatusVerdict } from './status-watch.js';
+import type { FiredGate, FourxxBreakdown } from './watch-gates.js';
 
 /** What a deploy reports as it goes; `--json` prints each as one line, with `ts` (epoch ms) added. */
 export type DeployEvent =
@@ -16,6 +17,12 @@ export type DeployEvent =
       verdict: StatusVerdict;
       /** Requests and 5xx the new instance answered in the window. */
       newInstance?: { address: string; total: number; fivexx: number };
+      /** p99 request time before and in the window (ms). */
+      p99Ms?: { before: number; after: number };
+      /** The window's 4xx by kind. */
+      fourxx?: FourxxBreakdown;
+      /** The gate that fired, when one did (the watch then rolled the round back). */
+      gate?: FiredGate;
     }
   | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
   | { type: 'abort'; step: number; reason: string; rolledBack: boolean }

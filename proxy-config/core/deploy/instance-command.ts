@@ -9,25 +9,30 @@ export interface InstanceCommand {
 }
 
 /**
- * The command of a new instance at `address`: `{host}`/`{port}` filled in, and the PROXYOPS_*
+ * The command of a new instance at `address`: `{host}`/`{port}` (or `{socket}`, the fresh socket path
+ * of an instance behind a slot) filled in, and the PROXYOPS_*
  * variables of `proxyops api` set from the spec, so the instance drains for exactly the wait the
  * deploy computed and outlives nginx's idle upstream connections.
  */
 export function toInstanceCommand(
   deploy: Pick<DeploySpec, 'command'>,
   pool: Pick<UpstreamSpec, 'healthCheck' | 'app' | 'keepaliveTimeout'>,
-  address: InstanceAddress,
+  address: InstanceAddress & { socket?: string },
 ): InstanceCommand {
   const fill = (arg: string) =>
-    arg.replaceAll('{host}', address.host).replaceAll('{port}', String(address.port));
+    arg
+      .replaceAll('{host}', address.host)
+      .replaceAll('{port}', String(address.port))
+      .replaceAll('{socket}', address.socket ?? '');
   const [file, ...args] = deploy.command.map(fill);
   const ms = (seconds: number) => String(Math.round(seconds * 1000));
   return {
     file: file!,
     args,
     env: {
-      PROXYOPS_HOST: address.host,
-      PROXYOPS_PORT: String(address.port),
+      ...(address.socket === undefined
+        ? { PROXYOPS_HOST: address.host, PROXYOPS_PORT: String(address.port) }
+        : { PROXYOPS_SOCKET: address.socket }),
       PROXYOPS_HEALTH_INTERVAL_MS: ms(pool.healthCheck.interval),
       PROXYOPS_HEALTH_THRESHOLD: String(pool.healthCheck.failureThreshold),
       PROXYOPS_DRAIN_MARGIN_MS: ms(pool.healthCheck.margin),

@@ -6,6 +6,8 @@ import type { LogReaderKit } from '../logs/log-format-presets.js';
 export interface AddressCount {
   total: number;
   fivexx: number;
+  /** Requests answered 502 (with the API behind it, only nginx answers 502: it could not use the address). */
+  badGateway: number;
   /** Requests that surely started inside the window: their request time is below `freshBelowMs`. */
   fresh: number;
 }
@@ -17,6 +19,8 @@ export interface LogWindow {
   byAddress: Record<string, AddressCount>;
   /** Lines the format did not match. */
   skipped: number;
+  /** 99th percentile of the request times logged (ms; 0 without any). */
+  p99Ms: number;
 }
 
 /**
@@ -32,6 +36,7 @@ export function summarizeLogWindow(kit: LogReaderKit, text: string, freshBelowMs
   let total = 0;
   let fivexx = 0;
   let skipped = 0;
+  const times: number[] = [];
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf('\n', start);
@@ -44,12 +49,14 @@ export function summarizeLogWindow(kit: LogReaderKit, text: string, freshBelowMs
         total++;
         const is5xx = facts.status >= 500 && facts.status <= 599;
         if (is5xx) fivexx++;
+        if (facts.requestTimeMs >= 0) times.push(facts.requestTimeMs);
         const fresh = facts.requestTimeMs >= 0 && facts.requestTimeMs < freshBelowMs;
         for (let k = 0; k < facts.attempts; k++) {
           const address = facts.addr[k]!;
-          const count = (byAddress[address] ??= { total: 0, fivexx: 0, fresh: 0 });
+          const count = (byAddress[address] ??= { total: 0, fivexx: 0, badGateway: 0, fresh: 0 });
           count.total++;
           if (is5xx) count.fivexx++;
+          if (facts.status === 502) count.badGateway++;
           if (fresh) count.fresh++;
         }
       }
@@ -60,5 +67,9 @@ export function summarizeLogWindow(kit: LogReaderKit, text: string, freshBelowMs
     distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
     byAddress,
     skipped,
+    p99Ms:
+      times.length === 0
+        ? 0
+        : times.sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!,
   };
 }

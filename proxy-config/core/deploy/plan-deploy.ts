@@ -1,17 +1,23 @@
 import { ProxyopsError } from '../errors.js';
 import type { DeploySpec, DrainMode, UpstreamSpec } from '../spec/proxy-spec.js';
 import { formatWait, planDrainTiming, type DrainTiming } from './drain-timing.js';
+import { DEFAULT_GATES, type GateLimits } from './watch-gates.js';
 
-/** Where an instance listens. */
+/** Where an instance listens: host:port, or behind an upstream slot (a unix socket path nginx connects to). */
 export interface InstanceAddress {
   host: string;
   port: number;
+  slot?: string;
 }
+
+/** How a round replaces an instance: a rename over its slot (no nginx reload) or a config change and reload. */
+export type ReplacePath = 'slot' | 'reload';
 
 /** The kinds of step a deploy round is made of, in the order they may appear. */
 export type DeployStepKind =
   | 'start'
   | 'wait-ready'
+  | 'swap'
   | 'add'
   | 'watch'
   | 'signal'
@@ -45,11 +51,26 @@ export interface DeployPlan {
   logDelayMs: number;
   /** Roll back when the 5xx share rises by more than this; null reports only. */
   max5xxIncrease: number | null;
+  /** Every gate of the watch (5xx from the spec, 4xx and p99 from flags or their defaults). */
+  gates: GateLimits;
+  /** The first round's watch when longer than the others (`--canary`). */
+  canaryMs: number;
   instances: InstanceAddress[];
+  /** Which path each instance takes, in the order of `instances`. */
+  paths: ReplacePath[];
+  /** Settings the new instances get changed (`deploy --env`), with the recorded value they replace. */
+  envChanges: EnvChange[];
   steps: DeployStep[];
   /** Sum of the fixed waits, and of fixed waits plus every bound: the deploy takes between the two. */
   minMs: number;
   maxMs: number;
+}
+
+/** One setting a deploy changes. */
+export interface EnvChange {
+  name: string;
+  value: string;
+  was?: string;
 }
 
 /** What a plan is computed from. */
@@ -58,6 +79,11 @@ export interface DeployPlanInput {
   pool: Pick<UpstreamSpec, 'healthCheck' | 'deploy'>;
   instances: InstanceAddress[];
   logDelayMs: number;
+  envChanges?: EnvChange[];
+  /** Gates the flags set; the others take DEFAULT_GATES. */
+  gates?: Partial<Omit<GateLimits, 'max5xxIncrease'>>;
+  /** Seconds the first new instance is watched (a canary), when longer than deploy.watch. */
+  canary?: number;
 }
 
 /** After the reload that removes an instance, how long the access log is read for requests still reaching it. */
@@ -65,9 +91,14 @@ export const CONFIRM_IDLE_MS = 500;
 /** Slack on top of the drain wait and stop timeout before an old instance is killed. */
 export const EXIT_SLACK_MS = 1_000;
 
-/** Formats `host:port`. */
+/** Formats `host:port`, or `unix:PATH` for a slot (as nginx logs it in $upstream_addr). */
 export function toAddress(instance: InstanceAddress): string {
-  return `${instance.host}:${instance.port}`;
+  return instance.slot === undefined ? `${instance.host}:${instance.port}` : `unix:${instance.slot}`;
+}
+
+/** Slots are replaced by a rename; instances proxyops does not run behind a slot need a reload. */
+export function toReplacePath(instance: InstanceAddress): ReplacePath {
+  return instance.slot === undefined ? 'reload' : 'slot';
 }
 
 /** Computes the steps of a rolling deploy of `instances`, one at a time, with every wait. */
@@ -82,18 +113,29 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     throw new ProxyopsError('SPEC_INVALID', `upstreams.${input.upstream} has no instances to replace`);
   const drain = planDrainTiming(healthCheck);
   const s = (ms: number) => formatWait(ms);
-  const watchMs = Math.round(deploy.watch * 1000);
+  const roundWatchMs = Math.round(deploy.watch * 1000);
   const readyMs = Math.round(deploy.readyTimeout * 1000);
   const exitBoundMs = drain.waitMs + Math.round(deploy.stopTimeout * 1000) + EXIT_SLACK_MS;
+  // Behind a slot there is no drain wait: the old process leaves as soon as nginx let go of it.
+  const slotExitBoundMs = Math.round(deploy.stopTimeout * 1000) + EXIT_SLACK_MS;
   const signal = deploy.stopSignal;
-  const threshold =
-    deploy.max5xxIncrease === null
-      ? 'report only'
-      : `roll back above +${(deploy.max5xxIncrease * 100).toFixed(1)} points of 5xx`;
+  const gates: GateLimits = {
+    max5xxIncrease: deploy.max5xxIncrease,
+    max4xxIncrease:
+      input.gates?.max4xxIncrease === undefined ? DEFAULT_GATES.max4xxIncrease : input.gates.max4xxIncrease,
+    maxP99Ratio: input.gates?.maxP99Ratio === undefined ? DEFAULT_GATES.maxP99Ratio : input.gates.maxP99Ratio,
+  };
+  const canaryMs = Math.round((input.canary ?? 0) * 1000);
+  const rise = (limit: number | null, what: string) =>
+    limit === null ? `${what}: report only` : `${what} +${(limit * 100).toFixed(1)} points`;
+  const threshold = `roll back above: ${rise(gates.max5xxIncrease, '5xx')}, ${rise(gates.max4xxIncrease, '4xx')}, p99 ${gates.maxP99Ratio === null ? 'report only' : `${gates.maxP99Ratio}x`}`;
 
   const steps: DeployStep[] = [];
   input.instances.forEach((old, i) => {
     const at = toAddress(old);
+    const watchMs = i === 0 ? Math.max(roundWatchMs, canaryMs) : roundWatchMs;
+    const canaryNote =
+      i === 0 && canaryMs > roundWatchMs ? ' (canary: the first new instance is watched longer)' : '';
     const add = (kind: DeployStepKind, title: string, wait: { waitMs?: number; boundMs?: number } = {}) =>
       steps.push({ index: steps.length + 1, round: i + 1, kind, title, old, ...wait });
     add('start', `start a new instance to replace ${at}: ${deploy.command.join(' ')}`);
@@ -102,11 +144,37 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       `wait until GET ${healthCheck.readinessPath} on the new instance answers 200 (at most ${s(readyMs)}; else stop it, change nothing)`,
       { boundMs: readyMs },
     );
+    if (old.slot !== undefined) {
+      add(
+        'swap',
+        `rename the new instance's socket over ${old.slot} (no nginx reload); ${at}'s old process answers with Connection: close from now on`,
+      );
+      if (watchMs > 0)
+        add(
+          'watch',
+          `watch the new process (exit, readiness, 502s naming the slot, status codes and p99 against the ones before the deploy: ${threshold})${canaryNote}; on failure rename the old socket back`,
+          { waitMs: watchMs + input.logDelayMs },
+        );
+      add(
+        'signal',
+        `send ${signal} to the old process: it stops accepting, closes each connection after its next answer, never an idle one`,
+      );
+      add(
+        'wait-exit',
+        `wait for the old process to exit once nginx closed its connections (at most its stop timeout ${s(Math.round(deploy.stopTimeout * 1000))})`,
+        { boundMs: slotExitBoundMs },
+      );
+      return;
+    }
     add('add', `add the new instance to upstream ${input.upstream}: validate, swap, reload`);
     if (watchMs > 0)
-      add('watch', `watch the access log status codes against the ones before the deploy (${threshold})`, {
-        waitMs: watchMs + input.logDelayMs,
-      });
+      add(
+        'watch',
+        `watch the new instance (exit, readiness, 502s naming it) and the access log status codes and p99 against the ones before the deploy (${threshold})${canaryNote}`,
+        {
+          waitMs: watchMs + input.logDelayMs,
+        },
+      );
     const drainText = `interval ${s(Math.round(healthCheck.interval * 1000))} × threshold ${healthCheck.failureThreshold} + margin ${s(drain.marginMs)}`;
     if (deploy.drainMode === 'reload') {
       add('remove', `take ${at} out of upstream ${input.upstream}: validate, swap, reload`);
@@ -146,7 +214,11 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     drain,
     logDelayMs: input.logDelayMs,
     max5xxIncrease: deploy.max5xxIncrease,
+    gates,
+    canaryMs,
     instances: input.instances,
+    paths: input.instances.map(toReplacePath),
+    envChanges: input.envChanges ?? [],
     steps,
     minMs: fixed,
     maxMs: fixed + bounds,

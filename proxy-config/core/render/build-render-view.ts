@@ -55,7 +55,7 @@ export function buildRenderView(spec: ProxySpec) {
         return {
           name,
           servers: upstream.servers.map((s) => ({
-            address: `${toHostPart(s.host)}:${s.port}`,
+            address: s.socket === undefined ? `${toHostPart(s.host)}:${s.port}` : `unix:${s.socket}`,
             maxFails: s.maxFails,
             failTimeout: toNginxDuration(s.failTimeout),
             weight: s.weight,

@@ -39,7 +39,18 @@ export type ErrorLogLevel = 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'cr
 
 /** One upstream pool and what proxyops knows of the application behind it. */
 export interface UpstreamSpec {
-  servers: Array<{ host: string; port: number; maxFails: number; failTimeout: number; weight: number }>;
+  /**
+   * `socket` (a unix socket path) makes the server an upstream slot: proxyops replaces the process
+   * behind it by renaming a new socket over the path, without a reload; host and port are then unset ('' and 0).
+   */
+  servers: Array<{
+    host: string;
+    port: number;
+    socket?: string;
+    maxFails: number;
+    failTimeout: number;
+    weight: number;
+  }>;
   /** Idle keep-alive connections each worker keeps to this pool. */
   keepalive: number;
   keepaliveTimeout: number;
@@ -60,7 +71,7 @@ export type DrainMode = 'reload' | 'health-check';
 
 /** The rolling-deploy settings of one upstream pool. Durations are seconds. */
 export interface DeploySpec {
-  /** argv of a new instance; `{host}` and `{port}` are replaced by its address. */
+  /** argv of a new instance; `{host}` and `{port}` are replaced by its address, `{socket}` by its fresh socket path behind a slot. */
   command: string[];
   drainMode: DrainMode;
   /** Graceful stop signal (SIGQUIT, as for containers). */

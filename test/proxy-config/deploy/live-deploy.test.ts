@@ -48,13 +48,15 @@ function watchRefusals(ports: number[]): { stop(): Map<number, number> } {
   };
 }
 
-describe('proxyops deploy on the local stack, under constant load through the real nginx', () => {
+describe('proxyops deploy on the local stack (reload path), under constant load through the real nginx', () => {
   let stack: StackProcess;
   let auth: Record<string, string>;
   let target: string;
 
   beforeAll(async () => {
+    // The reload path: instances on TCP ports, taken in and out of nginx's config.
     stack = await startStack([
+      '--no-slots',
       '--instances',
       '2',
       '--health-interval',

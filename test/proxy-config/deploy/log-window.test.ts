@@ -17,7 +17,7 @@ describe('summarizeLogWindow', () => {
     ].join('\n');
     const window = summarizeLogWindow(kit, text);
     expect(window.distribution).toEqual({ total: 3, byStatus: { '200': 2, '500': 1 }, share5xx: 1 / 3 });
-    expect(window.byAddress['127.0.0.1:9002']).toEqual({ total: 2, fivexx: 1, fresh: 0 });
+    expect(window.byAddress['127.0.0.1:9002']).toEqual({ total: 2, fivexx: 1, badGateway: 0, fresh: 0 });
     expect(window.skipped).toBe(1);
   });
 

@@ -39,7 +39,11 @@ export async function startStack(flags: string[], env: Record<string, string> = 
   await chmod(root, 0o755);
   const dir = join(root, 'stack');
   const port = await freePort();
-  const child = execa('node', [CLI, 'up', '--dir', dir, '--port', String(port), ...flags], {
+  // The rate limit out of the load generator's way, as the stack's setting (the caller's environment never reaches instances).
+  const limit = flags.some((f) => f === '--rate-limit' || f.startsWith('PROXYOPS_RATE_LIMIT='))
+    ? []
+    : ['--rate-limit', '10000000'];
+  const child = execa('node', [CLI, 'up', '--dir', dir, '--port', String(port), ...limit, ...flags], {
     env: { ...STACK_ENV, ...env },
     all: true,
     buffer: false,

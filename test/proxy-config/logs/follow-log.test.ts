@@ -143,4 +143,31 @@ describe('logs stats --follow', () => {
     expect(lines.reduce((n, l) => n + (l.records ?? 0), 0)).toBe(201);
     expect(lines.reduce((n, l) => n + (l['5xx'] ?? 0), 0)).toBe(50);
   });
+
+  it('--fail-if is evaluated while following: the run ends with 1 as soon as the condition holds', async () => {
+    const path = join(dir, 'alert.log');
+    await writeFile(path, '');
+    let out = '';
+    let err = '';
+    const run = runLogsStatsCommand(
+      [path],
+      { follow: true, json: true, interval: '100ms', failIf: ['5xx_ratio>0.5'] },
+      {
+        stdout: { write: (t: string) => (out += t), isTTY: false },
+        stderr: { write: (t: string) => (err += t) },
+        stdin: Object.assign(Readable.from([]), { isTTY: true }),
+        env: {},
+        untilStopped: new Promise<void>(() => undefined), // nobody presses Ctrl-C
+      },
+    );
+    let settled = false;
+    void run.finally(() => (settled = true));
+    await until(() => out !== '');
+    await appendFile(path, line(1).repeat(10));
+    await until(() => out.includes('"records":10'));
+    expect(settled).toBe(false); // healthy so far: it keeps following
+    await appendFile(path, line(2, 502).repeat(30));
+    expect(await run).toBe(1);
+    expect(err).toContain('--fail-if holds: 5xx_ratio>0.5 (5xx_ratio=0.75)');
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -25,6 +25,8 @@ import {
 
 // Built by `npm run build` (the test scripts build first).
 const module = loadLogLineScanner();
+/** Temporary directories the tests made, each of which must be gone by the end. */
+const madeDirs: string[] = [];
 
 /** Reads `text` (whole lines) through the scanner, or the JavaScript matcher alone; returns what each line gave. */
 function readAll(spec: LogFormatSpec, text: string, wasm: boolean) {
@@ -133,22 +135,37 @@ describe('the WebAssembly line scanner', () => {
 
   it('reads a file range in pieces, a line longer than the input area and a last line without "\\n"', () => {
     const dir = mkdtempSync(join(tmpdir(), 'proxyops-wasm-'));
-    const file = join(dir, 'access.log');
-    const long = textLine({ request: `GET /${'x'.repeat(3 * 1024 * 1024)} HTTP/1.1`, status: '502' });
-    const lines = [...Array.from({ length: 5000 }, (_, i) => textLine({ rt: `${i % 10}.001` })), long, 'bad'];
-    writeFileSync(file, lines.join('\n'), 'latin1');
-    const kit = createLogReaderKit(TEXT);
-    const state = createStatsState(kit.capabilities);
-    const scan = createLogScan(kit, state, file);
-    countFileRange(
-      file,
-      0,
-      Buffer.byteLength(lines.join('\n')),
-      createWasmLineScanner(module!, kit.format!)!,
-      scan,
-    );
-    expect([state.lines, state.records, state.malformed]).toEqual([5002, 5001, 1]);
-    expect(state.malformedSamples[0]).toMatchObject({ line: 5002, text: 'bad' });
-    expect([...state.paths5xx.keys()][0]).toHaveLength(3 * 1024 * 1024 + 1);
+    madeDirs.push(dir);
+    try {
+      readRangeInPieces(join(dir, 'access.log'));
+    } finally {
+      // The log is 4 MB: never leave it behind.
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves no temporary file behind', () => {
+    expect(madeDirs.length).toBeGreaterThan(0);
+    for (const dir of madeDirs) expect(existsSync(dir), dir).toBe(false);
   });
 });
+
+/** Scans a 4 MB log with a 3 MB line and a last line without "\n" from `file`, checking the counts. */
+function readRangeInPieces(file: string): void {
+  const long = textLine({ request: `GET /${'x'.repeat(3 * 1024 * 1024)} HTTP/1.1`, status: '502' });
+  const lines = [...Array.from({ length: 5000 }, (_, i) => textLine({ rt: `${i % 10}.001` })), long, 'bad'];
+  writeFileSync(file, lines.join('\n'), 'latin1');
+  const kit = createLogReaderKit(TEXT);
+  const state = createStatsState(kit.capabilities);
+  const scan = createLogScan(kit, state, file);
+  countFileRange(
+    file,
+    0,
+    Buffer.byteLength(lines.join('\n')),
+    createWasmLineScanner(module!, kit.format!)!,
+    scan,
+  );
+  expect([state.lines, state.records, state.malformed]).toEqual([5002, 5001, 1]);
+  expect(state.malformedSamples[0]).toMatchObject({ line: 5002, text: 'bad' });
+  expect([...state.paths5xx.keys()][0]).toHaveLength(3 * 1024 * 1024 + 1);
+}

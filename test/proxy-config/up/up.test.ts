@@ -50,7 +50,15 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
   let stack: StackProcess;
 
   beforeAll(async () => {
-    stack = await startStack(['--instances', '2', '--health-interval', '0.2', '--health-threshold', '2']);
+    stack = await startStack([
+      '--no-slots',
+      '--instances',
+      '2',
+      '--health-interval',
+      '0.2',
+      '--health-threshold',
+      '2',
+    ]);
   }, 120_000);
   afterAll(async () => {
     await stopStack(stack);
@@ -226,7 +234,7 @@ describe.runIf(DATABASE_URL)('proxyops up on a PostgreSQL server (DATABASE_URL)'
     // Every instance connects with this search_path: the test's tables stay in their own schema.
     const url = new URL(DATABASE_URL!);
     url.searchParams.set('options', `-c search_path=${schema}`);
-    stack = await startStack(['--instances', '2'], { DATABASE_URL: url.toString() });
+    stack = await startStack(['--no-slots', '--instances', '2'], { DATABASE_URL: url.toString() });
   }, 120_000);
   afterAll(async () => {
     await stopStack(stack);

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { LogWindow } from '../../../proxy-config/core/deploy/log-window.js';
+import { breakDown4xx, DEFAULT_GATES, judgeGates } from '../../../proxy-config/core/deploy/watch-gates.js';
+
+const window = (byStatus: Record<string, number>, p99Ms = 5): LogWindow => {
+  const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
+  const fivexx = Object.entries(byStatus)
+    .filter(([s]) => s.startsWith('5'))
+    .reduce((a, [, n]) => a + n, 0);
+  return {
+    distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
+    byAddress: {},
+    skipped: 0,
+    p99Ms,
+  };
+};
+const limits = { max5xxIncrease: 0.05, ...DEFAULT_GATES };
+
+describe('judgeGates', () => {
+  it('fires the 5xx gate on a rise above its limit, compared with the share before the deploy', () => {
+    expect(judgeGates(window({ '200': 100 }), window({ '200': 90, '500': 10 }), limits)).toMatchObject({
+      gate: '5xx',
+    });
+    expect(judgeGates(window({ '200': 100 }), window({ '200': 97, '500': 3 }), limits)).toBeUndefined();
+    expect(
+      judgeGates(window({ '200': 80, '500': 20 }), window({ '200': 78, '500': 22 }), limits),
+    ).toBeUndefined();
+  });
+
+  it('fires the 4xx gate for a version that answers 429 (or 401/403, 404) to everyone, naming each kind', () => {
+    const fired = judgeGates(
+      window({ '200': 100 }),
+      window({ '200': 10, '429': 80, '404': 5, '403': 5 }),
+      limits,
+    );
+    expect(fired).toMatchObject({ gate: '4xx' });
+    expect(fired!.text).toContain('429×80');
+    expect(fired!.text).toContain('401/403×5');
+    expect(fired!.text).toContain('404×5');
+    // The same 4xx share as before is no regression.
+    expect(
+      judgeGates(window({ '200': 90, '404': 10 }), window({ '200': 89, '404': 11 }), limits),
+    ).toBeUndefined();
+  });
+
+  it('fires the p99 gate on a version three times slower, not on noise under the floor', () => {
+    expect(judgeGates(window({ '200': 100 }, 40), window({ '200': 100 }, 120), limits)).toMatchObject({
+      gate: 'p99',
+    });
+    expect(judgeGates(window({ '200': 100 }, 40), window({ '200': 100 }, 70), limits)).toBeUndefined();
+    expect(judgeGates(window({ '200': 100 }, 1), window({ '200': 100 }, 6), limits)).toBeUndefined();
+    // Too few requests on either side: no p99 verdict.
+    expect(judgeGates(window({ '200': 5 }, 40), window({ '200': 100 }, 400), limits)).toBeUndefined();
+  });
+
+  it('decides nothing on fewer requests than asked, and a null limit only reports', () => {
+    expect(judgeGates(window({ '200': 100 }), window({ '500': 5 }), limits, 20)).toBeUndefined();
+    const off = { max5xxIncrease: null, max4xxIncrease: null, maxP99Ratio: null };
+    expect(judgeGates(window({ '200': 100 }, 5), window({ '500': 50, '429': 50 }, 500), off)).toBeUndefined();
+  });
+
+  it('breaks the 4xx down the way people tell them apart', () => {
+    expect(breakDown4xx({ '200': 3, '401': 1, '403': 2, '404': 4, '429': 5, '400': 6 })).toEqual({
+      '429': 5,
+      '401/403': 3,
+      '404': 4,
+      other: 6,
+    });
+  });
+});
