@@ -39,10 +39,7 @@ export async function runDeploy(
   emit({ type: 'plan', plan });
   const current = [...context.instances];
   const baselineEnd = await fileSize(context.accessLog);
-  const before = summarizeLogWindow(
-    context.kit,
-    await readLastLines(context.accessLog, baselineEnd),
-  );
+  const before = summarizeLogWindow(context.kit, await readLastLines(context.accessLog, baselineEnd));
   const save = async () => {
     const others = (context.state.upstreams[context.upstream] ?? []).filter(
       (i) => !i.inUpstream && !current.includes(i),

@@ -126,7 +126,13 @@ describe('config apply against a live nginx', () => {
     expect(seen['x-request-id']).toBe(id);
     expect(seen['x-forwarded-proto']).toBe('http');
     expect(seen['x-forwarded-for']).toBe('127.0.0.1');
-    expect(seen['x-forwarded-host']).toBe(`127.0.0.1:${port}`); // with the port: the API builds its links from it
+    // Host 127.0.0.1:PORT names no server of this spec (only localhost, the default server): the app
+    // is told the server's own name, never a Host or X-Forwarded-Host the client chose.
+    expect(seen['x-forwarded-host']).toBe(`localhost:${port}`);
+    await get('/echo', { host: `LOCALHOST:${port}`, 'x-forwarded-host': 'evil.example' });
+    expect(app.seen.at(-1)!.headers['x-forwarded-host']).toBe(`LOCALHOST:${port}`);
+    await get('/echo', { host: 'evil.example', 'x-forwarded-host': 'evil.example' });
+    expect(app.seen.at(-1)!.headers['x-forwarded-host']).toBe(`localhost:${port}`);
     expect(seen.connection).toBe(undefined);
 
     const given = await get('/echo', { 'x-request-id': 'client-given-42' });

@@ -60,8 +60,9 @@ export function planLocalStackSpec(input: LocalStackInput): ProxySpecInput {
     },
     servers: [
       {
-        names: ['localhost'],
-        listen: [{ address: '127.0.0.1', port: input.port, defaultServer: true }],
+        // No default server: a request naming another Host gets the catch-all's 421, never the API.
+        names: ['localhost', '127.0.0.1'],
+        listen: [{ address: '127.0.0.1', port: input.port }],
         // websocket: GraphQL subscriptions (graphql-ws) reach the instances through nginx.
         routes: [{ path: '/', upstream: LOCAL_UPSTREAM, websocket: true }],
       },

@@ -91,10 +91,7 @@ function toServerView(server: ServerSpec, index: number) {
   const listen = (tls: boolean) =>
     server.listen
       .filter((l) => l.tls === tls)
-      .map(
-        (l) =>
-          `${toSocket(l)}${tls ? ' ssl' : ''}${l.defaultServer ? ' default_server' : ''}`,
-      );
+      .map((l) => `${toSocket(l)}${tls ? ' ssl' : ''}${l.defaultServer ? ' default_server' : ''}`);
   const redirect = server.redirectToHttps;
   return {
     names: server.names.join(' '),

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -94,6 +95,42 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
     }
     const accessLog = await readFile(join(stack.dir, 'logs', 'access.log'), 'utf8');
     for (const instance of instances) expect(accessLog).toContain(`ua="${instance.host}:${instance.port}"`);
+  });
+
+  it('a spoofed Host or X-Forwarded-Host appears in no link, header or body', async () => {
+    const token = await adminToken();
+    const port = new URL(stack.url).port;
+    // Host naming no server of the stack: the catch-all answers 421 itself, the API never sees it.
+    const misdirected = await rawGet(port, '/users', {
+      host: 'evil.example',
+      authorization: `Bearer ${token}`,
+    });
+    expect(misdirected.status).toBe(421);
+    expect(misdirected.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(misdirected.body)).toMatchObject({ status: 421, code: 'MISDIRECTED_REQUEST' });
+
+    const forged = {
+      authorization: `Bearer ${token}`,
+      'x-forwarded-host': 'evil.example',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-for': '203.0.113.9',
+    };
+    const created = await fetch(`${stack.url}/orders`, {
+      method: 'POST',
+      headers: { ...forged, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        userId: SEED_USER,
+        items: [{ productName: 'Lamp', quantity: 1, unitPrice: 3 }],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const list = await fetch(`${stack.url}/orders?limit=1`, { headers: forged });
+    for (const res of [created, list]) {
+      const seen = [...res.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n') + (await res.text());
+      expect(seen).not.toContain('evil.example');
+      expect(seen).not.toContain('https://');
+      expect(seen).toContain(`http://127.0.0.1:${port}/`);
+    }
   });
 
   it('a graphql-ws subscription through nginx receives an order created over REST, on any instance', async () => {
@@ -260,3 +297,17 @@ describe.runIf(DATABASE_URL)('proxyops up on a PostgreSQL server (DATABASE_URL)'
     for (const pid of pids) expect(await isAlive(pid), `pid ${pid} is still running`).toBe(false);
   }, 60_000);
 });
+
+/** A GET with headers fetch() will not send as given (Host), on a fresh connection. */
+function rawGet(port: string, path: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: Number(port), path, headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
