@@ -66,7 +66,21 @@ export function buildRenderView(spec: ProxySpec) {
           appKeepAliveTimeout: toNginxDuration(upstream.app.keepAliveTimeout),
         };
       }),
-    servers: spec.servers.map(toServerView),
+    securityHeaders: spec.security.headers ? SECURITY_HEADERS : [],
+    hsts: '',
+    gzip: spec.gzip.enabled ? { types: spec.gzip.types.join(' '), minLength: spec.gzip.minLength } : false,
+    realIp:
+      spec.trustedProxies.addresses.length > 0
+        ? { addresses: spec.trustedProxies.addresses, header: spec.trustedProxies.header }
+        : false,
+    resolver: spec.resolver
+      ? {
+          addresses: spec.resolver.addresses.map(toHostPart).join(' '),
+          valid: toNginxDuration(spec.resolver.valid),
+        }
+      : false,
+    limitZones: listLimitZones(spec),
+    servers: spec.servers.map((server, index) => toServerView(server, index, spec)),
     hostMaps: spec.servers.map((server, index) => ({
       variable: forwardedHostVariable(index),
       pattern: hostHeaderPattern(server.names) ?? '',
@@ -87,27 +101,94 @@ function toSocket(l: ServerSpec['listen'][number]): string {
   return `${l.address ? `${toHostPart(l.address)}:` : ''}${l.port}`;
 }
 
-function toServerView(server: ServerSpec, index: number) {
+/** Hardening headers on every response, errors included (`always`); the app's own are hidden upstream. */
+const SECURITY_HEADERS = [
+  { name: 'X-Content-Type-Options', value: 'nosniff' },
+  { name: 'X-Frame-Options', value: 'DENY' },
+  { name: 'Referrer-Policy', value: 'strict-origin-when-cross-origin' },
+];
+
+/** The limit_req/limit_conn zone names of a route, numbered in spec order across servers. */
+function limitZoneNames(serverIndex: number, routeIndex: number) {
+  return {
+    req: `proxyops_req_${serverIndex}_${routeIndex}`,
+    conn: `proxyops_conn_${serverIndex}_${routeIndex}`,
+  };
+}
+
+/** One zone per limited route: a client's limit on one route does not spend its budget on another. */
+function listLimitZones(spec: ProxySpec) {
+  return spec.servers.flatMap((server, s) =>
+    server.routes.flatMap((route, r) => {
+      const names = limitZoneNames(s, r);
+      return [
+        ...(route.rateLimit
+          ? [`limit_req_zone $binary_remote_addr zone=${names.req}:10m rate=${route.rateLimit.rate}`]
+          : []),
+        ...(route.connectionLimit !== undefined
+          ? [`limit_conn_zone $binary_remote_addr zone=${names.conn}:10m`]
+          : []),
+      ];
+    }),
+  );
+}
+
+function hstsValue(spec: ProxySpec, server: ServerSpec): string {
+  const { hsts } = spec.security;
+  if (!hsts || !server.tls) return '';
+  return [
+    `max-age=${hsts.maxAge}`,
+    ...(hsts.includeSubDomains ? ['includeSubDomains'] : []),
+    ...(hsts.preload ? ['preload'] : []),
+  ].join('; ');
+}
+
+function toServerView(server: ServerSpec, index: number, spec: ProxySpec) {
   const listen = (tls: boolean) =>
     server.listen
       .filter((l) => l.tls === tls)
-      .map((l) => `${toSocket(l)}${tls ? ' ssl' : ''}${l.defaultServer ? ' default_server' : ''}`);
+      .map(
+        (l) =>
+          `${toSocket(l)}${tls ? ' ssl' : ''}${tls && server.http2 ? ' http2' : ''}${l.defaultServer ? ' default_server' : ''}`,
+      );
   const redirect = server.redirectToHttps;
+  // The redirect keeps a TLS port other than 443, or the client lands on a port nothing serves.
+  const tlsPort = server.listen.find((l) => l.tls)?.port ?? 443;
   return {
     names: server.names.join(' '),
     forwardedHost: forwardedHostVariable(index),
-    redirect: redirect ? { listen: listen(false) } : false,
+    // HSTS only over TLS: on the plain redirect a browser ignores it.
+    redirects: redirect
+      ? [{ listen: listen(false), port: tlsPort === 443 ? '' : `:${tlsPort}`, hsts: '' }]
+      : [],
+    hsts: hstsValue(spec, server),
+    snippets: server.snippets,
     listen: redirect ? listen(true) : [...listen(false), ...listen(true)],
     tls: server.tls ?? false,
     locations: [
-      ...server.routes.map((route) => ({ path: route.path, proxy: toProxyView(route), static: false })),
+      ...server.routes.map((route, r) => ({
+        path: route.path,
+        proxy: toProxyView(route, limitZoneNames(index, r)),
+        static: false,
+      })),
       ...server.static.map((s) => ({ path: s.path, proxy: false, static: s })),
     ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
   };
 }
 
-function toProxyView(route: RouteSpec) {
+function toProxyView(route: RouteSpec, zones: { req: string; conn: string }) {
   const directives: string[] = [];
+  if (route.rateLimit) {
+    const { burst, nodelay } = route.rateLimit;
+    directives.push(
+      `limit_req zone=${zones.req}${burst > 0 ? ` burst=${burst}` : ''}${nodelay ? ' nodelay' : ''}`,
+    );
+    directives.push('limit_req_status 429');
+  }
+  if (route.connectionLimit !== undefined) {
+    directives.push(`limit_conn ${zones.conn} ${route.connectionLimit}`);
+    directives.push('limit_conn_status 429');
+  }
   if (route.timeouts.connect !== undefined)
     directives.push(`proxy_connect_timeout ${toNginxDuration(route.timeouts.connect)}`);
   if (route.timeouts.read !== undefined)
@@ -116,6 +197,7 @@ function toProxyView(route: RouteSpec) {
     directives.push(`proxy_send_timeout ${toNginxDuration(route.timeouts.send)}`);
   if (route.clientMaxBodySize !== undefined)
     directives.push(`client_max_body_size ${route.clientMaxBodySize}`);
+  directives.push(...route.snippets);
   return {
     upstream: route.upstream,
     directives,

@@ -18,6 +18,29 @@ export function applySpecDefaults(input: ProxySpecInput): ProxySpec {
     layerName: input.layerName ?? DEFAULTS.layerName,
     trustForwardedProto: input.trustForwardedProto ?? DEFAULTS.trustForwardedProto,
     unknownHosts: input.unknownHosts ?? DEFAULTS.unknownHosts,
+    security: {
+      hsts: input.security?.hsts === null ? null : { ...DEFAULTS.security.hsts, ...input.security?.hsts },
+      headers: input.security?.headers ?? DEFAULTS.security.headers,
+    },
+    gzip: {
+      ...DEFAULTS.gzip,
+      ...withoutUndefined({ enabled: input.gzip?.enabled, minLength: input.gzip?.minLength }),
+      types: [...(input.gzip?.types ?? DEFAULTS.gzip.types)].filter(
+        (t): t is string => typeof t === 'string',
+      ),
+    },
+    trustedProxies: {
+      addresses: [...(input.trustedProxies?.addresses ?? [])].filter(
+        (a): a is string => typeof a === 'string',
+      ),
+      header: input.trustedProxies?.header ?? DEFAULTS.trustedProxies.header,
+    },
+    resolver: input.resolver
+      ? {
+          addresses: [...(input.resolver.addresses ?? [])].filter((a): a is string => typeof a === 'string'),
+          valid: input.resolver.valid ?? 30,
+        }
+      : null,
     paths: { ...DEFAULTS.paths, ...input.paths },
     workers: { ...DEFAULTS.workers, ...input.workers },
     timeouts: { ...DEFAULTS.timeouts, ...input.timeouts },
@@ -75,6 +98,8 @@ function toServer(input: Loose<ServerSpec>): ServerSpec {
       ? { tls: { certificate: input.tls.certificate, certificateKey: input.tls.certificateKey } }
       : {}),
     redirectToHttps: input.redirectToHttps ?? false,
+    http2: input.http2 ?? true,
+    snippets: strings(input.snippets),
     routes: (input.routes ?? []).map(toRoute),
     static: (input.static ?? []).map(toStatic),
   };
@@ -87,12 +112,27 @@ function toRoute(input: Loose<RouteSpec>): RouteSpec {
     ...(input.clientMaxBodySize === undefined ? {} : { clientMaxBodySize: input.clientMaxBodySize }),
     allowLargerBody: input.allowLargerBody ?? false,
     websocket: input.websocket ?? false,
+    ...(input.rateLimit?.rate
+      ? {
+          rateLimit: {
+            rate: input.rateLimit.rate,
+            burst: input.rateLimit.burst ?? 0,
+            nodelay: input.rateLimit.nodelay ?? true,
+          },
+        }
+      : {}),
+    ...(input.connectionLimit === undefined ? {} : { connectionLimit: input.connectionLimit }),
+    snippets: strings(input.snippets),
     timeouts: { ...input.timeouts },
   };
 }
 
 function toStatic(input: Loose<StaticSpec>): StaticSpec {
   return { path: input.path ?? '/', root: input.root ?? '', contentHashed: input.contentHashed ?? false };
+}
+
+function strings(values: readonly unknown[] | undefined): string[] {
+  return (values ?? []).filter((v): v is string => typeof v === 'string');
 }
 
 function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {

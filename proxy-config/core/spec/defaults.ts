@@ -7,6 +7,14 @@ export const DEFAULTS = {
   layerName: 'proxyops-nginx',
   trustForwardedProto: false,
   unknownHosts: 'misdirected',
+  /** A year of HSTS without subdomains: a subdomain still on plain HTTP would become unreachable. */
+  security: { hsts: { maxAge: 31_536_000, includeSubDomains: false, preload: false }, headers: true },
+  gzip: {
+    enabled: false,
+    types: ['text/css', 'text/plain', 'application/javascript', 'application/json', 'image/svg+xml'],
+    minLength: 1024,
+  },
+  trustedProxies: { addresses: [] as string[], header: 'X-Forwarded-For' },
   paths: { pidFile: '/run/nginx.pid', tempDir: '/var/lib/nginx' },
   workers: { processes: 'auto', connections: 1024, rlimitNofile: 4096 },
   /** Proxy read 55 s stays under a 60 s outer load balancer (a common default) and over the app's 50 s. */

@@ -16,6 +16,17 @@ export interface ProxySpec {
    * `defaultServer` of: 421 with a problem body (`misdirected`) or a closed connection (`close`).
    */
   unknownHosts: 'misdirected' | 'close';
+  /** Response headers for browsers: HSTS on TLS servers (null: off) and the usual hardening headers. */
+  security: {
+    hsts: { maxAge: number; includeSubDomains: boolean; preload: boolean } | null;
+    headers: boolean;
+  };
+  /** Compression of text responses; off by default (BREACH: a secret and reflected input in one compressed body). */
+  gzip: { enabled: boolean; types: string[]; minLength: number };
+  /** Load balancers or CDNs in front whose client-address header nginx believes (set_real_ip_from). */
+  trustedProxies: { addresses: string[]; header: 'X-Forwarded-For' | 'X-Real-IP' };
+  /** DNS servers for upstreams named by DNS in variables; null: none. */
+  resolver: { addresses: string[]; valid: number } | null;
   paths: { pidFile: string; tempDir: string };
   workers: { processes: number | 'auto'; connections: number; rlimitNofile: number };
   timeouts: {
@@ -92,6 +103,10 @@ export interface ServerSpec {
   listen: Array<{ address?: string; port: number; tls: boolean; defaultServer: boolean }>;
   tls?: { certificate: string; certificateKey: string };
   redirectToHttps: boolean;
+  /** HTTP/2 on this server's TLS listeners. */
+  http2: boolean;
+  /** Raw directives added to the server block (escape hatch; linted with the rest). */
+  snippets: string[];
   routes: RouteSpec[];
   static: StaticSpec[];
 }
@@ -105,6 +120,12 @@ export interface RouteSpec {
   allowLargerBody: boolean;
   /** Pass WebSocket upgrades through (GraphQL subscriptions); plain requests keep upstream keep-alive. */
   websocket: boolean;
+  /** Requests per client address (limit_req), answered 429 with Retry-After above it. */
+  rateLimit?: { rate: string; burst: number; nodelay: boolean };
+  /** Concurrent connections per client address (limit_conn), 429 above it. */
+  connectionLimit?: number;
+  /** Raw directives added to the location (escape hatch; linted with the rest). */
+  snippets: string[];
   timeouts: { connect?: number; read?: number; send?: number };
 }
 

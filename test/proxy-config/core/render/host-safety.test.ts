@@ -10,6 +10,8 @@ const server = (names: string[], listen: Array<Partial<ServerSpec['listen'][numb
   names,
   listen: listen.map((l) => ({ port: 80, tls: false, defaultServer: false, ...l })),
   redirectToHttps: false,
+  http2: true,
+  snippets: [],
   routes: [],
   static: [],
 });

@@ -1,0 +1,158 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyConfig } from '../../proxy-config/apply-config.js';
+import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
+import { signalNginx, startNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { freePort } from '../support/ports.js';
+import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';
+import { makeCertificate } from './helpers/make-certificate.js';
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+describe('spec options for the internet, through a live nginx', () => {
+  let root: string;
+  let runtime: string;
+  let app: UpstreamApp;
+  let plainPort: number;
+  let tlsPort: number;
+  let nginx: NginxTarget;
+
+  const send = (tls: boolean, path: string, headers: Record<string, string> = {}): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const options = {
+        host: '127.0.0.1',
+        port: tls ? tlsPort : plainPort,
+        path,
+        headers: { host: 'localhost', ...headers },
+        agent: false,
+      };
+      const done = (res: import('node:http').IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+      };
+      const req = tls
+        ? httpsRequest({ ...options, rejectUnauthorized: false, servername: 'localhost' }, done)
+        : httpRequest(options, done);
+      req.on('error', reject);
+      req.end();
+    });
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'proxyops-site-'));
+    await chmod(root, 0o755);
+    runtime = join(root, 'run');
+    await mkdir(join(runtime, 'logs'), { recursive: true, mode: 0o755 });
+    await mkdir(join(runtime, 'temp'), { recursive: true, mode: 0o755 });
+    const cert = await makeCertificate(root, 'localhost', 30);
+    app = await startUpstreamApp();
+    plainPort = await freePort();
+    tlsPort = await freePort();
+    const deadPort = await freePort();
+    const spec = {
+      version: 1,
+      layerName: 'site-test',
+      paths: { pidFile: join(runtime, 'nginx.pid'), tempDir: join(runtime, 'temp') },
+      workers: { processes: 1, connections: 256, rlimitNofile: 1024 },
+      accessLog: { path: join(runtime, 'logs', 'access.log'), buffer: null },
+      errorLog: { path: join(runtime, 'logs', 'error.log') },
+      security: { hsts: { maxAge: 600, includeSubDomains: true } },
+      gzip: { enabled: true, types: ['application/json'], minLength: 0 },
+      trustedProxies: { addresses: ['127.0.0.1'], header: 'X-Forwarded-For' },
+      upstreams: {
+        app: { servers: [{ host: '127.0.0.1', port: app.port, maxFails: 0 }], keepalive: 4 },
+        gone: { servers: [{ host: '127.0.0.1', port: deadPort, maxFails: 0 }] },
+      },
+      servers: [
+        {
+          names: ['localhost'],
+          listen: [
+            { address: '127.0.0.1', port: plainPort },
+            { address: '127.0.0.1', port: tlsPort, tls: true },
+          ],
+          redirectToHttps: true,
+          tls: cert,
+          snippets: ['add_trailer X-Snippet yes'],
+          routes: [
+            { path: '/', upstream: 'app' },
+            { path: '/gone/', upstream: 'gone' },
+            { path: '/limited', upstream: 'app', rateLimit: { rate: '1r/m', burst: 0 } },
+          ],
+        },
+      ],
+    };
+    const specPath = join(root, 'spec.json');
+    await writeFile(specPath, JSON.stringify(spec));
+    const target = join(root, 'conf');
+    await applyConfig({ specPath, target });
+    nginx = {
+      confPath: join(target, 'current', 'nginx.conf'),
+      prefix: runtime,
+      startupErrorLog: join(runtime, 'logs', 'error.log'),
+    };
+    await startNginx(nginx);
+    for (let i = 0; i < 500 && !(await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+  });
+
+  afterAll(async () => {
+    if (nginx) await signalNginx(nginx, 'stop').catch(() => undefined);
+    await app?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('HSTS and the hardening headers hold on an nginx-made 502 too', async () => {
+    const ok = await send(true, '/echo');
+    expect(ok.status).toBe(200);
+    const failed = await send(true, '/gone/x');
+    expect(failed.status).toBe(502);
+    for (const answer of [ok, failed]) {
+      expect(answer.headers['strict-transport-security']).toBe('max-age=600; includeSubDomains');
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+      expect(answer.headers['x-frame-options']).toBe('DENY');
+    }
+    // HSTS only over TLS: a browser ignores it on plain HTTP, and it would only mislead.
+    expect((await send(false, '/echo')).headers['strict-transport-security']).toBeUndefined();
+  });
+
+  it('the HTTPS redirect keeps a TLS port other than 443', async () => {
+    const redirect = await send(false, '/a/b?c=1');
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.location).toBe(`https://localhost:${tlsPort}/a/b?c=1`);
+  });
+
+  it('a route over its rate limit answers 429 with Retry-After as a problem document', async () => {
+    expect((await send(true, '/limited')).status).toBe(200);
+    const limited = await send(true, '/limited');
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('1');
+    expect(JSON.parse(limited.body.toString('utf8'))).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+  });
+
+  it('the client address from a trusted balancer reaches the app and the log', async () => {
+    await send(true, '/echo', { 'x-forwarded-for': '198.51.100.1, 203.0.113.7' });
+    const seen = app.seen.at(-1)!.headers;
+    expect(seen['x-real-ip']).toBe('203.0.113.7');
+    expect(seen['x-forwarded-for']).toBe('203.0.113.7');
+    await expect
+      .poll(() => readFile(join(runtime, 'logs', 'access.log'), 'utf8'), { timeout: 10_000 })
+      .toMatch(/^203\.0\.113\.7 /m);
+  });
+
+  it('JSON is compressed for a client that accepts gzip, and served over HTTP/2-capable TLS', async () => {
+    const zipped = await send(true, '/echo', { 'accept-encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(zipped.body).toString('utf8'))).toMatchObject({ method: 'GET' });
+  });
+});
