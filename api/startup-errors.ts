@@ -48,8 +48,14 @@ export function redactUrl(url: string): string {
 
 /** A failed start of the store said as what to do, when the database was the cause. */
 export function databaseError(error: unknown, url: string): unknown {
-  const { code } = error as NodeJS.ErrnoException;
-  const errors = (error as { errors?: Array<NodeJS.ErrnoException> }).errors ?? [];
+  // The store reports an unreachable database as DATABASE_UNAVAILABLE (a 503 to a client); at start
+  // the driver's own error under it says what to fix.
+  const root =
+    error instanceof ProxyopsError && error.code === 'DATABASE_UNAVAILABLE' && error.cause !== undefined
+      ? error.cause
+      : error;
+  const { code } = root as NodeJS.ErrnoException;
+  const errors = (root as { errors?: Array<NodeJS.ErrnoException> }).errors ?? [];
   const systemCode = [code, ...errors.map((e) => e.code)].find((c) => c !== undefined && UNREACHABLE.has(c));
   const refused = code === undefined ? undefined : REFUSED.get(code);
   if (systemCode === undefined && refused === undefined) return error;

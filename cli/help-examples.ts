@@ -31,8 +31,14 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'config apply --spec proxy.yaml --target /etc/proxyops --watch 30 --rollback-on-5xx 0.05',
     'config apply --spec proxy.yaml --target /etc/proxyops --servers-from state',
   ],
+  'config diff': [
+    'config diff --spec proxy.yaml --target /etc/proxyops',
+    'config diff --spec proxy.yaml --target /etc/proxyops --servers-from state',
+  ],
+  'config history': ['config history --target /etc/proxyops', 'config history --target /etc/proxyops --json'],
   'config rollback': [
     'config rollback --target /etc/proxyops',
+    'config rollback --target /etc/proxyops --to v0003',
     'config rollback --target /etc/proxyops --force',
   ],
   'config lint': [

@@ -63,7 +63,7 @@ describe('renderNginxConfig', () => {
     // The client's own X-Forwarded-For is replaced, never appended to.
     expect(api).toContain('proxy_set_header X-Forwarded-For $remote_addr;');
     expect(api).not.toContain('$proxy_add_x_forwarded_for');
-    expect(api).toContain('proxy_set_header X-Forwarded-Host $http_host;');
+    expect(api).toContain('proxy_set_header X-Forwarded-Host $proxyops_forwarded_host_0;');
     expect(api).toContain('add_header X-Request-ID $proxyops_request_id always;');
     expect(render()).toMatch(
       /map \$http_x_request_id \$proxyops_request_id \{\s+default \$request_id;\s+"~\^\[A-Za-z0-9\._:@\/\+=-\]\{1,128\}\$" \$http_x_request_id;/,
