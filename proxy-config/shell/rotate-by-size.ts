@@ -50,8 +50,10 @@ export async function rotateStackLogs(
     }
     if (due.length > 0) process.kill(pid, 'SIGUSR1');
   }
-  const instanceLogs = (await readdir(logsDir).catch(() => [] as string[])).filter((name) =>
-    /^instance-\d+\.log$/.test(name),
+  const instanceLogs = (await readdir(logsDir).catch(() => [] as string[])).filter(
+    (name) =>
+      // instance-PORT.log (TCP instances) or instance-slot-N-….log (instances behind a slot).
+      /^instance-[A-Za-z0-9._-]+\.log$/.test(name) && !/\.log\.\d+$/.test(name),
   );
   for (const name of instanceLogs) {
     const path = join(logsDir, name);

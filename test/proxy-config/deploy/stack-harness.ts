@@ -28,7 +28,10 @@ export interface StackProcess {
 
 /** The state file `up` and `deploy` keep. */
 export interface StackStateFile {
-  upstreams: Record<string, Array<{ host: string; port: number; pid?: number; inUpstream: boolean }>>;
+  upstreams: Record<
+    string,
+    Array<{ host: string; port: number; pid?: number; inUpstream: boolean; logFile?: string }>
+  >;
   instanceEnv?: Record<string, string>;
   stack?: { supervisorPid: number; specPath: string; nginxPidFile: string };
 }
