@@ -194,7 +194,18 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
     const spec = await derivedSpec('health-check', (deploy) => (deploy.drainMode = 'health-check'));
     const offset = await accessLogSize();
     const load = startLoad(userUrl(), auth);
-    const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
+    // About failed requests, not latency: the p99 gate (watch-gates.test.ts) is off, as a shared test
+    // machine's p99 moves by more than 2x from one second to the next.
+    const run = await runCli([
+      'deploy',
+      '--spec',
+      spec,
+      '--target',
+      target,
+      '--max-p99-ratio',
+      'off',
+      '--json',
+    ]);
     const result = await load.stop();
     const failures = (await accessLogSince(offset)).split('\n').filter((l) => /" [^2]\d\d \d+ /.test(l));
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
@@ -220,7 +231,7 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
     const offset = await accessLogSize();
     const refusals = watchRefusals(old.map((o) => o.port));
     const load = startLoad(userUrl(), auth);
-    const run = await runCli(['deploy', '--dir', stack.dir, '--json']);
+    const run = await runCli(['deploy', '--dir', stack.dir, '--max-p99-ratio', 'off', '--json']);
     const result = await load.stop();
     const refusedAt = refusals.stop();
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
