@@ -34,6 +34,9 @@ export interface ApiConfig {
   graphqlDepthLimit: number;
   graphqlCostLimit: number;
   graphqlAliasLimit: number;
+  graphqlDirectiveLimit: number;
+  /** Schema introspection and "did you mean" hints: on, off, or auto (off when NODE_ENV=production). */
+  graphqlIntrospection: 'auto' | 'on' | 'off';
   graphqlTokenLimit: number;
   graphqlTimeoutMs: number;
   /** Path of a persisted-query manifest; when set only its operations run (empty: off). */
@@ -46,7 +49,9 @@ export interface ApiOption {
   flag: string;
   env: string;
   description: string;
-  kind: 'integer' | 'string' | 'url';
+  kind: 'integer' | 'string' | 'url' | 'choice';
+  /** The values a `choice` option takes. */
+  choices?: readonly string[];
   min?: number;
   max?: number;
 }
@@ -86,6 +91,8 @@ export const API_DEFAULTS: ApiConfig = {
   graphqlDepthLimit: 10,
   graphqlCostLimit: 10_000,
   graphqlAliasLimit: 30,
+  graphqlDirectiveLimit: 50,
+  graphqlIntrospection: 'auto',
   graphqlTokenLimit: 3_000,
   graphqlTimeoutMs: 5_000,
   graphqlAllowList: '',
@@ -296,6 +303,23 @@ export const API_OPTIONS: readonly ApiOption[] = [
     description: 'most aliases one GraphQL document may use',
   },
   {
+    key: 'graphqlIntrospection',
+    flag: '--graphql-introspection',
+    env: 'PROXYOPS_GRAPHQL_INTROSPECTION',
+    kind: 'choice',
+    choices: ['auto', 'on', 'off'],
+    description:
+      'GraphQL schema introspection and "did you mean" hints: on, off, or auto (off when NODE_ENV=production)',
+  },
+  {
+    key: 'graphqlDirectiveLimit',
+    flag: '--graphql-directive-limit',
+    env: 'PROXYOPS_GRAPHQL_DIRECTIVE_LIMIT',
+    kind: 'integer',
+    min: 0,
+    description: 'most directives (@include, @skip, …) one GraphQL document may use',
+  },
+  {
     key: 'graphqlTokenLimit',
     flag: '--graphql-token-limit',
     env: 'PROXYOPS_GRAPHQL_TOKEN_LIMIT',
@@ -327,6 +351,11 @@ export function toFlagProperty(flag: string): string {
 
 function parseValue(option: ApiOption, raw: string, source: string): number | string {
   if (option.kind === 'url') return parseBaseUrl(option, raw, source);
+  if (option.kind === 'choice') {
+    if (!option.choices?.includes(raw.trim()))
+      throw badOption(option, raw, source, `must be one of ${option.choices?.join(', ')}`);
+    return raw.trim();
+  }
   if (option.kind === 'string') {
     if (raw.trim() === '') throw badOption(option, raw, source, 'must not be empty');
     return raw;
@@ -379,6 +408,9 @@ export function resolveApiConfig(
       config[option.key] = parseValue(option, fromEnv, option.env);
   }
   const resolved = config as unknown as ApiConfig;
+  // The schema is no secret, but in production it is a map for whoever probes the API.
+  if (resolved.graphqlIntrospection === 'auto')
+    resolved.graphqlIntrospection = env.NODE_ENV === 'production' ? 'off' : 'on';
   validateApiConfig(resolved);
   return resolved;
 }

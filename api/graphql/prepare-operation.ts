@@ -1,5 +1,6 @@
 import {
   getOperationAST,
+  NoSchemaIntrospectionCustomRule,
   GraphQLError,
   parse,
   specifiedRules,
@@ -10,7 +11,7 @@ import {
 } from 'graphql';
 import type { ApiConfig } from '../defaults.js';
 import { createGraphqlError } from './errors.js';
-import { measureOperation } from './limits/measure-operation.js';
+import { findFragmentCycle, measureOperation } from './limits/measure-operation.js';
 import { findExceededLimits } from './limits/query-limits.js';
 
 /** A document that parsed, validated and stays within every limit: ready to execute. */
@@ -48,8 +49,10 @@ export function prepareOperation(
       ];
     return [error instanceof GraphQLError ? error : createGraphqlError('GRAPHQL_PARSE_FAILED', message)];
   }
-  const errors = validate(schema, document, specifiedRules);
-  if (errors.length > 0) return errors;
+  // Every limit is checked before validation: graphql-js's validation (overlapping fields, above all)
+  // takes time exponential in a fragment bomb's depth, so a document must first prove it is small.
+  const cycle = findFragmentCycle(document);
+  if (cycle) return [createGraphqlError('FRAGMENT_CYCLE', `fragments spread themselves: ${cycle}`)];
   const operation = getOperationAST(document, request.operationName ?? undefined);
   if (!operation)
     return [
@@ -70,5 +73,20 @@ export function prepareOperation(
   const exceeded = findExceededLimits(size, config);
   if (exceeded.length > 0)
     return exceeded.map((e) => createGraphqlError(e.code, e.message, { limit: e.limit, actual: e.actual }));
+  const exposed = config.graphqlIntrospection !== 'off';
+  const errors = validate(
+    schema,
+    document,
+    exposed ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule],
+  );
+  // "Did you mean …?" names fields of the schema: a schema kept from introspection keeps them too.
+  if (errors.length > 0) return exposed ? errors : errors.map(withoutSuggestions);
   return { document, operation };
+}
+
+function withoutSuggestions(error: GraphQLError): GraphQLError {
+  const message = error.message.replace(/ Did you mean .*\?$/, '');
+  return message === error.message
+    ? error
+    : new GraphQLError(message, { nodes: error.nodes, extensions: error.extensions });
 }

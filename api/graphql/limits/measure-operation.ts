@@ -23,6 +23,8 @@ export interface OperationSize {
   cost: number;
   /** Aliased fields in the whole document. */
   aliases: number;
+  /** Directives used in the whole document. */
+  directives: number;
 }
 
 /** What the measure needs besides the document. */
@@ -50,20 +52,62 @@ function countArgument(field: FieldNode, variables: MeasureInput['variables']): 
   return undefined;
 }
 
+/** The fragment names spread anywhere inside a selection set (inline fragments looked into). */
+function spreadsIn(selectionSet: SelectionSetNode, into: Set<string> = new Set()): Set<string> {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FRAGMENT_SPREAD) into.add(selection.name.value);
+    else if (selection.selectionSet) spreadsIn(selection.selectionSet, into);
+  }
+  return into;
+}
+
 /**
- * Measures depth and cost of `operation` by walking its selections with their schema types,
- * following fragments (each spread at most once per path, so a cycle cannot loop). Introspection
+ * A fragment that spreads itself, directly or through others, as `A -> B -> A`; undefined when there
+ * is none. Linear in the document: each fragment is finished once.
+ */
+export function findFragmentCycle(document: DocumentNode): string | undefined {
+  const graph = new Map<string, Set<string>>();
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION)
+      graph.set(definition.name.value, spreadsIn(definition.selectionSet));
+  const done = new Set<string>();
+  const onPath: string[] = [];
+  const visitFragment = (name: string): string | undefined => {
+    if (done.has(name) || !graph.has(name)) return undefined;
+    const at = onPath.indexOf(name);
+    if (at !== -1) return [...onPath.slice(at), name].join(' -> ');
+    onPath.push(name);
+    for (const next of graph.get(name)!) {
+      const cycle = visitFragment(next);
+      if (cycle) return cycle;
+    }
+    onPath.pop();
+    done.add(name);
+    return undefined;
+  };
+  for (const name of graph.keys()) {
+    const cycle = visitFragment(name);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+/**
+ * Measures depth and cost of `operation` by walking its selections with their schema types. A named
+ * fragment is measured once and its result reused at every spread, so a document that spreads a
+ * fragment twice per level (2^n expansions) costs n steps to measure, and its cost comes out as the
+ * 2^n it would cost to run. The caller rejects fragment cycles first (findFragmentCycle). Introspection
  * fields (`__schema`, `__typename`) count for nothing: they touch no data.
  */
 export function measureOperation(input: MeasureInput): OperationSize {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of input.document.definitions)
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const measured = new Map<string, { depth: number; cost: number }>();
 
   const walk = (
     selectionSet: SelectionSetNode,
     parent: GraphQLNamedType | undefined,
-    path: ReadonlySet<string>,
   ): { depth: number; cost: number } => {
     let depth = 0;
     let cost = 0;
@@ -73,7 +117,7 @@ export function measureOperation(input: MeasureInput): OperationSize {
         const fields = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields() : {};
         const definition = fields[selection.name.value];
         const child = selection.selectionSet
-          ? walk(selection.selectionSet, definition ? getNamedType(definition.type) : undefined, path)
+          ? walk(selection.selectionSet, definition ? getNamedType(definition.type) : undefined)
           : { depth: 0, cost: 0 };
         const isList = definition ? isListType(getNullableType(definition.type)) : false;
         const multiplier = isList ? (countArgument(selection, input.variables) ?? input.defaultListSize) : 1;
@@ -81,29 +125,45 @@ export function measureOperation(input: MeasureInput): OperationSize {
         depth = Math.max(depth, 1 + child.depth);
         continue;
       }
-      const fragment =
-        selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
-      if (!fragment) continue;
-      if (selection.kind === Kind.FRAGMENT_SPREAD && path.has(selection.name.value)) continue;
-      const nextPath =
-        selection.kind === Kind.FRAGMENT_SPREAD ? new Set([...path, selection.name.value]) : path;
-      const type = fragment.typeCondition
-        ? (input.schema.getType(fragment.typeCondition.name.value) ?? undefined)
-        : parent;
-      const inner = walk(fragment.selectionSet, type, nextPath);
+      const inner =
+        selection.kind === Kind.INLINE_FRAGMENT
+          ? walk(
+              selection.selectionSet,
+              selection.typeCondition
+                ? (input.schema.getType(selection.typeCondition.name.value) ?? undefined)
+                : parent,
+            )
+          : measureFragment(selection.name.value);
       cost += inner.cost;
       depth = Math.max(depth, inner.depth);
     }
     return { depth, cost };
   };
 
+  const measureFragment = (name: string): { depth: number; cost: number } => {
+    const known = measured.get(name);
+    if (known) return known;
+    const fragment = fragments.get(name);
+    // Marked before the walk: a cycle the caller did not reject counts for nothing instead of looping.
+    measured.set(name, { depth: 0, cost: 0 });
+    const result = fragment
+      ? walk(fragment.selectionSet, input.schema.getType(fragment.typeCondition.name.value) ?? undefined)
+      : { depth: 0, cost: 0 };
+    measured.set(name, result);
+    return result;
+  };
+
   const root = input.schema.getRootType(input.operation.operation) ?? undefined;
-  const { depth, cost } = walk(input.operation.selectionSet, root, new Set());
+  const { depth, cost } = walk(input.operation.selectionSet, root);
   let aliases = 0;
+  let directives = 0;
   visit(input.document, {
     Field(node) {
       if (node.alias) aliases++;
     },
+    Directive() {
+      directives++;
+    },
   });
-  return { depth, cost, aliases };
+  return { depth, cost, aliases, directives };
 }

@@ -10,11 +10,17 @@ export interface QueryLimit {
   what: string;
 }
 
-/** The limits checked after validation; the token limit is enforced earlier, by the parser. */
+/** The limits checked right after parsing, before validation; the token limit is the parser's own. */
 export const QUERY_LIMITS: readonly QueryLimit[] = [
   { code: 'DEPTH_LIMIT', measure: 'depth', setting: 'graphqlDepthLimit', what: 'nesting depth' },
   { code: 'COST_LIMIT', measure: 'cost', setting: 'graphqlCostLimit', what: 'cost' },
   { code: 'ALIAS_LIMIT', measure: 'aliases', setting: 'graphqlAliasLimit', what: 'alias count' },
+  {
+    code: 'DIRECTIVE_LIMIT',
+    measure: 'directives',
+    setting: 'graphqlDirectiveLimit',
+    what: 'directive count',
+  },
 ];
 
 /** One limit an operation exceeds. */
