@@ -96,6 +96,11 @@ describe('documentation links', () => {
     expect(hits).toEqual([]);
   });
 
+  it('holds no merge-conflict markers a merge left behind', () => {
+    const marker = /^(<{7}|>{7})( |$)|^={7}$/m;
+    expect(textFiles.filter((file) => marker.test(read(file)))).toEqual([]);
+  });
+
   it('keeps README.md a front page of at most 300 lines', () => {
     expect(read('README.md').split('\n').length).toBeLessThanOrEqual(300);
   });
