@@ -2,11 +2,33 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The lint fixtures: `ID.fail.conf` (the rule fires on every line marked `# expect`) and `ID.pass.conf`. */
+/**
+ * The lint fixtures. Each rule has `ID.fail.conf` (the rule fires on every line marked `# expect`,
+ * and on no other) and `ID.pass.conf` (its near twin: nothing fires). A rule that must catch several
+ * forms of one mistake adds more pairs named `ID.FORM.fail.conf` / `ID.FORM.pass.conf` (FORM is one
+ * kebab-case word such as `regex-location` or `if-block`).
+ */
 export const FIXTURE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/lint');
+
+const FIXTURE_NAME = /^([a-z0-9-]+)(?:\.([a-z0-9-]+))?\.(fail|pass)\.conf$/;
+
+export interface Fixture {
+  name: string;
+  ruleId: string;
+  /** The form this pair shows; null for the rule's main pair. */
+  form: string | null;
+  kind: 'fail' | 'pass';
+}
 
 /** Every fixture file name. */
 export const FIXTURE_FILES = readdirSync(FIXTURE_DIR).filter((name) => name.endsWith('.conf'));
+
+/** Every fixture, parsed from its name; a name that breaks the convention throws. */
+export const FIXTURES: Fixture[] = FIXTURE_FILES.map((name) => {
+  const match = FIXTURE_NAME.exec(name);
+  if (!match) throw new Error(`lint fixture ${name} is not named ID[.FORM].(fail|pass).conf`);
+  return { name, ruleId: match[1]!, form: match[2] ?? null, kind: match[3] as 'fail' | 'pass' };
+});
 
 /** The 1-based lines of a fixture marked `# expect`. */
 export function expectedLines(name: string): number[] {

@@ -1,31 +1,62 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LINT_RULES } from '../../../proxy-config/core/lint/lint-rules.js';
-import { lintNginxConfigFiles } from '../../../proxy-config/lint-config.js';
-import { expectedLines, FIXTURE_DIR, FIXTURE_FILES } from './fixtures.js';
+import { runCli } from '../../support/run-cli.js';
+import { expectedLines, FIXTURE_DIR, FIXTURES } from './fixtures.js';
 
-describe.each(LINT_RULES.map((rule) => [rule.id]))('lint rule %s', (id) => {
-  it('fires on its failing fixture at exactly the lines marked # expect, and no other rule fires', async () => {
-    const name = `${id}.fail.conf`;
-    expect(FIXTURE_FILES).toContain(name);
-    const report = await lintNginxConfigFiles(join(FIXTURE_DIR, name));
-    const lines = expectedLines(name);
-    expect(lines.length).toBeGreaterThan(0);
-    expect(report.findings.map((f) => `${f.ruleId}@${f.line}`).sort()).toEqual(
-      lines.map((line) => `${id}@${line}`).sort(),
-    );
-    for (const finding of report.findings) expect(finding.file).toBe(join(FIXTURE_DIR, name));
+interface JsonFinding {
+  ruleId: string;
+  line: number;
+  file: string;
+  what: string;
+}
+
+/** Lints one fixture the way a user does: `proxyops config lint FILE --json`. */
+async function lintFixture(name: string): Promise<{ code: number; findings: JsonFinding[] }> {
+  const { code, stdout, stderr } = await runCli(['config', 'lint', join(FIXTURE_DIR, name), '--json']);
+  if (code === 2) throw new Error(`config lint ${name} failed: ${stderr}`);
+  return { code, findings: (JSON.parse(stdout) as { findings: JsonFinding[] }).findings };
+}
+
+describe.each(LINT_RULES.map((rule) => [rule.id, rule.severity]))('lint rule %s', (id, severity) => {
+  it('has a failing and a passing fixture', () => {
+    const names = FIXTURES.filter((f) => f.ruleId === id && f.form === null).map((f) => f.kind);
+    expect(names.sort()).toEqual(['fail', 'pass']);
   });
 
-  it('stays silent on its passing fixture (as does every other rule)', async () => {
-    const name = `${id}.pass.conf`;
-    expect(FIXTURE_FILES).toContain(name);
-    const report = await lintNginxConfigFiles(join(FIXTURE_DIR, name));
-    expect(report.findings.map((f) => `${f.ruleId}@${f.line}: ${f.what}`)).toEqual([]);
-  });
+  const own = FIXTURES.filter((f) => f.ruleId === id);
+  it.each(own.filter((f) => f.kind === 'fail').map((f) => [f.name]))(
+    '%s: fires at exactly the lines marked # expect, and no other rule fires',
+    async (name) => {
+      const { code, findings } = await lintFixture(name);
+      const lines = expectedLines(name);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(findings.map((f) => `${f.ruleId}@${f.line}`).sort()).toEqual(
+        lines.map((line) => `${id}@${line}`).sort(),
+      );
+      for (const finding of findings) expect(finding.file).toBe(join(FIXTURE_DIR, name));
+      expect(code).toBe(severity === 'error' ? 1 : 0);
+    },
+  );
+
+  it.each(own.filter((f) => f.kind === 'pass').map((f) => [f.name]))(
+    '%s: stays silent (as does every other rule)',
+    async (name) => {
+      const { code, findings } = await lintFixture(name);
+      expect(findings.map((f) => `${f.ruleId}@${f.line}: ${f.what}`)).toEqual([]);
+      expect(code).toBe(0);
+    },
+  );
 });
 
-it('has no fixture without a rule', () => {
+it('has no fixture without a rule, and every form comes as a pair', () => {
   const ids = new Set(LINT_RULES.map((rule) => rule.id));
-  for (const name of FIXTURE_FILES) expect(ids).toContain(name.replace(/\.(fail|pass)\.conf$/, ''));
+  for (const fixture of FIXTURES) {
+    expect(ids, fixture.name).toContain(fixture.ruleId);
+    const twin = fixture.kind === 'fail' ? 'pass' : 'fail';
+    expect(
+      FIXTURES.some((f) => f.ruleId === fixture.ruleId && f.form === fixture.form && f.kind === twin),
+      `${fixture.name} has no ${twin} twin`,
+    ).toBe(true);
+  }
 });
