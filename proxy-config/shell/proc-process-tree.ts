@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { ProxyopsError } from '../core/errors.js';
 
 /** A process as /proc shows it. */
@@ -43,23 +44,28 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-async function readProcess(pid: number): Promise<ProcessInfo | null> {
+function readProcess(pid: number): ProcessInfo | null {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name in parentheses may hold spaces; the fields after the last ')' are fixed.
     const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replaceAll('\0', ' ').trim();
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
     return { pid, ppid: Number(after[1]), cmdline };
   } catch {
     return null; // the process exited while we looked
   }
 }
 
-/** Every process on the machine (those that exit while being read are left out). */
+/**
+ * Every process on the machine (those that exit while being read are left out). Read synchronously:
+ * /proc files are made in memory, and two promise round trips per process cost `logs stats`, which
+ * looks for a running nginx on every run, tens of milliseconds on a busy host.
+ */
 export async function listProcesses(): Promise<ProcessInfo[]> {
-  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
-  const infos = await Promise.all(pids.map(readProcess));
-  return infos.filter((info): info is ProcessInfo => info !== null);
+  const pids = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
+  return pids.map(readProcess).filter((info): info is ProcessInfo => info !== null);
 }
 
 /** A master and its direct children (nginx workers, cache manager), found by their parent pid. */

@@ -1,6 +1,5 @@
 import { readFile, readlink } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { execa } from 'execa';
 import { ProxyopsError } from '../core/errors.js';
 import { parseConfigureArguments, parseMasterCommandLine } from '../core/nginx-config/master-command-line.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
@@ -23,6 +22,8 @@ async function binaryOf(pid: number, argv0: string): Promise<string> {
 }
 
 async function compiledDefaults(binary: string): Promise<ReturnType<typeof parseConfigureArguments>> {
+  // Imported here: execa is a hundred modules, and `logs stats` looks for a running nginx on every run.
+  const { execa } = await import('execa');
   const result = await execa(binary, ['-V'], { reject: false, all: true });
   return parseConfigureArguments(result.all ?? '');
 }
