@@ -16,6 +16,8 @@ export function renderNginxConfig(spec: ProxySpec, templates: Record<string, str
   const text = renderTemplate(templates, 'nginx.conf', buildRenderView(spec));
   return {
     [MAIN_CONFIG_FILE]: text.replace(/\n{3,}/g, '\n\n'),
-    ...(usesResponseCache(spec) ? { [CACHE_AGE_SCRIPT]: renderTemplate(templates, CACHE_AGE_SCRIPT, {}) } : {}),
+    ...(usesResponseCache(spec)
+      ? { [CACHE_AGE_SCRIPT]: renderTemplate(templates, CACHE_AGE_SCRIPT, {}) }
+      : {}),
   };
 }
