@@ -12,6 +12,8 @@ const USAGE_CODES = new Set([
   'LOG_FORMAT_INVALID',
   // nginx is not installed and cannot be installed from here: the message names the command.
   'NGINX_MISSING',
+  // A dynamic module an option of the spec loads is not installed (the message names the package).
+  'NGINX_MODULE_MISSING',
   // Most lines of a log match no format (the message names the closest one).
   'LOG_FORMAT_UNKNOWN',
   'LOG_UNREADABLE',

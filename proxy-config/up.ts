@@ -102,8 +102,9 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with \`proxyops down --dir ${options.dir}\``,
     );
   if (existing) await stopStackProcesses(target, say);
-  // A fresh machine gets nginx the way the test set-up gets it (root on Debian), or the exact command.
-  ensureSystemPackages([SYSTEM_PACKAGES.nginx], say);
+  // A fresh machine gets nginx the way the test set-up gets it (root on Debian), or the exact command;
+  // with njs, so a spec whose routes cache can be applied to the stack.
+  ensureSystemPackages([SYSTEM_PACKAGES.nginx, SYSTEM_PACKAGES.njs], say);
   // Checked before anything starts: nginx would retry the bind for seconds and then fail.
   const listen = await tryListen('127.0.0.1', options.port);
   if (listen !== 'ok') {

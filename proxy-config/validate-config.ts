@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { ProxyopsError, isProxyopsError } from './core/errors.js';
 import { explainNginxError } from './core/render/locate-nginx-error.js';
+import { findMissingModule } from './core/render/nginx-modules.js';
 import { MAIN_CONFIG_FILE, type RenderedFiles } from './core/render/render-nginx-config.js';
 import type { ProxySpec } from './core/spec/proxy-spec.js';
 import { relocateRuntimePaths } from './core/spec/relocate-runtime-paths.js';
@@ -71,6 +72,14 @@ export async function testRenderedConfig(
   } catch (error) {
     if (isProxyopsError(error) && error.code === 'NGINX_TEST_FAILED') {
       const output = String((error.details as { output?: string } | undefined)?.output ?? error.message);
+      const missing = findMissingModule(output);
+      // Not a mistake in the config: this machine lacks a package. Say which one.
+      if (missing)
+        throw new ProxyopsError(
+          'NGINX_MODULE_MISSING',
+          `nginx cannot load ${missing.path} (${missing.reason}), which ${missing.module.neededBy} needs; install it with: apt-get install -y ${missing.module.package} (or set paths.modulesDir to nginx's modules directory)`,
+          { cause: error, details: { output } },
+        );
       throw new ProxyopsError(
         'NGINX_TEST_FAILED',
         `nginx -t failed:\n${explainNginxError(output, files, dir)}`,

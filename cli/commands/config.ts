@@ -17,7 +17,16 @@ export function registerConfig(program: Command): Command {
         const { renderConfigFile } = await import('../../proxy-config/render-config.js');
         const result = await renderConfigFile(flags.spec, flags.out);
         if (flags.out) for (const path of result.written) process.stdout.write(`wrote ${path}\n`);
-        else process.stdout.write(Object.values(result.files).join(''));
+        else {
+          const { MAIN_CONFIG_FILE } = await import('../../proxy-config/core/render/render-nginx-config.js');
+          process.stdout.write(result.files[MAIN_CONFIG_FILE] ?? '');
+          const others = Object.keys(result.files).filter((name) => name !== MAIN_CONFIG_FILE);
+          // The others are loaded from nginx.conf's own directory: printed, they would be lost.
+          if (others.length > 0)
+            process.stderr.write(
+              `proxyops: nginx.conf also loads ${others.join(', ')} from its directory; use --out DIR to write every file\n`,
+            );
+        }
       }),
     );
 

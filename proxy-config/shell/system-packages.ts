@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { ProxyopsError } from '../core/errors.js';
+import { NJS_MODULE } from '../core/render/nginx-modules.js';
+import { DEFAULTS } from '../core/spec/defaults.js';
 
 /** A Debian package proxyops drives, and where its binary lands. */
 export interface SystemPackage {
@@ -8,9 +10,13 @@ export interface SystemPackage {
   candidates: string[];
 }
 
-/** The packages: nginx (the proxy itself) and chromium (only the HTML report test uses it). */
-export const SYSTEM_PACKAGES: Record<'nginx' | 'chromium', SystemPackage> = {
+/**
+ * The packages: nginx (the proxy itself), its njs module (loaded by configs whose routes cache) and
+ * chromium (only the HTML report test uses it).
+ */
+export const SYSTEM_PACKAGES: Record<'nginx' | 'njs' | 'chromium', SystemPackage> = {
   nginx: { name: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'] },
+  njs: { name: NJS_MODULE.package, candidates: [`${DEFAULTS.paths.modulesDir}/${NJS_MODULE.file}`] },
   chromium: { name: 'chromium', candidates: ['/usr/bin/chromium'] },
 };
 

@@ -1,13 +1,15 @@
-import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { readSpecFile } from '../../proxy-config/shell/read-spec-file.js';
 import { renderSpec } from '../../proxy-config/render-config.js';
 import { checkSpecInTempPrefix, validateConfigFile } from '../../proxy-config/validate-config.js';
 import { makeCertificate } from './helpers/make-certificate.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../proxy-config/examples');
+const SCHEMA = join(import.meta.dirname, '../../proxy-config/schema/proxy-spec.schema.json');
 const names = (await readdir(EXAMPLES)).filter((n) => n.endsWith('.yaml')).sort();
 
 describe('example specs', () => {
@@ -26,6 +28,33 @@ describe('example specs', () => {
     const api = await readSpecFile(join(EXAMPLES, 'api-front.yaml'));
     expect(api.upstreams.api?.servers[0]).toMatchObject({ host: '127.0.0.1', port: 8080 });
     expect(api.upstreams.api?.healthCheck.readinessPath).toBe('/health/ready');
+  });
+
+  it('internet-site.yaml sets every server and route field of the schema and every internet option', async () => {
+    interface Node {
+      properties: Record<string, Node>;
+      items: Node;
+    }
+    const schema = JSON.parse(await readFile(SCHEMA, 'utf8')) as Node & { definitions: { server: Node } };
+    const server = schema.definitions.server;
+    const example = parse(await readFile(join(EXAMPLES, 'internet-site.yaml'), 'utf8')) as {
+      servers: Array<Record<string, unknown> & { routes: Array<Record<string, unknown>> }>;
+    };
+    const setOnServers = new Set(example.servers.flatMap((s) => Object.keys(s)));
+    const setOnRoutes = new Set(example.servers.flatMap((s) => s.routes.flatMap((r) => Object.keys(r))));
+    expect(Object.keys(server.properties).filter((field) => !setOnServers.has(field))).toEqual([]);
+    expect(
+      Object.keys(server.properties.routes!.items.properties).filter((field) => !setOnRoutes.has(field)),
+    ).toEqual([]);
+    const internetOptions = ['unknownHosts', 'security', 'gzip', 'trustedProxies', 'resolver', 'cache'];
+    expect(internetOptions.filter((field) => !(field in example))).toEqual([]);
+  });
+
+  it('the TLS example shows HSTS, which its render sends from the TLS server', async () => {
+    const spec = await readSpecFile(join(EXAMPLES, 'tls-static.yaml'));
+    expect(spec.security.hsts).toMatchObject({ maxAge: 31536000 });
+    const conf = (await renderSpec(spec))['nginx.conf']!;
+    expect(conf).toContain('add_header Strict-Transport-Security "max-age=31536000" always;');
   });
 
   it.each(names)('%s renders deterministically and passes nginx -t', async (name) => {

@@ -89,6 +89,7 @@ describe('spec options for the internet, through a live nginx', () => {
             { path: '/', upstream: 'app' },
             { path: '/gone/', upstream: 'gone' },
             { path: '/limited', upstream: 'app', rateLimit: { rate: '1r/m', burst: 0 } },
+            { path: '/hold', upstream: 'app', connectionLimit: 2 },
           ],
         },
       ],
@@ -138,6 +139,24 @@ describe('spec options for the internet, through a live nginx', () => {
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBe('1');
     expect(JSON.parse(limited.body.toString('utf8'))).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+  });
+
+  it('a route over its connection limit answers 429 with Retry-After while the ones within it are served', async () => {
+    // The upstream holds /hold open until released, so exactly two connections are in flight.
+    const within = [send(true, '/hold'), send(true, '/hold')];
+    await expect.poll(() => app.held(), { timeout: 10_000 }).toBe(2);
+    const over = await send(true, '/hold');
+    expect(over.status).toBe(429);
+    expect(over.headers['retry-after']).toBe('1');
+    expect(over.headers['content-type']).toBe('application/problem+json');
+    const problem = JSON.parse(over.body.toString('utf8')) as Record<string, unknown>;
+    expect(problem).toMatchObject({ status: 429, code: 'RATE_LIMITED', layer: 'site-test' });
+    expect(problem.requestId).toBe(over.headers['x-request-id']);
+    expect(app.held()).toBe(2);
+    app.release();
+    for (const answer of await Promise.all(within)) expect(answer.status).toBe(200);
+    // The slots are free again once those two are done.
+    expect((await send(true, '/hold/after')).status).toBe(200);
   });
 
   it('the client address from a trusted balancer reaches the app and the log', async () => {

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../spec/defaults.js';
 import type { ProxySpec, RouteSpec, ServerSpec } from '../spec/proxy-spec.js';
 import { toNginxDuration } from '../spec/units.js';
 import {
@@ -6,6 +7,7 @@ import {
   PROXYOPS_LOG_FORMAT_TEXT,
 } from './log-formats.js';
 import { hostHeaderPattern, planCatchAllServers, primaryName } from './host-safety.js';
+import { NJS_MODULE } from './nginx-modules.js';
 import { toNginxProblemViews } from './nginx-problems.js';
 import { REQUEST_ID_PATTERN } from './request-id.js';
 
@@ -13,16 +15,43 @@ import { REQUEST_ID_PATTERN } from './request-id.js';
 const ACCESS_LOG_STREAMS: Record<string, string> = { stdout: '/dev/stdout', stderr: '/dev/stderr' };
 const ERROR_LOG_STREAMS: Record<string, string> = { stdout: '/dev/stdout', stderr: 'stderr' };
 
+/** The njs script a render holds when a route caches; nginx.conf names it relative to itself. */
+export const CACHE_AGE_SCRIPT = 'proxyops-cache-age.js';
+
+/** True when some route of the spec caches its answers. */
+export function usesResponseCache(spec: ProxySpec): boolean {
+  return spec.servers.some((server) => server.routes.some((route) => route.cache));
+}
+
 /** Turns a validated spec into the plain strings and lists the templates place; all formatting happens here. */
 export function buildRenderView(spec: ProxySpec) {
   const { accessLog, errorLog } = spec;
   const logFormatName = PROXYOPS_LOG_FORMAT_NAMES[accessLog.format];
+  const cache = usesResponseCache(spec) ? (spec.cache ?? DEFAULTS.cache) : undefined;
   const buffering =
     accessLog.buffer === null
       ? ''
       : ` buffer=${accessLog.buffer}${accessLog.flush === null ? '' : ` flush=${toNginxDuration(accessLog.flush)}`}`;
   return {
     daemonOff: spec.mode === 'container',
+    // Loaded only when an option needs it: a config without the cache runs on a bare nginx.
+    loadModules: cache
+      ? [
+          {
+            path: `${spec.paths.modulesDir.replace(/\/+$/, '')}/${NJS_MODULE.file}`,
+            why: `for ${NJS_MODULE.neededBy}: njs, from the Debian package ${NJS_MODULE.package}`,
+          },
+        ]
+      : [],
+    cache: cache
+      ? {
+          path: `${spec.paths.tempDir.replace(/\/+$/, '')}/cache`,
+          keysZone: cache.keysZone,
+          maxSize: cache.maxSize,
+          inactive: toNginxDuration(cache.inactive),
+          script: CACHE_AGE_SCRIPT,
+        }
+      : false,
     workers: {
       processes: String(spec.workers.processes),
       connections: spec.workers.connections,
@@ -36,7 +65,7 @@ export function buildRenderView(spec: ProxySpec) {
     trustForwardedProto: spec.trustForwardedProto,
     requestIdPattern: REQUEST_ID_PATTERN,
     websocket: spec.servers.some((s) => s.routes.some((r) => r.websocket)),
-    forwardedProto: spec.trustForwardedProto ? '$proxyops_forwarded_proto' : '$scheme',
+    forwardedProto: forwardedProto(spec),
     layerName: spec.layerName,
     logFormats: [
       { name: PROXYOPS_LOG_FORMAT_NAMES.text, escape: '', format: PROXYOPS_LOG_FORMAT_TEXT },
@@ -168,7 +197,7 @@ function toServerView(server: ServerSpec, index: number, spec: ProxySpec) {
     locations: [
       ...server.routes.map((route, r) => ({
         path: route.path,
-        proxy: toProxyView(route, limitZoneNames(index, r)),
+        proxy: toProxyView(route, limitZoneNames(index, r), cacheKey(spec, index)),
         static: false,
       })),
       ...server.static.map((s) => ({ path: s.path, proxy: false, static: s })),
@@ -176,7 +205,20 @@ function toServerView(server: ServerSpec, index: number, spec: ProxySpec) {
   };
 }
 
-function toProxyView(route: RouteSpec, zones: { req: string; conn: string }) {
+/** The scheme the app is told: the outer balancer's when trusted, else the one the client used. */
+function forwardedProto(spec: ProxySpec): string {
+  return spec.trustForwardedProto ? '$proxyops_forwarded_proto' : '$scheme';
+}
+
+/**
+ * The cache key of server N's routes: the port the request came in on, the scheme and host the app
+ * is told (a link built from them is right for whoever gets the cached answer), and the URI.
+ */
+function cacheKey(spec: ProxySpec, index: number): string {
+  return `$server_port ${forwardedProto(spec)}://${forwardedHostVariable(index)}$request_uri`;
+}
+
+function toProxyView(route: RouteSpec, zones: { req: string; conn: string }, key: string) {
   const directives: string[] = [];
   if (route.rateLimit) {
     const { burst, nodelay } = route.rateLimit;
@@ -203,6 +245,7 @@ function toProxyView(route: RouteSpec, zones: { req: string; conn: string }) {
     directives,
     largerBodyAllowed: route.allowLargerBody,
     websocket: route.websocket,
+    cacheKey: route.cache ? key : '',
   };
 }
 

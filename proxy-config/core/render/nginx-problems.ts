@@ -24,7 +24,8 @@ const NGINX_PROBLEMS: readonly NginxProblem[] = [
     status: 429,
     code: 'RATE_LIMITED',
     title: 'Too many requests',
-    detail: 'the proxy rate limit was reached; retry after the Retry-After delay',
+    detail:
+      'a proxy limit on requests or concurrent connections was reached; retry after the Retry-After delay',
     retryAfter: 1,
   },
   {

@@ -41,6 +41,7 @@ export function applySpecDefaults(input: ProxySpecInput): ProxySpec {
           valid: input.resolver.valid ?? 30,
         }
       : null,
+    cache: input.cache ? { ...DEFAULTS.cache, ...input.cache } : null,
     paths: { ...DEFAULTS.paths, ...input.paths },
     workers: { ...DEFAULTS.workers, ...input.workers },
     timeouts: { ...DEFAULTS.timeouts, ...input.timeouts },
@@ -122,6 +123,7 @@ function toRoute(input: Loose<RouteSpec>): RouteSpec {
         }
       : {}),
     ...(input.connectionLimit === undefined ? {} : { connectionLimit: input.connectionLimit }),
+    cache: input.cache ?? false,
     snippets: strings(input.snippets),
     timeouts: { ...input.timeouts },
   };

@@ -165,6 +165,15 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
           : [],
       ),
   },
+  {
+    id: 'cache-has-routes',
+    description: 'cache settings are given only when some route caches (routes[].cache: true)',
+    // Settings with no route using them read as "the cache is on" while nothing is cached.
+    check: (spec) =>
+      spec.cache && !eachRoute(spec).some(({ route }) => route.cache)
+        ? [{ path: 'cache', message: 'is set but no route caches; set cache: true on the routes to cache' }]
+        : [],
+  },
 ];
 
 function eachRoute(spec: ProxySpec) {

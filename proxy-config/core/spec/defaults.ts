@@ -15,7 +15,9 @@ export const DEFAULTS = {
     minLength: 1024,
   },
   trustedProxies: { addresses: [] as string[], header: 'X-Forwarded-For' },
-  paths: { pidFile: '/run/nginx.pid', tempDir: '/var/lib/nginx' },
+  paths: { pidFile: '/run/nginx.pid', tempDir: '/var/lib/nginx', modulesDir: '/usr/lib/nginx/modules' },
+  /** 1 GB of bodies; 10 MB of keys holds about 80 000 entries; an unused entry leaves after 10 minutes. */
+  cache: { maxSize: '1g', keysZone: '10m', inactive: 600 },
   workers: { processes: 'auto', connections: 1024, rlimitNofile: 4096 },
   /** Proxy read 55 s stays under a 60 s outer load balancer (a common default) and over the app's 50 s. */
   timeouts: { proxyConnect: 5, proxyRead: 55, proxySend: 55, clientKeepalive: 75 },

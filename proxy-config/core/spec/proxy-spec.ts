@@ -27,7 +27,13 @@ export interface ProxySpec {
   trustedProxies: { addresses: string[]; header: 'X-Forwarded-For' | 'X-Real-IP' };
   /** DNS servers for upstreams named by DNS in variables; null: none. */
   resolver: { addresses: string[]; valid: number } | null;
-  paths: { pidFile: string; tempDir: string };
+  /**
+   * The response cache that routes with `cache: true` share (under `paths.tempDir/cache`); null when
+   * the spec sets none (routes that cache then get the defaults).
+   */
+  cache: CacheSpec | null;
+  /** `modulesDir`: where nginx's dynamic modules are (Debian's), for the ones an option loads. */
+  paths: { pidFile: string; tempDir: string; modulesDir: string };
   workers: { processes: number | 'auto'; connections: number; rlimitNofile: number };
   timeouts: {
     /** Request timeout of the load balancer in front of nginx; absent when nothing sits in front. */
@@ -44,6 +50,16 @@ export interface ProxySpec {
   certificates: { warnDays: number };
   upstreams: Record<string, UpstreamSpec>;
   servers: ServerSpec[];
+}
+
+/** Size and lifetime of the shared response cache. */
+export interface CacheSpec {
+  /** Disk the cached bodies may use (`max_size`). */
+  maxSize: string;
+  /** Shared memory for the keys (`keys_zone`; about 8000 keys per megabyte). */
+  keysZone: string;
+  /** Seconds an entry nobody asked for stays, fresh or not (`inactive`). */
+  inactive: number;
 }
 
 export type ErrorLogLevel = 'debug' | 'info' | 'notice' | 'warn' | 'error' | 'crit' | 'alert' | 'emerg';
@@ -124,6 +140,12 @@ export interface RouteSpec {
   rateLimit?: { rate: string; burst: number; nodelay: boolean };
   /** Concurrent connections per client address (limit_conn), 429 above it. */
   connectionLimit?: number;
+  /**
+   * Serve GET/HEAD answers from the shared cache, with `Age`, when the app marks them cacheable
+   * (Cache-Control/Expires; never private, no-cache, no-store or with Set-Cookie) and the request has
+   * no Authorization.
+   */
+  cache: boolean;
   /** Raw directives added to the location (escape hatch; linted with the rest). */
   snippets: string[];
   timeouts: { connect?: number; read?: number; send?: number };

@@ -4,13 +4,13 @@ const STREAMS = new Set(['stdout', 'stderr']);
 
 /**
  * The spec with everything nginx writes (pid, temp files, log files) moved under `prefix`, so a
- * config can be tested with `nginx -t` unprivileged and without touching live files. Certificates
- * and static roots stay where they are: nginx -t must read the real ones.
+ * config can be tested with `nginx -t` unprivileged and without touching live files. Certificates,
+ * static roots and modules stay where they are: nginx -t must read the real ones.
  */
 export function relocateRuntimePaths(spec: ProxySpec, prefix: string): ProxySpec {
   return {
     ...spec,
-    paths: { pidFile: `${prefix}/nginx.pid`, tempDir: `${prefix}/temp` },
+    paths: { ...spec.paths, pidFile: `${prefix}/nginx.pid`, tempDir: `${prefix}/temp` },
     accessLog: {
       ...spec.accessLog,
       path: STREAMS.has(spec.accessLog.path) ? spec.accessLog.path : `${prefix}/logs/access.log`,

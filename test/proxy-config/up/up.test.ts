@@ -10,12 +10,17 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokedName } from '../../../cli/invoked-name.js';
+import { readVersionState } from '../../../proxy-config/shell/config-versions.js';
+import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx-master.js';
+import { listOpenFds } from '../../../proxy-config/shell/proc-fds.js';
+import { readTcpSockets } from '../../../proxy-config/shell/proc-net-tcp.js';
 import { freePort } from '../../support/ports.js';
 import { DATABASE_URL } from '../../support/services.js';
 import {
   adminToken,
   CLI,
   isAlive,
+  runCli,
   stopStack,
   SEED_USER,
   stackPids,
@@ -172,6 +177,65 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
       await client.dispose();
     }
   }, 30_000);
+
+  it('plain requests reuse the upstream keep-alive connections, although the route upgrades WebSockets', async () => {
+    const state = await stack.state();
+    const instances = new Set(state.upstreams.api!.map((i) => `${i.host}:${i.port}`));
+    const master = (await readLiveMasterPid(state.stack!.nginxPidFile))!;
+    const workers = await readChildPids(master);
+    // The connections nginx's workers hold to the instances (health checks from elsewhere do not count).
+    const upstreamConnections = async () => {
+      const inodes = new Set<string>();
+      for (const pid of workers)
+        for (const { target } of await listOpenFds(pid)) {
+          const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+          if (inode) inodes.add(inode);
+        }
+      return (await readTcpSockets())
+        .filter((s) => s.state === 'ESTABLISHED' && instances.has(s.remote) && inodes.has(s.inode))
+        .map((s) => s.local);
+    };
+    const used = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${stack.url}/health/live`);
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      // Kept open after each answer: without keep-alive nginx closes it, and the next request opens a new one.
+      const open = await upstreamConnections();
+      expect(open.length).toBeGreaterThan(0);
+      for (const local of open) used.add(local);
+    }
+    // Twenty requests over one connection per instance per worker at most, not twenty connections.
+    expect(used.size).toBeLessThanOrEqual(instances.size * workers.length);
+  });
+
+  it('an nginx-made 413 is a JSON problem with the X-Request-ID', async () => {
+    const res = await fetch(`${stack.url}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.headers.get('x-served-by')).toBe('proxyops-local');
+    const problem = (await res.json()) as Record<string, unknown>;
+    expect(problem).toMatchObject({ status: 413, code: 'BODY_TOO_LARGE', layer: 'proxyops-local' });
+    expect(problem.requestId).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('applying the live spec again changes no version and no worker pid', async () => {
+    const state = await stack.state();
+    const target = join(stack.dir, 'config');
+    const master = (await readLiveMasterPid(state.stack!.nginxPidFile))!;
+    const before = { versions: await readVersionState(target), workers: await readChildPids(master) };
+    expect(before.workers.length).toBeGreaterThan(0);
+    const run = await runCli(['config', 'apply', '--spec', state.stack!.specPath, '--target', target]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^unchanged v\d{4}: .*\(nothing written, no reload\)$/);
+    expect(await readVersionState(target)).toEqual(before.versions);
+    expect(await readChildPids(master)).toEqual(before.workers);
+    expect((await fetch(`${stack.url}/health/live`)).status).toBe(200);
+  });
 
   it('an instance that exits is started again on its address, and serves', async () => {
     const [victim] = (await stack.state()).upstreams.api!;

@@ -161,4 +161,47 @@ describe('renderNginxConfig', () => {
     expect(render()).not.toContain('/etc/nginx');
     expect(render()).toContain('types {');
   });
+  it('loads njs and renders its script only when a route caches', () => {
+    const specWith = (cache: boolean, extra: Record<string, unknown> = {}) =>
+      validateSpec(
+        {
+          version: 1,
+          paths: { tempDir: '/var/cache/edge/', modulesDir: '/opt/nginx/modules' },
+          upstreams: { api: { servers: [{ host: '127.0.0.1', port: 8080 }] } },
+          servers: [
+            {
+              names: ['a.example'],
+              listen: [{ port: 8000 }],
+              routes: [
+                { path: '/catalog', upstream: 'api', cache },
+                { path: '/', upstream: 'api' },
+              ],
+            },
+          ],
+          ...extra,
+        },
+        'spec',
+      );
+    const plain = renderNginxConfig(specWith(false), templates);
+    expect(Object.keys(plain)).toEqual(['nginx.conf']);
+    expect(plain['nginx.conf']).not.toMatch(/load_module|proxy_cache|js_/);
+
+    const cached = renderNginxConfig(specWith(true, { cache: { maxSize: '2g', inactive: 3600 } }), templates);
+    expect(Object.keys(cached).sort()).toEqual(['nginx.conf', 'proxyops-cache-age.js']);
+    const conf = cached['nginx.conf']!;
+    expect(conf).toMatch(/^load_module \/opt\/nginx\/modules\/ngx_http_js_module\.so;$/m);
+    expect(conf).toContain(
+      'proxy_cache_path /var/cache/edge/cache levels=1:2 keys_zone=proxyops_cache:10m max_size=2g inactive=3600s use_temp_path=off;',
+    );
+    expect(conf).toContain('js_import proxyops_cache_age from proxyops-cache-age.js;');
+    const catalog = location(conf, '/catalog');
+    expect(catalog).toContain('proxy_cache proxyops_cache;');
+    expect(catalog).toContain(
+      'proxy_cache_key "$server_port $scheme://$proxyops_forwarded_host_0$request_uri";',
+    );
+    expect(catalog).toContain('proxy_cache_bypass $http_authorization;');
+    expect(catalog).toContain('add_header Age $proxyops_cache_age always;');
+    expect(location(conf, '/')).not.toContain('proxy_cache');
+    expect(cached['proxyops-cache-age.js']).toContain('export default { age };');
+  });
 });

@@ -187,6 +187,7 @@ describe('validateSpec: cross-field rules', () => {
       'redirect-needs-tls-listener',
       'unique-location-path',
       'server-has-locations',
+      'cache-has-routes',
     ]);
   });
 
@@ -226,6 +227,7 @@ describe('validateSpec: cross-field rules', () => {
       'servers[0].static[0].path',
     ],
     ['server-has-locations', [['servers.0.routes', []]], 'servers[0]'],
+    ['cache-has-routes', [['cache', { maxSize: '2g' }]], 'cache'],
   ];
 
   it.each(cases)('%s fires at the field that breaks it', (rule, edits, path) => {
