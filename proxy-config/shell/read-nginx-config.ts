@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
+import { checkDirectives, topLevelContext } from '../core/nginx-config/check-directives.js';
 import {
   MAX_BLOCK_DEPTH,
   nginxSyntaxError,
@@ -17,6 +18,7 @@ const GLOB_CHARS = /[*?[]/;
  * nginx does: relative paths resolve against the conf prefix (by default the main file's
  * directory, as for `nginx -c`; give /etc/nginx when linting a snippet from a subdirectory),
  * globs match in sorted order and may match nothing, a plain path must exist.
+ * Directives are then checked as `nginx -t` checks them (context, block, argument count).
  * Throws NGINX_CONFIG_UNREADABLE or NGINX_CONFIG_INVALID, both naming file:line.
  */
 export async function readNginxConfig(
@@ -60,7 +62,12 @@ export async function readNginxConfig(
     for (const node of nodes) {
       if (node.name === 'include' && !node.children && !node.entries) {
         if (node.args.length !== 1)
-          throw nginxSyntaxError(node.file, node.line, 'invalid number of arguments in "include"');
+          throw nginxSyntaxError(
+            node.file,
+            node.statementEndLine ?? node.line,
+            'invalid number of arguments in "include" directive',
+            'argument-count',
+          );
         const pattern = node.args[0] as string;
         const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
         const matched = GLOB_CHARS.test(pattern) ? await expandGlob(absolute) : [absolute];
@@ -78,6 +85,9 @@ export async function readNginxConfig(
   }
 
   const directives = await load(mainFile, [], 0);
+  // Contexts are known only once includes are in place (a snippet may sit in any block).
+  const invalid = checkDirectives(directives, topLevelContext(directives));
+  if (invalid) throw invalid;
   return { mainFile, files, directives };
 }
 

@@ -59,7 +59,7 @@ export function toConfigEvidence(config: NginxConfig): ConfigEvidence {
   const connections = events ? childrenNamed(events, 'worker_connections')[0]?.args[0] : undefined;
   return {
     source: config.mainFile,
-    servers: listServers(config),
+    servers: [...listServers(config)],
     locations: listLocations(config).map((scope) => locationFacts(config, scope)),
     workerRlimitNofile: rlimit === undefined ? null : Number(rlimit),
     workerConnections: connections === undefined ? null : Number(connections),

@@ -10,11 +10,29 @@ export interface ProxiedLocation extends BlockScope {
   upstream: NginxDirective | undefined;
 }
 
-/** Every location with a `proxy_pass`, resolved to its upstream group when it names one. */
-export function listProxiedLocations(config: NginxConfig): ProxiedLocation[] {
-  const upstreams = listUpstreams(config);
+const proxiedIndex = new WeakMap<readonly BlockScope[], readonly ProxiedLocation[]>();
+
+/**
+ * Every location with a `proxy_pass`, resolved to its upstream group when it names one. Most rules
+ * ask for this list, so it is built once per config (kept alongside its list of locations). Shared
+ * between calls: read it, do not change it.
+ */
+export function listProxiedLocations(config: NginxConfig): readonly ProxiedLocation[] {
+  const locations = listLocations(config);
+  let found = proxiedIndex.get(locations);
+  if (!found) {
+    found = resolveProxied(locations, listUpstreams(config));
+    proxiedIndex.set(locations, found);
+  }
+  return found;
+}
+
+function resolveProxied(
+  locations: readonly BlockScope[],
+  upstreams: ReadonlyMap<string, NginxDirective>,
+): ProxiedLocation[] {
   const out: ProxiedLocation[] = [];
-  for (const scope of listLocations(config)) {
+  for (const scope of locations) {
     const proxyPass = proxyPassOf(scope.block);
     if (!proxyPass) continue;
     const target = parseProxyPassTarget(proxyPass.args[0] ?? '');

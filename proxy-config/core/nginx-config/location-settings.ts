@@ -26,7 +26,7 @@ export interface LocationSettings {
   proxySendTimeout: EffectiveSetting<number>;
   proxyHttpVersion: EffectiveSetting<string>;
   /** Headers sent upstream (lower-cased name → value), after inheritance. */
-  proxyHeaders: Map<string, string>;
+  proxyHeaders: ReadonlyMap<string, string>;
   proxyPass: NginxDirective | undefined;
   /** The `upstream {}` group proxy_pass names, with its keep-alive pool size and idle timeout. */
   upstream:

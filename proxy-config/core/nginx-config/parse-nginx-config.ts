@@ -28,12 +28,25 @@ interface OpenBlock {
 export const MAX_BLOCK_DEPTH = 100;
 
 const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+const BYTE_ORDER_MARK = '\uFEFF';
 const ANNOTATION = /^#\s*proxyops:\s*(\S+)(.*)$/;
 
+/**
+ * Which check an NGINX_CONFIG_INVALID error failed (`details.check`, stable): `syntax` for the
+ * tokenizer's own errors, the others for the checks `nginx -t` makes before running a directive.
+ */
+export type NginxConfigCheck =
+  'syntax' | 'bom' | 'if-condition' | 'context' | 'block' | 'terminator' | 'argument-count';
+
 /** A parse error pointing at `file:line`, in the shape every caller shows as is. */
-export function nginxSyntaxError(file: string, line: number, message: string): ProxyopsError {
+export function nginxSyntaxError(
+  file: string,
+  line: number,
+  message: string,
+  check: NginxConfigCheck = 'syntax',
+): ProxyopsError {
   return new ProxyopsError('NGINX_CONFIG_INVALID', `${file}:${line}: ${message}`, {
-    details: { file, line },
+    details: { file, line, check },
   });
 }
 
@@ -51,6 +64,14 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
   let pos = 0;
   let line = 1;
   const fail = (at: number, message: string) => nginxSyntaxError(file, at, message);
+  // nginx reads the mark as part of the first word ("unknown directive" naming invisible bytes).
+  if (text.startsWith(BYTE_ORDER_MARK))
+    throw nginxSyntaxError(
+      file,
+      1,
+      "the file starts with a UTF-8 byte-order mark, which nginx refuses (it reads the mark as part of the first directive's name): save the file as UTF-8 without BOM",
+      'bom',
+    );
 
   function unescape(raw: string): string {
     return raw.replace(/\\(["'\\tnr])/g, (_, c: string) =>
@@ -100,6 +121,9 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
     return { value: unescape(text.slice(start, pos)), line: startLine };
   }
 
+  /** Line of the `;` or `{` that ended the statement readStatement returned last. */
+  let statementEnd = 1;
+
   function readStatement(inEntries: boolean): Statement {
     const words: Word[] = [];
     for (;;) {
@@ -108,6 +132,7 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
       const ch = text[pos] as string;
       if (ch === ';' || ch === '{') {
         if (words.length === 0) throw fail(line, `unexpected "${ch}"`);
+        statementEnd = line;
         pos++;
         if (!inEntries) checkLostSemicolon(words);
         return { kind: 'directive', words, end: ch };
@@ -191,6 +216,8 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
       file,
       line: head.line,
     };
+    if (statementEnd !== head.line) directive.statementEndLine = statementEnd;
+    if (head.value === 'if' && end === '{' && !open?.entries) directive.args = ifCondition(directive);
     if (end === ';') return directive;
     if (isRawBlock(head.value)) {
       const scanned = scanLuaBlock(text, pos);
@@ -213,4 +240,30 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
   }
 
   return parseBlock(undefined).body;
+}
+
+/**
+ * The condition of `if (...)` without its parentheses, as nginx's rewrite module reads it: the
+ * first word must start with `(` and the last end with `)`; a lone `(` or `)` word is dropped.
+ * An `if` with no words at all is left to the argument-count check, which nginx makes first.
+ */
+function ifCondition(directive: NginxDirective): string[] {
+  const args = [...directive.args];
+  const first = args[0];
+  if (first === undefined) return args;
+  const invalid = (word: string) =>
+    nginxSyntaxError(
+      directive.file,
+      directive.statementEndLine ?? directive.line,
+      `invalid condition "${word}"`,
+      'if-condition',
+    );
+  if (!first.startsWith('(')) throw invalid(first);
+  if (first === '(') args.shift();
+  else args[0] = first.slice(1);
+  const last = args.at(-1);
+  if (last === undefined || !last.endsWith(')')) throw invalid(last ?? first);
+  if (last === ')') args.pop();
+  else args[args.length - 1] = last.slice(0, -1);
+  return args;
 }

@@ -21,9 +21,37 @@ export function rootBlock(config: NginxConfig): NginxDirective {
   return { name: ROOT_BLOCK, args: [], file: config.mainFile, line: 0, children: config.directives };
 }
 
-/** Direct children of a block with the given name (no descent, no inheritance). */
-export function childrenNamed(block: NginxDirective, name: string): NginxDirective[] {
-  return (block.children ?? []).filter((child) => child.name === name);
+/**
+ * Each block body's children grouped by name, built on first use. Rules ask "does this level set
+ * X?" of every enclosing level of every location, and a server may hold thousands of locations:
+ * scanning its body each time made lint quadratic in the number of locations. Keyed by the body
+ * array, so a tree built anew (or a body replaced) is indexed afresh.
+ */
+const childIndex = new WeakMap<NginxDirective[], Map<string, NginxDirective[]>>();
+
+const NONE: readonly NginxDirective[] = Object.freeze([]);
+
+function indexOf(children: NginxDirective[]): Map<string, NginxDirective[]> {
+  let index = childIndex.get(children);
+  if (!index) {
+    index = new Map();
+    for (const child of children) {
+      const same = index.get(child.name);
+      if (same) same.push(child);
+      else index.set(child.name, [child]);
+    }
+    childIndex.set(children, index);
+  }
+  return index;
+}
+
+/**
+ * Direct children of a block with the given name (no descent, no inheritance), in order. The
+ * array is shared between calls: read it, do not change it.
+ */
+export function childrenNamed(block: NginxDirective, name: string): readonly NginxDirective[] {
+  if (!block.children) return NONE;
+  return indexOf(block.children).get(name) ?? NONE;
 }
 
 /** Visits every directive (not map/types entries), passing the blocks around it, outermost first. */
@@ -41,24 +69,46 @@ export function walkDirectives(
   descend(root, [root]);
 }
 
-/** Every block with the given name (e.g. `server`, `location`, `upstream`), nested ones included. */
-export function findBlocks(config: NginxConfig, name: string): BlockScope[] {
-  const found: BlockScope[] = [];
-  walkDirectives(config, (directive, chain) => {
-    if (directive.name === name && directive.children)
-      found.push({ block: directive, chain: [...chain, directive] });
-  });
-  return found;
+/**
+ * Every block of the config grouped by name, each with its chain, found in one walk on first use
+ * and kept for the same top-level array: each rule asks for the locations (or servers, upstreams)
+ * again, and walking the tree once per question made the rules' cost grow with their number.
+ */
+const blockIndex = new WeakMap<NginxDirective[], Map<string, BlockScope[]>>();
+
+function blocksByName(config: NginxConfig): Map<string, BlockScope[]> {
+  let index = blockIndex.get(config.directives);
+  if (!index) {
+    const found = new Map<string, BlockScope[]>();
+    walkDirectives(config, (directive, chain) => {
+      if (!directive.children) return;
+      const scope = { block: directive, chain: [...chain, directive] };
+      const same = found.get(directive.name);
+      if (same) same.push(scope);
+      else found.set(directive.name, [scope]);
+    });
+    index = found;
+    blockIndex.set(config.directives, index);
+  }
+  return index;
+}
+
+/**
+ * Every block with the given name (e.g. `server`, `location`, `upstream`), nested ones included,
+ * in the order written. Shared between calls: read it, do not change it.
+ */
+export function findBlocks(config: NginxConfig, name: string): readonly BlockScope[] {
+  return blocksByName(config).get(name) ?? [];
 }
 
 /** Every `location` block (nested ones too), each with its chain root → http → server → location. */
-export function listLocations(config: NginxConfig): BlockScope[] {
-  return findBlocks(config, 'location').filter(isHttpScope);
+export function listLocations(config: NginxConfig): readonly BlockScope[] {
+  return httpScoped(config, 'location');
 }
 
 /** Every `server` block of the http context (not the `server` lines of upstream groups). */
-export function listServers(config: NginxConfig): BlockScope[] {
-  return findBlocks(config, 'server').filter(isHttpScope);
+export function listServers(config: NginxConfig): readonly BlockScope[] {
+  return httpScoped(config, 'server');
 }
 
 /** True for blocks of the http context (not inside `stream {}` or `mail {}`). */
@@ -66,18 +116,35 @@ export function isHttpScope(scope: BlockScope): boolean {
   return !scope.chain.some((block) => block.name === 'stream' || block.name === 'mail');
 }
 
-/** The http `upstream {}` groups with their chains. */
-export function listUpstreamScopes(config: NginxConfig): BlockScope[] {
-  return findBlocks(config, 'upstream').filter(isHttpScope);
+const httpIndex = new WeakMap<readonly BlockScope[], readonly BlockScope[]>();
+
+/** findBlocks narrowed to the http context, kept alongside the list it narrows. */
+function httpScoped(config: NginxConfig, name: string): readonly BlockScope[] {
+  const all = findBlocks(config, name);
+  let kept = httpIndex.get(all);
+  if (!kept) {
+    kept = all.filter(isHttpScope);
+    httpIndex.set(all, kept);
+  }
+  return kept;
 }
 
-/** The http `upstream {}` groups by name. */
-export function listUpstreams(config: NginxConfig): Map<string, NginxDirective> {
-  return new Map(
-    findBlocks(config, 'upstream')
-      .filter(isHttpScope)
-      .map(({ block }) => [block.args[0] ?? '', block]),
-  );
+/** The http `upstream {}` groups with their chains. */
+export function listUpstreamScopes(config: NginxConfig): readonly BlockScope[] {
+  return httpScoped(config, 'upstream');
+}
+
+const upstreamIndex = new WeakMap<readonly BlockScope[], ReadonlyMap<string, NginxDirective>>();
+
+/** The http `upstream {}` groups by name (asked once per proxied location, so kept too). */
+export function listUpstreams(config: NginxConfig): ReadonlyMap<string, NginxDirective> {
+  const scopes = listUpstreamScopes(config);
+  let byName = upstreamIndex.get(scopes);
+  if (!byName) {
+    byName = new Map(scopes.map(({ block }) => [block.args[0] ?? '', block]));
+    upstreamIndex.set(scopes, byName);
+  }
+  return byName;
 }
 
 /**
@@ -85,12 +152,12 @@ export function listUpstreams(config: NginxConfig): Map<string, NginxDirective> 
  * innermost level that has any of them wins and outer levels are ignored entirely (so one
  * `proxy_set_header` in a location drops every server-level one). Empty when no level sets it.
  */
-export function effectiveDirectives(chain: ScopeChain, name: string): NginxDirective[] {
+export function effectiveDirectives(chain: ScopeChain, name: string): readonly NginxDirective[] {
   for (let i = chain.length - 1; i >= 0; i--) {
     const found = childrenNamed(chain[i] as NginxDirective, name);
     if (found.length > 0) return found;
   }
-  return [];
+  return NONE;
 }
 
 /** The single directive named `name` in effect at the end of `chain` (the first at the winning level). */
@@ -103,14 +170,20 @@ export function effectiveValue(chain: ScopeChain, name: string, fallback?: strin
   return effectiveDirective(chain, name)?.args[0] ?? fallback;
 }
 
-/** The headers a location sends upstream: name (lower-cased) → value, after inheritance. */
-export function effectiveProxyHeaders(chain: ScopeChain): Map<string, string> {
-  return new Map(
-    effectiveDirectives(chain, 'proxy_set_header').map((d) => [
-      (d.args[0] ?? '').toLowerCase(),
-      d.args[1] ?? '',
-    ]),
-  );
+const headerIndex = new WeakMap<readonly NginxDirective[], ReadonlyMap<string, string>>();
+
+/**
+ * The headers a location sends upstream: name (lower-cased) → value, after inheritance. Every
+ * location inheriting the same level's lines gets the same map (built once for those lines).
+ */
+export function effectiveProxyHeaders(chain: ScopeChain): ReadonlyMap<string, string> {
+  const lines = effectiveDirectives(chain, 'proxy_set_header');
+  let headers = headerIndex.get(lines);
+  if (!headers) {
+    headers = new Map(lines.map((d) => [(d.args[0] ?? '').toLowerCase(), d.args[1] ?? '']));
+    headerIndex.set(lines, headers);
+  }
+  return headers;
 }
 
 /**

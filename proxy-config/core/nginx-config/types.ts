@@ -19,6 +19,11 @@ export interface NginxDirective {
   raw?: string;
   /** Line of the closing `}` of a block, entry block or raw block. */
   endLine?: number;
+  /**
+   * Line of the `;` or `{` that ended the statement, when not `line` (its words spanned lines):
+   * nginx reports a directive's errors there.
+   */
+  statementEndLine?: number;
 }
 
 /**

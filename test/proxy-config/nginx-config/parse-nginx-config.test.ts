@@ -121,8 +121,47 @@ describe('parseNginxConfig, nginx corner cases', () => {
   it('reads if conditions whose quoted operand touches the closing parenthesis', () => {
     const [server] = parse('server {\n  if ($request_method = "POST") { return 405; }\n}');
     const condition = server?.children?.[0];
-    expect(condition).toMatchObject({ name: 'if', args: ['($request_method', '=', 'POST', ')'], line: 2 });
+    expect(condition).toMatchObject({ name: 'if', args: ['$request_method', '=', 'POST'], line: 2 });
     expect(condition?.children?.[0]).toMatchObject({ name: 'return', args: ['405'] });
+  });
+
+  it('stores if conditions without their parentheses, however they are spaced', () => {
+    const conditions = parse(
+      'if ($slow) { }\nif ( $a = b ) { }\nif ($uri ~ (a)) { }\nif ($uri ~ "^/(x)$" ) { }\nif (-f $file) { }\n',
+    ).map((d) => d.args);
+    expect(conditions).toEqual([
+      ['$slow'],
+      ['$a', '=', 'b'],
+      ['$uri', '~', '(a)'],
+      ['$uri', '~', '^/(x)$'],
+      ['-f', '$file'],
+    ]);
+  });
+
+  it('refuses an if condition without parentheses, as nginx does', () => {
+    expect(errorOf('if $slow { }')).toMatchObject({
+      message: 'test.conf:1: invalid condition "$slow"',
+      details: { check: 'if-condition' },
+    });
+    expect(errorOf('if ($slow { }').message).toBe('test.conf:1: invalid condition "$slow"');
+  });
+
+  it('refuses a UTF-8 byte-order mark at the start of a file, and says so', () => {
+    expect(errorOf('\uFEFFuser www-data;\n')).toMatchObject({
+      code: 'NGINX_CONFIG_INVALID',
+      message: expect.stringMatching(
+        /^test\.conf:1: the file starts with a UTF-8 byte-order mark, which nginx refuses/,
+      ),
+      details: { check: 'bom' },
+    });
+    // Elsewhere it is just a character of a word, as for nginx.
+    expect(parse('add_header X "\uFEFF";')[0]?.args).toEqual(['X', '\uFEFF']);
+  });
+
+  it('remembers the line a statement spanning lines ends on (where nginx reports it)', () => {
+    const [format, next] = parse("log_format main '$a'\n  '$b';\naccess_log off;");
+    expect(format?.statementEndLine).toBe(2);
+    expect(next?.statementEndLine).toBeUndefined();
   });
 
   it('counts lines the same with CRLF line ends', () => {

@@ -32,7 +32,7 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
   return hits;
 }
 
-function nearestOuter(chain: NginxDirective[], name: string): NginxDirective[] | undefined {
+function nearestOuter(chain: NginxDirective[], name: string): readonly NginxDirective[] | undefined {
   for (let i = chain.length - 2; i >= 0; i--) {
     const found = childrenNamed(chain[i] as NginxDirective, name);
     if (found.length > 0) return found;

@@ -1,0 +1,204 @@
+import type { ProxyopsError } from '../errors.js';
+import { NGINX_MODULE_DIRECTIVES } from './nginx-directives.js';
+import { nginxSyntaxError } from './parse-nginx-config.js';
+import type { NginxDirective } from './types.js';
+
+/** Where a directive is written, as nginx's config reader tells its contexts apart. */
+export type NginxContext =
+  | 'main'
+  | 'events'
+  | 'http'
+  | 'server'
+  | 'location'
+  | 'if in server'
+  | 'if in location'
+  | 'limit_except'
+  | 'upstream'
+  | 'mail'
+  | 'mail server'
+  | 'stream'
+  | 'stream server'
+  | 'stream upstream';
+
+/**
+ * Each context as nginx's (module type, command type bit). The bits alone are not enough: the
+ * events, http, mail and stream main contexts share one bit, told apart by the module's type.
+ */
+const CONTEXT_FLAGS: Record<NginxContext, { module: string; flag: string }> = {
+  main: { module: 'core', flag: 'MAIN' },
+  events: { module: 'event', flag: 'EVENT' },
+  http: { module: 'http', flag: 'HTTP_MAIN' },
+  server: { module: 'http', flag: 'HTTP_SRV' },
+  location: { module: 'http', flag: 'HTTP_LOC' },
+  'if in server': { module: 'http', flag: 'HTTP_SIF' },
+  'if in location': { module: 'http', flag: 'HTTP_LIF' },
+  limit_except: { module: 'http', flag: 'HTTP_LMT' },
+  upstream: { module: 'http', flag: 'HTTP_UPS' },
+  mail: { module: 'mail', flag: 'MAIL_MAIN' },
+  'mail server': { module: 'mail', flag: 'MAIL_SRV' },
+  stream: { module: 'stream', flag: 'STREAM_MAIN' },
+  'stream server': { module: 'stream', flag: 'STREAM_SRV' },
+  'stream upstream': { module: 'stream', flag: 'STREAM_UPS' },
+};
+
+/** The context a block's body is read in; blocks not named here hold data or unknown syntax. */
+const BLOCK_BODY: Partial<Record<NginxContext, Record<string, NginxContext>>> = {
+  main: { events: 'events', http: 'http', mail: 'mail', stream: 'stream' },
+  http: { server: 'server', upstream: 'upstream' },
+  server: { location: 'location', if: 'if in server' },
+  location: { location: 'location', if: 'if in location', limit_except: 'limit_except' },
+  mail: { server: 'mail server' },
+  stream: { server: 'stream server', upstream: 'stream upstream' },
+};
+
+/** One `ngx_command_t` entry: the module type, its context flags and its argument rule. */
+interface DirectiveForm {
+  module: string;
+  contexts: ReadonlySet<string>;
+  block: boolean;
+  /** Accepted argument counts (not counting the name), or a lower bound for 1MORE/2MORE. */
+  counts: ReadonlySet<number>;
+  atLeast: number | undefined;
+  anyCount: boolean;
+}
+
+const TAKE: Record<string, number[]> = {
+  NOARGS: [0],
+  TAKE1: [1],
+  TAKE2: [2],
+  TAKE3: [3],
+  TAKE4: [4],
+  TAKE5: [5],
+  TAKE6: [6],
+  TAKE7: [7],
+  TAKE12: [1, 2],
+  TAKE13: [1, 3],
+  TAKE23: [2, 3],
+  TAKE123: [1, 2, 3],
+  TAKE1234: [1, 2, 3, 4],
+};
+
+function moduleOf(flags: string[]): string {
+  if (flags.includes('ANYWHERE')) return 'conf';
+  if (flags.includes('EVENT')) return 'event';
+  const prefixed = flags.find((f) => /^(HTTP|MAIL|STREAM)_/.test(f));
+  return prefixed ? (prefixed.split('_')[0] as string).toLowerCase() : 'core';
+}
+
+function toForm(type: string): DirectiveForm {
+  const flags = type.split('|');
+  const counts = new Set(flags.flatMap((f) => TAKE[f] ?? []));
+  // ngx_conf_handler: FLAG wins over the others, then 1MORE, then 2MORE, then the TAKEn bits.
+  const flag = flags.includes('FLAG');
+  if (flag) counts.add(1);
+  const atLeast = flag ? undefined : flags.includes('1MORE') ? 1 : flags.includes('2MORE') ? 2 : undefined;
+  return {
+    module: moduleOf(flags),
+    contexts: new Set(flags),
+    block: flags.includes('BLOCK'),
+    counts: flag ? new Set([1]) : counts,
+    atLeast,
+    anyCount: flags.includes('ANY'),
+  };
+}
+
+const FORMS: ReadonlyMap<string, readonly DirectiveForm[]> = (() => {
+  const forms = new Map<string, DirectiveForm[]>();
+  for (const { directives } of NGINX_MODULE_DIRECTIVES)
+    for (const [name, type] of Object.entries(directives)) {
+      const same = forms.get(name);
+      if (same) same.push(toForm(type));
+      else forms.set(name, [toForm(type)]);
+    }
+  return forms;
+})();
+
+/** True when nginx (with Debian's modules) knows a directive of this name in some context. */
+export function isNginxDirective(name: string): boolean {
+  return FORMS.has(name);
+}
+
+function allowedIn(form: DirectiveForm, context: NginxContext): boolean {
+  const { module, flag } = CONTEXT_FLAGS[context];
+  if (form.module === 'conf') return form.contexts.has('ANYWHERE');
+  return form.module === module && form.contexts.has(flag);
+}
+
+function countFits(form: DirectiveForm, count: number): boolean {
+  if (form.anyCount) return true;
+  if (form.atLeast !== undefined) return count >= form.atLeast;
+  return form.counts.has(count);
+}
+
+/** Which of nginx's checks a directive failed: the stable `details.check` of its error. */
+export type DirectiveCheck = 'context' | 'block' | 'terminator' | 'argument-count';
+
+/** The first of nginx's context, block and argument-count checks one directive fails, as nginx words it. */
+function checkOne(
+  directive: NginxDirective,
+  context: NginxContext,
+): { check: DirectiveCheck; message: string } | undefined {
+  const forms = FORMS.get(directive.name);
+  // Unknown names are left alone: third-party modules (Lua, njs, ...) bring their own.
+  if (!forms) return undefined;
+  const form = forms.find((f) => allowedIn(f, context));
+  const name = directive.name;
+  if (!form) return { check: 'context', message: `"${name}" directive is not allowed here` };
+  const opened =
+    directive.children !== undefined || directive.entries !== undefined || directive.raw !== undefined;
+  if (!form.block && opened)
+    return { check: 'terminator', message: `directive "${name}" is not terminated by ";"` };
+  if (form.block && !opened) return { check: 'block', message: `directive "${name}" has no opening "{"` };
+  if (!countFits(form, directive.args.length))
+    return { check: 'argument-count', message: `invalid number of arguments in "${name}" directive` };
+  return undefined;
+}
+
+/**
+ * Checks directives the way `nginx -t` does before running any directive's own handler: that the
+ * directive may be written in its context, has a block exactly when it must, and has an argument
+ * count its module accepts. Returns the first failure in reading order (nginx stops there too),
+ * as NGINX_CONFIG_INVALID with nginx's message at the line nginx reports (where the statement ends).
+ */
+export function checkDirectives(
+  directives: readonly NginxDirective[],
+  context: NginxContext,
+): ProxyopsError | undefined {
+  for (const directive of directives) {
+    const failed = checkOne(directive, context);
+    if (failed)
+      return nginxSyntaxError(
+        directive.file,
+        directive.statementEndLine ?? directive.line,
+        failed.message,
+        failed.check,
+      );
+    const inner = BLOCK_BODY[context]?.[directive.name];
+    if (inner && directive.children) {
+      const error = checkDirectives(directive.children, inner);
+      if (error) return error;
+    }
+  }
+  return undefined;
+}
+
+/** Contexts a file's top level may be read in: nginx.conf itself, or a snippet included in one of these. */
+const TOP_LEVEL_CANDIDATES: readonly NginxContext[] = ['main', 'http', 'server', 'location'];
+
+/**
+ * The context a file's top level is read in: the first of main, http, server and location that
+ * accepts the most of its directives. nginx.conf is read in main; a snippet linted on its own
+ * (a site file, a location snippet) is read where its directives belong.
+ */
+export function topLevelContext(directives: readonly NginxDirective[]): NginxContext {
+  let best: NginxContext = 'main';
+  let bestAccepted = -1;
+  for (const context of TOP_LEVEL_CANDIDATES) {
+    const accepted = directives.filter((d) => checkOne(d, context)?.check !== 'context').length;
+    if (accepted > bestAccepted) {
+      best = context;
+      bestAccepted = accepted;
+    }
+  }
+  return best;
+}
