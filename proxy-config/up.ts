@@ -336,9 +336,12 @@ export async function stopStack(dir: string, say: (line: string) => void): Promi
     await holdDeploys(target, say)
   )();
   const stack = state.stack;
-  if (stack && (await supervisorStatus(stack)) === 'ours') {
-    say(`asking proxyops up (pid ${stack.supervisorPid}) to stop`);
-    const result = await stopInstance(stack.supervisorPid, 'SIGTERM', SUPERVISOR_STOP_MS);
+  const supervisor = stack && (await supervisorStatus(stack));
+  if (supervisor === 'stranger')
+    say(`pid ${stack!.supervisorPid} is not the proxyops up that started this stack any more: left alone`);
+  if (supervisor === 'ours') {
+    say(`asking proxyops up (pid ${stack!.supervisorPid}) to stop`);
+    const result = await stopInstance(stack!.supervisorPid, 'SIGTERM', SUPERVISOR_STOP_MS);
     if (result.forced) say(`proxyops up did not stop in time: killed`);
   }
   await stopStackProcesses(target, say);
