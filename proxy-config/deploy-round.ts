@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from './core/deploy/deploy-events.js';
 import { toInstanceCommand } from './core/deploy/instance-command.js';
-import { summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
+import { splitByInstance, summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
-import { breakDown4xx, judgeGates } from './core/deploy/watch-gates.js';
+import { breakDown4xx, count5xx, judgeGates, judgeNewInstance } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
 import { findListenerPid } from './shell/find-listener-pid.js';
 import {
@@ -272,7 +272,12 @@ export class RoundRunner {
       const done = remaining <= 0 || this.interrupted.aborted;
       const fresh = this.fresh && this.fresh.inUpstream ? this.fresh : undefined;
       const mine = fresh ? window.byAddress[toAddress(fresh)] : undefined;
-      const gate = judgeGates(this.before, window, context.plan.gates, done ? 1 : EARLY_DECISION_REQUESTS);
+      // The new instance's own requests (by its address) are what the gates judge.
+      const split = fresh ? splitByInstance(context.kit, text, { address: toAddress(fresh) }) : undefined;
+      const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
+      const gate = split
+        ? judgeNewInstance(this.before, split.mine, split.others, context.plan.gates, minimum)
+        : judgeGates(this.before, window, context.plan.gates, minimum);
       // The new instance is watched whatever the request count: an exit or a 502 naming it ends the round.
       const exited = fresh?.pid !== undefined && (await recordedStatus(fresh)) !== 'ours';
       const failure = exited
@@ -290,12 +295,15 @@ export class RoundRunner {
             verdict: failure ? 'regressed' : 'ok',
             increase: window.distribution.share5xx - this.before.distribution.share5xx,
           },
-          ...(fresh
+          ...(fresh && split
             ? {
                 newInstance: {
                   address: toAddress(fresh),
-                  total: mine?.total ?? 0,
-                  fivexx: mine?.fivexx ?? 0,
+                  total: split.mine.distribution.total,
+                  fivexx: count5xx(split.mine.distribution.byStatus),
+                  fourxx: breakDown4xx(split.mine.distribution.byStatus),
+                  p99Ms: split.mine.p99Ms,
+                  separated: split.separated,
                 },
               }
             : {}),

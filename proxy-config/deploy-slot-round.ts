@@ -1,11 +1,11 @@
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from './core/deploy/deploy-events.js';
-import { toInstanceCommand } from './core/deploy/instance-command.js';
-import { summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
+import { instanceName, toInstanceCommand } from './core/deploy/instance-command.js';
+import { splitByInstance, summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
-import { breakDown4xx, judgeGates } from './core/deploy/watch-gates.js';
+import { breakDown4xx, count5xx, judgeNewInstance } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
 import { Abort, UNCONTROLLED, type RoundControl } from './deploy-round.js';
 import {
@@ -196,6 +196,9 @@ export class SlotRoundRunner {
       text += chunk.text;
       offset = chunk.end;
       const window = summarizeLogWindow(context.kit, text);
+      // Behind the slot `$upstream_addr` names the slot: the new process is told apart by the name it logs.
+      const name = instanceName(fresh);
+      const { mine, others, separated } = splitByInstance(context.kit, text, { instance: name });
       const remaining = deadline - Date.now();
       const done = remaining <= 0 || this.interrupted.aborted;
       const ready = (await probeSocket(fresh.socket!, context.plan.readinessPath)) === 200;
@@ -204,7 +207,8 @@ export class SlotRoundRunner {
       if (!ready) await sleep(EXIT_SETTLE_MS);
       const alive = (await recordedStatus(fresh)) === 'ours';
       const proxy502 = window.byAddress[toAddress(old)]?.badGateway ?? 0;
-      const gate = judgeGates(this.before, window, context.plan.gates, done ? 1 : EARLY_DECISION_REQUESTS);
+      const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
+      const gate = judgeNewInstance(this.before, mine, others, context.plan.gates, minimum);
       const failure = !alive
         ? `the new instance (pid ${fresh.pid}) exited during the watch (see ${fresh.logFile})`
         : !ready
@@ -213,7 +217,6 @@ export class SlotRoundRunner {
             ? `nginx answered 502 for ${proxy502} request(s) to ${toAddress(old)} during the watch`
             : gate?.text;
       if (done || failure) {
-        const mine = window.byAddress[toAddress(old)];
         this.emit({
           type: 'status',
           step: step.index,
@@ -223,7 +226,15 @@ export class SlotRoundRunner {
             verdict: failure ? 'regressed' : 'ok',
             increase: window.distribution.share5xx - this.before.distribution.share5xx,
           },
-          newInstance: { address: toAddress(fresh), total: mine?.total ?? 0, fivexx: mine?.fivexx ?? 0 },
+          newInstance: {
+            address: toAddress(fresh),
+            instance: name,
+            total: mine.distribution.total,
+            fivexx: count5xx(mine.distribution.byStatus),
+            fourxx: breakDown4xx(mine.distribution.byStatus),
+            p99Ms: mine.p99Ms,
+            separated,
+          },
           p99Ms: { before: this.before.p99Ms, after: window.p99Ms },
           fourxx: breakDown4xx(window.distribution.byStatus),
           ...(gate ? { gate } : {}),
