@@ -10,6 +10,8 @@ export interface ApiConfig {
   host: string;
   /** A unix socket path to listen on instead of host:port (an upstream slot); empty: TCP. */
   socket: string;
+  /** Sent in X-Proxyops-Instance, so an access log behind an upstream slot says which process answered; empty: not sent. */
+  instanceName: string;
   bodyLimitBytes: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
@@ -61,6 +63,7 @@ export const API_DEFAULTS: ApiConfig = {
   port: 8080,
   host: '127.0.0.1',
   socket: '',
+  instanceName: '',
   bodyLimitBytes: 262_144,
   rateLimitMax: 600,
   rateLimitWindowMs: 60_000,
@@ -117,6 +120,14 @@ export const API_OPTIONS: readonly ApiOption[] = [
     kind: 'string',
     description:
       'listen on this unix socket instead of host:port (an nginx upstream slot; a stop signal then drains without closing idle connections)',
+  },
+  {
+    key: 'instanceName',
+    flag: '--instance-name',
+    env: 'PROXYOPS_INSTANCE_NAME',
+    kind: 'string',
+    description:
+      'sent in the X-Proxyops-Instance response header, which the rendered access log records and nginx strips (empty: not sent)',
   },
   {
     key: 'bodyLimitBytes',

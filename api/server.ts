@@ -18,6 +18,7 @@ import { databaseError, listenError } from './startup-errors.js';
 import { seedDemoData } from './store/seed.js';
 import type { Store } from './store/store.js';
 import { answerClientError } from './http/client-error.js';
+import { INSTANCE_HEADER } from '../proxy-config/core/render/log-formats.js';
 
 /** How to start the API process. */
 export interface ServerOptions {
@@ -127,6 +128,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
       if (inFlight === 0) idle?.();
     });
     if (retiredAt !== undefined) res.setHeader('Connection', 'close');
+    if (config.instanceName) res.setHeader(INSTANCE_HEADER, config.instanceName);
     handler(req, res);
   });
   server.on('clientError', answerClientError);

@@ -167,7 +167,7 @@ export function generateLogs(out, size, seed = 1) {
         `"${rnd() < 0.5 ? '-' : 'https://example.com/page'}" "${pick(agents)}" rt=${rt} uct="${uct}" ` +
         `uht="${uht}" urt="${urt}" ua="${ua}" us="${us}" rid="${Math.floor(rnd() * 2 ** 52)
           .toString(16)
-          .padStart(32, '0')}"`;
+          .padStart(32, '0')}" ui="-"`;
     }
     batch += line + '\n';
     if (batch.length > 1 << 20) {

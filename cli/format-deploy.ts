@@ -54,8 +54,15 @@ export function formatDeployEvent(event: DeployEvent): string {
     case 'step-done':
       return `  ✓ ${event.step.index}. ${event.outcome} (${formatWait(event.ms)})\n`;
     case 'status': {
-      const mine = event.newInstance
-        ? `; new instance ${event.newInstance.address}: ${event.newInstance.fivexx} 5xx of ${event.newInstance.total}`
+      const n = event.newInstance;
+      const fourxx = n
+        ? Object.entries(n.fourxx)
+            .filter(([, count]) => count > 0)
+            .map(([kind, count]) => `${kind}×${count}`)
+            .join(', ')
+        : '';
+      const mine = n
+        ? `; new instance ${n.instance ?? n.address}: ${n.total} requests, ${n.fivexx} 5xx${fourxx ? `, ${fourxx}` : ''}, p99 ${n.p99Ms} ms${n.separated ? '' : ' (the log names no instance: the whole window)'}`
         : '';
       const p99 = event.p99Ms ? `; p99 ${event.p99Ms.before} → ${event.p99Ms.after} ms` : '';
       const fired = event.gate ? `\n    gate ${event.gate.gate} fired: ${event.gate.text}` : '';

@@ -6,6 +6,7 @@ const SET_BY_PROXYOPS = new Set([
   'PROXYOPS_HOST',
   'PROXYOPS_PORT',
   'PROXYOPS_SOCKET',
+  'PROXYOPS_INSTANCE_NAME',
   'PROXYOPS_HEALTH_INTERVAL_MS',
   'PROXYOPS_HEALTH_THRESHOLD',
   'PROXYOPS_DRAIN_MARGIN_MS',
@@ -32,7 +33,7 @@ export function parseApiSettings(flag: string, pairs: string[]): Record<string, 
     if (SET_BY_PROXYOPS.has(option.env))
       throw new ProxyopsError(
         'BAD_OPTION',
-        `${flag} ${JSON.stringify(pair)}: ${option.env} is set by proxyops from the spec (its address, health check and keep-alive)`,
+        `${flag} ${JSON.stringify(pair)}: ${option.env} is set by proxyops from the spec (its address and name, health check and keep-alive)`,
       );
     settings[option.env] = pair.slice(at + 1);
   }

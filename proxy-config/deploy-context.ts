@@ -39,6 +39,8 @@ export interface DeployTarget {
   envChanges?: Record<string, string>;
   /** The watch's gates and canary, from the flags. */
   watch?: Pick<DeployPlanInput, 'gates' | 'canary'>;
+  /** The local stack's (`--dir`): it must still run once the deploy holds the lock. */
+  stack?: boolean;
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -60,7 +62,11 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       'SPEC_INVALID',
       `${where.specPath}: accessLog.path is ${spec.accessLog.path}; a deploy watches the access log, so it must be a file`,
     );
-  const state = (await readStackState(where.target)) ?? { version: 1, upstreams: {} };
+  const recordedState = await readStackState(where.target);
+  // `proxyops down` may have stopped the stack between resolving the target and taking the lock.
+  if (where.stack && !recordedState?.stack)
+    throw new ProxyopsError('BAD_OPTION', `the local stack of ${where.target} is not running any more`);
+  const state = recordedState ?? { version: 1, upstreams: {} };
   const recorded = state.upstreams[upstream]?.filter((i) => i.inUpstream);
   const instances =
     recorded && recorded.length > 0
@@ -197,5 +203,5 @@ export async function resolveDeployTarget(flags: {
       'BAD_OPTION',
       `no local stack in ${dir} (start one with \`proxyops up --dir ${dir}\`) and no --spec given`,
     );
-  return { specPath: state.stack.specPath, target: stackTarget(dir), ...upstream };
+  return { specPath: state.stack.specPath, target: stackTarget(dir), stack: true, ...upstream };
 }

@@ -2,19 +2,21 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from './core/deploy/deploy-events.js';
 import { toInstanceCommand } from './core/deploy/instance-command.js';
-import { summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
+import { splitByInstance, summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
-import { breakDown4xx, judgeGates } from './core/deploy/watch-gates.js';
+import { breakDown4xx, count5xx, judgeGates, judgeNewInstance } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
 import { findListenerPid } from './shell/find-listener-pid.js';
 import {
   isProcessAlive,
-  signalInstance,
+  recordedStatus,
+  signalRecorded,
   startInstance,
-  stopInstance,
+  stopRecorded,
   waitForExit,
 } from './shell/instance-process.js';
+import { readProcessIdentity } from './shell/process-identity.js';
 import { fileSize } from './shell/read-file-range.js';
 import { readLogSince } from './shell/read-log-since.js';
 import { writeStackState, type InstanceRecord } from './shell/stack-state.js';
@@ -39,6 +41,20 @@ export class Abort extends Error {
   }
 }
 
+/** What a round gets from the deploy around it: the interruption, and a call as each step starts. */
+export interface RoundControl {
+  /** Ctrl-C or `proxyops down`: the round is put back at the next step (see `run`). */
+  interrupted: AbortSignal;
+  /** Awaited once a step has started, before it acts: records the deploy's progress (and may hold it there). */
+  atStep(step: DeployStep): Promise<void>;
+}
+
+/** A control that is never interrupted and records nothing. */
+export const UNCONTROLLED: RoundControl = {
+  interrupted: new AbortController().signal,
+  atStep: () => Promise.resolve(),
+};
+
 /** Runs the steps of one round (one old instance replaced) and keeps what they learn. */
 export class RoundRunner {
   stepIndex = 0;
@@ -57,14 +73,19 @@ export class RoundRunner {
     private readonly old: InstanceRecord,
     private readonly apply: (servers: InstanceRecord[]) => Promise<void>,
     private readonly save: () => Promise<void>,
-    private readonly interrupted: AbortSignal = new AbortController().signal,
+    private readonly control: RoundControl = UNCONTROLLED,
   ) {}
+
+  private get interrupted(): AbortSignal {
+    return this.control.interrupted;
+  }
 
   async run(step: DeployStep): Promise<void> {
     // Once the old instance was told to stop, the round is finished rather than left half-way.
     if (this.interrupted.aborted && this.signalAt === 0) await this.interrupt(step);
     this.stepIndex = step.index;
     this.emit({ type: 'step-start', step });
+    await this.control.atStep(step);
     const began = Date.now();
     const outcome = await this.perform(step);
     this.emit({ type: 'step-done', step, ms: Date.now() - began, outcome });
@@ -83,7 +104,7 @@ export class RoundRunner {
   async cleanUp(): Promise<void> {
     const fresh = this.fresh;
     if (!fresh || fresh.inUpstream || fresh.pid === undefined) return;
-    await stopInstance(fresh.pid, 'SIGTERM', this.context.pool.deploy.stopTimeout * 1000);
+    await stopRecorded(fresh, 'SIGTERM', this.context.pool.deploy.stopTimeout * 1000);
     this.fresh = undefined;
     const list = this.context.state.upstreams[this.context.upstream] ?? [];
     this.context.state.upstreams[this.context.upstream] = list.filter((i) => i !== fresh);
@@ -177,12 +198,18 @@ export class RoundRunner {
         return `no new requests reached ${toAddress(this.old)}`;
       }
       case 'signal': {
-        const pid = this.old.pid ?? (await findListenerPid(this.old.port));
-        if (pid === undefined) {
-          throw new Abort(`cannot find the process listening on ${toAddress(this.old)} to stop it`, false);
+        // The recorded process while it still is the one proxyops started (never a stranger that took
+        // its pid); otherwise the process listening on the old address, which is what nginx sent to.
+        if ((await recordedStatus(this.old)) !== 'ours') {
+          const found = await findListenerPid(this.old.port);
+          const identity = found === undefined ? undefined : await readProcessIdentity(found);
+          if (found === undefined || !identity)
+            throw new Abort(`cannot find the process listening on ${toAddress(this.old)} to stop it`, false);
+          Object.assign(this.old, { pid: found, identity });
         }
-        this.old.pid = pid;
-        signalInstance(pid, pool.deploy.stopSignal);
+        const pid = this.old.pid!;
+        // An old instance that exited meanwhile has nothing left to drain: the next step sees it gone.
+        await signalRecorded(this.old, pool.deploy.stopSignal);
         this.signalLogOffset = await fileSize(context.accessLog);
         this.signalAt = Date.now();
         this.refusing = waitUntilRefusing(this.old.host, this.old.port, {
@@ -211,7 +238,7 @@ export class RoundRunner {
           measuredMs,
         });
         const forced = !(await waitForExit(pid, left));
-        if (forced) await stopInstance(pid, 'SIGKILL', 2_000);
+        if (forced) await stopRecorded(this.old, 'SIGKILL', 2_000);
         const list = context.state.upstreams[context.upstream] ?? [];
         context.state.upstreams[context.upstream] = list.filter((i) => i !== this.old);
         await this.save();
@@ -245,9 +272,14 @@ export class RoundRunner {
       const done = remaining <= 0 || this.interrupted.aborted;
       const fresh = this.fresh && this.fresh.inUpstream ? this.fresh : undefined;
       const mine = fresh ? window.byAddress[toAddress(fresh)] : undefined;
-      const gate = judgeGates(this.before, window, context.plan.gates, done ? 1 : EARLY_DECISION_REQUESTS);
+      // The new instance's own requests (by its address) are what the gates judge.
+      const split = fresh ? splitByInstance(context.kit, text, { address: toAddress(fresh) }) : undefined;
+      const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
+      const gate = split
+        ? judgeNewInstance(this.before, split.mine, split.others, context.plan.gates, minimum)
+        : judgeGates(this.before, window, context.plan.gates, minimum);
       // The new instance is watched whatever the request count: an exit or a 502 naming it ends the round.
-      const exited = fresh?.pid !== undefined && !(await isProcessAlive(fresh.pid));
+      const exited = fresh?.pid !== undefined && (await recordedStatus(fresh)) !== 'ours';
       const failure = exited
         ? `the new instance ${toAddress(fresh!)} (pid ${fresh!.pid}) exited during the watch`
         : (mine?.badGateway ?? 0) > 0
@@ -263,12 +295,15 @@ export class RoundRunner {
             verdict: failure ? 'regressed' : 'ok',
             increase: window.distribution.share5xx - this.before.distribution.share5xx,
           },
-          ...(fresh
+          ...(fresh && split
             ? {
                 newInstance: {
                   address: toAddress(fresh),
-                  total: mine?.total ?? 0,
-                  fivexx: mine?.fivexx ?? 0,
+                  total: split.mine.distribution.total,
+                  fivexx: count5xx(split.mine.distribution.byStatus),
+                  fourxx: breakDown4xx(split.mine.distribution.byStatus),
+                  p99Ms: split.mine.p99Ms,
+                  separated: split.separated,
                 },
               }
             : {}),

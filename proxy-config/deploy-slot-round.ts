@@ -1,18 +1,19 @@
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from './core/deploy/deploy-events.js';
-import { toInstanceCommand } from './core/deploy/instance-command.js';
-import { summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
+import { instanceName, toInstanceCommand } from './core/deploy/instance-command.js';
+import { splitByInstance, summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
-import { breakDown4xx, judgeGates } from './core/deploy/watch-gates.js';
+import { breakDown4xx, count5xx, judgeNewInstance } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
-import { Abort } from './deploy-round.js';
+import { Abort, UNCONTROLLED, type RoundControl } from './deploy-round.js';
 import {
   isProcessAlive,
-  signalInstance,
+  recordedStatus,
+  signalRecorded,
   startInstance,
-  stopInstance,
+  stopRecorded,
   waitForExit,
 } from './shell/instance-process.js';
 import { fileSize } from './shell/read-file-range.js';
@@ -49,18 +50,24 @@ export class SlotRoundRunner {
     private readonly current: InstanceRecord[],
     private readonly old: InstanceRecord & { slot: string },
     private readonly save: () => Promise<void>,
-    private readonly interrupted: AbortSignal = new AbortController().signal,
+    private readonly control: RoundControl = UNCONTROLLED,
   ) {}
+
+  private get interrupted(): AbortSignal {
+    return this.control.interrupted;
+  }
 
   async run(step: DeployStep): Promise<void> {
     if (this.interrupted.aborted && !this.signalled) {
       this.stepIndex = step.index;
-      if (this.swapped) await this.rollBack();
+      const swapped = this.swapped;
+      if (swapped) await this.rollBack();
       else await this.cleanUp();
-      throw new Abort(`interrupted before step ${step.index} (${step.kind})`, this.swapped);
+      throw new Abort(`interrupted before step ${step.index} (${step.kind})`, swapped);
     }
     this.stepIndex = step.index;
     this.emit({ type: 'step-start', step });
+    await this.control.atStep(step);
     const began = Date.now();
     const outcome = await this.perform(step);
     this.emit({ type: 'step-done', step, ms: Date.now() - began, outcome });
@@ -70,7 +77,7 @@ export class SlotRoundRunner {
   async cleanUp(): Promise<void> {
     const fresh = this.fresh;
     if (!fresh || this.swapped || fresh.pid === undefined) return;
-    await stopInstance(fresh.pid, 'SIGINT', this.context.pool.deploy.stopTimeout * 1000);
+    await stopRecorded(fresh, 'SIGINT', this.context.pool.deploy.stopTimeout * 1000);
     await removeSocketName(fresh.socket);
     this.fresh = undefined;
     const list = this.context.state.upstreams[this.context.upstream] ?? [];
@@ -133,9 +140,13 @@ export class SlotRoundRunner {
         fresh.inUpstream = true;
         old.inUpstream = false;
         await this.save();
-        if (old.pid !== undefined && (await isProcessAlive(old.pid))) signalInstance(old.pid, RETIRE_SIGNAL);
+        const retired = await signalRecorded(old, RETIRE_SIGNAL);
         this.watchFrom = await fileSize(context.accessLog);
-        return `${old.slot} now names pid ${fresh.pid}; pid ${old.pid ?? '?'} closes each connection after its next answer`;
+        return `${old.slot} now names pid ${fresh.pid}; ${
+          retired === 'sent'
+            ? `pid ${old.pid} closes each connection after its next answer`
+            : `the old process ${strangerOrGone(old.pid, retired)}`
+        }`;
       }
       case 'watch': {
         const total = await this.watch(step);
@@ -143,16 +154,18 @@ export class SlotRoundRunner {
       }
       case 'signal': {
         this.signalled = true;
-        if (old.pid === undefined || !(await isProcessAlive(old.pid)))
-          return `the old process (pid ${old.pid ?? '?'}) has already exited`;
-        signalInstance(old.pid, pool.deploy.stopSignal);
-        return `sent ${pool.deploy.stopSignal} to pid ${old.pid}`;
+        const sent = await signalRecorded(old, pool.deploy.stopSignal);
+        return sent === 'sent'
+          ? `sent ${pool.deploy.stopSignal} to pid ${old.pid}`
+          : `the old process ${strangerOrGone(old.pid, sent)}`;
       }
       case 'wait-exit': {
         const started = Date.now();
         const pid = old.pid;
-        const forced = pid !== undefined && !(await waitForExit(pid, step.boundMs!));
-        if (forced) await stopInstance(pid, 'SIGKILL', 2_000);
+        // Only the process proxyops started is waited for (and killed past the bound), never a stranger.
+        const ours = (await recordedStatus(old)) === 'ours';
+        const forced = ours && !(await waitForExit(pid!, step.boundMs!));
+        if (forced) await stopRecorded(old, 'SIGKILL', 2_000);
         await removeSocketName(old.socket);
         const list = context.state.upstreams[context.upstream] ?? [];
         context.state.upstreams[context.upstream] = list.filter((i) => i !== old);
@@ -183,15 +196,19 @@ export class SlotRoundRunner {
       text += chunk.text;
       offset = chunk.end;
       const window = summarizeLogWindow(context.kit, text);
+      // Behind the slot `$upstream_addr` names the slot: the new process is told apart by the name it logs.
+      const name = instanceName(fresh);
+      const { mine, others, separated } = splitByInstance(context.kit, text, { instance: name });
       const remaining = deadline - Date.now();
       const done = remaining <= 0 || this.interrupted.aborted;
       const ready = (await probeSocket(fresh.socket!, context.plan.readinessPath)) === 200;
       // Looked at after the probe (and a moment later when it failed: a killed process refuses
       // connections before it is seen gone), so an exit is reported as the exit it is.
       if (!ready) await sleep(EXIT_SETTLE_MS);
-      const alive = await isProcessAlive(fresh.pid!);
+      const alive = (await recordedStatus(fresh)) === 'ours';
       const proxy502 = window.byAddress[toAddress(old)]?.badGateway ?? 0;
-      const gate = judgeGates(this.before, window, context.plan.gates, done ? 1 : EARLY_DECISION_REQUESTS);
+      const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
+      const gate = judgeNewInstance(this.before, mine, others, context.plan.gates, minimum);
       const failure = !alive
         ? `the new instance (pid ${fresh.pid}) exited during the watch (see ${fresh.logFile})`
         : !ready
@@ -200,7 +217,6 @@ export class SlotRoundRunner {
             ? `nginx answered 502 for ${proxy502} request(s) to ${toAddress(old)} during the watch`
             : gate?.text;
       if (done || failure) {
-        const mine = window.byAddress[toAddress(old)];
         this.emit({
           type: 'status',
           step: step.index,
@@ -210,7 +226,15 @@ export class SlotRoundRunner {
             verdict: failure ? 'regressed' : 'ok',
             increase: window.distribution.share5xx - this.before.distribution.share5xx,
           },
-          newInstance: { address: toAddress(fresh), total: mine?.total ?? 0, fivexx: mine?.fivexx ?? 0 },
+          newInstance: {
+            address: toAddress(fresh),
+            instance: name,
+            total: mine.distribution.total,
+            fivexx: count5xx(mine.distribution.byStatus),
+            fourxx: breakDown4xx(mine.distribution.byStatus),
+            p99Ms: mine.p99Ms,
+            separated,
+          },
           p99Ms: { before: this.before.p99Ms, after: window.p99Ms },
           fourxx: breakDown4xx(window.distribution.byStatus),
           ...(gate ? { gate } : {}),
@@ -234,18 +258,24 @@ export class SlotRoundRunner {
     const { context, old } = this;
     const fresh = this.fresh!;
     await pointSlotAt(old.slot, old.socket!);
-    if (old.pid !== undefined) signalInstance(old.pid, RESUME_SIGNAL);
+    await signalRecorded(old, RESUME_SIGNAL);
     this.current.splice(this.current.indexOf(fresh), 1, old);
     old.inUpstream = true;
     fresh.inUpstream = false;
     this.swapped = false;
     await this.save();
-    if (fresh.pid !== undefined)
-      await stopInstance(fresh.pid, context.pool.deploy.stopSignal, context.pool.deploy.stopTimeout * 1000);
+    await stopRecorded(fresh, context.pool.deploy.stopSignal, context.pool.deploy.stopTimeout * 1000);
     await removeSocketName(fresh.socket);
     this.fresh = undefined;
     const list = context.state.upstreams[context.upstream] ?? [];
     context.state.upstreams[context.upstream] = list.filter((i) => i !== fresh);
     await this.save();
   }
+}
+
+/** Why an old process was not signalled: it exited, or its pid now belongs to another process. */
+export function strangerOrGone(pid: number | undefined, status: 'gone' | 'stranger'): string {
+  return status === 'gone'
+    ? `(pid ${pid ?? '?'}) has already exited`
+    : `(pid ${pid}) is not the one proxyops started any more (start time or command line differ): not signalled`;
 }

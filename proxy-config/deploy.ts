@@ -5,8 +5,10 @@ import { summarizeLogWindow } from './core/deploy/log-window.js';
 import { toAddress } from './core/deploy/plan-deploy.js';
 import { isProxyopsError } from './core/errors.js';
 import { loadDeployContext, writeStepSpec, type DeployContext, type DeployTarget } from './deploy-context.js';
-import { Abort, RoundRunner } from './deploy-round.js';
+import { Abort, RoundRunner, UNCONTROLLED, type RoundControl } from './deploy-round.js';
 import { SlotRoundRunner } from './deploy-slot-round.js';
+import { removeDeployProgress, writeDeployProgress, type DeployProgress } from './shell/deploy-progress.js';
+import { readProcessIdentity } from './shell/process-identity.js';
 import { fileSize } from './shell/read-file-range.js';
 import { readLastLines } from './shell/read-log-since.js';
 import { lockDeploys, writeStackState, type InstanceRecord } from './shell/stack-state.js';
@@ -32,7 +34,7 @@ function isSlotRecord(record: InstanceRecord): record is InstanceRecord & { slot
 export async function runDeploy(
   context: DeployContext,
   emit: (event: DeployEvent) => void,
-  interrupted?: AbortSignal,
+  control: RoundControl = UNCONTROLLED,
 ): Promise<DeployReport> {
   const started = Date.now();
   const { plan } = context;
@@ -54,8 +56,8 @@ export async function runDeploy(
   for (let round = 1; round <= plan.instances.length; round++) {
     const old = current.find((i) => toAddress(i) === toAddress(plan.instances[round - 1]!))!;
     const round_ = isSlotRecord(old)
-      ? new SlotRoundRunner(context, emit, before, current, old, save, interrupted)
-      : new RoundRunner(context, emit, before, current, old, apply, save, interrupted);
+      ? new SlotRoundRunner(context, emit, before, current, old, save, control)
+      : new RoundRunner(context, emit, before, current, old, apply, save, control);
     try {
       for (const step of plan.steps.filter((s) => s.round === round)) await round_.run(step);
     } catch (error) {
@@ -88,19 +90,54 @@ export async function runDeploy(
 }
 
 /**
- * Takes the target's deploy lock, reads the context under it and runs the deploy. `interrupted`
- * (Ctrl-C) ends it before the next step with the round rolled back.
+ * Holds a deploy inside the first step of this kind (after it started, before it acts) until the
+ * deploy is interrupted, with `held` in its progress file: what lets a test stop the stack during a
+ * step that otherwise takes no time (a swap, a signal). Unset in normal use.
+ */
+export const HOLD_ENV = 'PROXYOPS_DEPLOY_HOLD';
+const HOLD_BOUND_MS = 120_000;
+
+/**
+ * Takes the target's deploy lock, reads the context under it and runs the deploy, recording before
+ * each step where it is (`deploy-progress.json`, with this process's identity, so `proxyops down` can
+ * find it and interrupt it). `interrupted` (Ctrl-C, `down`) ends it before the next step with the
+ * round rolled back.
  */
 export async function deploy(
   where: DeployTarget,
   emit: (event: DeployEvent) => void,
-  interrupted?: AbortSignal,
+  interrupted: AbortSignal = new AbortController().signal,
 ): Promise<DeployReport> {
   await mkdir(where.target, { recursive: true, mode: 0o755 });
   const unlock = await lockDeploys(where.target);
+  const identity = await readProcessIdentity(process.pid);
+  const record = (at: Omit<DeployProgress, 'pid' | 'identity'>) =>
+    writeDeployProgress(where.target, { pid: process.pid, ...(identity ? { identity } : {}), ...at });
+  let holdAt = process.env[HOLD_ENV];
+  const control: RoundControl = {
+    interrupted,
+    async atStep(step) {
+      const held = step.kind === holdAt;
+      await record({ round: step.round, step: step.index, kind: step.kind, ...(held ? { held } : {}) });
+      if (!held) return;
+      holdAt = undefined;
+      await untilAborted(interrupted, HOLD_BOUND_MS);
+    },
+  };
   try {
-    return await runDeploy(await loadDeployContext(where), emit, interrupted);
+    await record({ round: 0, step: 0, kind: 'plan' });
+    return await runDeploy(await loadDeployContext(where), emit, control);
   } finally {
+    await removeDeployProgress(where.target);
     await unlock();
   }
+}
+
+function untilAborted(signal: AbortSignal, boundMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, boundMs);
+    const done = () => (clearTimeout(timer), resolve());
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', done, { once: true });
+  });
 }

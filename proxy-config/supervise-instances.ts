@@ -3,7 +3,7 @@ import { toInstanceCommand } from './core/deploy/instance-command.js';
 import { toAddress } from './core/deploy/plan-deploy.js';
 import { mayRestart, RESTART_LIMIT } from './core/deploy/restart-policy.js';
 import { isProxyopsError } from './core/errors.js';
-import { isProcessAlive, startInstance } from './shell/instance-process.js';
+import { isProcessAlive, recordedStatus, startInstance } from './shell/instance-process.js';
 import { readSpecFile } from './shell/read-spec-file.js';
 import { removeSocketName } from './shell/slot-socket.js';
 import { startSlotInstance } from './start-slot-instance.js';
@@ -34,7 +34,7 @@ export function superviseInstances(
   const exited = async (records: InstanceRecord[]) => {
     const found: InstanceRecord[] = [];
     for (const r of records)
-      if (r.inUpstream && r.pid !== undefined && !givenUp.has(toAddress(r)) && !(await isProcessAlive(r.pid)))
+      if (r.inUpstream && r.pid !== undefined && !givenUp.has(toAddress(r)) && (await hasExited(r)))
         found.push(r);
     return found;
   };
@@ -125,4 +125,10 @@ export function superviseInstances(
       await last;
     },
   };
+}
+
+/** Exited: its pid is gone or, when its identity was recorded, now names another process. */
+async function hasExited(record: InstanceRecord): Promise<boolean> {
+  if (!record.identity) return !(await isProcessAlive(record.pid!));
+  return (await recordedStatus(record)) !== 'ours';
 }

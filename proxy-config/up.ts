@@ -11,11 +11,12 @@ import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
 import { stackTarget } from './deploy-context.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './shell/embedded-postgres.js';
 import { findListenerPid } from './shell/find-listener-pid.js';
-import { isProcessAlive, startInstance, stopInstance } from './shell/instance-process.js';
+import { isProcessAlive, recordedStatus, startInstance, stopInstance } from './shell/instance-process.js';
+import { holdDeploys } from './hold-deploys.js';
 import { readChildPids, readLiveMasterPid } from './shell/nginx-master.js';
 import { startNginx } from './shell/nginx-process.js';
 import { ensureSystemPackages, SYSTEM_PACKAGES } from './shell/system-packages.js';
-import { isSameProcess } from './shell/process-identity.js';
+import { readProcessIdentity } from './shell/process-identity.js';
 import { readSpecFile } from './shell/read-spec-file.js';
 import { startSlotInstance } from './start-slot-instance.js';
 import { superviseInstances } from './supervise-instances.js';
@@ -68,6 +69,8 @@ const NGINX_STOP_MS = 10_000;
 /** Instances are stopped after nginx, so nothing routes to them: SIGINT skips their drain wait. */
 const INSTANCE_STOP_SIGNAL = 'SIGINT';
 const INSTANCE_STOP_MS = 12_000;
+/** `up` stops nginx, then the instances (12 s at most each, in parallel), then the database. */
+const SUPERVISOR_STOP_MS = 60_000;
 /** How often the stack's log sizes are checked against the rotation size. */
 const LOG_CHECK_MS = 2_000;
 
@@ -92,14 +95,13 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   const dir = resolve(options.dir);
   const target = stackTarget(dir);
   const existing = await readStackState(target);
-  if (
-    existing?.stack &&
-    existing.stack.supervisorPid !== process.pid &&
-    (await isProcessAlive(existing.stack.supervisorPid))
-  )
+  // Refused while the recorded `up` runs; a state from an older proxyops (no identity) while its pid lives.
+  const recorded = existing?.stack;
+  const running = recorded && (await supervisorStatus(recorded));
+  if (running === 'ours' || (running === 'stranger' && !recorded?.supervisorIdentity))
     throw new ProxyopsError(
       'STACK_RUNNING',
-      `a local stack already runs from ${dir} (pid ${existing.stack.supervisorPid}); stop it with \`proxyops down --dir ${options.dir}\``,
+      `a local stack already runs from ${dir} (pid ${recorded!.supervisorPid}); stop it with \`proxyops down --dir ${options.dir}\``,
     );
   if (existing) await stopStackProcesses(target, say);
   // A fresh machine gets nginx the way the test set-up gets it (root on Debian), or the exact command;
@@ -161,6 +163,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     const spec = await readSpecFile(specPath);
     const pool = spec.upstreams[LOCAL_UPSTREAM]!;
     const url = `http://127.0.0.1:${options.port}`;
+    const supervisorIdentity = await readProcessIdentity(process.pid);
     const state: StackState = {
       version: 1,
       upstreams: { [LOCAL_UPSTREAM]: [] },
@@ -172,6 +175,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       },
       stack: {
         supervisorPid: process.pid,
+        ...(supervisorIdentity ? { supervisorIdentity } : {}),
         specPath,
         nginxPidFile: spec.paths.pidFile,
         url,
@@ -280,6 +284,17 @@ export async function stopStackProcesses(
   target: string,
   say: (line: string) => void = () => undefined,
 ): Promise<void> {
+  if (!(await readStackState(target))) return;
+  // A deploy under way puts its round back first, and none starts until the state is gone.
+  const release = await holdDeploys(target, say);
+  try {
+    await stopRecordedProcesses(target, say);
+  } finally {
+    await release();
+  }
+}
+
+async function stopRecordedProcesses(target: string, say: (line: string) => void): Promise<void> {
   const state = await readStackState(target);
   if (!state) return;
   if (state.stack) {
@@ -297,7 +312,10 @@ export async function stopStackProcesses(
   await Promise.all(
     instances.map(async (instance) => {
       // A pid from a state file may belong to another process by now: never signal a stranger.
-      if (!(await isSameProcess(instance.pid, instance.identity))) return;
+      const status = await recordedStatus(instance);
+      if (status === 'stranger')
+        say(`pid ${instance.pid} is no longer instance ${toAddress(instance)}: left alone`);
+      if (status !== 'ours') return;
       say(`stopping instance ${toAddress(instance)} (pid ${instance.pid})`);
       await stopInstance(instance.pid, INSTANCE_STOP_SIGNAL, INSTANCE_STOP_MS);
     }),
@@ -314,12 +332,30 @@ export async function stopStack(dir: string, say: (line: string) => void): Promi
   const target = stackTarget(resolve(dir));
   const state = await readStackState(target);
   if (!state) return false;
-  const supervisor = state.stack?.supervisorPid;
-  if (supervisor !== undefined && supervisor !== process.pid && (await isProcessAlive(supervisor))) {
-    say(`asking proxyops up (pid ${supervisor}) to stop`);
-    const result = await stopInstance(supervisor, 'SIGTERM', 60_000);
+  // A deploy under way puts its round back before anything is stopped (up's stop would wait for it too).
+  await (
+    await holdDeploys(target, say)
+  )();
+  const stack = state.stack;
+  const supervisor = stack && (await supervisorStatus(stack));
+  if (supervisor === 'stranger')
+    say(`pid ${stack!.supervisorPid} is not the proxyops up that started this stack any more: left alone`);
+  if (supervisor === 'ours') {
+    say(`asking proxyops up (pid ${stack!.supervisorPid}) to stop`);
+    const result = await stopInstance(stack!.supervisorPid, 'SIGTERM', SUPERVISOR_STOP_MS);
     if (result.forced) say(`proxyops up did not stop in time: killed`);
   }
   await stopStackProcesses(target, say);
   return true;
+}
+
+/**
+ * Whether the `up` process the state names still runs: `ours` only while it is that very process
+ * (start time and command line as recorded), so a stranger that took the pid is never signalled.
+ */
+async function supervisorStatus(
+  stack: NonNullable<StackState['stack']>,
+): Promise<'ours' | 'gone' | 'stranger'> {
+  if (stack.supervisorPid === process.pid) return 'gone';
+  return recordedStatus({ pid: stack.supervisorPid, identity: stack.supervisorIdentity });
 }

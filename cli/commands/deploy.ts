@@ -85,10 +85,11 @@ export function registerDeploy(program: Command): void {
           return EXIT.ok;
         }
         const { deploy } = await import('../../proxy-config/deploy.js');
-        // Ctrl-C: finish the step under way, then put the round back as it was and exit 1.
+        // Ctrl-C (or `proxyops down`): finish the step under way, then put the round back as it was
+        // and exit 1. A second one must not kill the deploy half-way through putting it back.
         const interrupt = new AbortController();
-        process.once('SIGINT', () => {
-          if (!flags.json)
+        process.on('SIGINT', () => {
+          if (!flags.json && !interrupt.signal.aborted)
             process.stdout.write('interrupted: rolling this round back after the current step\n');
           interrupt.abort();
         });

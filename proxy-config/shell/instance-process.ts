@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { ProxyopsError } from '../core/errors.js';
 import { isAlive } from './proc-process-tree.js';
-import { readProcessIdentity, type ProcessIdentity } from './process-identity.js';
+import { isSameProcess, readProcessIdentity, type ProcessIdentity } from './process-identity.js';
 import type { InstanceCommand } from '../core/deploy/instance-command.js';
 
 /** A started instance: its pid and where its output goes. */
@@ -149,4 +149,40 @@ export async function stopInstance(
   signalInstance(pid, 'SIGKILL');
   const exited = await waitForExit(pid, KILL_WAIT_MS);
   return { exited, forced: true, ms: Date.now() - started };
+}
+
+/** A process proxyops recorded: its pid and the identity read when it started. */
+export interface RecordedProcess {
+  pid?: number | undefined;
+  identity?: ProcessIdentity | undefined;
+}
+
+/**
+ * What a recorded pid is now: `ours` while it still is the process proxyops started (same start time
+ * and command line), `gone` when nothing runs under it, `stranger` when another process has it (or
+ * nothing was recorded that could prove it is ours).
+ */
+export async function recordedStatus(record: RecordedProcess): Promise<'ours' | 'gone' | 'stranger'> {
+  if (record.pid === undefined || !(await isProcessAlive(record.pid))) return 'gone';
+  return (await isSameProcess(record.pid, record.identity)) ? 'ours' : 'stranger';
+}
+
+/** Signals a recorded process only while it is still ours (never a stranger that took its pid). */
+export async function signalRecorded(
+  record: RecordedProcess,
+  signal: NodeJS.Signals,
+): Promise<'sent' | 'gone' | 'stranger'> {
+  const status = await recordedStatus(record);
+  if (status !== 'ours') return status;
+  return signalInstance(record.pid!, signal) ? 'sent' : 'gone';
+}
+
+/** `stopInstance` for a recorded process: a stranger or a gone pid is left alone (`undefined`). */
+export async function stopRecorded(
+  record: RecordedProcess,
+  signal: NodeJS.Signals,
+  boundMs: number,
+): Promise<StopResult | undefined> {
+  if ((await recordedStatus(record)) !== 'ours') return undefined;
+  return stopInstance(record.pid!, signal, boundMs);
 }

@@ -34,7 +34,15 @@ export interface StackState {
   /** On disk only: which environment names were moved to the 0600 secrets file, and its name. */
   instanceSecrets?: { file: string; names: string[] };
   /** Set by `proxyops up`: the supervising process and what it started. */
-  stack?: { supervisorPid: number; specPath: string; nginxPidFile: string; url: string; logsDir: string };
+  stack?: {
+    supervisorPid: number;
+    /** Read from /proc at start: `down` signals the supervisor only while it still matches. */
+    supervisorIdentity?: ProcessIdentity;
+    specPath: string;
+    nginxPidFile: string;
+    url: string;
+    logsDir: string;
+  };
 }
 
 /** The state file of a config target. */
@@ -54,7 +62,8 @@ const SECRET_ENV_NAMES = new Set(['DATABASE_URL', 'REDIS_URL', 'PROXYOPS_JWT_SEC
 /** Only the owner may read state: it names processes, ports and log files, and refers to secrets. */
 const STATE_FILE_MODE = 0o600;
 
-async function writeAtomically(path: string, text: string): Promise<void> {
+/** Writes `path` by an atomic rename (mode 0600), so a reader never sees half a file. */
+export async function writeAtomically(path: string, text: string): Promise<void> {
   const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
   // The mode is set on creation (and kept by the rename): no moment in which the file is readable.
   await writeFile(temp, text, { mode: STATE_FILE_MODE });

@@ -50,7 +50,7 @@ function expectRefused(result: Result, message: RegExp): void {
 
 const LINE =
   '10.0.0.9 - - [21/Nov/2026:10:00:01 +0000] "GET /api/x HTTP/1.1" 502 5 "-" "ua" rt=0.020 ' +
-  'uct="0.001" uht="-" urt="0.015" ua="10.0.0.1:80" us="502" rid="r"\n';
+  'uct="0.001" uht="-" urt="0.015" ua="10.0.0.1:80" us="502" rid="r" ui="-"\n';
 
 describe('proxyops logs stats: bad input (CLI)', () => {
   let dir: string;

@@ -15,8 +15,20 @@ export type DeployEvent =
       before: StatusDistribution;
       after: StatusDistribution;
       verdict: StatusVerdict;
-      /** Requests and 5xx the new instance answered in the window. */
-      newInstance?: { address: string; total: number; fivexx: number };
+      /**
+       * What the new instance answered in the window (the gates judge these): found by the name it
+       * logs (`instance`, behind a slot) or by its address; `separated` false when the log names no
+       * instance, so these are the whole window's.
+       */
+      newInstance?: {
+        address: string;
+        instance?: string;
+        total: number;
+        fivexx: number;
+        fourxx: FourxxBreakdown;
+        p99Ms: number;
+        separated: boolean;
+      };
       /** p99 request time before and in the window (ms). */
       p99Ms?: { before: number; after: number };
       /** The window's 4xx by kind. */

@@ -9,6 +9,15 @@ export interface InstanceCommand {
 }
 
 /**
+ * The name an instance sends in X-Proxyops-Instance (PROXYOPS_INSTANCE_NAME), which the access log
+ * records: the file name of its own socket behind a slot (`slot-0.1a2b3c4d`), else its address.
+ */
+export function instanceName(address: InstanceAddress & { socket?: string | undefined }): string {
+  if (address.socket === undefined) return `${address.host}:${address.port}`;
+  return address.socket.slice(address.socket.lastIndexOf('/') + 1).replace(/\.sock$/, '');
+}
+
+/**
  * The command of a new instance at `address`: `{host}`/`{port}` (or `{socket}`, the fresh socket path
  * of an instance behind a slot) filled in, and the PROXYOPS_*
  * variables of `proxyops api` set from the spec, so the instance drains for exactly the wait the
@@ -33,6 +42,7 @@ export function toInstanceCommand(
       ...(address.socket === undefined
         ? { PROXYOPS_HOST: address.host, PROXYOPS_PORT: String(address.port) }
         : { PROXYOPS_SOCKET: address.socket }),
+      PROXYOPS_INSTANCE_NAME: instanceName(address),
       PROXYOPS_HEALTH_INTERVAL_MS: ms(pool.healthCheck.interval),
       PROXYOPS_HEALTH_THRESHOLD: String(pool.healthCheck.failureThreshold),
       PROXYOPS_DRAIN_MARGIN_MS: ms(pool.healthCheck.margin),

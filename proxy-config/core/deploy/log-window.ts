@@ -1,5 +1,5 @@
 import type { StatusDistribution } from '../apply/status-distribution.js';
-import { createLineFacts } from '../logs/line-facts.js';
+import { createLineFacts, type LineFacts } from '../logs/line-facts.js';
 import type { LogReaderKit } from '../logs/log-format-presets.js';
 
 /** Requests one upstream address got in a stretch of access log. */
@@ -21,14 +21,24 @@ export interface LogWindow {
   skipped: number;
   /** 99th percentile of the request times logged (ms; 0 without any). */
   p99Ms: number;
+  /** Lines that name the instance that answered (`ui=`, from its X-Proxyops-Instance header). */
+  named: number;
 }
+
+/** Which lines a window keeps. */
+export type LinePick = (facts: LineFacts) => boolean;
 
 /**
  * Reads complete access-log lines with the log parser. A request logged in the window with a request
  * time below `freshBelowMs` (the time between a reload and the start of the window) began after the
  * reload, so it counts as `fresh` for every address it reached.
  */
-export function summarizeLogWindow(kit: LogReaderKit, text: string, freshBelowMs = 0): LogWindow {
+export function summarizeLogWindow(
+  kit: LogReaderKit,
+  text: string,
+  freshBelowMs = 0,
+  pick: LinePick = () => true,
+): LogWindow {
   const { read } = kit.createReader();
   const facts = createLineFacts();
   const byStatus: Record<string, number> = {};
@@ -36,6 +46,7 @@ export function summarizeLogWindow(kit: LogReaderKit, text: string, freshBelowMs
   let total = 0;
   let fivexx = 0;
   let skipped = 0;
+  let named = 0;
   const times: number[] = [];
   let start = 0;
   while (start < text.length) {
@@ -43,7 +54,8 @@ export function summarizeLogWindow(kit: LogReaderKit, text: string, freshBelowMs
     if (end < 0) end = text.length;
     if (end > start) {
       if (!read(text, start, end, facts)) skipped++;
-      else {
+      else if (pick(facts)) {
+        if (facts.instance !== '') named++;
         const status = String(facts.status).padStart(3, '0');
         byStatus[status] = (byStatus[status] ?? 0) + 1;
         total++;
@@ -67,9 +79,39 @@ export function summarizeLogWindow(kit: LogReaderKit, text: string, freshBelowMs
     distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
     byAddress,
     skipped,
+    named,
     p99Ms:
       times.length === 0
         ? 0
         : times.sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!,
   };
+}
+
+/** Who a new instance is in the access log: the name it sends (behind a slot) or its address (reload path). */
+export type NewInstanceKey = { instance: string } | { address: string };
+
+/** The new instance's requests and the other instances' in one stretch of log. */
+export interface InstanceWindows {
+  mine: LogWindow;
+  others: LogWindow;
+  /** False when no line names an instance (an app that does not send the header): `mine` is every line. */
+  separated: boolean;
+}
+
+/**
+ * Splits a window by which instance answered (the last upstream attempt: its status is the one the
+ * client got). Behind a slot `$upstream_addr` names the slot, so the instance's own name is used; on
+ * the reload path its address. A log without instance names cannot be split by name: `mine` is then
+ * the whole window (the old process behind the slot closes each connection after its next answer).
+ */
+export function splitByInstance(kit: LogReaderKit, text: string, key: NewInstanceKey): InstanceWindows {
+  const isMine: LinePick =
+    'instance' in key
+      ? (f) => f.instance === key.instance
+      : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === key.address;
+  const mine = summarizeLogWindow(kit, text, 0, isMine);
+  const others = summarizeLogWindow(kit, text, 0, (f) => f.attempts > 0 && !isMine(f));
+  if ('instance' in key && mine.named + others.named === 0)
+    return { mine: summarizeLogWindow(kit, text), others: summarizeLogWindow(kit, ''), separated: false };
+  return { mine, others, separated: true };
 }

@@ -21,6 +21,8 @@ export const P99_FLOOR_MS = 10;
 /** Which gate fired, with the numbers that made it fire. */
 export interface FiredGate {
   gate: '5xx' | '4xx' | 'p99';
+  /** What the new instance was compared with: the other instances in the same window, or the log before the deploy. */
+  against?: 'others' | 'before';
   before: number;
   after: number;
   limit: number;
@@ -52,6 +54,13 @@ export function breakDown4xx(byStatus: Record<string, number>): FourxxBreakdown 
     counts[kind] += n;
   }
   return counts;
+}
+
+/** The 5xx answers among a window's statuses. */
+export function count5xx(byStatus: Record<string, number>): number {
+  return Object.entries(byStatus)
+    .filter(([status]) => status.startsWith('5'))
+    .reduce((sum, [, n]) => sum + n, 0);
 }
 
 const share4xx = (w: LogWindow) =>
@@ -116,4 +125,27 @@ export function judgeGates(
       };
   }
   return undefined;
+}
+
+/**
+ * The watch rule for one new instance: its own requests (`mine`) against the other instances' over
+ * the same window when they answered at least P99_MIN_REQUESTS (the canary comparison: same time,
+ * same load, same database), else against the log before the deploy.
+ */
+export function judgeNewInstance(
+  before: LogWindow,
+  mine: LogWindow,
+  others: LogWindow,
+  limits: GateLimits,
+  minRequests = 1,
+): FiredGate | undefined {
+  const useOthers = others.distribution.total >= P99_MIN_REQUESTS;
+  const fired = judgeGates(useOthers ? others : before, mine, limits, minRequests);
+  if (!fired) return undefined;
+  const against = useOthers ? 'others' : 'before';
+  return {
+    ...fired,
+    against,
+    text: `the new instance, against ${useOthers ? 'the other instances in the same window' : 'the log before the deploy'}: ${fired.text}`,
+  };
 }

@@ -11,8 +11,10 @@ export const DETECT_SAMPLE_LINES = 50;
  */
 export const DETECTABLE_FORMATS: readonly LogFormatSpec[] = [
   'proxyops',
+  'proxyops-1',
   'ingress-nginx',
   'proxyops-json',
+  'proxyops-json-1',
   'json',
   'combined',
   'common',

@@ -67,6 +67,8 @@ export function createJsonLinesReader(): { read: FactsReader; reset(): void } {
     f.attempts = Math.max(addrCount, statusCount);
     for (let k = addrCount; k < f.attempts; k++) f.addr[k] = '-';
     for (let k = statusCount; k < f.attempts; k++) f.upstreamStatus[k] = -1;
+    const instance = text(obj.upstream_instance);
+    f.instance = instance === null || instance === '-' ? '' : instance;
     const times: Array<[string, number[]]> = [
       ['upstream_connect_time', f.connectMs],
       ['upstream_header_time', f.headerMs],

@@ -1,3 +1,4 @@
+import { INSTANCE_LOG_VARIABLE } from '../render/log-formats.js';
 import type { CompiledLogFormat } from './compile-log-format.js';
 import { decodeLogValue } from './decode-log-value.js';
 import type { LogEscape } from './parse-log-format.js';
@@ -15,6 +16,8 @@ export interface LineFacts {
   /** Upstream attempts; 0 when the request never reached an upstream. */
   attempts: number;
   addr: string[];
+  /** The instance that answered, as it named itself (X-Proxyops-Instance); '' when not logged. */
+  instance: string;
   upstreamStatus: number[];
   connectMs: number[];
   headerMs: number[];
@@ -48,6 +51,7 @@ export function createLineFacts(): LineFacts {
     requestTimeMs: -1,
     attempts: 0,
     addr: [],
+    instance: '',
     upstreamStatus: [],
     connectMs: [],
     headerMs: [],
@@ -72,6 +76,7 @@ const FAST_VARIABLES = [
   'upstream_connect_time',
   'upstream_header_time',
   'upstream_response_time',
+  INSTANCE_LOG_VARIABLE,
   'request',
   'request_uri',
   'uri',
@@ -122,6 +127,7 @@ export function createFactsReader(
   const uctSlot = slot(format, 'upstream_connect_time');
   const uhtSlot = slot(format, 'upstream_header_time');
   const urtSlot = slot(format, 'upstream_response_time');
+  const instanceSlot = slot(format, INSTANCE_LOG_VARIABLE);
   const requestSlot = slot(format, 'request');
   const uriSlot = requestSlot >= 0 ? requestSlot : Math.max(slot(format, 'request_uri'), slot(format, 'uri'));
   const recent: string[] = [];
@@ -222,6 +228,7 @@ export function createFactsReader(
     times(uctSlot, facts.connectMs, onConnect);
     times(uhtSlot, facts.headerMs, onHeader);
     times(urtSlot, facts.responseMs, onResponse);
+    facts.instance = bounds(instanceSlot) ? internAddr(la, lb) : '';
     if (uriSlot >= 0) {
       facts.requestAt = pos[2 * uriSlot]!;
       facts.requestEnd = pos[2 * uriSlot + 1]!;
@@ -242,6 +249,7 @@ export function createFactsReader(
   const gConnect = g('upstream_connect_time');
   const gHeader = g('upstream_header_time');
   const gResponse = g('upstream_response_time');
+  const gInstance = g(INSTANCE_LOG_VARIABLE);
   const gUri = uriSlot >= 0 ? g(format.variables[uriSlot]!) : -1;
   const uriIsRequestLine = uriSlot >= 0 && uriSlot === requestSlot;
   let minuteKey = '';
@@ -332,6 +340,8 @@ export function createFactsReader(
     fastTimes(m, gConnect, facts.connectMs, onConnect);
     fastTimes(m, gHeader, facts.headerMs, onHeader);
     fastTimes(m, gResponse, facts.responseMs, onResponse);
+    const instance = gInstance > 0 ? m[gInstance]! : '';
+    facts.instance = instance === '-' || instance === '' ? '' : internValue(instance);
     if (gUri > 0) {
       const uri = m[gUri]!;
       facts.src = uri;

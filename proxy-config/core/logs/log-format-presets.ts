@@ -1,5 +1,10 @@
 import { ProxyopsError } from '../errors.js';
-import { PROXYOPS_LOG_FORMAT_JSON, PROXYOPS_LOG_FORMAT_TEXT } from '../render/log-formats.js';
+import {
+  PROXYOPS_LOG_FORMAT_JSON,
+  PROXYOPS_LOG_FORMAT_JSON_1,
+  PROXYOPS_LOG_FORMAT_TEXT,
+  PROXYOPS_LOG_FORMAT_TEXT_1,
+} from '../render/log-formats.js';
 import { compileLogFormat, type CompiledLogFormat } from './compile-log-format.js';
 import { JSON_LINES_CAPABILITIES, createJsonLinesReader, jsonLinesCapabilities } from './json-lines.js';
 import {
@@ -46,6 +51,14 @@ export const LOG_FORMAT_PRESETS: Record<string, LogFormatSpec> = {
     kind: 'format',
     name: 'proxyops-json',
     format: PROXYOPS_LOG_FORMAT_JSON,
+    escape: 'json',
+  },
+  // Logs written before proxyops logged the instance that answered (`ui=`, `upstream_instance`).
+  'proxyops-1': { kind: 'format', name: 'proxyops-1', format: PROXYOPS_LOG_FORMAT_TEXT_1, escape: 'default' },
+  'proxyops-json-1': {
+    kind: 'format',
+    name: 'proxyops-json-1',
+    format: PROXYOPS_LOG_FORMAT_JSON_1,
     escape: 'json',
   },
   json: { kind: 'json-lines', name: 'json' },

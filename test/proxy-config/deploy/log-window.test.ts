@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeLogWindow } from '../../../proxy-config/core/deploy/log-window.js';
+import { splitByInstance, summarizeLogWindow } from '../../../proxy-config/core/deploy/log-window.js';
 import { createLogReaderKit, presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
 
 const kit = createLogReaderKit(presetFormat('proxyops'));
-const line = (status: number, ua: string, rt: string) =>
-  `127.0.0.1 - - [22/Nov/2026:03:00:00 +0000] "GET /users HTTP/1.1" ${status} 12 "-" "load" rt=${rt} uct="0.000" uht="0.001" urt="${rt}" ua="${ua}" us="${status}" rid="abc"`;
+const line = (status: number, ua: string, rt: string, ui = '-') =>
+  `127.0.0.1 - - [22/Nov/2026:03:00:00 +0000] "GET /users HTTP/1.1" ${status} 12 "-" "load" rt=${rt} uct="0.000" uht="0.001" urt="${rt}" ua="${ua}" us="${status}" rid="abc" ui="${ui}"`;
 
 describe('summarizeLogWindow', () => {
   it('counts statuses and requests per upstream address with the log parser', () => {
@@ -29,5 +29,42 @@ describe('summarizeLogWindow', () => {
     const window = summarizeLogWindow(kit, `${text}\n`, 300);
     expect(window.byAddress['127.0.0.1:9001']).toMatchObject({ total: 2, fresh: 1 });
     expect(window.byAddress['127.0.0.1:9002']).toMatchObject({ total: 1, fresh: 1 });
+  });
+});
+
+describe('splitByInstance', () => {
+  const SLOT = 'unix:/srv/slots/slot-0.sock';
+
+  it('behind a slot, tells the new process apart by the name it logs, though every line names the slot', () => {
+    const text = [
+      line(429, SLOT, '0.001', 'slot-0.new'),
+      line(429, SLOT, '0.001', 'slot-0.new'),
+      line(200, SLOT, '0.003', 'slot-0.old'),
+      line(200, 'unix:/srv/slots/slot-1.sock', '0.002', 'slot-1.old'),
+      line(502, SLOT, '0.000'), // nginx's own answer: no instance named it
+    ].join('\n');
+    const { mine, others, separated } = splitByInstance(kit, `${text}\n`, { instance: 'slot-0.new' });
+    expect(separated).toBe(true);
+    expect(mine.distribution).toEqual({ total: 2, byStatus: { '429': 2 }, share5xx: 0 });
+    expect(others.distribution.byStatus).toEqual({ '200': 2, '502': 1 });
+  });
+
+  it('on the reload path, by the address of the attempt that answered', () => {
+    const text = [
+      line(200, '127.0.0.1:9001', '0.002'),
+      line(200, '127.0.0.1:9002, 127.0.0.1:9001', '0.002'), // 9002 failed, 9001 answered
+      line(200, '127.0.0.1:9002', '0.002'),
+    ].join('\n');
+    const { mine, others } = splitByInstance(kit, `${text}\n`, { address: '127.0.0.1:9001' });
+    expect(mine.distribution.total).toBe(2);
+    expect(others.distribution.total).toBe(1);
+  });
+
+  it("a log that names no instance is not split: the window is the new process's", () => {
+    const text = `${line(200, SLOT, '0.002')}\n${line(404, SLOT, '0.002')}\n`;
+    const { mine, others, separated } = splitByInstance(kit, text, { instance: 'slot-0.new' });
+    expect(separated).toBe(false);
+    expect(mine.distribution.total).toBe(2);
+    expect(others.distribution.total).toBe(0);
   });
 });

@@ -50,6 +50,25 @@ describe.runIf(DATABASE_URL)('deploy behind unix-socket slots, on PostgreSQL, th
     expect(text.stdout).toMatch(/slot-0\.sock: slot path .*no nginx reload/);
   }, 60_000);
 
+  it('the access log names the process that answered (ui=, its X-Proxyops-Instance), which the client never sees', async () => {
+    const names = (await stack.state()).upstreams.api!.map(
+      (i) => /([^/]+)\.sock$/.exec((i as { socket?: string }).socket!)![1],
+    );
+    const accessLog = join(stack.dir, 'logs', 'access.log');
+    for (let i = 0; i < 10; i++) {
+      const rid = `instance-field-${i}`;
+      const answer = await fetch(`${stack.url}/users/${SEED_USER}`, {
+        headers: { ...auth, 'x-request-id': rid },
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-proxyops-instance')).toBeNull();
+      await answer.arrayBuffer();
+      const logged = (await readFile(accessLog, 'utf8')).split('\n').find((l) => l.includes(`rid="${rid}"`));
+      expect(logged, rid).toMatch(/ ua="unix:[^"]+\/slot-\d\.sock" /);
+      expect(names).toContain(/ ui="([^"]+)"$/.exec(logged!)![1]);
+    }
+  }, 60_000);
+
   it('two rolling deploys in a row under GET and POST keep-alive load that never retries: 0 failed, 0 non-2xx, every POST stored', async () => {
     const state = await stack.state();
     const nginxBefore = await nginxPids(state.stack!.nginxPidFile);
@@ -126,9 +145,18 @@ describe.runIf(DATABASE_URL)('deploy behind unix-socket slots, on PostgreSQL, th
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
     const status = run.events.find((e) => e.type === 'status' && e.gate) as unknown as {
       gate: { gate: string; text: string };
+      newInstance: { instance: string; separated: boolean; total: number; fourxx: Record<string, number> };
     };
     expect(status.gate.gate).toBe('4xx');
     expect(status.gate.text).toMatch(/429×\d+/);
+    // The gate judged the new process's own requests, told apart by the name it logs behind the slot.
+    const fresh = /started on \S+\/(slot-0\.[0-9a-f]+)\.sock/.exec(
+      run.events.map((e) => String(e.outcome ?? '')).join('\n'),
+    )![1];
+    expect(status.newInstance).toMatchObject({ instance: fresh, separated: true });
+    // One request per window passes the limit of 1; every other one the new process answered got 429.
+    expect(status.newInstance.fourxx['429']).toBeGreaterThanOrEqual(status.newInstance.total - 1);
+    expect(status.newInstance.total).toBeGreaterThan(0);
     expect(run.events.find((e) => e.type === 'abort')).toMatchObject({ rolledBack: true });
     expect(await slotPids()).toEqual(before);
     expect((await stack.state()).instanceEnv!.PROXYOPS_RATE_LIMIT).toBe('10000000');

@@ -36,11 +36,20 @@ export interface StackStateFile {
   stack?: { supervisorPid: number; specPath: string; nginxPidFile: string };
 }
 
-/** Starts `proxyops up` in a fresh temporary directory and waits until it says it is up. */
-export async function startStack(flags: string[], env: Record<string, string> = {}): Promise<StackProcess> {
-  const root = await mkdtemp(join(tmpdir(), 'proxyops-stack-'));
-  await chmod(root, 0o755);
-  const dir = join(root, 'stack');
+/**
+ * Starts `proxyops up` in a fresh temporary directory (or in `dir`, to start a stack again where one
+ * ran) and waits until it says it is up.
+ */
+export async function startStack(
+  flags: string[],
+  env: Record<string, string> = {},
+  dir?: string,
+): Promise<StackProcess> {
+  if (dir === undefined) {
+    const root = await mkdtemp(join(tmpdir(), 'proxyops-stack-'));
+    await chmod(root, 0o755);
+    dir = join(root, 'stack');
+  }
   const port = await freePort();
   // The rate limit out of the load generator's way, as the stack's setting (the caller's environment never reaches instances).
   const limit = flags.some((f) => f === '--rate-limit' || f.startsWith('PROXYOPS_RATE_LIMIT='))

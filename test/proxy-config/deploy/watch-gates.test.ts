@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { LogWindow } from '../../../proxy-config/core/deploy/log-window.js';
-import { breakDown4xx, DEFAULT_GATES, judgeGates } from '../../../proxy-config/core/deploy/watch-gates.js';
+import {
+  breakDown4xx,
+  DEFAULT_GATES,
+  judgeGates,
+  judgeNewInstance,
+} from '../../../proxy-config/core/deploy/watch-gates.js';
 
 const window = (byStatus: Record<string, number>, p99Ms = 5): LogWindow => {
   const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
@@ -11,6 +16,7 @@ const window = (byStatus: Record<string, number>, p99Ms = 5): LogWindow => {
     distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
     byAddress: {},
     skipped: 0,
+    named: 0,
     p99Ms,
   };
 };
@@ -66,5 +72,36 @@ describe('judgeGates', () => {
       '404': 4,
       other: 6,
     });
+  });
+});
+
+describe('judgeNewInstance', () => {
+  it('judges the new instance against the other instances of the same window when they answered enough', () => {
+    // Overall 10 % 429 would pass a 5-point limit against a 6 % baseline; the new instance alone does not.
+    const before = window({ '200': 94, '429': 6 });
+    const fired = judgeNewInstance(before, window({ '429': 30 }), window({ '200': 270 }), limits);
+    expect(fired).toMatchObject({ gate: '4xx', against: 'others' });
+    expect(fired!.text).toMatch(/^the new instance, against the other instances in the same window: /);
+    expect(judgeNewInstance(before, window({ '200': 30 }), window({ '200': 270 }), limits)).toBeUndefined();
+  });
+
+  it('a slow new instance fires the p99 gate against the others, and a stack-wide slowdown does not', () => {
+    const before = window({ '200': 100 }, 20);
+    expect(
+      judgeNewInstance(before, window({ '200': 50 }, 90), window({ '200': 50 }, 25), limits),
+    ).toMatchObject({ gate: 'p99', against: 'others' });
+    expect(
+      judgeNewInstance(before, window({ '200': 50 }, 90), window({ '200': 50 }, 80), limits),
+    ).toBeUndefined();
+  });
+
+  it('falls back to the log before the deploy when the others answered too few requests', () => {
+    const fired = judgeNewInstance(
+      window({ '200': 100 }),
+      window({ '500': 30 }),
+      window({ '200': 3 }),
+      limits,
+    );
+    expect(fired).toMatchObject({ gate: '5xx', against: 'before' });
   });
 });

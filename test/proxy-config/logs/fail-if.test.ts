@@ -14,7 +14,7 @@ function summaryOf(statuses: Array<[string, string]>) {
     .map(
       ([status, uht], i) =>
         `1.2.3.4 - - [21/Nov/2026:10:00:0${i % 10} +0000] "GET / HTTP/1.1" ${status} 1 "-" "-" rt=0.${String(i).padStart(3, '0')} ` +
-        `uct="0.001" uht="${uht}" urt="0.002" ua="10.0.0.1:80" us="${status}" rid="r"\n`,
+        `uct="0.001" uht="${uht}" urt="0.002" ua="10.0.0.1:80" us="${status}" rid="r" ui="-"\n`,
     )
     .join('');
   scanLogText(scan, text + 'junk\n');

@@ -88,7 +88,7 @@ describe('logs stats --follow', () => {
 
   const line = (n: number, status = 200) =>
     `10.0.0.9 - - [21/Nov/2026:10:00:01 +0000] "GET /n/${n} HTTP/1.1" ${status} 5 "-" "ua" rt=0.020 ` +
-    `uct="0.001" uht="0.002" urt="0.015" ua="10.0.0.1:80" us="${status}" rid="r"\n`;
+    `uct="0.001" uht="0.002" urt="0.015" ua="10.0.0.1:80" us="${status}" rid="r" ui="-"\n`;
 
   it('streams NDJSON per interval and ends with exact totals across move + recreate and truncation', async () => {
     const path = join(dir, 'access.log');

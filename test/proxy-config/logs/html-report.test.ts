@@ -14,7 +14,7 @@ const CHROMIUM = '/usr/bin/chromium';
 
 const LINE = (minute: number, status: string, uht: string, ua: string, rt: string) =>
   `10.0.0.9 - - [21/Nov/2026:10:${String(minute).padStart(2, '0')}:01 +0000] "GET /p/${status}?a=<b> HTTP/1.1" ${status} 5 "-" "</script><script>bad()</script>" rt=${rt} ` +
-  `uct="0.001" uht="${uht}" urt="${rt}" ua="${ua}" us="${status}" rid="r"\n`;
+  `uct="0.001" uht="${uht}" urt="${rt}" ua="${ua}" us="${status}" rid="r" ui="-"\n`;
 
 describe('the HTML report, rendered by headless Chromium', () => {
   let dir: string;

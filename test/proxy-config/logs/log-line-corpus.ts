@@ -24,7 +24,7 @@ export function textLine(parts: Partial<Record<string, string>> = {}): string {
   };
   return (
     `${v.addr} - - [${v.time}] "${v.request}" ${v.status} 512 "-" "${v.agent}" rt=${v.rt} ` +
-    `uct="${v.uct}" uht="${v.uht}" urt="${v.urt}" ua="${v.ua}" us="${v.us}" rid="0f3a"`
+    `uct="${v.uct}" uht="${v.uht}" urt="${v.urt}" ua="${v.ua}" us="${v.us}" rid="0f3a" ui="-"`
   );
 }
 
@@ -67,7 +67,7 @@ const jsonLine = (agent: string, us = '200') =>
   `"request":"GET /p HTTP/1.1","status":"${us}","body_bytes_sent":"5","http_referer":"-",` +
   `"http_user_agent":"${agent}","request_time":"0.010","upstream_connect_time":"0.001",` +
   `"upstream_header_time":"0.002","upstream_response_time":"0.003","upstream_addr":"10.0.0.1:80",` +
-  `"upstream_status":"${us}","request_id":"r1"}`;
+  `"upstream_status":"${us}","request_id":"r1","upstream_instance":""}`;
 
 export const JSON_LINES = [jsonLine('curl'), jsonLine('say \\"hi\\"', '502'), jsonLine('back\\\\slash')];
 

@@ -40,7 +40,7 @@ function line(
   return (
     `10.0.0.9 - - [${opts.time ?? '21/Nov/2026:10:00:01 +0000'}] "GET ${opts.path ?? '/p'} HTTP/1.1" ${status} 5 "-" "ua" ` +
     `rt=${opts.rt ?? '0.010'} uct="${uht === '-' && ua !== '-' ? fill('0.001') : ua === '-' ? '-' : fill('0.001')}" uht="${uht}" ` +
-    `urt="${ua === '-' ? '-' : fill('0.002')}" ua="${ua}" us="${us}" rid="x"\n`
+    `urt="${ua === '-' ? '-' : fill('0.002')}" ua="${ua}" us="${us}" rid="x" ui="-"\n`
   );
 }
 

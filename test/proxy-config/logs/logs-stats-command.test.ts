@@ -14,7 +14,7 @@ import { computeLogStats } from '../../../proxy-config/logs-stats.js';
 
 const LINE = (status: string, uht: string, minute = '00') =>
   `10.0.0.9 - - [21/Nov/2026:10:${minute}:01 +0000] "GET /api/x HTTP/1.1" ${status} 5 "-" "ua" rt=0.020 ` +
-  `uct="0.001" uht="${uht}" urt="0.015" ua="10.0.0.1:80" us="${status}" rid="r"\n`;
+  `uct="0.001" uht="${uht}" urt="0.015" ua="10.0.0.1:80" us="${status}" rid="r" ui="-"\n`;
 
 async function run(inputs: string[], options: LogsStatsCommandOptions, stdinText = '') {
   let out = '';
@@ -127,7 +127,7 @@ describe('proxyops logs stats (command)', () => {
     const jsonLog = join(dir, 'access.json');
     await writeFile(
       jsonLog,
-      '{"remote_addr":"::1","remote_user":"","time_local":"21/Nov/2026:10:00:01 +0000","request":"GET /a HTTP/1.1","status":"502","body_bytes_sent":"0","http_referer":"","http_user_agent":"a \\"b\\"","request_time":"0.001","upstream_connect_time":"","upstream_header_time":"","upstream_response_time":"0.000","upstream_addr":"127.0.0.1:9","upstream_status":"502","request_id":"x"}\n',
+      '{"remote_addr":"::1","remote_user":"","time_local":"21/Nov/2026:10:00:01 +0000","request":"GET /a HTTP/1.1","status":"502","body_bytes_sent":"0","http_referer":"","http_user_agent":"a \\"b\\"","request_time":"0.001","upstream_connect_time":"","upstream_header_time":"","upstream_response_time":"0.000","upstream_addr":"127.0.0.1:9","upstream_status":"502","request_id":"x","upstream_instance":""}\n',
     );
     const { out } = await run([jsonLog], { json: true, nginxConf: conf, formatName: 'pj' });
     const doc = JSON.parse(out);

@@ -86,7 +86,7 @@ describe('preset: proxyops text and JSON, escape=json', () => {
     const line =
       '10.0.0.9 - - [21/Nov/2026:10:00:01 +0000] "GET /x HTTP/1.1" 200 5 "-" "ua" rt=0.105 ' +
       'uct="-, 0.001 : 0.002" uht="-, 0.050 : 0.100" urt="0.000, 0.051 : 0.102" ' +
-      'ua="10.0.0.1:80, 10.0.0.2:80 : unix:/run/app.sock" us="502, 404 : 200" rid="abc"';
+      'ua="10.0.0.1:80, 10.0.0.2:80 : unix:/run/app.sock" us="502, 404 : 200" rid="abc" ui="-"';
     const r = parseLogLine(f, line)!;
     expect(r.upstream).toEqual([
       { address: '10.0.0.1:80', status: 502, connectTime: null, headerTime: null, responseTime: 0 },
@@ -111,7 +111,7 @@ describe('preset: proxyops text and JSON, escape=json', () => {
       '"request":"GET /q?a=\\"b\\" HTTP/1.1","status":"504","body_bytes_sent":"0",' +
       '"http_referer":"","http_user_agent":"x \\"y\\" \\\\ z\\n\\u0001 \u00fc",' +
       '"request_time":"1.001","upstream_connect_time":"0.000","upstream_header_time":"-",' +
-      '"upstream_response_time":"1.001","upstream_addr":"[::1]:8080","upstream_status":"504","request_id":"r1"}';
+      '"upstream_response_time":"1.001","upstream_addr":"[::1]:8080","upstream_status":"504","request_id":"r1","upstream_instance":""}';
     const r = parseLogLine(f, line)!;
     expect(r.fields.request).toBe('GET /q?a="b" HTTP/1.1');
     expect(r.fields.http_user_agent).toBe('x "y" \\ z\n\u0001 \u00fc');

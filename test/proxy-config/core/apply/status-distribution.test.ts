@@ -5,7 +5,7 @@ import {
 } from '../../../../proxy-config/core/apply/status-distribution.js';
 
 const text = (status: string, request = 'GET / HTTP/1.1') =>
-  `127.0.0.1 - - [22/Nov/2026:02:00:00 +0000] "${request}" ${status} 3 "-" "curl/8" rt=0.001 uct="0.000" uht="0.001" urt="0.001" ua="127.0.0.1:3000" us="${status}" rid="abc"`;
+  `127.0.0.1 - - [22/Nov/2026:02:00:00 +0000] "${request}" ${status} 3 "-" "curl/8" rt=0.001 uct="0.000" uht="0.001" urt="0.001" ua="127.0.0.1:3000" us="${status}" rid="abc" ui="-"`;
 
 describe('countStatusCodes', () => {
   it('counts text and JSON lines of the proxyops formats and the 5xx share', () => {
