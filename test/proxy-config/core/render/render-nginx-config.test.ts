@@ -177,7 +177,7 @@ describe('renderNginxConfig', () => {
       ],
     });
     /** Every server block (servers hold nested location blocks, so blocks are cut at the next `server {`). */
-    const serverBlocks = (conf: string) => conf.split(/\n    server \{/).slice(1);
+    const serverBlocks = (conf: string) => conf.split(/\n {4}server \{/).slice(1);
 
     it('websocket: Upgrade and the map only on that route; plain requests still send Connection ""', () => {
       const conf = render(
