@@ -42,6 +42,26 @@ describe('proxyops config (CLI)', () => {
     expect(a.toString()).toBe(printed.stdout);
   });
 
+  it('render of a spec whose routes cache prints nginx.conf alone and names the script --out also writes', async () => {
+    const base = valid();
+    const path = await spec('cached.json', {
+      ...base,
+      servers: [{ ...base.servers[0], routes: [{ path: '/', upstream: 'api', cache: true }] }],
+    });
+    const printed = await runCli(['config', 'render', '--spec', path]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/^# Rendered by proxyops/);
+    expect(printed.stdout).not.toContain('export default');
+    expect(printed.stderr).toBe(
+      'proxyops: nginx.conf also loads proxyops-cache-age.js from its directory; use --out DIR to write every file\n',
+    );
+    const written = await runCli(['config', 'render', '--spec', path, '--out', join(dir, 'cached')]);
+    expect(written.stdout).toBe(
+      `wrote ${join(dir, 'cached', 'nginx.conf')}\nwrote ${join(dir, 'cached', 'proxyops-cache-age.js')}\n`,
+    );
+    expect(await readFile(join(dir, 'cached', 'nginx.conf'), 'utf8')).toBe(printed.stdout);
+  });
+
   it('validate passes an example: spec, lint of the rendered config, nginx -t', async () => {
     const result = await runCli(['config', 'validate', '--spec', API_EXAMPLE]);
     expect(result.stderr).toBe('');

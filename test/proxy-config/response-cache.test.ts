@@ -35,6 +35,8 @@ const CACHEABLE = { 'Cache-Control': 'public, max-age=300' };
 describe('the response cache of a route, through a live nginx', () => {
   let root: string;
   let app: UpstreamApp;
+  /** A second upstream the stale-if-error test stops. */
+  let fragile: UpstreamApp;
   let plainPort: number;
   let tlsPort: number;
   let nginx: NginxTarget;
@@ -83,6 +85,7 @@ describe('the response cache of a route, through a live nginx', () => {
     await mkdir(join(runtime, 'temp'), { recursive: true, mode: 0o755 });
     const cert = await makeCertificate(root, 'localhost', 30);
     app = await startUpstreamApp();
+    fragile = await startUpstreamApp();
     plainPort = await freePort();
     tlsPort = await freePort();
     const spec = {
@@ -93,7 +96,10 @@ describe('the response cache of a route, through a live nginx', () => {
       accessLog: { path: join(runtime, 'logs', 'access.log'), buffer: null },
       errorLog: { path: join(runtime, 'logs', 'error.log') },
       cache: { maxSize: '16m', keysZone: '1m', inactive: 600 },
-      upstreams: { app: { servers: [{ host: '127.0.0.1', port: app.port, maxFails: 0 }], keepalive: 4 } },
+      upstreams: {
+        app: { servers: [{ host: '127.0.0.1', port: app.port, maxFails: 0 }], keepalive: 4 },
+        fragile: { servers: [{ host: '127.0.0.1', port: fragile.port, maxFails: 0 }] },
+      },
       servers: [
         {
           names: ['localhost', 'alt.localhost'],
@@ -105,6 +111,7 @@ describe('the response cache of a route, through a live nginx', () => {
           routes: [
             { path: '/', upstream: 'app' },
             { path: '/headers', upstream: 'app', cache: true },
+            { path: '/fragile/', upstream: 'fragile', cache: true },
           ],
         },
       ],
@@ -125,6 +132,7 @@ describe('the response cache of a route, through a live nginx', () => {
   afterAll(async () => {
     if (nginx) await signalNginx(nginx, 'stop').catch(() => undefined);
     await app?.close();
+    await fragile?.close();
     await rm(root, { recursive: true, force: true });
   });
 
@@ -210,6 +218,23 @@ describe('the response cache of a route, through a live nginx', () => {
     expect(echo(hit).n).toBe(echo(miss).n);
     expect(ages(hit)).toBe(1);
     expect(Number(hit.headers.age)).toBeGreaterThanOrEqual(7);
+  });
+
+  it('an expired answer the app allows stale-if-error is served while the app is down, with its full Age', async () => {
+    const path = `/fragile/headers?${new URLSearchParams({ 'Cache-Control': 'public, max-age=1, stale-if-error=600' }).toString()}`;
+    const stored = await send(path);
+    expect(stored.status).toBe(200);
+    await fragile.close();
+    // Past max-age the app cannot be reached: nginx answers from the stale entry, counting its whole age.
+    await expect
+      .poll(
+        async () => {
+          const answer = await send(path);
+          return { status: answer.status, n: echo(answer).n, old: Number(answer.headers.age) >= 2 };
+        },
+        { timeout: 15_000, interval: 250 },
+      )
+      .toEqual({ status: 200, n: echo(stored).n, old: true });
   });
 
   it('names the package when nginx cannot load the njs module the cache needs', async () => {

@@ -22,7 +22,7 @@ export interface UpstreamApp {
 /**
  * Paths: `/echo` answers 200 with the request as JSON; `/status/NNN` answers NNN; `/slow?ms=N`
  * answers after N ms; `/garbage` writes bytes that are not HTTP; `/close` drops the connection
- * without answering; `/headers?Name=value…` answers 200 with each query parameter as a response
+ * without answering; `/headers?Name=value…` (or `…/headers`) answers 200 with each query parameter as a response
  * header and a JSON body numbering the request; `/hold` answers only when `release()` is called;
  * anything else answers 200 "ok".
  */
@@ -48,7 +48,7 @@ export function startUpstreamApp(port = 0): Promise<UpstreamApp> {
     } else if (url.pathname === '/slow') {
       const timer = setTimeout(() => res.end('slow\n'), Number(url.searchParams.get('ms') ?? 1000));
       res.on('close', () => clearTimeout(timer));
-    } else if (url.pathname === '/headers') {
+    } else if (url.pathname.endsWith('/headers')) {
       for (const [name, value] of url.searchParams) res.appendHeader(name, value);
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ n: seen.length, url: req.url, headers: req.headers }));

@@ -1,7 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { PROXYOPS_VERSION, PROBE_HEADERS } from '../../../proxy-config/core/version.js';
-import { planPackageInstall } from '../../../proxy-config/shell/system-packages.js';
+import { NJS_MODULE } from '../../../proxy-config/core/render/nginx-modules.js';
+import { DEFAULTS } from '../../../proxy-config/core/spec/defaults.js';
+import {
+  isInstalled,
+  planPackageInstall,
+  SYSTEM_PACKAGES,
+} from '../../../proxy-config/shell/system-packages.js';
 
 describe('installing nginx on a fresh machine (proxyops up, npm test)', () => {
   it('as root on Debian: apt-get update, then apt-get install -y', () => {
@@ -26,6 +32,15 @@ describe('installing nginx on a fresh machine (proxyops up, npm test)', () => {
       command: 'apt-get install -y nginx chromium',
     });
     expect(planPackageInstall([], { root: false, apt: false })).toEqual({ kind: 'none' });
+  });
+
+  it('the njs package is the one a caching spec loads, from where the render loads it, and is installed here', () => {
+    expect(SYSTEM_PACKAGES.njs).toEqual({
+      name: 'libnginx-mod-http-js',
+      candidates: [`${DEFAULTS.paths.modulesDir}/${NJS_MODULE.file}`],
+    });
+    // The test set-up (scripts/ensure-system-deps.mjs) installs every package: the cache tests need it.
+    expect(isInstalled(SYSTEM_PACKAGES.njs)).toBe(true);
   });
 
   it('probes name the release package.json names', async () => {

@@ -223,6 +223,38 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
     expect(problem.requestId).toBe(res.headers.get('x-request-id'));
   });
 
+  it('an nginx-made 502 is a JSON problem with the X-Request-ID', async () => {
+    const state = await stack.state();
+    const supervisor = state.stack!.supervisorPid;
+    const instances = state.upstreams.api!;
+    // `up` restarts an instance that exits at once: paused, it leaves nginx nothing to reach.
+    process.kill(supervisor, 'SIGSTOP');
+    try {
+      for (const instance of instances) process.kill(instance.pid!, 'SIGKILL');
+      for (const instance of instances)
+        await expect.poll(() => isAlive(instance.pid!), { timeout: 10_000 }).toBe(false);
+      const res = await fetch(`${stack.url}/users`);
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      const problem = (await res.json()) as Record<string, unknown>;
+      expect(problem).toMatchObject({ status: 502, code: 'UPSTREAM_UNAVAILABLE', layer: 'proxyops-local' });
+      expect(problem.requestId).toBe(res.headers.get('x-request-id'));
+    } finally {
+      process.kill(supervisor, 'SIGCONT');
+    }
+    // Both are started again on their addresses before the next test.
+    for (const instance of instances)
+      await expect
+        .poll(
+          () =>
+            fetch(`http://${instance.host}:${instance.port}/health/ready`)
+              .then((r) => r.status)
+              .catch(() => 0),
+          { timeout: 30_000, interval: 100 },
+        )
+        .toBe(200);
+  }, 60_000);
+
   it('applying the live spec again changes no version and no worker pid', async () => {
     const state = await stack.state();
     const target = join(stack.dir, 'config');

@@ -161,6 +161,122 @@ describe('renderNginxConfig', () => {
     expect(render()).not.toContain('/etc/nginx');
     expect(render()).toContain('types {');
   });
+  describe('the options for a site on the internet', () => {
+    const tlsServer = (extra: Record<string, unknown> = {}, routes?: unknown[]) => ({
+      servers: [
+        {
+          names: ['a.example'],
+          listen: [{ port: 8080 }, { port: 8443, tls: true }],
+          tls: { certificate: '/etc/ssl/a.crt', certificateKey: '/etc/ssl/a.key' },
+          routes: routes ?? [
+            { path: '/', upstream: 'web' },
+            { path: '/api/', upstream: 'api' },
+          ],
+          ...extra,
+        },
+      ],
+    });
+    /** Every server block (servers hold nested location blocks, so blocks are cut at the next `server {`). */
+    const serverBlocks = (conf: string) => conf.split(/\n {4}server \{/).slice(1);
+
+    it('websocket: Upgrade and the map only on that route; plain requests still send Connection ""', () => {
+      const conf = render(
+        tlsServer({}, [
+          { path: '/graphql', upstream: 'api', websocket: true },
+          { path: '/', upstream: 'web' },
+        ]),
+      );
+      expect(conf).toMatch(
+        /map \$http_upgrade \$proxyops_connection_upgrade \{\s+default upgrade;\s+"" "";\s+\}/,
+      );
+      expect(location(conf, '/graphql')).toContain('proxy_set_header Upgrade $http_upgrade;');
+      expect(location(conf, '/graphql')).toContain(
+        'proxy_set_header Connection $proxyops_connection_upgrade;',
+      );
+      expect(location(conf, '/')).toContain('proxy_set_header Connection "";');
+      expect(location(conf, '/')).not.toContain('Upgrade');
+      expect(render()).not.toContain('$http_upgrade');
+    });
+
+    it('security: HSTS with always on the TLS server only, hardening headers in every location', () => {
+      const conf = render({ ...tlsServer(), security: { hsts: { maxAge: 600, includeSubDomains: true } } });
+      const hsts = 'add_header Strict-Transport-Security "max-age=600; includeSubDomains" always;';
+      expect(location(conf, '/api/')).toContain(hsts);
+      expect(location(conf, '/')).toContain(hsts);
+      expect(location(conf, '/api/')).toContain('add_header X-Content-Type-Options "nosniff" always;');
+      expect(location(conf, '/api/')).toContain('add_header X-Frame-Options "DENY" always;');
+      // On plain HTTP a browser ignores HSTS: the plain-only server of render() sends none.
+      expect(render()).not.toContain('Strict-Transport-Security');
+      const off = render({ ...tlsServer(), security: { hsts: null, headers: false } });
+      expect(off).not.toMatch(/Strict-Transport-Security|X-Frame-Options/);
+    });
+
+    it('gzip only when enabled, with its types and minimum length', () => {
+      expect(render()).not.toContain('gzip on;');
+      const conf = render({ gzip: { enabled: true, types: ['application/json'], minLength: 256 } });
+      expect(conf).toMatch(
+        /gzip on;\s+gzip_vary on;\s+gzip_proxied any;\s+gzip_min_length 256;\s+gzip_types application\/json;/,
+      );
+    });
+
+    it('http2 on TLS listeners unless turned off; the redirect keeps a TLS port other than 443', () => {
+      const conf = render(tlsServer({ redirectToHttps: true }));
+      expect(conf).toContain('listen 8443 ssl http2;');
+      expect(conf).toContain('return 301 https://$host:8443$request_uri;');
+      expect(render(tlsServer({ http2: false }))).toContain('listen 8443 ssl;');
+      const standard = render(
+        tlsServer({ redirectToHttps: true, listen: [{ port: 80 }, { port: 443, tls: true }] }),
+      );
+      expect(standard).toContain('return 301 https://$host$request_uri;');
+    });
+
+    it('trustedProxies: set_real_ip_from each address with the header, recursively', () => {
+      const conf = render({ trustedProxies: { addresses: ['10.0.0.0/8', '::1'], header: 'X-Real-IP' } });
+      expect(conf).toMatch(
+        /set_real_ip_from 10\.0\.0\.0\/8;\s+set_real_ip_from ::1;\s+real_ip_header X-Real-IP;\s+real_ip_recursive on;/,
+      );
+      expect(render()).not.toContain('set_real_ip_from');
+    });
+
+    it('rateLimit and connectionLimit: a zone per route, 429 from the route', () => {
+      const conf = render(
+        tlsServer({}, [
+          { path: '/login', upstream: 'api', rateLimit: { rate: '5r/m', burst: 3 } },
+          { path: '/export', upstream: 'api', connectionLimit: 2 },
+          { path: '/', upstream: 'web' },
+        ]),
+      );
+      expect(conf).toContain('limit_req_zone $binary_remote_addr zone=proxyops_req_0_0:10m rate=5r/m;');
+      expect(conf).toContain('limit_conn_zone $binary_remote_addr zone=proxyops_conn_0_1:10m;');
+      expect(location(conf, '/login')).toContain('limit_req zone=proxyops_req_0_0 burst=3 nodelay;');
+      expect(location(conf, '/login')).toContain('limit_req_status 429;');
+      expect(location(conf, '/export')).toContain('limit_conn proxyops_conn_0_1 2;');
+      expect(location(conf, '/export')).toContain('limit_conn_status 429;');
+      expect(location(conf, '/')).not.toMatch(/limit_(req|conn)/);
+    });
+
+    it('resolver and snippets are placed where the spec says', () => {
+      const conf = render({
+        resolver: { addresses: ['127.0.0.53', '::1'], valid: 10 },
+        ...tlsServer({ snippets: ['add_trailer X-A b'] }, [
+          { path: '/', upstream: 'web', snippets: ['proxy_buffering off'] },
+        ]),
+      });
+      expect(conf).toContain('resolver 127.0.0.53 [::1] valid=10s;');
+      expect(serverBlocks(conf).filter((block) => block.includes('add_trailer X-A b;'))).toHaveLength(1);
+      expect(location(conf, '/')).toContain('proxy_buffering off;');
+    });
+
+    it('unknownHosts: the catch-all answers 421 as a problem, or closes the connection', () => {
+      const misdirected = render();
+      expect(misdirected).toMatch(/listen 8000 default_server;\s+server_name _;/);
+      expect(misdirected).toContain("return 421 '");
+      const closed = render({ unknownHosts: 'close' });
+      expect(closed).toContain('return 444;');
+      expect(closed).not.toContain('return 421');
+    });
+  });
+
   it('loads njs and renders its script only when a route caches', () => {
     const specWith = (cache: boolean, extra: Record<string, unknown> = {}) =>
       validateSpec(
