@@ -1,6 +1,6 @@
 import type { ProxyopsError } from '../errors.js';
 import { NGINX_MODULE_DIRECTIVES } from './nginx-directives.js';
-import { nginxSyntaxError } from './parse-nginx-config.js';
+import { nginxSyntaxError, type NginxConfigCheck } from './parse-nginx-config.js';
 import type { NginxDirective } from './types.js';
 
 /** Where a directive is written, as nginx's config reader tells its contexts apart. */
@@ -131,7 +131,7 @@ function countFits(form: DirectiveForm, count: number): boolean {
 }
 
 /** Which of nginx's checks a directive failed: the stable `details.check` of its error. */
-export type DirectiveCheck = 'context' | 'block' | 'terminator' | 'argument-count';
+type DirectiveCheck = Extract<NginxConfigCheck, 'context' | 'block' | 'terminator' | 'argument-count'>;
 
 /** The first of nginx's context, block and argument-count checks one directive fails, as nginx words it. */
 function checkOne(
@@ -177,24 +177,37 @@ export function checkDirectives(
     if (inner && directive.children) {
       const error = checkDirectives(directive.children, inner);
       if (error) return error;
+      // The upstream module's own check, made when the block closes (so before what follows it).
+      if (directive.name === 'upstream' && !directive.children.some((d) => d.name === 'server'))
+        return nginxSyntaxError(
+          directive.file,
+          directive.endLine ?? directive.line,
+          'no servers are inside upstream',
+          'upstream-empty',
+        );
     }
   }
   return undefined;
 }
 
-/** Contexts a file's top level may be read in: nginx.conf itself, or a snippet included in one of these. */
-const TOP_LEVEL_CANDIDATES: readonly NginxContext[] = ['main', 'http', 'server', 'location'];
+/** Contexts a snippet's top level may be read in: included in one of these blocks. */
+const SNIPPET_CONTEXTS: readonly NginxContext[] = ['http', 'server', 'location'];
 
 /**
- * The context a file's top level is read in: the first of main, http, server and location that
- * accepts the most of its directives. nginx.conf is read in main; a snippet linted on its own
- * (a site file, a location snippet) is read where its directives belong.
+ * The context a file's top level is read in: main when any of its directives belongs there only
+ * (`events`, `http`, `user`, `pid`, ...), as in nginx.conf. Otherwise it is a snippet linted on
+ * its own (a site file, a location snippet), read in the first of http, server and location that
+ * accepts the most of its directives.
  */
 export function topLevelContext(directives: readonly NginxDirective[]): NginxContext {
-  let best: NginxContext = 'main';
+  const allowed = (d: NginxDirective, context: NginxContext) => checkOne(d, context)?.check !== 'context';
+  const mainOnly = (d: NginxDirective) =>
+    isNginxDirective(d.name) && allowed(d, 'main') && !SNIPPET_CONTEXTS.some((c) => allowed(d, c));
+  if (directives.some(mainOnly)) return 'main';
+  let best: NginxContext = 'http';
   let bestAccepted = -1;
-  for (const context of TOP_LEVEL_CANDIDATES) {
-    const accepted = directives.filter((d) => checkOne(d, context)?.check !== 'context').length;
+  for (const context of SNIPPET_CONTEXTS) {
+    const accepted = directives.filter((d) => allowed(d, context)).length;
     if (accepted > bestAccepted) {
       best = context;
       bestAccepted = accepted;

@@ -36,7 +36,14 @@ const ANNOTATION = /^#\s*proxyops:\s*(\S+)(.*)$/;
  * tokenizer's own errors, the others for the checks `nginx -t` makes before running a directive.
  */
 export type NginxConfigCheck =
-  'syntax' | 'bom' | 'if-condition' | 'context' | 'block' | 'terminator' | 'argument-count';
+  | 'syntax'
+  | 'bom'
+  | 'if-condition'
+  | 'context'
+  | 'block'
+  | 'terminator'
+  | 'argument-count'
+  | 'upstream-empty';
 
 /** A parse error pointing at `file:line`, in the shape every caller shows as is. */
 export function nginxSyntaxError(

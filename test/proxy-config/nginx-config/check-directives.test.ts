@@ -96,8 +96,22 @@ describe('checkDirectives (nginx -t checks before a directive runs)', () => {
     );
   });
 
+  it('refuses an upstream with no server, at its closing brace, as the upstream module does', () => {
+    expect(check('http {\n  upstream u {\n    keepalive 8;\n  }\n}')).toMatchObject({
+      message: 'n.conf:4: no servers are inside upstream',
+      details: { check: 'upstream-empty' },
+    });
+    expect(check('stream {\n  upstream u {\n  }\n}')?.message).toBe(
+      'n.conf:3: no servers are inside upstream',
+    );
+  });
+
   it('reads a snippet where its directives belong: a site file at http level, a location snippet in a location', () => {
     expect(topLevelContext(parse('user x;\nevents {}\nhttp {}\n'))).toBe('main');
+    // One main-only directive makes it nginx.conf, however many http-level lines an include brought.
+    expect(topLevelContext(parse('pid x.pid;\nfastcgi_param A a;\nfastcgi_param B b;\nsendfile on;\n'))).toBe(
+      'main',
+    );
     expect(topLevelContext(parse('server { listen 80; }\n'))).toBe('http');
     expect(topLevelContext(parse('listen 80;\nserver_name a;\nlocation / {}\n'))).toBe('server');
     expect(topLevelContext(parse('alias /srv/files/;\ntry_files $uri =404;\n'))).toBe('location');

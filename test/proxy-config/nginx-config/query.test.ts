@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import { parseProxyPassTarget } from '../../../proxy-config/core/nginx-config/proxy-pass-target.js';
 import {
+  childrenNamed,
   effectiveDirectives,
   effectiveProxyHeaders,
   effectiveValue,
@@ -105,5 +106,23 @@ describe('nginx config queries', () => {
       parseNginxSize('0'),
       parseNginxSize('1.5m'),
     ]).toEqual([1_048_576, 524_288, 0, undefined]);
+  });
+});
+
+describe('nginx config queries, indexed once per tree', () => {
+  it('answers from the body a block has now: a body replaced after a first question is indexed afresh', () => {
+    const [server] = parseNginxConfig('server { listen 80; listen 81; }', 'n.conf');
+    expect(childrenNamed(server!, 'listen').map((d) => d.args[0])).toEqual(['80', '81']);
+    server!.children = parseNginxConfig('listen 82;', 'n.conf');
+    expect(childrenNamed(server!, 'listen').map((d) => d.args[0])).toEqual(['82']);
+    expect(childrenNamed(server!, 'server_name')).toEqual([]);
+  });
+
+  it('lists blocks of each parsed tree apart, in the order written, nested ones included', () => {
+    const one = configOf('http { server { location /a/ { location /a/b/ {} } location /c/ {} } }');
+    const two = configOf('http { server { location /z/ {} } }');
+    expect(listLocations(one).map((l) => l.block.args[0])).toEqual(['/a/', '/a/b/', '/c/']);
+    expect(listLocations(two).map((l) => l.block.args[0])).toEqual(['/z/']);
+    expect(listLocations(one)).toBe(listLocations(one));
   });
 });
