@@ -3,6 +3,7 @@ import { BODY_SIZE_INCONSISTENT } from './rules/body-size.js';
 import { CACHE_CONTROL_INVERTED } from './rules/cache-control.js';
 import { FORWARDED_PROTO_MISSING, REQUEST_ID_MISSING } from './rules/forwarded-headers.js';
 import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inheritance.js';
+import { ADD_HEADER_CONTENT_TYPE, ADD_HEADER_MULTILINE } from './rules/response-headers.js';
 import { PROXY_PASS_SLASH_MISMATCH } from './rules/proxy-pass-slash.js';
 import { SERVER_NAME_CONFLICT } from './rules/server-names.js';
 import { ALIAS_TRAVERSAL, HOST_HEADER_SPOOFABLE, HTTP_SPLITTING } from './rules/security.js';
@@ -36,4 +37,6 @@ export const LINT_RULES: readonly LintRule[] = [
   HOST_HEADER_SPOOFABLE,
   HTTP_SPLITTING,
   SERVER_NAME_CONFLICT,
+  ADD_HEADER_MULTILINE,
+  ADD_HEADER_CONTENT_TYPE,
 ];

@@ -27,6 +27,8 @@ describe('LINT_RULES', () => {
       'host-header-spoofable',
       'http-splitting',
       'server-name-conflict',
+      'add-header-multiline',
+      'add-header-content-type',
     ]);
   });
 
