@@ -1,4 +1,5 @@
 import { ACCESS_LOG_BUFFER_NO_FLUSH, ACCESS_LOG_UPSTREAM_FIELDS } from './rules/access-log.js';
+import { ALLOW_WITHOUT_DENY, RETURN_BYPASSES_ALLOW_DENY, STATUS_PAGE_EXPOSED } from './rules/access-control.js';
 import { BODY_SIZE_INCONSISTENT } from './rules/body-size.js';
 import { CACHE_CONTROL_INVERTED } from './rules/cache-control.js';
 import { FORWARDED_PROTO_MISSING, REQUEST_ID_MISSING } from './rules/forwarded-headers.js';
@@ -39,4 +40,7 @@ export const LINT_RULES: readonly LintRule[] = [
   SERVER_NAME_CONFLICT,
   ADD_HEADER_MULTILINE,
   ADD_HEADER_CONTENT_TYPE,
+  ALLOW_WITHOUT_DENY,
+  RETURN_BYPASSES_ALLOW_DENY,
+  STATUS_PAGE_EXPOSED,
 ];

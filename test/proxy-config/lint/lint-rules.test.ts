@@ -29,6 +29,9 @@ describe('LINT_RULES', () => {
       'server-name-conflict',
       'add-header-multiline',
       'add-header-content-type',
+      'allow-without-deny',
+      'return-bypasses-allow-deny',
+      'status-page-exposed',
     ]);
   });
 
