@@ -5,6 +5,8 @@ import { CACHE_CONTROL_INVERTED } from './rules/cache-control.js';
 import { FORWARDED_PROTO_MISSING, REQUEST_ID_MISSING } from './rules/forwarded-headers.js';
 import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inheritance.js';
 import { ADD_HEADER_CONTENT_TYPE, ADD_HEADER_MULTILINE } from './rules/response-headers.js';
+import { IF_IN_LOCATION } from './rules/if-in-location.js';
+import { TRY_FILES_WITHOUT_OPEN_FILE_CACHE } from './rules/open-file-cache.js';
 import { PROXY_PASS_SLASH_MISMATCH } from './rules/proxy-pass-slash.js';
 import { SERVER_NAME_CONFLICT } from './rules/server-names.js';
 import { ALIAS_TRAVERSAL, HOST_HEADER_SPOOFABLE, HTTP_SPLITTING } from './rules/security.js';
@@ -43,4 +45,6 @@ export const LINT_RULES: readonly LintRule[] = [
   ALLOW_WITHOUT_DENY,
   RETURN_BYPASSES_ALLOW_DENY,
   STATUS_PAGE_EXPOSED,
+  IF_IN_LOCATION,
+  TRY_FILES_WITHOUT_OPEN_FILE_CACHE,
 ];

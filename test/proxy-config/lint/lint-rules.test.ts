@@ -32,6 +32,8 @@ describe('LINT_RULES', () => {
       'allow-without-deny',
       'return-bypasses-allow-deny',
       'status-page-exposed',
+      'if-in-location',
+      'try-files-without-open-file-cache',
     ]);
   });
 
