@@ -1,5 +1,7 @@
 import { childrenNamed, listLocations, locationMatch, walkDirectives } from '../../nginx-config/query.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { rewriteCaptures, sourcesIn } from '../variable-sources.js';
 
 /** gixy's alias_traversal: `location /static { alias /srv/static/; }` serves /static../secret. */
 export const ALIAS_TRAVERSAL: LintRule = {
@@ -50,23 +52,63 @@ export const HOST_HEADER_SPOOFABLE: LintRule = {
   },
 };
 
-const DECODED_URI = /\$\{?(uri|document_uri)\b/;
-const HEADER_WRITERS = new Set(['add_header', 'proxy_set_header', 'return', 'proxy_pass']);
+/** nginx writes `return`'s argument into Location only for these statuses (else it is the body). */
+const REDIRECT_STATUSES = new Set(['301', '302', '303', '307', '308']);
+const ABSOLUTE_URL = /^(https?:\/\/|\$scheme)/;
 
-/** gixy's http_splitting: $uri is percent-decoded, so %0d%0a in a request becomes a real line break. */
+/**
+ * The value a directive writes into a response header or the upstream request, and whether it goes
+ * upstream (server side: only a line feed splits there) or to the client (a lone CR splits too).
+ */
+function writtenValue(d: NginxDirective): { value: string; upstream: boolean } | undefined {
+  const [first = '', second] = d.args;
+  switch (d.name) {
+    case 'proxy_pass':
+      return { value: first, upstream: true };
+    case 'proxy_set_header':
+      return second === undefined ? undefined : { value: second, upstream: true };
+    case 'add_header':
+      return second === undefined ? undefined : { value: second, upstream: false };
+    case 'return':
+      if (second === undefined) return ABSOLUTE_URL.test(first) ? { value: first, upstream: false } : undefined;
+      return REDIRECT_STATUSES.has(first) ? { value: second, upstream: false } : undefined;
+    case 'rewrite': {
+      const redirects = ['redirect', 'permanent'].includes(d.args[2] ?? '') || ABSOLUTE_URL.test(second ?? '');
+      // A redirect's own $1..$9 are escaped by nginx when the request path held escapes; the rest is not.
+      return redirects ? { value: (second ?? '').replace(/\$(\d|\{\d+\})/g, ''), upstream: false } : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * gixy's http_splitting: $uri, $document_uri and regex captures of the path are percent-decoded, so
+ * %0d%0a in a request becomes a real line break in a header or in the upstream request.
+ */
 export const HTTP_SPLITTING: LintRule = {
   id: 'http-splitting',
   severity: 'error',
-  title: 'decoded $uri written into a header or upstream request',
+  title: 'decoded path written into a header or upstream request',
   message:
-    '$uri and $document_uri are percent-decoded: a request for /x%0d%0aSet-Cookie:a=b writes a line break into the response header or the upstream request (header injection, response splitting).',
-  fix: 'use $request_uri (kept encoded) in return/add_header/proxy_set_header/proxy_pass',
+    '$uri, $document_uri and captures of a regex matched against the path are percent-decoded: a request for /x%0d%0aSet-Cookie:a=b writes a line break into the Location or another response header, or into the request sent upstream (header injection, response splitting). A capture only holds what its group matches, so [^/]*, \\s, \\W and . (a CR) let it through.',
+  fix: 'use $request_uri (kept encoded), or narrow the group to the characters a path segment needs ([A-Za-z0-9._-]+); in a map, anchor the guarding regex at both ends',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
-    walkDirectives(config, (d) => {
-      if (HEADER_WRITERS.has(d.name) && d.args.some((a) => DECODED_URI.test(a)))
-        hits.push({ file: d.file, line: d.line, what: `${d.name} ${d.args.join(' ')}` });
+    walkDirectives(config, (d, chain) => {
+      const written = writtenValue(d);
+      if (!written) return;
+      const captures = d.name === 'rewrite' ? rewriteCaptures(d) : undefined;
+      const breaking = sourcesIn(written.value, { directive: d, chain }, config, captures).find(
+        (source) => source.mayHold('\n') || (!written.upstream && source.mayHold('\r')),
+      );
+      if (breaking)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `${d.name} ${d.args.join(' ')}: ${breaking.what} can hold a line break`,
+        });
     });
     return hits;
   },
