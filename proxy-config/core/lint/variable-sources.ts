@@ -22,7 +22,7 @@ export interface VariableSource {
   what: string;
   /** The nginx built-in it comes from (`uri`, `http_x_forwarded_host`), or `capture`. */
   origin: string;
-  /** The client chooses it (path, query, headers, cookies). */
+  /** The client chooses it (path, query, headers, cookies), unchecked by an anchored map regex. */
   client: boolean;
   /** It may hold this character. */
   mayHold(ch: string): boolean;
@@ -188,9 +188,11 @@ function mapSources(name: string, site: ValueSite, config: NginxConfig, depth: n
         if (!regex) return sourceValues;
         const whole = regex.root;
         const guarded = anchoredAtStart(regex) && anchoredAtEnd(regex);
+        // Checked against a whole-value regex, the value is one the config's author allowed.
         return sourceValues.map((s) => ({
           ...s,
           what: `${s.what} through map "${entry.name}"`,
+          client: s.client && !guarded,
           mayHold: (ch: string) => s.mayHold(ch) && (!guarded || canHold(whole, ch)),
         }));
       });

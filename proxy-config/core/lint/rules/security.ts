@@ -29,24 +29,29 @@ export const ALIAS_TRAVERSAL: LintRule = {
   },
 };
 
-/** gixy's host_spoofing: $http_host is whatever the client sent. */
+/** gixy's host_spoofing: the Host sent upstream must be one nginx matched, not one the client wrote. */
 export const HOST_HEADER_SPOOFABLE: LintRule = {
   id: 'host-header-spoofable',
   severity: 'warning',
-  title: 'Host forwarded from $http_host',
+  title: 'Host forwarded from a client-controlled value',
   message:
-    '$http_host is the raw client Host header, forwarded even when it matches no server_name (default server): the app builds links, password-reset mails and cache keys from an attacker-chosen host.',
-  fix: 'proxy_set_header Host $host;',
+    '$http_host is the raw client Host header, forwarded even when it matches no server_name (default server); $http_x_forwarded_host, $arg_*, $cookie_* and other request values are the client\'s to choose outright: the app builds links, password-reset mails and cache keys from an attacker-chosen host.',
+  fix: 'proxy_set_header Host $host; (or a map that passes the client value only when an anchored regex of your own names matches it)',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
-    walkDirectives(config, (d) => {
-      if (
-        d.name === 'proxy_set_header' &&
-        (d.args[0] ?? '').toLowerCase() === 'host' &&
-        /\$\{?http_host\b/.test(d.args[1] ?? '')
-      )
-        hits.push({ file: d.file, line: d.line, what: `proxy_set_header Host ${d.args[1] ?? ''}` });
+    walkDirectives(config, (d, chain) => {
+      if (d.name !== 'proxy_set_header' || (d.args[0] ?? '').toLowerCase() !== 'host') return;
+      // $host is the fix: the matched server name, or the Host header nginx validated.
+      const spoofable = sourcesIn(d.args[1] ?? '', { directive: d, chain }, config).find(
+        (source) => source.client && source.origin !== 'host',
+      );
+      if (spoofable)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `proxy_set_header Host ${d.args[1] ?? ''}${spoofable.what === d.args[1] ? '' : ` (from ${spoofable.what})`}`,
+        });
     });
     return hits;
   },
