@@ -180,7 +180,11 @@ function mapSources(name: string, site: ValueSite, config: NginxConfig, depth: n
       const regex = entry.name.startsWith('~')
         ? parsePcre(entry.name.replace(/^~\*?/, ''), entry.name.startsWith('~*'))
         : undefined;
-      const context = regex && { pattern: regex, subject: sourceValues, where: `map ${block.args[0] ?? ''} "${entry.name}"` };
+      const context = regex && {
+        pattern: regex,
+        subject: sourceValues,
+        where: `map ${block.args[0] ?? ''} "${entry.name}"`,
+      };
       return variablesIn(value).flatMap((variable) => {
         if (variable !== source) return sourcesIn(`$${variable}`, site, config, context, depth + 1);
         // The map's own source: an exact key means the value is that key, a literal.

@@ -262,7 +262,9 @@ class Parser {
     this.i++;
     const caseless = this.caseless;
     const inClass = (c: string) =>
-      singles.includes(c) || tests.some((t) => t(c)) || (caseless && c.toLowerCase() !== c.toUpperCase()
+      singles.includes(c) ||
+      tests.some((t) => t(c)) ||
+      (caseless && c.toLowerCase() !== c.toUpperCase()
         ? singles.includes(c.toLowerCase()) ||
           singles.includes(c.toUpperCase()) ||
           tests.some((t) => t(c.toLowerCase()) || t(c.toUpperCase()))

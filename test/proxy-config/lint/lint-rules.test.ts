@@ -34,6 +34,7 @@ describe('LINT_RULES', () => {
       'status-page-exposed',
       'if-in-location',
       'try-files-without-open-file-cache',
+      'proxy-pass-ssrf',
     ]);
   });
 

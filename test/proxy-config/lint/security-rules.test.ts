@@ -53,22 +53,30 @@ describe('add-header-dropped with add_header_inherit (nginx 1.29.3)', () => {
 
 describe('status-page-exposed with the NGINX Plus pages', () => {
   it.each(['api write=on;', 'status;'])('fires on %s without an access list', (directive) => {
-    expect(fired(`server { listen 80; location /api { ${directive} } }`, 'status-page-exposed')).toHaveLength(1);
+    expect(fired(`server { listen 80; location /api { ${directive} } }`, 'status-page-exposed')).toHaveLength(
+      1,
+    );
     expect(
-      fired(`server { listen 80; location /api { ${directive} allow 10.0.0.1; deny all; } }`, 'status-page-exposed'),
+      fired(
+        `server { listen 80; location /api { ${directive} allow 10.0.0.1; deny all; } }`,
+        'status-page-exposed',
+      ),
     ).toEqual([]);
   });
 
   it('accepts an access list inherited from the server, or a login', () => {
     expect(
-      fired('server { listen 80; allow 10.0.0.1; deny all; location /s { stub_status; } }', 'status-page-exposed'),
+      fired(
+        'server { listen 80; allow 10.0.0.1; deny all; location /s { stub_status; } }',
+        'status-page-exposed',
+      ),
     ).toEqual([]);
     expect(
       fired('server { listen 80; location /s { auth_basic "s"; stub_status; } }', 'status-page-exposed'),
     ).toEqual([]);
-    expect(fired('server { listen 80; location /s { allow 10.0.0.1; stub_status; } }', 'status-page-exposed')).toEqual(
-      ['1: stub_status in location /s without deny all'],
-    );
+    expect(
+      fired('server { listen 80; location /s { allow 10.0.0.1; stub_status; } }', 'status-page-exposed'),
+    ).toEqual(['1: stub_status in location /s without deny all']);
   });
 });
 

@@ -71,7 +71,13 @@ describe('parsePcre: what a capture group can hold', () => {
 describe('ifCondition', () => {
   const at = (args: string[]) => ifCondition({ name: 'if', args, file: 'x', line: 1, children: [] });
   it('reads a condition with or without the parentheses kept', () => {
-    const expected = { variable: '$http_origin', operator: '~*', regex: '^https://a$', negated: false, caseless: true };
+    const expected = {
+      variable: '$http_origin',
+      operator: '~*',
+      regex: '^https://a$',
+      negated: false,
+      caseless: true,
+    };
     expect(at(['($http_origin', '~*', '^https://a$', ')'])).toEqual(expected);
     expect(at(['($http_origin', '~*', '^https://a$)'])).toEqual(expected);
     expect(at(['$http_origin', '~*', '^https://a$'])).toEqual(expected);

@@ -96,7 +96,7 @@ export const RETURN_BYPASSES_ALLOW_DENY: LintRule = {
   severity: 'error',
   title: 'return answers before allow/deny is checked',
   message:
-    'return and rewrite … redirect|permanent answer in nginx\'s rewrite phase, which runs before the access phase where allow/deny are checked: every client gets that response (a health page, a redirect with a token, a body), whatever the access list says.',
+    "return and rewrite … redirect|permanent answer in nginx's rewrite phase, which runs before the access phase where allow/deny are checked: every client gets that response (a health page, a redirect with a token, a body), whatever the access list says.",
   fix: 'move the response where the access list still applies: try_files /dev/null @answer; with location @answer { return …; }, or check the address in a map/geo and return 403 first',
   runbook: null,
   test: (config) => {
@@ -123,8 +123,7 @@ const STATUS_HANDLERS = new Set(['stub_status', 'status', 'api', 'vhost_traffic_
 function loopbackOnly(server: NginxDirective | undefined): boolean {
   const listens = server ? childrenNamed(server, 'listen') : [];
   return (
-    listens.length > 0 &&
-    listens.every((l) => /^(unix:|127\.|localhost(:|$)|\[::1\])/.test(l.args[0] ?? ''))
+    listens.length > 0 && listens.every((l) => /^(unix:|127\.|localhost(:|$)|\[::1\])/.test(l.args[0] ?? ''))
   );
 }
 

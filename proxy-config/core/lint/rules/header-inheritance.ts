@@ -50,7 +50,9 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
     const own = childrenNamed(block, name);
     if (own.length === 0 || inheritMode(chain, name) !== 'on') continue;
     const kept = new Set(own.map((d) => (d.args[0] ?? '').toLowerCase()));
-    const dropped = inEffect(chain.slice(0, -1), name).filter((d) => !kept.has((d.args[0] ?? '').toLowerCase()));
+    const dropped = inEffect(chain.slice(0, -1), name).filter(
+      (d) => !kept.has((d.args[0] ?? '').toLowerCase()),
+    );
     if (dropped.length === 0) continue;
     const first = own[0] as NginxDirective;
     const source = dropped[0] as NginxDirective;
