@@ -12,6 +12,7 @@ import { ADD_HEADER_CONTENT_TYPE, ADD_HEADER_MULTILINE } from './rules/response-
 import { IF_IN_LOCATION } from './rules/if-in-location.js';
 import { TRY_FILES_WITHOUT_OPEN_FILE_CACHE } from './rules/open-file-cache.js';
 import { PROXY_PASS_SLASH_MISMATCH } from './rules/proxy-pass-slash.js';
+import { ORIGIN_REGEX_UNSAFE, VALID_REFERERS_NONE } from './rules/origin-regex.js';
 import { PROXY_PASS_SSRF } from './rules/ssrf.js';
 import { SERVER_NAME_CONFLICT } from './rules/server-names.js';
 import { ALIAS_TRAVERSAL, HOST_HEADER_SPOOFABLE, HTTP_SPLITTING } from './rules/security.js';
@@ -53,4 +54,6 @@ export const LINT_RULES: readonly LintRule[] = [
   IF_IN_LOCATION,
   TRY_FILES_WITHOUT_OPEN_FILE_CACHE,
   PROXY_PASS_SSRF,
+  ORIGIN_REGEX_UNSAFE,
+  VALID_REFERERS_NONE,
 ];

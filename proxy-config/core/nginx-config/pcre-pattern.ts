@@ -395,6 +395,30 @@ export function firstSets(node: PcreNode): CharSet[] {
   }
 }
 
+/** The sets the last character of a match can come from. */
+export function lastSets(node: PcreNode): CharSet[] {
+  switch (node.type) {
+    case 'chars':
+      return [node.set];
+    case 'seq': {
+      const out: CharSet[] = [];
+      for (const item of [...node.items].reverse()) {
+        out.push(...lastSets(item));
+        if (!nullable(item)) break;
+      }
+      return out;
+    }
+    case 'alt':
+      return node.options.flatMap(lastSets);
+    case 'group':
+      return lastSets(node.body);
+    case 'repeat':
+      return node.max > 0 ? lastSets(node.body) : [];
+    default:
+      return [];
+  }
+}
+
 /** True when some match starts with `ch`. */
 export function canStartWith(node: PcreNode, ch: string): boolean {
   return firstSets(node).some((set) => set.has(ch));

@@ -35,6 +35,8 @@ describe('LINT_RULES', () => {
       'if-in-location',
       'try-files-without-open-file-cache',
       'proxy-pass-ssrf',
+      'origin-regex-unsafe',
+      'valid-referers-none',
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+import { originRegexProblem } from '../../../proxy-config/core/lint/rules/origin-regex.js';
 import { lintNginxConfig } from '../../../proxy-config/lint-config.js';
 
 // Forms the installed nginx (1.22) cannot load, so they have no fixture pair run through nginx -t:
@@ -85,4 +86,64 @@ it('add-header-multiline reads the values of headers-more', () => {
     '1: more_set_headers X-A: its value holds a line break',
   ]);
   expect(fired('server { more_set_headers -s 404 "X-A: a"; }', 'add-header-multiline')).toEqual([]);
+});
+
+describe('origin-regex-unsafe: which regexes other sites can match', () => {
+  it.each([
+    ['^https://example\\.com$', 'origin', false, undefined],
+    ['^https?://(www\\.)?example\\.com$', 'origin', false, undefined],
+    ['^https://([a-z0-9-]+\\.)*example\\.com(:[0-9]+)?$', 'origin', false, undefined],
+    ['^https://(a\\.com|b\\.com)$', 'origin', false, undefined],
+    ['^https://.*\\.example\\.com$', 'origin', false, undefined],
+    ['^https://example\\.com/', 'referer', false, undefined],
+    ['^(www\\.)?example\\.com/', 'referer', true, undefined],
+    ['https://example\\.com$', 'origin', false, 'no "^"'],
+    ['^https://example\\.com', 'origin', false, 'nothing ends the host'],
+    ['^https://(a\\.com|b\\.com)', 'origin', false, 'nothing ends the host'],
+    ['^https://example.com$', 'origin', false, 'unescaped "."'],
+    ['^https://(www.)?example\\.com$', 'origin', false, 'unescaped "."'],
+    ['^https://.*example\\.com$', 'origin', false, 'runs straight into the domain'],
+    ['^https://.*\\.example\\.com/', 'referer', false, 'run into the path'],
+    ['\\.google\\.', 'referer', true, 'no "^"'],
+  ] as const)('%s (%s)', (regex, checked, hostFirst, problem) => {
+    const found = originRegexProblem(regex, false, checked, hostFirst);
+    if (problem === undefined) expect(found).toBeUndefined();
+    else expect(found).toContain(problem);
+  });
+
+  it('reads map keys on $http_origin and flags the misspelt $http_referrer', () => {
+    expect(
+      fired(
+        'map $http_origin $ok { default ""; "~*^https://a.example$" 1; } server { }',
+        'origin-regex-unsafe',
+      ),
+    ).toEqual([expect.stringContaining('unescaped "."')]);
+    expect(
+      fired(
+        'server { location / { if ($http_referrer !~ "^https://a\\.example/") { return 403; } } }',
+        'origin-regex-unsafe',
+      ),
+    ).toEqual([expect.stringContaining('$http_referrer is always empty')]);
+  });
+});
+
+describe('proxy-pass-ssrf', () => {
+  it.each([
+    ['location / { proxy_pass http://$host$request_uri; }', '$host'],
+    ['location / { set $target $http_x_target; proxy_pass https://$target; }', '$http_x_target'],
+    ['location ~ ^/p/(?<h>[^/]+)/ { proxy_pass http://$h; }', '$h of location'],
+    ['location / { proxy_pass $arg_scheme://app; }', '$arg_scheme'],
+  ])('fires on %s', (location, source) => {
+    expect(fired(`server { ${location} }`, 'proxy-pass-ssrf')).toEqual([expect.stringContaining(source)]);
+  });
+
+  it.each([
+    'location / { proxy_pass http://app$request_uri; }',
+    'location ~ ^/p/([a-z]+)/ { proxy_pass http://$1.internal; }',
+    'location @fallback { proxy_pass http://$http_x_target; }',
+    'location /x { internal; proxy_pass http://$http_x_target; }',
+    'location / { proxy_pass http://$upstream_from_a_module; }',
+  ])('stays silent on %s', (location) => {
+    expect(fired(`server { ${location} }`, 'proxy-pass-ssrf')).toEqual([]);
+  });
 });

@@ -36,7 +36,9 @@ export const PROXY_PASS_SSRF: LintRule = {
       const target = TARGET.exec(d.args[0] ?? '');
       if (!target) return;
       const site = { directive: d, chain };
-      for (const part of [target[1], target[2]]) {
+      // $request_uri, $uri and $document_uri start with "/": the host ends where they begin.
+      const host = (target[2] ?? '').replace(/\$\{?(request_uri|uri|document_uri)\b.*$/, '');
+      for (const part of [target[1], host]) {
         const source = part === undefined ? undefined : sourcesIn(part, site, config).find(namesAHost);
         if (!source) continue;
         hits.push({
