@@ -14,6 +14,8 @@ export const TRY_FILES_WITHOUT_OPEN_FILE_CACHE: LintRule = {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d, chain) => {
       if (d.name !== 'try_files' || !isHttpScope({ block: d, chain })) return;
+      // `try_files /dev/null @name;` is a jump to a named location, not a lookup.
+      if (d.args.slice(0, -1).every((candidate) => candidate === '/dev/null')) return;
       const cache = effectiveDirective(chain, 'open_file_cache');
       if (cache && (cache.args[0] ?? 'off') !== 'off') return;
       hits.push({
