@@ -1,9 +1,19 @@
 import { ACCESS_LOG_BUFFER_NO_FLUSH, ACCESS_LOG_UPSTREAM_FIELDS } from './rules/access-log.js';
+import {
+  ALLOW_WITHOUT_DENY,
+  RETURN_BYPASSES_ALLOW_DENY,
+  STATUS_PAGE_EXPOSED,
+} from './rules/access-control.js';
 import { BODY_SIZE_INCONSISTENT } from './rules/body-size.js';
 import { CACHE_CONTROL_INVERTED } from './rules/cache-control.js';
 import { FORWARDED_PROTO_MISSING, REQUEST_ID_MISSING } from './rules/forwarded-headers.js';
 import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inheritance.js';
+import { ADD_HEADER_CONTENT_TYPE, ADD_HEADER_MULTILINE } from './rules/response-headers.js';
+import { IF_IN_LOCATION } from './rules/if-in-location.js';
+import { TRY_FILES_WITHOUT_OPEN_FILE_CACHE } from './rules/open-file-cache.js';
 import { PROXY_PASS_SLASH_MISMATCH } from './rules/proxy-pass-slash.js';
+import { ORIGIN_REGEX_UNSAFE, VALID_REFERERS_NONE } from './rules/origin-regex.js';
+import { PROXY_PASS_SSRF } from './rules/ssrf.js';
 import { SERVER_NAME_CONFLICT } from './rules/server-names.js';
 import { ALIAS_TRAVERSAL, HOST_HEADER_SPOOFABLE, HTTP_SPLITTING } from './rules/security.js';
 import { TIMEOUT_NOT_NESTED } from './rules/timeouts.js';
@@ -36,4 +46,14 @@ export const LINT_RULES: readonly LintRule[] = [
   HOST_HEADER_SPOOFABLE,
   HTTP_SPLITTING,
   SERVER_NAME_CONFLICT,
+  ADD_HEADER_MULTILINE,
+  ADD_HEADER_CONTENT_TYPE,
+  ALLOW_WITHOUT_DENY,
+  RETURN_BYPASSES_ALLOW_DENY,
+  STATUS_PAGE_EXPOSED,
+  IF_IN_LOCATION,
+  TRY_FILES_WITHOUT_OPEN_FILE_CACHE,
+  PROXY_PASS_SSRF,
+  ORIGIN_REGEX_UNSAFE,
+  VALID_REFERERS_NONE,
 ];

@@ -27,6 +27,16 @@ describe('LINT_RULES', () => {
       'host-header-spoofable',
       'http-splitting',
       'server-name-conflict',
+      'add-header-multiline',
+      'add-header-content-type',
+      'allow-without-deny',
+      'return-bypasses-allow-deny',
+      'status-page-exposed',
+      'if-in-location',
+      'try-files-without-open-file-cache',
+      'proxy-pass-ssrf',
+      'origin-regex-unsafe',
+      'valid-referers-none',
     ]);
   });
 

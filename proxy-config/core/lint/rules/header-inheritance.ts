@@ -1,25 +1,58 @@
-import { childrenNamed, listLocations, listServers, type BlockScope } from '../../nginx-config/query.js';
+import {
+  childrenNamed,
+  findBlocks,
+  isHttpScope,
+  listLocations,
+  listServers,
+  type BlockScope,
+} from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { describeBlock } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
+/** How a level inherits outer `add_header`s (nginx 1.29.3's `add_header_inherit`, itself inherited). */
+type InheritMode = 'on' | 'off' | 'merge';
+
+function inheritMode(chain: NginxDirective[], name: string): InheritMode {
+  if (name !== 'add_header') return 'on';
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const mode = childrenNamed(chain[i] as NginxDirective, 'add_header_inherit').at(-1)?.args[0];
+    if (mode === 'on' || mode === 'off' || mode === 'merge') return mode;
+  }
+  return 'on';
+}
+
 /**
- * Blocks that set `name` themselves while an enclosing level sets headers they do not repeat: nginx
- * inherits such array directives only when a level has none, so the outer ones silently vanish.
+ * The `name` directives in effect at the end of `chain`: a level with its own replaces the outer
+ * ones, unless `add_header_inherit merge` appends them or `add_header_inherit off` drops them.
+ */
+function inEffect(chain: NginxDirective[], name: string): readonly NginxDirective[] {
+  if (chain.length === 0) return [];
+  const own = childrenNamed(chain.at(-1) as NginxDirective, name);
+  const mode = inheritMode(chain, name);
+  if (mode === 'off') return own;
+  const outer = inEffect(chain.slice(0, -1), name);
+  if (mode === 'merge') return [...outer, ...own];
+  return own.length > 0 ? own : outer;
+}
+
+/**
+ * Blocks (server, location, if) that set `name` themselves while an enclosing level sets headers
+ * they do not repeat: nginx inherits such array directives only when a level has none, so the
+ * outer ones silently vanish. `add_header_inherit merge` keeps them, and `off` drops them on purpose.
  */
 function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
   const hits: RuleHit[] = [];
-  const scopes: BlockScope[] = [...listServers(config), ...listLocations(config)];
+  const ifs = findBlocks(config, 'if').filter(isHttpScope);
+  const scopes: BlockScope[] = [...listServers(config), ...listLocations(config), ...ifs];
   for (const { block, chain } of scopes) {
     const own = childrenNamed(block, name);
-    if (own.length === 0) continue;
-    if (name === 'add_header' && chain.some((b) => childrenNamed(b, 'add_header_inherit').length > 0))
-      continue;
-    const outer = nearestOuter(chain, name);
-    if (!outer) continue;
+    if (own.length === 0 || inheritMode(chain, name) !== 'on') continue;
     const kept = new Set(own.map((d) => (d.args[0] ?? '').toLowerCase()));
-    const dropped = outer.filter((d) => !kept.has((d.args[0] ?? '').toLowerCase()));
+    const dropped = inEffect(chain.slice(0, -1), name).filter(
+      (d) => !kept.has((d.args[0] ?? '').toLowerCase()),
+    );
     if (dropped.length === 0) continue;
     const first = own[0] as NginxDirective;
     const source = dropped[0] as NginxDirective;
@@ -30,14 +63,6 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
     });
   }
   return hits;
-}
-
-function nearestOuter(chain: NginxDirective[], name: string): readonly NginxDirective[] | undefined {
-  for (let i = chain.length - 2; i >= 0; i--) {
-    const found = childrenNamed(chain[i] as NginxDirective, name);
-    if (found.length > 0) return found;
-  }
-  return undefined;
 }
 
 /** gixy's add_header_redefinition: one add_header in a location drops every server-level header. */

@@ -1,5 +1,39 @@
 import { childrenNamed, listLocations, locationMatch, walkDirectives } from '../../nginx-config/query.js';
+import { canStartWith, mustStartWith, parsePcre } from '../../nginx-config/pcre-pattern.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { rewriteCaptures, sourcesIn } from '../variable-sources.js';
+
+/**
+ * Why an `alias` built from a regex location's captures can leave its directory, or undefined.
+ * The capture replaces what the group matched: `location ~ ^/static(.*)$ { alias /srv/static/$1; }`
+ * maps /static../etc/passwd to /srv/static/../etc/passwd, and `alias /srv/data$1` after `/data/(.*)`
+ * reaches the sibling /srv/data-backup.
+ */
+function regexAliasEscape(location: NginxDirective, alias: string): string | undefined {
+  const { modifier, path } = locationMatch(location);
+  const pattern = parsePcre(path, modifier === '~*');
+  if (!pattern) return undefined;
+  let literalStart = 0;
+  let previousEnd: number | undefined;
+  for (const ref of alias.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)) {
+    const name = (ref[1] ?? ref[2]) as string;
+    const group = /^\d+$/.test(name) ? pattern.groups.get(Number(name)) : pattern.named.get(name);
+    const before = alias.slice(literalStart, ref.index);
+    literalStart = ref.index + ref[0].length;
+    const atStart = previousEnd === undefined && before === '';
+    previousEnd = literalStart;
+    if (!group) continue;
+    if (atStart) return `${ref[0]} starts the path: the request chooses the directory`;
+    const slashInLocation = /\\?\/$/.test(path.slice(0, group.start)) || mustStartWith(group, '/');
+    const slashInAlias = before.endsWith('/');
+    if (!slashInLocation && slashInAlias && canStartWith(group, '.'))
+      return `${ref[0]} can start with ".." after the "/" of the alias`;
+    if (!slashInAlias && !mustStartWith(group, '/'))
+      return `${ref[0]} is glued to "${before}" without a "/": neighbouring names are reachable`;
+  }
+  return undefined;
+}
 
 /** gixy's alias_traversal: `location /static { alias /srv/static/; }` serves /static../secret. */
 export const ALIAS_TRAVERSAL: LintRule = {
@@ -7,66 +41,127 @@ export const ALIAS_TRAVERSAL: LintRule = {
   severity: 'error',
   title: 'alias path traversal',
   message:
-    'A prefix location without a trailing slash whose alias ends with one lets /static../ map to the parent of the alias directory: files next to it (configs, keys, .git) can be read.',
-  fix: 'end both with a slash: location /static/ { alias /srv/static/; } (or use root)',
+    "nginx replaces the matched part of the path with the alias: a prefix location without a trailing slash whose alias ends with one lets /static../ map to the parent of the alias directory, and a regex location's capture placed after the alias's slash (or glued to a name) does the same. Files next to it (configs, keys, .git) can be read.",
+  fix: 'end both with a slash: location /static/ { alias /srv/static/; } (or use root); in a regex location, put the slash inside the group or before it in both: location ~ ^/static/(.*)$ { alias /srv/static/$1; }',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block } of listLocations(config)) {
       const { modifier, path } = locationMatch(block);
-      if ((modifier !== '' && modifier !== '^~') || path.endsWith('/')) continue;
-      for (const alias of childrenNamed(block, 'alias'))
-        if ((alias.args[0] ?? '').endsWith('/'))
+      for (const alias of childrenNamed(block, 'alias')) {
+        const target = alias.args[0] ?? '';
+        if (modifier === '~' || modifier === '~*') {
+          const escape = regexAliasEscape(block, target);
+          if (escape)
+            hits.push({
+              file: alias.file,
+              line: alias.line,
+              what: `location ${modifier} ${path} with alias ${target}: ${escape}`,
+            });
+          continue;
+        }
+        if ((modifier !== '' && modifier !== '^~') || path.endsWith('/')) continue;
+        if (target.endsWith('/'))
           hits.push({
             file: alias.file,
             line: alias.line,
-            what: `location ${path} with alias ${alias.args[0] ?? ''} serves ${path}../ from the parent directory`,
+            what: `location ${path} with alias ${target} serves ${path}../ from the parent directory`,
           });
+      }
     }
     return hits;
   },
 };
 
-/** gixy's host_spoofing: $http_host is whatever the client sent. */
+/** gixy's host_spoofing: the Host sent upstream must be one nginx matched, not one the client wrote. */
 export const HOST_HEADER_SPOOFABLE: LintRule = {
   id: 'host-header-spoofable',
   severity: 'warning',
-  title: 'Host forwarded from $http_host',
+  title: 'Host forwarded from a client-controlled value',
   message:
-    '$http_host is the raw client Host header, forwarded even when it matches no server_name (default server): the app builds links, password-reset mails and cache keys from an attacker-chosen host.',
-  fix: 'proxy_set_header Host $host;',
+    "$http_host is the raw client Host header, forwarded even when it matches no server_name (default server); $http_x_forwarded_host, $arg_*, $cookie_* and other request values are the client's to choose outright: the app builds links, password-reset mails and cache keys from an attacker-chosen host.",
+  fix: 'proxy_set_header Host $host; (or a map that passes the client value only when an anchored regex of your own names matches it)',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
-    walkDirectives(config, (d) => {
-      if (
-        d.name === 'proxy_set_header' &&
-        (d.args[0] ?? '').toLowerCase() === 'host' &&
-        /\$\{?http_host\b/.test(d.args[1] ?? '')
-      )
-        hits.push({ file: d.file, line: d.line, what: `proxy_set_header Host ${d.args[1] ?? ''}` });
+    walkDirectives(config, (d, chain) => {
+      if (d.name !== 'proxy_set_header' || (d.args[0] ?? '').toLowerCase() !== 'host') return;
+      // $host is the fix: the matched server name, or the Host header nginx validated.
+      const spoofable = sourcesIn(d.args[1] ?? '', { directive: d, chain }, config).find(
+        (source) => source.client && source.origin !== 'host',
+      );
+      if (spoofable)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `proxy_set_header Host ${d.args[1] ?? ''}${spoofable.what === d.args[1] ? '' : ` (from ${spoofable.what})`}`,
+        });
     });
     return hits;
   },
 };
 
-const DECODED_URI = /\$\{?(uri|document_uri)\b/;
-const HEADER_WRITERS = new Set(['add_header', 'proxy_set_header', 'return', 'proxy_pass']);
+/** nginx writes `return`'s argument into Location only for these statuses (else it is the body). */
+const REDIRECT_STATUSES = new Set(['301', '302', '303', '307', '308']);
+const ABSOLUTE_URL = /^(https?:\/\/|\$scheme)/;
 
-/** gixy's http_splitting: $uri is percent-decoded, so %0d%0a in a request becomes a real line break. */
+/**
+ * The value a directive writes into a response header or the upstream request, and whether it goes
+ * upstream (server side: only a line feed splits there) or to the client (a lone CR splits too).
+ */
+function writtenValue(d: NginxDirective): { value: string; upstream: boolean } | undefined {
+  const [first = '', second] = d.args;
+  switch (d.name) {
+    case 'proxy_pass':
+      return { value: first, upstream: true };
+    case 'proxy_set_header':
+      return second === undefined ? undefined : { value: second, upstream: true };
+    case 'add_header':
+      return second === undefined ? undefined : { value: second, upstream: false };
+    case 'return':
+      if (second === undefined)
+        return ABSOLUTE_URL.test(first) ? { value: first, upstream: false } : undefined;
+      return REDIRECT_STATUSES.has(first) ? { value: second, upstream: false } : undefined;
+    case 'rewrite': {
+      const redirects =
+        ['redirect', 'permanent'].includes(d.args[2] ?? '') || ABSOLUTE_URL.test(second ?? '');
+      // A redirect's own $1..$9 are escaped by nginx when the request path held escapes; the rest is not.
+      return redirects
+        ? { value: (second ?? '').replace(/\$(\d|\{\d+\})/g, ''), upstream: false }
+        : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * gixy's http_splitting: $uri, $document_uri and regex captures of the path are percent-decoded, so
+ * %0d%0a in a request becomes a real line break in a header or in the upstream request.
+ */
 export const HTTP_SPLITTING: LintRule = {
   id: 'http-splitting',
   severity: 'error',
-  title: 'decoded $uri written into a header or upstream request',
+  title: 'decoded path written into a header or upstream request',
   message:
-    '$uri and $document_uri are percent-decoded: a request for /x%0d%0aSet-Cookie:a=b writes a line break into the response header or the upstream request (header injection, response splitting).',
-  fix: 'use $request_uri (kept encoded) in return/add_header/proxy_set_header/proxy_pass',
+    '$uri, $document_uri and captures of a regex matched against the path are percent-decoded: a request for /x%0d%0aSet-Cookie:a=b writes a line break into the Location or another response header, or into the request sent upstream (header injection, response splitting). A capture only holds what its group matches, so [^/]*, \\s, \\W and . (a CR) let it through.',
+  fix: 'use $request_uri (kept encoded), or narrow the group to the characters a path segment needs ([A-Za-z0-9._-]+); in a map, anchor the guarding regex at both ends',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
-    walkDirectives(config, (d) => {
-      if (HEADER_WRITERS.has(d.name) && d.args.some((a) => DECODED_URI.test(a)))
-        hits.push({ file: d.file, line: d.line, what: `${d.name} ${d.args.join(' ')}` });
+    walkDirectives(config, (d, chain) => {
+      const written = writtenValue(d);
+      if (!written) return;
+      const captures = d.name === 'rewrite' ? rewriteCaptures(d) : undefined;
+      const breaking = sourcesIn(written.value, { directive: d, chain }, config, captures).find(
+        (source) => source.mayHold('\n') || (!written.upstream && source.mayHold('\r')),
+      );
+      if (breaking)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `${d.name} ${d.args.join(' ')}: ${breaking.what} can hold a line break`,
+        });
     });
     return hits;
   },

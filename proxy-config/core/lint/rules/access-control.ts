@@ -1,0 +1,168 @@
+import {
+  childrenNamed,
+  effectiveDirective,
+  findBlocks,
+  isHttpScope,
+  listLocations,
+  locationMatch,
+  type ScopeChain,
+} from '../../nginx-config/query.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { describeBlock } from '../proxied-locations.js';
+import type { LintRule, RuleHit } from '../types.js';
+
+/** Blocks whose `allow`/`deny` lines form one access list (nginx's access module contexts). */
+const ACCESS_BLOCKS = ['http', 'server', 'location', 'limit_except'];
+
+/** Authentication that is in effect at the end of `chain` (`auth_basic off` switches it off). */
+function authInEffect(chain: ScopeChain): boolean {
+  const basic = effectiveDirective(chain, 'auth_basic');
+  return (
+    (basic !== undefined && (basic.args[0] ?? 'off') !== 'off') ||
+    effectiveDirective(chain, 'auth_request') !== undefined
+  );
+}
+
+/** `satisfy any` with authentication: clients outside the allow list must log in instead, by design. */
+function allowOrLogin(chain: ScopeChain): boolean {
+  return (effectiveDirective(chain, 'satisfy')?.args[0] ?? 'all') === 'any' && authInEffect(chain);
+}
+
+function accessBlocks(config: NginxConfig): Array<{ block: NginxDirective; chain: ScopeChain }> {
+  return ACCESS_BLOCKS.flatMap((name) => findBlocks(config, name)).filter(isHttpScope);
+}
+
+/** gixy's allow_without_deny: without a `deny`, everybody not listed is allowed anyway. */
+export const ALLOW_WITHOUT_DENY: LintRule = {
+  id: 'allow-without-deny',
+  severity: 'error',
+  title: 'allow without deny',
+  message:
+    'nginx allows every request no rule denies: `allow 10.0.0.0/8;` on its own restricts nothing, so the block meant for the office network or the monitoring host is open to the internet.',
+  fix: 'end the list with deny all; (allow 10.0.0.0/8; deny all;)',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const { block, chain } of accessBlocks(config)) {
+      const allows = childrenNamed(block, 'allow').filter((d) => d.args[0] !== 'all');
+      const first = allows[0];
+      if (!first || childrenNamed(block, 'deny').length > 0 || allowOrLogin(chain)) continue;
+      hits.push({
+        file: first.file,
+        line: first.line,
+        what: `${describeBlock(block)} allows ${allows.map((d) => d.args[0] ?? '').join(', ')} but denies nobody`,
+      });
+    }
+    return hits;
+  },
+};
+
+/** Locations no client can request directly: named ones and those marked `internal`. */
+function internalOnly(block: NginxDirective): boolean {
+  return (
+    block.name === 'location' &&
+    (locationMatch(block).path.startsWith('@') || childrenNamed(block, 'internal').length > 0)
+  );
+}
+
+/** `return`/redirecting `rewrite` under a block, skipping locations a client cannot reach itself. */
+function earlyResponses(block: NginxDirective): NginxDirective[] {
+  const out: NginxDirective[] = [];
+  for (const child of block.children ?? []) {
+    if (child.children) {
+      // A block with an access list of its own replaces this one there: it is checked on its own.
+      if (!internalOnly(child) && !hasAccessList(child)) out.push(...earlyResponses(child));
+      continue;
+    }
+    if (child.name === 'return' && !refuses(child)) out.push(child);
+    if (child.name === 'rewrite' && ['redirect', 'permanent'].includes(child.args[2] ?? '')) out.push(child);
+  }
+  return out;
+}
+
+function hasAccessList(block: NginxDirective): boolean {
+  return (block.children ?? []).some((d) => d.name === 'allow' || d.name === 'deny');
+}
+
+/** `return 403` (any 4xx/5xx) answers with an error: it bypasses the access list but grants nothing. */
+function refuses(ret: NginxDirective): boolean {
+  const code = Number(ret.args[0]);
+  return Number.isInteger(code) && code >= 400;
+}
+
+/** gixy-ng's return_bypasses_allow_deny: the rewrite phase runs before the access phase. */
+export const RETURN_BYPASSES_ALLOW_DENY: LintRule = {
+  id: 'return-bypasses-allow-deny',
+  severity: 'error',
+  title: 'return answers before allow/deny is checked',
+  message:
+    "return and rewrite … redirect|permanent answer in nginx's rewrite phase, which runs before the access phase where allow/deny are checked: every client gets that response (a health page, a redirect with a token, a body), whatever the access list says.",
+  fix: 'move the response where the access list still applies: try_files /dev/null @answer; with location @answer { return …; }, or check the address in a map/geo and return 403 first',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const { block } of accessBlocks(config)) {
+      // Only a list that denies someone can be bypassed.
+      const first = childrenNamed(block, 'deny')[0];
+      if (!first) continue;
+      for (const response of earlyResponses(block))
+        hits.push({
+          file: response.file,
+          line: response.line,
+          what: `${response.name} ${response.args.join(' ')} answers before the deny of ${describeBlock(block)} at ${first.file}:${first.line} is checked`,
+        });
+    }
+    return hits;
+  },
+};
+
+/** Directives that turn a location into a status or management page. */
+const STATUS_HANDLERS = new Set(['stub_status', 'status', 'api', 'vhost_traffic_status_display']);
+
+/** True when every `listen` of the server is a unix socket or a loopback address. */
+function loopbackOnly(server: NginxDirective | undefined): boolean {
+  const listens = server ? childrenNamed(server, 'listen') : [];
+  return (
+    listens.length > 0 && listens.every((l) => /^(unix:|127\.|localhost(:|$)|\[::1\])/.test(l.args[0] ?? ''))
+  );
+}
+
+/** The access list in effect at the end of `chain`: the innermost level with any allow/deny wins. */
+function effectiveAccessList(chain: ScopeChain): NginxDirective[] {
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const rules = (chain[i]?.children ?? []).filter((d) => d.name === 'allow' || d.name === 'deny');
+    if (rules.length > 0) return rules;
+  }
+  return [];
+}
+
+/** gixy-ng's status_page_exposed: connection counts and (with `api`) write access for anyone. */
+export const STATUS_PAGE_EXPOSED: LintRule = {
+  id: 'status-page-exposed',
+  severity: 'warning',
+  title: 'status page open to everyone',
+  message:
+    'stub_status (and the status/api pages of NGINX Plus) show connection and request counts to anyone who finds the URL; the api page can even change upstreams. Attackers use the counts to time and size their load.',
+  fix: 'allow the monitoring hosts, then deny all; (or serve it on a loopback-only listen, or behind auth_basic)',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const { block, chain } of listLocations(config)) {
+      if (internalOnly(block)) continue;
+      const handler = (block.children ?? []).find((d) => STATUS_HANDLERS.has(d.name));
+      if (!handler) continue;
+      const server = chain.find((b) => b.name === 'server');
+      if (loopbackOnly(server) || authInEffect(chain)) continue;
+      const rules = effectiveAccessList(chain);
+      const allowsSome = rules.some((d) => d.name === 'allow' && d.args[0] !== 'all');
+      const deniesAll = rules.some((d) => d.name === 'deny' && d.args[0] === 'all');
+      if (allowsSome && deniesAll) continue;
+      hits.push({
+        file: handler.file,
+        line: handler.line,
+        what: `${handler.name} in ${describeBlock(block)} without ${allowsSome ? 'deny all' : 'an allow list and deny all'}`,
+      });
+    }
+    return hits;
+  },
+};

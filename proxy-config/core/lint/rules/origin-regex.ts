@@ -1,0 +1,194 @@
+import { ifCondition } from '../../nginx-config/if-condition.js';
+import {
+  anchoredAtStart,
+  firstSets,
+  lastSets,
+  mustStartWith,
+  parsePcre,
+  type CharSet,
+  type PcreNode,
+} from '../../nginx-config/pcre-pattern.js';
+import { isHttpScope, walkDirectives } from '../../nginx-config/query.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
+import type { LintRule, RuleHit } from '../types.js';
+
+/** What a checked value holds: an Origin (scheme://host[:port]) or a Referer (a whole URL). */
+type Checked = 'origin' | 'referer';
+
+const LABEL_CHARS = [...'abcdefghijklmnopqrstuvwxyz0123456789-'];
+const holdsLabelChar = (set: CharSet) => LABEL_CHARS.some((ch) => set.has(ch));
+
+/** An unescaped `.` that stands for one character (not the body of `.*`, which is a wildcard). */
+function singleDot(node: PcreNode): boolean {
+  switch (node.type) {
+    case 'chars':
+      return node.source === '.';
+    case 'seq':
+      return node.items.some(singleDot);
+    case 'alt':
+      return node.options.some(singleDot);
+    case 'group':
+      return singleDot(node.body);
+    case 'repeat':
+      return node.body.type !== 'chars' && singleDot(node.body);
+    default:
+      return false;
+  }
+}
+
+const DOT =
+  'an unescaped "." in the host matches any character (a look-alike domain such as wwwXexample.com passes)';
+const GLUED = 'a wildcard runs straight into the domain name (evil-example.com passes for example.com)';
+const INTO_PATH = 'a wildcard in the host can run into the path (https://evil.test/.example.com passes)';
+const OPEN_END = 'nothing ends the host ($, "/" or ":"): https://example.com.evil.test passes';
+
+type Walk = { problem: string } | 'closed' | 'open' | 'no-host';
+
+/**
+ * Follows the pattern's top-level sequence (alternatives one by one) from the scheme into the host,
+ * and reports the first way another host can match: a single-character dot, a wildcard glued to a
+ * label, a host left open at the end.
+ */
+function walk(
+  items: PcreNode[],
+  inHost: boolean,
+  tail: string,
+  checked: Checked,
+  budget: { left: number },
+): Walk {
+  if (--budget.left < 0) return 'closed';
+  for (let k = 0; k < items.length; k++) {
+    const item = items[k] as PcreNode;
+    const rest = items.slice(k + 1);
+    if (item.type === 'seq') return walk([...item.items, ...rest], inHost, tail, checked, budget);
+    if (item.type === 'group') return walk([item.body, ...rest], inHost, tail, checked, budget);
+    if (item.type === 'alt') {
+      let outcome: Walk = 'no-host';
+      for (const option of item.options) {
+        const result = walk([option, ...rest], inHost, tail, checked, budget);
+        if (typeof result === 'object' || result === 'open') return result;
+        if (result === 'closed') outcome = 'closed';
+      }
+      return outcome;
+    }
+    if (!inHost) {
+      if (item.type === 'chars' && item.set.only !== undefined) {
+        tail = (tail + item.set.only).slice(-3);
+        inHost = tail === '://';
+      }
+      continue;
+    }
+    if (item.type === 'anchor') {
+      if (item.at === 'end') return 'closed';
+      continue;
+    }
+    if (item.type === 'chars') {
+      if (item.source === '.') return { problem: DOT };
+      if (item.set.only !== undefined && '/?#:'.includes(item.set.only)) return 'closed';
+      continue;
+    }
+    if (item.type !== 'repeat') continue;
+    if (singleDot(item)) return { problem: DOT };
+    if (checked === 'referer' && item.body.type === 'chars' && item.body.set.has('/'))
+      return { problem: INTO_PATH };
+    const next = firstSets({ type: 'seq', items: rest });
+    if (
+      lastSets(item.body).some(holdsLabelChar) &&
+      next.some((set) => set.only !== '.' && holdsLabelChar(set))
+    )
+      return { problem: GLUED };
+    if (item.min > 0 && (mustStartWith(item.body, '/') || mustStartWith(item.body, ':'))) return 'closed';
+  }
+  return inHost ? 'open' : 'no-host';
+}
+
+/** Why a regex accepts origins or referers of other sites, or undefined when it holds. */
+export function originRegexProblem(
+  regex: string,
+  caseless: boolean,
+  checked: Checked,
+  hostFirst = false,
+): string | undefined {
+  const pattern = parsePcre(regex, caseless);
+  if (!pattern) return undefined;
+  if (!anchoredAtStart(pattern))
+    return `no "^": a value that merely contains a match passes (https://evil.test/?${hostFirst ? '' : 'https://'}example.com)`;
+  const result = walk([pattern.root], hostFirst, '', checked, { left: 256 });
+  if (typeof result === 'object') return result.problem;
+  return result === 'open' ? OPEN_END : undefined;
+}
+
+const CHECKED_VARIABLES: Record<string, Checked> = { $http_origin: 'origin', $http_referer: 'referer' };
+
+/** gixy's origins: a regex meant to accept only our own sites, which other sites also match. */
+export const ORIGIN_REGEX_UNSAFE: LintRule = {
+  id: 'origin-regex-unsafe',
+  severity: 'error',
+  title: 'Origin/Referer regex accepts other sites',
+  message:
+    'A regex that checks $http_origin or $http_referer (in if, a map feeding CORS headers, or valid_referers) is an access check: unanchored, with an unescaped dot, a wildcard glued to the domain or a host left open, it also matches origins an attacker can register, and their pages get CORS access, embedding or hotlinking meant for yours.',
+  fix: 'anchor both ends and escape every dot: ~^https://(www\\.)?example\\.com$ for an Origin, ~^https://(www\\.)?example\\.com/ for a Referer; valid_referers ~^(www\\.)?example\\.com/',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    const report = (d: NginxDirective, line: number, regex: string, problem: string | undefined) => {
+      if (problem) hits.push({ file: d.file, line, what: `"${regex}": ${problem}` });
+    };
+    walkDirectives(config, (d, chain) => {
+      if (!isHttpScope({ block: d, chain })) return;
+      if (d.name === 'if') {
+        const condition = ifCondition(d);
+        if (!condition?.regex) return;
+        if (condition.variable === '$http_referrer')
+          hits.push({
+            file: d.file,
+            line: d.line,
+            what: '$http_referrer is always empty: the header is spelled Referer ($http_referer)',
+          });
+        const checked = CHECKED_VARIABLES[condition.variable];
+        if (checked)
+          report(
+            d,
+            d.line,
+            condition.regex,
+            originRegexProblem(condition.regex, condition.caseless, checked),
+          );
+      }
+      if (d.name === 'map') {
+        const checked = CHECKED_VARIABLES[d.args[0] ?? ''];
+        if (!checked) return;
+        for (const entry of d.entries ?? []) {
+          if (!entry.name.startsWith('~')) continue;
+          const regex = entry.name.replace(/^~\*?/, '');
+          report(d, entry.line, regex, originRegexProblem(regex, entry.name.startsWith('~*'), checked));
+        }
+      }
+      // valid_referers matches its regexes against the Referer after "http://" or "https://".
+      if (d.name === 'valid_referers')
+        for (const arg of d.args.filter((a) => a.startsWith('~'))) {
+          const regex = arg.replace(/^~\*?/, '');
+          report(d, d.line, regex, originRegexProblem(regex, true, 'referer', true));
+        }
+    });
+    return hits;
+  },
+};
+
+/** gixy's valid_referers: `none` lets every request without a Referer through. */
+export const VALID_REFERERS_NONE: LintRule = {
+  id: 'valid-referers-none',
+  severity: 'warning',
+  title: 'valid_referers accepts requests without a Referer',
+  message:
+    'With none in valid_referers, a request that carries no Referer counts as valid: privacy settings, Referrer-Policy: no-referrer and every script or curl send none, so the hotlink or embedding protection built on $invalid_referer lets exactly them through.',
+  fix: 'drop none (keep blocked if proxies strip the header), and decide explicitly what a request without Referer gets',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (d.name === 'valid_referers' && d.args.some((a) => a.toLowerCase() === 'none'))
+        hits.push({ file: d.file, line: d.line, what: `valid_referers ${d.args.join(' ')}` });
+    });
+    return hits;
+  },
+};

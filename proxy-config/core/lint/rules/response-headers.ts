@@ -1,0 +1,77 @@
+import { effectiveDirectives, walkDirectives } from '../../nginx-config/query.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
+import type { LintRule, RuleHit } from '../types.js';
+
+/** The header values a header-setting directive writes (headers-more's options and their values skipped). */
+function headerValues(d: NginxDirective): Array<{ name: string; value: string }> {
+  if (d.name === 'add_header' || d.name === 'add_trailer')
+    return d.args.length >= 2 ? [{ name: d.args[0] ?? '', value: d.args[1] ?? '' }] : [];
+  if (d.name !== 'more_set_headers') return [];
+  const out: Array<{ name: string; value: string }> = [];
+  for (let i = 0; i < d.args.length; i++) {
+    const arg = d.args[i] ?? '';
+    if (arg === '-s' || arg === '-t') i++;
+    else if (!arg.startsWith('-')) {
+      const colon = arg.indexOf(':');
+      out.push(
+        colon === -1
+          ? { name: arg, value: '' }
+          : { name: arg.slice(0, colon).trim(), value: arg.slice(colon + 1).trim() },
+      );
+    }
+  }
+  return out;
+}
+
+/** gixy's add_header_multiline: a quoted value that spans lines is sent with the line breaks in it. */
+export const ADD_HEADER_MULTILINE: LintRule = {
+  id: 'add-header-multiline',
+  severity: 'error',
+  title: 'header value spans several lines',
+  message:
+    'nginx sends a quoted value that spans lines verbatim, line breaks included: HTTP/1.1 clients see a folded or truncated header (obsolete line folding, RFC 9112), and HTTP/2 and HTTP/3 clients must reject the whole response as malformed.',
+  fix: 'write the value on one line (a long Content-Security-Policy too), or build it with map/set from short pieces',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      const broken = headerValues(d).find((h) => /[\r\n]/.test(h.value));
+      if (broken)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `${d.name} ${broken.name}: its value holds a line break`,
+        });
+    });
+    return hits;
+  },
+};
+
+/** gixy's add_header_content_type: add_header appends a second Content-Type next to nginx's own. */
+export const ADD_HEADER_CONTENT_TYPE: LintRule = {
+  id: 'add-header-content-type',
+  severity: 'warning',
+  title: 'Content-Type set with add_header',
+  message:
+    'add_header does not replace the Content-Type nginx already sends (from types/default_type or the upstream): the response carries two Content-Type headers, and browsers pick either one, or sniff.',
+  fix: 'default_type text/plain; (or a types { } block in the location); for proxied responses proxy_hide_header Content-Type first',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d, chain) => {
+      if (d.name !== 'add_header') return;
+      const header = headerValues(d)[0];
+      // The upstream's own Content-Type hidden first: then add_header is the only one.
+      const hidden = effectiveDirectives(chain, 'proxy_hide_header').some(
+        (h) => (h.args[0] ?? '').toLowerCase() === 'content-type',
+      );
+      if (header && header.name.toLowerCase() === 'content-type' && !hidden)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `add_header Content-Type ${header.value} (use default_type ${header.value})`,
+        });
+    });
+    return hits;
+  },
+};

@@ -1,0 +1,54 @@
+import { childrenNamed, locationMatch, walkDirectives } from '../../nginx-config/query.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
+import type { LintRule, RuleHit } from '../types.js';
+import { sourcesIn, type VariableSource } from '../variable-sources.js';
+
+const PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass']);
+
+/** The scheme and host parts of a `*_pass` target (`$1://$2/rest` → `$1://`, `$2`). */
+const TARGET = /^([^?#/)]+:\/\/)?([^?#/)]+)/;
+
+/** Locations no client can request directly: named ones and those marked `internal`. */
+function internalOnly(chain: NginxDirective[]): boolean {
+  const location = chain.findLast((block) => block.name === 'location');
+  return (
+    location !== undefined &&
+    (locationMatch(location).path.startsWith('@') || childrenNamed(location, 'internal').length > 0)
+  );
+}
+
+/** A source that lets the client name any host: it is theirs and can hold a dot. */
+const namesAHost = (source: VariableSource) => source.client && source.mayHold('.');
+
+/** gixy's ssrf: a client-chosen host in proxy_pass turns nginx into an open proxy into the network. */
+export const PROXY_PASS_SSRF: LintRule = {
+  id: 'proxy-pass-ssrf',
+  severity: 'error',
+  title: 'proxy_pass host chosen by the client',
+  message:
+    'When the scheme or host of proxy_pass (fastcgi/uwsgi/scgi/grpc_pass) comes from the request (a query argument, a header, $host, a capture of the path), anyone can make nginx fetch any address it can reach: cloud metadata (169.254.169.254), admin ports, internal services (server-side request forgery).',
+  fix: 'name the upstream in the config; to pick one by request, map the request value to a fixed list of upstream names (map $arg_region $backend { default app_eu; us app_us; }) with no client value as a map result',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d, chain) => {
+      if (!PASSES.has(d.name) || internalOnly(chain)) return;
+      const target = TARGET.exec(d.args[0] ?? '');
+      if (!target) return;
+      const site = { directive: d, chain };
+      // $request_uri, $uri and $document_uri start with "/": the host ends where they begin.
+      const host = (target[2] ?? '').replace(/\$\{?(request_uri|uri|document_uri)\b.*$/, '');
+      for (const part of [target[1], host]) {
+        const source = part === undefined ? undefined : sourcesIn(part, site, config).find(namesAHost);
+        if (!source) continue;
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `${d.name} ${d.args[0] ?? ''}: ${source.what} names the host`,
+        });
+        return;
+      }
+    });
+    return hits;
+  },
+};

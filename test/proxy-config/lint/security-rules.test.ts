@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+import { originRegexProblem } from '../../../proxy-config/core/lint/rules/origin-regex.js';
+import { lintNginxConfig } from '../../../proxy-config/lint-config.js';
+
+// Forms the installed nginx (1.22) cannot load, so they have no fixture pair run through nginx -t:
+// directives of nginx 1.29.3 and of NGINX Plus, and third-party modules.
+const fired = (text: string, id: string) =>
+  lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+    .findings.filter((f) => f.ruleId === id)
+    .map((f) => `${f.line}: ${f.what}`);
+
+describe('add-header-dropped with add_header_inherit (nginx 1.29.3)', () => {
+  const config = (inherit: string) => `server {
+    add_header Strict-Transport-Security "max-age=31536000" always;
+    location / {
+      ${inherit}
+      add_header X-Frame-Options DENY;
+    }
+  }`;
+
+  it('fires with the default, or an explicit add_header_inherit on', () => {
+    expect(fired(config(''), 'add-header-dropped')).toEqual([
+      expect.stringMatching(/^5: add_header in location \/ drops Strict-Transport-Security/),
+    ]);
+    expect(fired(config('add_header_inherit on;'), 'add-header-dropped')).toHaveLength(1);
+  });
+
+  it('stays silent when the location merges, or drops the outer headers on purpose', () => {
+    expect(fired(config('add_header_inherit merge;'), 'add-header-dropped')).toEqual([]);
+    expect(fired(config('add_header_inherit off;'), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('follows a merge set at an outer level, and counts the merged headers as outer ones', () => {
+    const merged = `http {
+      add_header_inherit merge;
+      add_header Strict-Transport-Security "max-age=31536000" always;
+      server { add_header X-Frame-Options DENY; location / { add_header X-A 1; } }
+    }`;
+    expect(fired(merged, 'add-header-dropped')).toEqual([]);
+    const mergedThenReplaced = `http {
+      add_header Strict-Transport-Security "max-age=31536000" always;
+      server {
+        add_header_inherit merge;
+        add_header X-Frame-Options DENY;
+        location / { add_header_inherit on; add_header X-A 1; }
+      }
+    }`;
+    expect(fired(mergedThenReplaced, 'add-header-dropped')).toEqual([
+      expect.stringContaining('drops Strict-Transport-Security, X-Frame-Options'),
+    ]);
+  });
+});
+
+describe('status-page-exposed with the NGINX Plus pages', () => {
+  it.each(['api write=on;', 'status;'])('fires on %s without an access list', (directive) => {
+    expect(fired(`server { listen 80; location /api { ${directive} } }`, 'status-page-exposed')).toHaveLength(
+      1,
+    );
+    expect(
+      fired(
+        `server { listen 80; location /api { ${directive} allow 10.0.0.1; deny all; } }`,
+        'status-page-exposed',
+      ),
+    ).toEqual([]);
+  });
+
+  it('accepts an access list inherited from the server, or a login', () => {
+    expect(
+      fired(
+        'server { listen 80; allow 10.0.0.1; deny all; location /s { stub_status; } }',
+        'status-page-exposed',
+      ),
+    ).toEqual([]);
+    expect(
+      fired('server { listen 80; location /s { auth_basic "s"; stub_status; } }', 'status-page-exposed'),
+    ).toEqual([]);
+    expect(
+      fired('server { listen 80; location /s { allow 10.0.0.1; stub_status; } }', 'status-page-exposed'),
+    ).toEqual(['1: stub_status in location /s without deny all']);
+  });
+});
+
+it('add-header-multiline reads the values of headers-more', () => {
+  expect(fired('server { more_set_headers "X-A: a\n b" "X-B: c"; }', 'add-header-multiline')).toEqual([
+    '1: more_set_headers X-A: its value holds a line break',
+  ]);
+  expect(fired('server { more_set_headers -s 404 "X-A: a"; }', 'add-header-multiline')).toEqual([]);
+});
+
+describe('origin-regex-unsafe: which regexes other sites can match', () => {
+  it.each([
+    ['^https://example\\.com$', 'origin', false, undefined],
+    ['^https?://(www\\.)?example\\.com$', 'origin', false, undefined],
+    ['^https://([a-z0-9-]+\\.)*example\\.com(:[0-9]+)?$', 'origin', false, undefined],
+    ['^https://(a\\.com|b\\.com)$', 'origin', false, undefined],
+    ['^https://.*\\.example\\.com$', 'origin', false, undefined],
+    ['^https://example\\.com/', 'referer', false, undefined],
+    ['^(www\\.)?example\\.com/', 'referer', true, undefined],
+    ['https://example\\.com$', 'origin', false, 'no "^"'],
+    ['^https://example\\.com', 'origin', false, 'nothing ends the host'],
+    ['^https://(a\\.com|b\\.com)', 'origin', false, 'nothing ends the host'],
+    ['^https://example.com$', 'origin', false, 'unescaped "."'],
+    ['^https://(www.)?example\\.com$', 'origin', false, 'unescaped "."'],
+    ['^https://.*example\\.com$', 'origin', false, 'runs straight into the domain'],
+    ['^https://.*\\.example\\.com/', 'referer', false, 'run into the path'],
+    ['\\.google\\.', 'referer', true, 'no "^"'],
+  ] as const)('%s (%s)', (regex, checked, hostFirst, problem) => {
+    const found = originRegexProblem(regex, false, checked, hostFirst);
+    if (problem === undefined) expect(found).toBeUndefined();
+    else expect(found).toContain(problem);
+  });
+
+  it('reads map keys on $http_origin and flags the misspelt $http_referrer', () => {
+    expect(
+      fired(
+        'map $http_origin $ok { default ""; "~*^https://a.example$" 1; } server { }',
+        'origin-regex-unsafe',
+      ),
+    ).toEqual([expect.stringContaining('unescaped "."')]);
+    expect(
+      fired(
+        'server { location / { if ($http_referrer !~ "^https://a\\.example/") { return 403; } } }',
+        'origin-regex-unsafe',
+      ),
+    ).toEqual([expect.stringContaining('$http_referrer is always empty')]);
+  });
+});
+
+describe('proxy-pass-ssrf', () => {
+  it.each([
+    ['location / { proxy_pass http://$host$request_uri; }', '$host'],
+    ['location / { set $target $http_x_target; proxy_pass https://$target; }', '$http_x_target'],
+    ['location ~ ^/p/(?<h>[^/]+)/ { proxy_pass http://$h; }', '$h of location'],
+    ['location / { proxy_pass $arg_scheme://app; }', '$arg_scheme'],
+  ])('fires on %s', (location, source) => {
+    expect(fired(`server { ${location} }`, 'proxy-pass-ssrf')).toEqual([expect.stringContaining(source)]);
+  });
+
+  it.each([
+    'location / { proxy_pass http://app$request_uri; }',
+    'location ~ ^/p/([a-z]+)/ { proxy_pass http://$1.internal; }',
+    'location @fallback { proxy_pass http://$http_x_target; }',
+    'location /x { internal; proxy_pass http://$http_x_target; }',
+    'location / { proxy_pass http://$upstream_from_a_module; }',
+  ])('stays silent on %s', (location) => {
+    expect(fired(`server { ${location} }`, 'proxy-pass-ssrf')).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { ifCondition } from '../../../proxy-config/core/nginx-config/if-condition.js';
+import {
+  anchoredAtEnd,
+  anchoredAtStart,
+  canHold,
+  canStartWith,
+  mustStartWith,
+  parsePcre,
+} from '../../../proxy-config/core/nginx-config/pcre-pattern.js';
+
+const group = (source: string, n: number | string, caseless = false) => {
+  const pattern = parsePcre(source, caseless);
+  if (!pattern) throw new Error(`${source} did not parse`);
+  const found = typeof n === 'number' ? pattern.groups.get(n) : pattern.named.get(n);
+  if (!found) throw new Error(`${source} has no group ${n}`);
+  return found;
+};
+
+describe('parsePcre: what a capture group can hold', () => {
+  it.each([
+    ['^/a/(.*)$', 1, '\r', true],
+    ['^/a/(.*)$', 1, '\n', false],
+    ['^/a/([^/]*)$', 1, '\n', true],
+    ['^/a/([^/]*)$', 1, '/', false],
+    ['^/a/(\\W+)$', 1, '\n', true],
+    ['^/a/(\\s+)$', 1, '\r', true],
+    ['^/a/([a-z0-9._-]+)$', 1, '\n', false],
+    ['^/a/([a-z0-9._-]+)$', 1, '.', true],
+    ['^/a/(\\w+)/(\\d+)$', 2, 'a', false],
+    ['^/a/(?:x|y)/(?<rest>[[:alpha:]]+)$', 'rest', 'q', true],
+    ['^/a/(?<rest>[[:alpha:]]+)$', 'rest', '\n', false],
+    ['^/(?P<n>\\x41+)$', 'n', 'A', true],
+    ['^/(?i)(abc)$', 1, 'B', true],
+    ['^/(abc)$', 1, 'B', false],
+    ['^/(\\Q.*\\E)$', 1, 'x', false],
+  ] as const)('%s group %s holds %j: %s', (source, n, ch, expected) => {
+    expect(canHold(group(source, n), ch)).toBe(expected);
+  });
+
+  it('knows what a group starts with', () => {
+    expect(mustStartWith(group('^/x(/.*)$', 1), '/')).toBe(true);
+    expect(mustStartWith(group('^/x(/?.*)$', 1), '/')).toBe(false);
+    expect(canStartWith(group('^/x(.*)$', 1), '.')).toBe(true);
+    expect(canStartWith(group('^/x([a-z]*)$', 1), '.')).toBe(false);
+  });
+
+  it('numbers groups past non-capturing ones and lookarounds', () => {
+    const pattern = parsePcre('(?:a)(?=b)(c)(?<d>e)');
+    expect([...(pattern?.groups.keys() ?? [])]).toEqual([1, 2]);
+    expect(pattern?.named.get('d')?.index).toBe(2);
+  });
+
+  it('tells anchored patterns from unanchored ones', () => {
+    const anchored = (s: string) => {
+      const p = parsePcre(s);
+      return p && [anchoredAtStart(p), anchoredAtEnd(p)];
+    };
+    expect(anchored('^https://a\\.test$')).toEqual([true, true]);
+    expect(anchored('https://a\\.test')).toEqual([false, false]);
+    expect(anchored('^a$|b$')).toEqual([false, true]);
+  });
+
+  it('returns undefined for syntax it does not model, instead of guessing', () => {
+    expect(parsePcre('^(a)\\1$')).toBeUndefined();
+    expect(parsePcre('^(a')).toBeUndefined();
+    expect(parsePcre('^(?|a|b)$')).toBeUndefined();
+  });
+});
+
+describe('ifCondition', () => {
+  const at = (args: string[]) => ifCondition({ name: 'if', args, file: 'x', line: 1, children: [] });
+  it('reads a condition with or without the parentheses kept', () => {
+    const expected = {
+      variable: '$http_origin',
+      operator: '~*',
+      regex: '^https://a$',
+      negated: false,
+      caseless: true,
+    };
+    expect(at(['($http_origin', '~*', '^https://a$', ')'])).toEqual(expected);
+    expect(at(['($http_origin', '~*', '^https://a$)'])).toEqual(expected);
+    expect(at(['$http_origin', '~*', '^https://a$'])).toEqual(expected);
+    expect(at(['($a', '!~', '(b|c))'])).toMatchObject({ regex: '(b|c)', negated: true });
+    expect(at(['(-f', '$request_filename)'])).toBeUndefined();
+  });
+});
