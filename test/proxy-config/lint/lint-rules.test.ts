@@ -27,6 +27,20 @@ describe('LINT_RULES', () => {
       'host-header-spoofable',
       'http-splitting',
       'server-name-conflict',
+      'regex-invalid',
+      'regex-unanchored',
+      'regex-redos',
+      'resolver-external',
+      'upstream-dns-stale',
+      'merge-slashes-off',
+      'proxy-buffering-off',
+      'map-without-default',
+      'error-log-off',
+      'worker-processes-missing',
+      'keepalive-requests-low',
+      'default-server-missing',
+      'tls-protocols-weak',
+      'tls-ciphers-weak',
     ]);
   });
 
