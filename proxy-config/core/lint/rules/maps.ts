@@ -1,4 +1,5 @@
 import { walkDirectives } from '../../nginx-config/query.js';
+import { ANNOTATION_PREFIX } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** Entries of a map or geo body that are settings, not key → value pairs. */
@@ -26,7 +27,7 @@ export const MAP_WITHOUT_DEFAULT: LintRule = {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {
       if ((d.name !== 'map' && d.name !== 'geo') || !d.entries) return;
-      const names = d.entries.map((e) => e.name);
+      const names = d.entries.map((e) => e.name).filter((n) => !n.startsWith(ANNOTATION_PREFIX));
       if (names.includes('default') || names.includes('include')) return;
       // One pair and no default is the idiom for "set only in this case" (limit_req keys).
       const pairs = names.filter((n) => !SETTINGS.has(n)).length;
