@@ -22,7 +22,7 @@ const SAMPLES: string[] = [
 ];
 
 /** Patterns with more positions than this are not analysed (the check is quadratic in pairs). */
-const MAX_POSITIONS = 80;
+const MAX_POSITIONS = 60;
 /** Bounded repeats are unrolled up to this many copies; more behaves the same for ambiguity. */
 const MAX_UNROLL = 3;
 
@@ -113,7 +113,11 @@ export function hasExponentialBacktracking(root: RegexNode): boolean {
 function ambiguousLoop(tests: CharTest[], follow: number[][]): boolean {
   const n = tests.length;
   const matches = tests.map((test) => SAMPLES.map((ch) => test(ch)));
-  const overlap = (a: number, b: number) => SAMPLES.some((_, i) => matches[a]?.[i] && matches[b]?.[i]);
+  // For each position, the positions reading at least one character it reads too.
+  const overlapping = matches.map((a) =>
+    matches.flatMap((b, index) => (a.some((hit, i) => hit && b[i]) ? [index] : [])),
+  );
+  const next = follow.map((targets) => new Set(targets));
   const id = (p: number, q: number) => p * n + q;
   const edges: number[][] = Array.from({ length: n * n }, () => []);
   const doubled = new Set<string>();
@@ -123,8 +127,9 @@ function ambiguousLoop(tests: CharTest[], follow: number[][]): boolean {
     for (const [f, count] of counts) if (count > 1) doubled.add(`${p}>${f}`);
     for (let q = 0; q < n; q++) {
       const targets = edges[id(p, q)] as number[];
-      for (const fp of new Set(follow[p]))
-        for (const fq of new Set(follow[q])) if (overlap(fp, fq)) targets.push(id(fp, fq));
+      const nextQ = next[q] as Set<number>;
+      for (const fp of next[p] as Set<number>)
+        for (const fq of overlapping[fp] as number[]) if (nextQ.has(fq)) targets.push(id(fp, fq));
     }
   }
   const component = stronglyConnected(edges);
