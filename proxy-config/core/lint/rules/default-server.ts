@@ -11,7 +11,7 @@ interface Listener {
 }
 
 /** One key per socket nginx binds: `0.0.0.0` is `*`, datagram (quic) sockets apart. */
-function socketKey(listen: NginxDirective): string {
+export function socketKey(listen: NginxDirective): string {
   const key = listenKey(listen).replace(/^0\.0\.0\.0:/, '*:');
   return listen.args.includes('quic') ? `${key} quic` : key;
 }

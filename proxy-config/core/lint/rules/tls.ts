@@ -1,5 +1,14 @@
-import { walkDirectives } from '../../nginx-config/query.js';
+import {
+  childrenNamed,
+  effectiveDirective,
+  isMainConfig,
+  listServers,
+  walkDirectives,
+  type BlockScope,
+} from '../../nginx-config/query.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { socketKey } from './default-server.js';
 
 /** Protocols with published practical attacks (POODLE, BEAST) and no AEAD ciphers. */
 const WEAK_PROTOCOLS = new Set(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1']);
@@ -23,14 +32,46 @@ const WEAK_CIPHER_WORDS = new Set([
   'AECDH',
 ]);
 
+/**
+ * The TLS sockets whose default server sets no ssl_protocols. nginx answers the ClientHello with the
+ * protocols of the socket's default server, before SNI picks the named one (nginx 1.22 with OpenSSL 3
+ * accepts TLS 1.2 for a server saying `ssl_protocols TLSv1.3` when the default says nothing), and with
+ * nothing set it offers TLSv1 and TLSv1.1 too before 1.23.4. Whole configs only: a snippet's http
+ * level is not in view.
+ */
+function unsetDefaultProtocols(config: NginxConfig): RuleHit[] {
+  if (!isMainConfig(config)) return [];
+  const sockets = new Map<string, Array<{ scope: BlockScope; listen: NginxDirective }>>();
+  for (const scope of listServers(config))
+    for (const listen of childrenNamed(scope.block, 'listen')) {
+      if (!listen.args.includes('ssl')) continue;
+      const key = socketKey(listen);
+      sockets.set(key, [...(sockets.get(key) ?? []), { scope, listen }]);
+    }
+  const hits: RuleHit[] = [];
+  for (const [key, listeners] of sockets) {
+    const chosen =
+      listeners.find(
+        ({ listen }) => listen.args.includes('default_server') || listen.args.includes('default'),
+      ) ?? (listeners[0] as { scope: BlockScope; listen: NginxDirective });
+    if (effectiveDirective(chosen.scope.chain, 'ssl_protocols')) continue;
+    hits.push({
+      file: chosen.listen.file,
+      line: chosen.listen.line,
+      what: `the default server of TLS socket ${key} sets no ssl_protocols: its handshakes get nginx's default (TLSv1 and TLSv1.1 included before 1.23.4), whatever the other servers on it set`,
+    });
+  }
+  return hits;
+}
+
 /** gixy-ng's weak_ssl_tls, protocols: ssl_protocols (and proxy_/grpc_ssl_protocols towards upstreams). */
 export const TLS_PROTOCOLS_WEAK: LintRule = {
   id: 'tls-protocols-weak',
   severity: 'error',
   title: 'SSLv3, TLSv1 or TLSv1.1 enabled',
   message:
-    'SSLv3, TLS 1.0 and 1.1 are deprecated (RFC 8996) and open to POODLE and BEAST-style downgrade attacks; every client of the last decade speaks TLS 1.2. Scanners and PCI DSS fail a server that still offers them.',
-  fix: 'ssl_protocols TLSv1.2 TLSv1.3;',
+    "SSLv3, TLS 1.0 and 1.1 are deprecated (RFC 8996) and open to POODLE and BEAST-style downgrade attacks; every client of the last decade speaks TLS 1.2. Scanners and PCI DSS fail a server that still offers them. A socket's protocols are its default server's: nginx negotiates them before SNI selects a server, and without ssl_protocols nginx before 1.23.4 (Debian 12's 1.22 included) enables TLSv1 and TLSv1.1.",
+  fix: 'ssl_protocols TLSv1.2 TLSv1.3; at http level (so every default server has it)',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
@@ -40,7 +81,7 @@ export const TLS_PROTOCOLS_WEAK: LintRule = {
       if (weak.length > 0)
         hits.push({ file: d.file, line: d.line, what: `${d.name} enables ${weak.join(', ')}` });
     });
-    return hits;
+    return [...hits, ...unsetDefaultProtocols(config)];
   },
 };
 
