@@ -37,6 +37,17 @@ function missingCaptures(regex: ConfigRegex, groups: number): RuleHit[] {
     if (refs.length > 0) report(d, refs, groups === 0 ? 'has no capture group' : `has only ${groups}`);
     return hits;
   }
+  if (regex.source === 'map') {
+    // A map entry's value may use the captures of the entry's own pattern.
+    const refs = captureRefs(d.args).filter((n) => n > groups);
+    if (refs.length > 0)
+      hits.push({
+        file: d.file,
+        line: d.line,
+        what: `map value ${d.args.join(' ')} uses ${refs.map((n) => `$${n}`).join(', ')} but ${describe(regex)} ${groups === 0 ? 'has no capture group' : `has only ${groups}`}`,
+      });
+    return hits;
+  }
   if (regex.source !== 'if' && regex.source !== 'location') return hits;
   // A location whose own rewrites or ifs capture again: its $N may come from those instead.
   if (regex.source === 'location' && (d.children ?? []).some((c) => c.name === 'rewrite' || c.name === 'if'))
