@@ -85,6 +85,29 @@ describe('config lint on snippets and on what nginx -t refuses', () => {
     ).toEqual([]);
   });
 
+  it('upstream-dns-stale: a variable proxy_pass needs a resolver only when its value is a name', async () => {
+    const config = (value: string) =>
+      `upstream pool_a {\n  server 10.0.0.1:80;\n}\nmap $host $target {\n  default ${value};\n}\nserver {\n  location / {\n    proxy_pass http://$target;\n  }\n}\n`;
+    expect(await only(config('pool_a'), 'upstream-dns-stale')).toEqual([]);
+    expect(await only(config('10.0.0.2:8080'), 'upstream-dns-stale')).toEqual([]);
+    expect(await only(config('localhost:8080'), 'upstream-dns-stale')).toEqual([
+      [9, expect.stringContaining('resolves localhost per request, but no resolver is set')],
+    ]);
+    // A whole URL in the variable, and a value nothing spells out (nothing to say).
+    expect(
+      await only(
+        'server {\n  set $u https://api.example.com/v1;\n  location / {\n    proxy_pass $u;\n  }\n}\n',
+        'upstream-dns-stale',
+      ),
+    ).toEqual([[4, expect.stringContaining('resolves api.example.com')]]);
+    expect(
+      await only(
+        'server {\n  location / {\n    proxy_pass http://$http_x_backend;\n  }\n}\n',
+        'upstream-dns-stale',
+      ),
+    ).toEqual([]);
+  });
+
   it('resolver-external: local, private, link-local and ULA addresses are not external; names are', async () => {
     expect(
       await only(

@@ -1,4 +1,15 @@
-import { effectiveDirective, listUpstreamScopes, walkDirectives } from '../../nginx-config/query.js';
+import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
+import {
+  childrenNamed,
+  effectiveDirective,
+  listLocations,
+  listUpstreams,
+  listUpstreamScopes,
+  proxyPassOf,
+  walkDirectives,
+  type ScopeChain,
+} from '../../nginx-config/query.js';
+import type { NginxConfig } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
@@ -65,17 +76,62 @@ export const RESOLVER_EXTERNAL: LintRule = {
   },
 };
 
+/** The values a variable is given in plain text: `set $v …` along the chain, or a `map`'s values. */
+function spelledOutValues(config: NginxConfig, chain: ScopeChain, name: string): string[] {
+  const values = chain.flatMap((block) =>
+    childrenNamed(block, 'set')
+      .filter((d) => d.args[0] === `$${name}`)
+      .map((d) => d.args[1] ?? ''),
+  );
+  walkDirectives(config, (d) => {
+    if (d.name === 'map' && d.args[1] === `$${name}`)
+      for (const entry of d.entries ?? []) if (entry.args[0] !== undefined) values.push(entry.args[0]);
+  });
+  return values.filter((v) => !v.includes('$'));
+}
+
+/**
+ * `proxy_pass http://$backend` (or `proxy_pass $url`) whose variable is spelled out as a host name
+ * that is neither an address nor an upstream group, with no resolver in effect: nginx resolves such
+ * names per request, through `resolver` only, and without one every request fails (502).
+ */
+function variableTargetsWithoutResolver(config: NginxConfig): RuleHit[] {
+  const upstreams = listUpstreams(config);
+  const hits: RuleHit[] = [];
+  for (const { block, chain } of listLocations(config)) {
+    const pass = proxyPassOf(block);
+    const arg = pass?.args[0] ?? '';
+    if (!pass || !arg.includes('$') || effectiveDirective(chain, 'resolver')) continue;
+    const whole = /^\$\{?(\w+)\}?$/.exec(arg);
+    const inHost = /^[a-z]+:\/\/\$\{?(\w+)\}?(?::\d+)?(?:\/.*)?$/i.exec(arg);
+    const variable = whole?.[1] ?? inHost?.[1];
+    if (!variable) continue;
+    const hosts = spelledOutValues(config, chain, variable).flatMap((value) => {
+      const host = whole ? parseProxyPassTarget(value)?.host : value.split('/')[0];
+      return host && !host.startsWith('unix:') ? [hostOf(host)] : [];
+    });
+    const named = hosts.find((host) => !isIpLiteral(host) && !upstreams.has(host));
+    if (named)
+      hits.push({
+        file: pass.file,
+        line: pass.line,
+        what: `proxy_pass ${arg} resolves ${named} per request, but no resolver is set: nginx cannot resolve it and answers 502`,
+      });
+  }
+  return hits;
+}
+
 /** gixy's stale_dns_cache, for upstream groups: names are resolved when nginx starts, never again. */
 export const UPSTREAM_DNS_STALE: LintRule = {
   id: 'upstream-dns-stale',
   severity: 'warning',
-  title: 'upstream server named by a hostname, resolved only at start',
+  title: 'upstream hostname resolved only at start, or with no resolver',
   message:
-    "nginx resolves the hostnames of an upstream group once, when it starts or reloads, and keeps those addresses until the next reload: after a deploy, failover or autoscaling changes the DNS record, requests keep going to the old addresses (502/504, or another tenant's host). `localhost` also resolves to every address in /etc/hosts (::1 and 127.0.0.1), so half the attempts may hit an address the app does not listen on.",
-  fix: 'write IP addresses; or, on nginx ≥ 1.27.3, `server name:port resolve;` with a `resolver` and a `zone` in the upstream; or proxy_pass through a variable (set $app http://name:port; proxy_pass $app;) with a resolver',
+    "nginx resolves the hostnames of an upstream group once, when it starts or reloads, and keeps those addresses until the next reload: after a deploy, failover or autoscaling changes the DNS record, requests keep going to the old addresses (502/504, or another tenant's host). `localhost` also resolves to every address in /etc/hosts (::1 and 127.0.0.1), so half the attempts may hit an address the app does not listen on. A proxy_pass through a variable holding a name is resolved per request, but only through `resolver`: without one, every request fails.",
+  fix: 'write IP addresses; or, on nginx ≥ 1.27.3, `server name:port resolve;` with a `resolver` and a `zone` in the upstream; or proxy_pass through a variable (set $app http://name:port; proxy_pass $app;) with a resolver in effect',
   runbook: null,
   test: (config) => {
-    const hits: RuleHit[] = [];
+    const hits: RuleHit[] = variableTargetsWithoutResolver(config);
     for (const { block, chain } of listUpstreamScopes(config)) {
       for (const server of (block.children ?? []).filter((c) => c.name === 'server')) {
         const address = server.args[0] ?? '';
