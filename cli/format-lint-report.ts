@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { Chalk } from 'chalk';
-import type { LintReport } from '../proxy-config/lint-config.js';
+import type { LintFinding, LintReport } from '../proxy-config/lint-config.js';
 
 /** The `config lint --json` document: the report plus `ok` (false when an error-severity rule fired). */
 export function toLintJson(report: LintReport): LintReport & { ok: boolean } {
@@ -12,18 +12,42 @@ function shortPath(file: string, cwd: string): string {
   return rel && !rel.startsWith('..') ? rel : file;
 }
 
-/** Human `config lint` output: one block per finding (file:line, severity, rule, what, why, fix, runbook), then totals. */
-export function formatLintReport(report: LintReport, options: { color: boolean; cwd: string }): string {
+export interface LintTextOptions {
+  color: boolean;
+  cwd: string;
+  /** Findings only, one line each (file:line severity rule what): no explanations, no totals. */
+  quiet?: boolean;
+}
+
+/**
+ * Human `config lint` output. A rule that fired once is one block (file:line, severity, rule, what,
+ * then why, fix and runbook); a rule that fired several times is one block too: its places listed
+ * under a header, the explanation once. Then the totals.
+ */
+export function formatLintReport(report: LintReport, options: LintTextOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
+  const where = (f: LintFinding) => c.bold(`${shortPath(f.file, options.cwd)}:${f.line}`);
+  const severityOf = (f: LintFinding) =>
+    f.severity === 'error' ? c.red.bold('error  ') : c.yellow.bold('warning');
+  if (options.quiet)
+    return report.findings
+      .map((f) => `${where(f)}  ${severityOf(f)}  ${c.cyan(f.ruleId)}  ${f.what}\n`)
+      .join('');
+
+  const byRule = new Map<string, LintFinding[]>();
+  for (const f of report.findings) byRule.set(f.ruleId, [...(byRule.get(f.ruleId) ?? []), f]);
   const lines: string[] = [];
-  for (const f of report.findings) {
-    const severity = f.severity === 'error' ? c.red.bold('error  ') : c.yellow.bold('warning');
-    lines.push(
-      `${c.bold(`${shortPath(f.file, options.cwd)}:${f.line}`)}  ${severity}  ${c.cyan(f.ruleId)}  ${f.what}`,
-    );
-    lines.push(`    ${c.dim('why:')} ${f.message}`);
-    lines.push(`    ${c.green('fix:')} ${f.fix}`);
-    if (f.runbook) lines.push(`    ${c.dim('runbook:')} ${f.runbook}`);
+  for (const group of byRule.values()) {
+    const first = group[0] as LintFinding;
+    if (group.length === 1)
+      lines.push(`${where(first)}  ${severityOf(first)}  ${c.cyan(first.ruleId)}  ${first.what}`);
+    else {
+      lines.push(`${severityOf(first)}  ${c.cyan(first.ruleId)}  ${first.title} (${group.length} places)`);
+      for (const f of group) lines.push(`  ${where(f)}  ${f.what}`);
+    }
+    lines.push(`    ${c.dim('why:')} ${first.message}`);
+    lines.push(`    ${c.green('fix:')} ${first.fix}`);
+    if (first.runbook) lines.push(`    ${c.dim('runbook:')} ${first.runbook}`);
     lines.push('');
   }
   const { error, warning, ignored } = report.counts;

@@ -1,8 +1,16 @@
-import type { Command } from 'commander';
+import { dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Option, type Command } from 'commander';
+import type { LintReport } from '../../proxy-config/lint-config.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
 
-/** `proxyops config lint FILE [--json]`: lint any nginx config; exit 1 on an error-severity finding, 2 on unreadable input. */
+type LintFormat = 'text' | 'json' | 'sarif';
+
+/**
+ * `proxyops config lint FILE [--format text|json|sarif] [--quiet]`: lint any nginx config; exit 1
+ * on an error-severity finding, 2 on unreadable input.
+ */
 export function registerConfigLint(configCommand: Command): Command {
   return configCommand
     .command('lint')
@@ -10,23 +18,49 @@ export function registerConfigLint(configCommand: Command): Command {
       'Lint an nginx config (includes resolved) for proxy mistakes; exit 1 when an error-severity rule fires',
     )
     .argument('<file>', 'main nginx config file, or a snippet such as a conf.d file')
-    .option('--json', 'print the report as JSON (shape in docs/lint.md)')
+    .addOption(
+      new Option('--format <format>', 'text for people, json (shape in docs/lint.md) or sarif (SARIF 2.1.0)')
+        .choices(['text', 'json', 'sarif'])
+        .default('text'),
+    )
+    .addOption(new Option('--json', 'the same as --format json').conflicts('format'))
+    .option('-q, --quiet', 'text: the findings only, one line each, without explanations or totals')
     .option(
       '--conf-prefix <dir>',
       "directory relative includes resolve against (default: the file's directory)",
     )
-    .action((file: string, flags: { json?: boolean; confPrefix?: string }) =>
-      runAction(async () => {
-        const { lintNginxConfigFiles } = await import('../../proxy-config/lint-config.js');
-        const { formatLintReport, toLintJson } = await import('../format-lint-report.js');
-        const report = await lintNginxConfigFiles(file, { confPrefix: flags.confPrefix });
-        const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-        process.stdout.write(
-          flags.json
-            ? `${JSON.stringify(toLintJson(report), null, 2)}\n`
-            : formatLintReport(report, { color, cwd: process.cwd() }),
-        );
-        return report.counts.error > 0 ? EXIT.failed : EXIT.ok;
-      }),
+    .action(
+      (file: string, flags: { format: LintFormat; json?: boolean; quiet?: boolean; confPrefix?: string }) =>
+        runAction(async () => {
+          const { lintNginxConfigFiles } = await import('../../proxy-config/lint-config.js');
+          const report = await lintNginxConfigFiles(file, { confPrefix: flags.confPrefix });
+          const format: LintFormat = flags.json ? 'json' : flags.format;
+          process.stdout.write(await render(report, format, Boolean(flags.quiet)));
+          return report.counts.error > 0 ? EXIT.failed : EXIT.ok;
+        }),
     );
+}
+
+async function render(report: LintReport, format: LintFormat, quiet: boolean): Promise<string> {
+  if (format === 'json') {
+    const { toLintJson } = await import('../format-lint-report.js');
+    return `${JSON.stringify(toLintJson(report), null, 2)}\n`;
+  }
+  if (format === 'sarif') {
+    const { toLintSarif } = await import('../format-lint-sarif.js');
+    const { LINT_RULES } = await import('../../proxy-config/core/lint/lint-rules.js');
+    const { findTemplatesDir } = await import('../../proxy-config/shell/read-templates.js');
+    const { PROXYOPS_VERSION } = await import('../../proxy-config/core/version.js');
+    // runbooks/ ships next to templates/ in the package root.
+    const runbookBase = pathToFileURL(`${dirname(findTemplatesDir())}/`).href;
+    const sarif = toLintSarif(report, LINT_RULES, {
+      cwd: process.cwd(),
+      runbookBase,
+      toolVersion: PROXYOPS_VERSION,
+    });
+    return `${JSON.stringify(sarif, null, 2)}\n`;
+  }
+  const { formatLintReport } = await import('../format-lint-report.js');
+  const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+  return formatLintReport(report, { color, cwd: process.cwd(), quiet });
 }

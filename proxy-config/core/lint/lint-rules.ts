@@ -23,6 +23,13 @@ import {
   UPSTREAM_KEEPALIVE_MISSING,
 } from './rules/upstream-keepalive.js';
 import { SERVER_TOKENS_ON, WORKER_RLIMIT_NOFILE_LOW } from './rules/workers.js';
+import { DEFAULT_SERVER_MISSING } from './rules/default-server.js';
+import { RESOLVER_EXTERNAL, UPSTREAM_DNS_STALE } from './rules/dns.js';
+import { ERROR_LOG_OFF, WORKER_PROCESSES_MISSING } from './rules/main-context.js';
+import { MAP_WITHOUT_DEFAULT } from './rules/maps.js';
+import { REGEX_INVALID, REGEX_REDOS, REGEX_UNANCHORED } from './rules/regexes.js';
+import { KEEPALIVE_REQUESTS_LOW, MERGE_SLASHES_OFF, PROXY_BUFFERING_OFF } from './rules/request-handling.js';
+import { TLS_CIPHERS_WEAK, TLS_PROTOCOLS_WEAK } from './rules/tls.js';
 import type { LintRule } from './types.js';
 
 /** Every lint rule `config lint` runs, in report order. Ids are stable (pinned by a test). */
@@ -56,4 +63,18 @@ export const LINT_RULES: readonly LintRule[] = [
   PROXY_PASS_SSRF,
   ORIGIN_REGEX_UNSAFE,
   VALID_REFERERS_NONE,
+  REGEX_INVALID,
+  REGEX_UNANCHORED,
+  REGEX_REDOS,
+  RESOLVER_EXTERNAL,
+  UPSTREAM_DNS_STALE,
+  MERGE_SLASHES_OFF,
+  PROXY_BUFFERING_OFF,
+  MAP_WITHOUT_DEFAULT,
+  ERROR_LOG_OFF,
+  WORKER_PROCESSES_MISSING,
+  KEEPALIVE_REQUESTS_LOW,
+  DEFAULT_SERVER_MISSING,
+  TLS_PROTOCOLS_WEAK,
+  TLS_CIPHERS_WEAK,
 ];

@@ -1,7 +1,8 @@
-import { walkDirectives } from '../nginx-config/query.js';
-import { ROOT_BLOCK } from '../nginx-config/query.js';
-import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
+import { ROOT_BLOCK, rootBlock } from '../nginx-config/query.js';
+import { ANNOTATION_PREFIX, type NginxConfig, type NginxDirective } from '../nginx-config/types.js';
 import type { LintFinding, LintReport, LintRule } from './types.js';
+
+const IGNORE = `${ANNOTATION_PREFIX}ignore`;
 
 /** Where a `# proxyops: ignore ID...` annotation silences those rules. */
 interface IgnoreRange {
@@ -13,19 +14,28 @@ interface IgnoreRange {
 }
 
 /**
- * `# proxyops: ignore ID...` covers the block it is written in; at the top of a file (or of an
- * included file) it covers that whole file.
+ * Where `# proxyops: ignore ID...` applies. Written after a directive on the same line (after its
+ * `;`, or after the `}` closing a block) it covers that directive, or that whole block; on a line of
+ * its own, or right after a block's `{`, it covers the enclosing block; at the top of a file (or of
+ * an included file), that whole file. Map and geo bodies count as blocks too.
  */
 function ignoreRanges(config: NginxConfig): IgnoreRange[] {
   const ranges: IgnoreRange[] = [];
-  walkDirectives(config, (directive, chain) => {
-    if (directive.name !== 'proxyops:ignore') return;
-    const block = chain.at(-1) as NginxDirective;
-    const ids = new Set(directive.args);
-    if (block.name === ROOT_BLOCK || block.file !== directive.file)
-      ranges.push({ ids, file: directive.file });
-    else ranges.push({ ids, file: directive.file, from: block.line, to: block.endLine ?? block.line });
-  });
+  const visit = (block: NginxDirective, body: NginxDirective[]) => {
+    body.forEach((d, index) => {
+      if (d.children) visit(d, d.children);
+      if (d.entries) visit(d, d.entries);
+      if (d.name !== IGNORE) return;
+      const ids = new Set(d.args);
+      const before = body[index - 1];
+      if (before && before.file === d.file && (before.endLine ?? before.line) === d.line)
+        ranges.push({ ids, file: d.file, from: before.line, to: before.endLine ?? before.line });
+      else if (block.name === ROOT_BLOCK || block.file !== d.file) ranges.push({ ids, file: d.file });
+      else ranges.push({ ids, file: d.file, from: block.line, to: block.endLine ?? block.line });
+    });
+  };
+  const root = rootBlock(config);
+  visit(root, root.children ?? []);
   return ranges;
 }
 

@@ -62,8 +62,10 @@ describe('lint over snippets and special cases', () => {
   });
 
   it('flags a missing worker_rlimit_nofile at the events block', () => {
-    const report = lint('events {\n  worker_connections 4096;\n}\nhttp { server_tokens off; }');
-    expect(report.findings.map((f) => [f.ruleId, f.line])).toEqual([['worker-rlimit-nofile-low', 1]]);
+    const report = lint(
+      'worker_processes auto;\nevents {\n  worker_connections 4096;\n}\nhttp { server_tokens off; }',
+    );
+    expect(report.findings.map((f) => [f.ruleId, f.line])).toEqual([['worker-rlimit-nofile-low', 2]]);
     expect(report.findings[0]?.what).toContain('4096');
   });
 

@@ -37,6 +37,20 @@ describe('LINT_RULES', () => {
       'proxy-pass-ssrf',
       'origin-regex-unsafe',
       'valid-referers-none',
+      'regex-invalid',
+      'regex-unanchored',
+      'regex-redos',
+      'resolver-external',
+      'upstream-dns-stale',
+      'merge-slashes-off',
+      'proxy-buffering-off',
+      'map-without-default',
+      'error-log-off',
+      'worker-processes-missing',
+      'keepalive-requests-low',
+      'default-server-missing',
+      'tls-protocols-weak',
+      'tls-ciphers-weak',
     ]);
   });
 

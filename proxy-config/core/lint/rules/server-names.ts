@@ -3,7 +3,7 @@ import type { NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** The `address:port` a listen directive binds, with nginx's defaults (`*`, port 80). */
-function listenKey(listen: NginxDirective): string {
+export function listenKey(listen: NginxDirective): string {
   const where = listen.args[0] ?? '80';
   if (where.startsWith('unix:')) return where;
   if (/^\d+$/.test(where)) return `*:${where}`;

@@ -1,0 +1,159 @@
+import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
+import {
+  childrenNamed,
+  effectiveDirective,
+  listLocations,
+  listUpstreams,
+  listUpstreamScopes,
+  proxyPassOf,
+  walkDirectives,
+  type ScopeChain,
+} from '../../nginx-config/query.js';
+import type { NginxConfig } from '../../nginx-config/types.js';
+import type { LintRule, RuleHit } from '../types.js';
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+
+/** Loopback, private (RFC 1918), link-local (cloud VPC resolvers such as 169.254.169.253) and CGNAT. */
+function isLocalIpv4(address: string): boolean {
+  const m = IPV4.exec(address);
+  if (!m) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return (
+    a === 127 ||
+    a === 10 ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 169 && b === 254) ||
+    (a === 100 && b >= 64 && b <= 127)
+  );
+}
+
+/** Loopback, link-local (fe80::/10) and unique local (fc00::/7). */
+function isLocalIpv6(address: string): boolean {
+  const a = address.toLowerCase();
+  return a === '::1' || /^fe[89ab][0-9a-f]?:/.test(a) || /^f[cd][0-9a-f]{0,2}:/.test(a);
+}
+
+/** The host part of `host`, `host:port`, `[v6]` or `[v6]:port`. */
+export function hostOf(address: string): string {
+  const bracketed = /^\[([^\]]+)\]/.exec(address);
+  if (bracketed) return bracketed[1] as string;
+  if ((address.match(/:/g) ?? []).length > 1) return address; // a bare IPv6 address
+  return address.split(':')[0] as string;
+}
+
+const isIpLiteral = (host: string) => IPV4.test(host) || host.includes(':');
+
+/** gixy's resolver_external: a resolver across the internet can be answered by anyone on the path. */
+export const RESOLVER_EXTERNAL: LintRule = {
+  id: 'resolver-external',
+  severity: 'error',
+  title: 'resolver outside the host or private network',
+  message:
+    "nginx's resolver is a plain UDP stub without DNSSEC and with a guessable transaction id: a public nameserver (8.8.8.8, 1.1.1.1, a hostname) lets anyone who can spoof or race its answers across the internet poison the cache and point proxy_pass at their own server.",
+  fix: 'resolver 127.0.0.53 (or the local/VPC resolver: 10.x, 169.254.169.253, [::1]) valid=30s;',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (d.name !== 'resolver') return;
+      const external = d.args
+        .filter((arg) => !arg.includes('='))
+        .filter((arg) => {
+          const host = hostOf(arg);
+          if (host === 'localhost') return false;
+          return IPV4.test(host) ? !isLocalIpv4(host) : host.includes(':') ? !isLocalIpv6(host) : true;
+        });
+      if (external.length > 0)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `resolver ${external.join(' ')}: ${external.length > 1 ? 'nameservers' : 'a nameserver'} outside this host and its private network`,
+        });
+    });
+    return hits;
+  },
+};
+
+/** The values a variable is given in plain text: `set $v …` along the chain, or a `map`'s values. */
+function spelledOutValues(config: NginxConfig, chain: ScopeChain, name: string): string[] {
+  const values = chain.flatMap((block) =>
+    childrenNamed(block, 'set')
+      .filter((d) => d.args[0] === `$${name}`)
+      .map((d) => d.args[1] ?? ''),
+  );
+  walkDirectives(config, (d) => {
+    if (d.name === 'map' && d.args[1] === `$${name}`)
+      for (const entry of d.entries ?? []) if (entry.args[0] !== undefined) values.push(entry.args[0]);
+  });
+  return values.filter((v) => !v.includes('$'));
+}
+
+/**
+ * `proxy_pass http://$backend` (or `proxy_pass $url`) whose variable is spelled out as a host name
+ * that is neither an address nor an upstream group, with no resolver in effect: nginx resolves such
+ * names per request, through `resolver` only, and without one every request fails (502).
+ */
+function variableTargetsWithoutResolver(config: NginxConfig): RuleHit[] {
+  const upstreams = listUpstreams(config);
+  const hits: RuleHit[] = [];
+  for (const { block, chain } of listLocations(config)) {
+    const pass = proxyPassOf(block);
+    const arg = pass?.args[0] ?? '';
+    if (!pass || !arg.includes('$') || effectiveDirective(chain, 'resolver')) continue;
+    const whole = /^\$\{?(\w+)\}?$/.exec(arg);
+    const inHost = /^[a-z]+:\/\/\$\{?(\w+)\}?(?::\d+)?(?:\/.*)?$/i.exec(arg);
+    const variable = whole?.[1] ?? inHost?.[1];
+    if (!variable) continue;
+    const hosts = spelledOutValues(config, chain, variable).flatMap((value) => {
+      const host = whole ? parseProxyPassTarget(value)?.host : value.split('/')[0];
+      return host && !host.startsWith('unix:') ? [hostOf(host)] : [];
+    });
+    const named = hosts.find((host) => !isIpLiteral(host) && !upstreams.has(host));
+    if (named)
+      hits.push({
+        file: pass.file,
+        line: pass.line,
+        what: `proxy_pass ${arg} resolves ${named} per request, but no resolver is set: nginx cannot resolve it and answers 502`,
+      });
+  }
+  return hits;
+}
+
+/** gixy's stale_dns_cache, for upstream groups: names are resolved when nginx starts, never again. */
+export const UPSTREAM_DNS_STALE: LintRule = {
+  id: 'upstream-dns-stale',
+  severity: 'warning',
+  title: 'upstream hostname resolved only at start, or with no resolver',
+  message:
+    "nginx resolves the hostnames of an upstream group once, when it starts or reloads, and keeps those addresses until the next reload: after a deploy, failover or autoscaling changes the DNS record, requests keep going to the old addresses (502/504, or another tenant's host). `localhost` also resolves to every address in /etc/hosts (::1 and 127.0.0.1), so half the attempts may hit an address the app does not listen on. A proxy_pass through a variable holding a name is resolved per request, but only through `resolver`: without one, every request fails.",
+  fix: 'write IP addresses; or, on nginx ≥ 1.27.3, `server name:port resolve;` with a `resolver` and a `zone` in the upstream; or proxy_pass through a variable (set $app http://name:port; proxy_pass $app;) with a resolver in effect',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = variableTargetsWithoutResolver(config);
+    for (const { block, chain } of listUpstreamScopes(config)) {
+      for (const server of (block.children ?? []).filter((c) => c.name === 'server')) {
+        const address = server.args[0] ?? '';
+        if (address.startsWith('unix:')) continue;
+        const host = hostOf(address);
+        if (isIpLiteral(host)) continue;
+        if (server.args.includes('resolve')) {
+          if (!effectiveDirective(chain, 'resolver'))
+            hits.push({
+              file: server.file,
+              line: server.line,
+              what: `upstream ${block.args[0] ?? ''}: server ${address} resolve, but no resolver is set for it to use`,
+            });
+          continue;
+        }
+        hits.push({
+          file: server.file,
+          line: server.line,
+          what: `upstream ${block.args[0] ?? ''}: server ${address} is resolved once, when nginx starts`,
+        });
+      }
+    }
+    return hits;
+  },
+};

@@ -1,0 +1,199 @@
+import { locationMatch } from '../../nginx-config/query.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
+import { hasExponentialBacktracking } from '../regex/backtracking.js';
+import { ifCondition, listConfigRegexes, type ConfigRegex } from '../regex/config-regexes.js';
+import { parsePcre } from '../regex/parse-pcre.js';
+import type { LintRule, RuleHit } from '../types.js';
+
+/** `$1`…`$9` as nginx reads them: one digit, so `$10` is `$1` followed by `0`. */
+const CAPTURE_REF = /\$([1-9])/g;
+
+function captureRefs(values: string[]): number[] {
+  return [...new Set(values.flatMap((v) => [...v.matchAll(CAPTURE_REF)].map((m) => Number(m[1]))))].sort();
+}
+
+const describe = (r: ConfigRegex) =>
+  r.source === 'map' ? `map entry ${r.directive.name}` : `${r.source} ${r.pattern}`;
+
+/** Directives inside a block that read its captures: every one but nested regex matchers. */
+function captureReaders(block: NginxDirective): NginxDirective[] {
+  return (block.children ?? []).filter(
+    (d) => d.name !== 'rewrite' && d.name !== 'if' && d.name !== 'location',
+  );
+}
+
+/** Captures referenced beyond what the pattern defines (nginx substitutes an empty string). */
+function missingCaptures(regex: ConfigRegex, groups: number): RuleHit[] {
+  const hits: RuleHit[] = [];
+  const d = regex.directive;
+  const report = (reader: NginxDirective, refs: number[], why: string) =>
+    hits.push({
+      file: reader.file,
+      line: reader.line,
+      what: `${reader.name} uses ${refs.map((n) => `$${n}`).join(', ')} but ${describe(regex)} ${why}`,
+    });
+  if (regex.source === 'rewrite') {
+    const refs = captureRefs(d.args.slice(1, 2)).filter((n) => n > groups);
+    if (refs.length > 0) report(d, refs, groups === 0 ? 'has no capture group' : `has only ${groups}`);
+    return hits;
+  }
+  if (regex.source === 'map') {
+    // A map entry's value may use the captures of the entry's own pattern.
+    const refs = captureRefs(d.args).filter((n) => n > groups);
+    if (refs.length > 0)
+      hits.push({
+        file: d.file,
+        line: d.line,
+        what: `map value ${d.args.join(' ')} uses ${refs.map((n) => `$${n}`).join(', ')} but ${describe(regex)} ${groups === 0 ? 'has no capture group' : `has only ${groups}`}`,
+      });
+    return hits;
+  }
+  if (regex.source !== 'if' && regex.source !== 'location') return hits;
+  // A location whose own rewrites or ifs capture again: its $N may come from those instead.
+  if (regex.source === 'location' && (d.children ?? []).some((c) => c.name === 'rewrite' || c.name === 'if'))
+    return hits;
+  const negated = regex.source === 'if' && (ifCondition(d)[1] ?? '').startsWith('!');
+  for (const reader of captureReaders(d)) {
+    const refs = captureRefs(reader.args);
+    if (negated && refs.length > 0) report(reader, refs, 'runs this block only when it does not match');
+    else {
+      const beyond = refs.filter((n) => n > groups);
+      if (beyond.length > 0)
+        report(reader, beyond, groups === 0 ? 'has no capture group' : `has only ${groups}`);
+    }
+  }
+  return hits;
+}
+
+/** gixy's invalid_regex (captures), and what pcre2_compile() refuses in a snippet nginx -t never saw. */
+export const REGEX_INVALID: LintRule = {
+  id: 'regex-invalid',
+  severity: 'error',
+  title: 'invalid regex, or a capture it does not have',
+  message:
+    'A pattern PCRE refuses makes nginx -t fail and the reload abort. A $1…$9 the pattern does not capture (or an `if ($x !~ …)` block reading captures the match never set) is replaced by an empty string or a stale value from an earlier match: rewrites and proxy_pass go to the wrong path.',
+  fix: 'fix the pattern; add the capture group ( … ) the reference needs, or name it (?<name> … ) and use $name',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const regex of listConfigRegexes(config)) {
+      const parsed = parsePcre(regex.pattern, regex.caseless);
+      if (!parsed.ok) {
+        hits.push({
+          file: regex.directive.file,
+          line: regex.directive.line,
+          what: `${describe(regex)}: ${parsed.error} at offset ${parsed.offset}`,
+        });
+        continue;
+      }
+      hits.push(...missingCaptures(regex, parsed.regex.groups));
+    }
+    return hits;
+  },
+};
+
+/** The top-level alternatives of a pattern, as written. */
+function topLevelBranches(pattern: string): string[] {
+  const branches: string[] = [];
+  let depth = 0;
+  let inClass = false;
+  let start = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') {
+      inClass = true;
+      if (pattern[i + 1] === '^') i++;
+      if (pattern[i + 1] === ']') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) {
+      branches.push(pattern.slice(start, i));
+      start = i + 1;
+    }
+  }
+  branches.push(pattern.slice(start));
+  return branches;
+}
+
+const startsAnchored = (branch: string) => /^(?:\((?:\?[a-zA-Z-]*[:)])?)*(?:\^|\\A)/.test(branch);
+const endsAnchored = (branch: string) => /(?:\$|\\[zZ])\)*$/.test(branch);
+/** `\.php`, `\.(jpg|png)` at the end: a file extension, which without `$` also matches x.php.txt. */
+const endsWithExtension = (branch: string) => /\\\.(?:\w+|\((?:\?:)?[\w|]+\))$/.test(branch);
+
+/** A location that only refuses (deny all, return 403/404/444): matching more than meant is safe. */
+function onlyRefuses(location: NginxDirective): boolean {
+  const children = location.children ?? [];
+  return (
+    children.length > 0 &&
+    children.some((c) => (c.name === 'deny' && c.args[0] === 'all') || c.name === 'return') &&
+    children.every(
+      (c) =>
+        (c.name === 'deny' && c.args[0] === 'all') ||
+        (c.name === 'return' && /^4\d\d$/.test(c.args[0] ?? '')) ||
+        c.name === 'access_log' ||
+        c.name === 'log_not_found',
+    )
+  );
+}
+
+/** gixy's unanchored_regex: a location or server name pattern that matches more than meant. */
+export const REGEX_UNANCHORED: LintRule = {
+  id: 'regex-unanchored',
+  severity: 'warning',
+  title: 'regex location or server name without anchors',
+  message:
+    'Without ^ a pattern matches anywhere in the path or name: location ~ /admin also catches /public/admin, and server_name ~example\\.com also accepts example.com.attacker.net. Without $ an extension match such as \\.php also sends /upload/x.php.jpg to the PHP backend. Each alternative needs its own anchor (^/a|/b anchors only /a).',
+  fix: 'anchor every alternative: location ~ ^/admin/, location ~ \\.php$, server_name ~^(www\\.)?example\\.com$',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const regex of listConfigRegexes(config)) {
+      if (regex.source !== 'location' && regex.source !== 'server_name') continue;
+      const branches = topLevelBranches(regex.pattern);
+      let loose: string | undefined;
+      if (regex.source === 'server_name')
+        loose = branches.find((b) => !startsAnchored(b) || !endsAnchored(b));
+      else if (!onlyRefuses(regex.directive))
+        loose = branches.find(
+          (b) => (!startsAnchored(b) && !endsAnchored(b)) || (endsWithExtension(b) && !endsAnchored(b)),
+        );
+      if (loose === undefined) continue;
+      const where =
+        regex.source === 'location'
+          ? `location ${locationMatch(regex.directive).modifier} ${regex.pattern}`
+          : `server_name ~${regex.pattern}`;
+      hits.push({
+        file: regex.directive.file,
+        line: regex.directive.line,
+        what: `${where}: ${branches.length > 1 ? `the alternative ${loose}` : 'the pattern'} is not anchored`,
+      });
+    }
+    return hits;
+  },
+};
+
+/** gixy's regex_redos: nested quantifiers and overlapping alternatives under a quantifier. */
+export const REGEX_REDOS: LintRule = {
+  id: 'regex-redos',
+  severity: 'warning',
+  title: 'regex open to catastrophic backtracking (ReDoS)',
+  message:
+    'PCRE backtracks: when a repeated part can match the same text in two ways — (a+)+, (\\w+\\s?)*, (a|a)*, (a|aa)* — a request that almost matches costs 2^n steps for n characters. One such request holds a worker (and every connection on it) for seconds to hours; nginx has no regex time limit.',
+  fix: 'make each repetition match in one way only: (a+)+ → a+, (\\w+\\s?)* → [\\w\\s]*, (a|ab)* → a(b)?…; separate repeated parts with a character they cannot match ([^/]+/)*',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const regex of listConfigRegexes(config)) {
+      const parsed = parsePcre(regex.pattern, regex.caseless);
+      if (parsed.ok && hasExponentialBacktracking(parsed.regex.root))
+        hits.push({
+          file: regex.directive.file,
+          line: regex.directive.line,
+          what: `${describe(regex)} can match one string in exponentially many ways`,
+        });
+    }
+    return hits;
+  },
+};

@@ -1,0 +1,62 @@
+import { walkDirectives } from '../../nginx-config/query.js';
+import type { LintRule, RuleHit } from '../types.js';
+
+/** nginx's default keepalive_requests since 1.19.10. */
+const MIN_KEEPALIVE_REQUESTS = 1000;
+
+/** Hits for every directive named `name` whose first argument is `value`. */
+function directivesSetTo(name: string, value: string): LintRule['test'] {
+  return (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (d.name === name && d.args[0] === value)
+        hits.push({ file: d.file, line: d.line, what: `${name} ${value}` });
+    });
+    return hits;
+  };
+}
+
+/** gixy's proxy_pass_normalized (its merge_slashes part): `//admin` is no longer `/admin`. */
+export const MERGE_SLASHES_OFF: LintRule = {
+  id: 'merge-slashes-off',
+  severity: 'warning',
+  title: 'merge_slashes off',
+  message:
+    'With merge_slashes off, //admin/ no longer matches location /admin/: a deny, auth_request or rate limit written for /admin/ is skipped, and the request goes to location / and on to an application that treats //admin/ as /admin/.',
+  fix: 'remove merge_slashes off (the default is on); if an upstream really needs the double slashes, pass $request_uri to that one location',
+  runbook: null,
+  test: directivesSetTo('merge_slashes', 'off'),
+};
+
+/** gixy's proxy_buffering_off. */
+export const PROXY_BUFFERING_OFF: LintRule = {
+  id: 'proxy-buffering-off',
+  severity: 'warning',
+  title: 'proxy_buffering off',
+  message:
+    "Without buffering nginx passes the response to the client at the client's pace: a slow or stalled client keeps the upstream connection (an app worker, a DB connection behind it) busy for as long as it reads, and proxy_cache and proxy_max_temp_file_size stop working. A few slow readers exhaust the app.",
+  fix: 'keep proxy_buffering on; for streaming responses (SSE, long polling) have the app send X-Accel-Buffering: no on those responses only, or mark the location with # proxyops: ignore proxy-buffering-off',
+  runbook: null,
+  test: directivesSetTo('proxy_buffering', 'off'),
+};
+
+/** gixy's low_keepalive_requests (client side only: inside `upstream` a low value is normal). */
+export const KEEPALIVE_REQUESTS_LOW: LintRule = {
+  id: 'keepalive-requests-low',
+  severity: 'warning',
+  title: 'keepalive_requests below 1000',
+  message:
+    'After keepalive_requests requests nginx closes the client connection. Below 1000 (the default since 1.19.10; 100 before), busy HTTP/1.1 and HTTP/2 clients reconnect and redo the TLS handshake every few seconds, and clients racing the close see failed requests. 0 closes after every request.',
+  fix: 'remove it (default 1000) or keepalive_requests 1000;',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d, chain) => {
+      if (d.name !== 'keepalive_requests' || chain.some((b) => b.name === 'upstream')) return;
+      const value = Number(d.args[0]);
+      if (Number.isInteger(value) && value < MIN_KEEPALIVE_REQUESTS)
+        hits.push({ file: d.file, line: d.line, what: `keepalive_requests ${d.args[0] ?? ''}` });
+    });
+    return hits;
+  },
+};

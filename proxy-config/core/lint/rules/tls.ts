@@ -1,0 +1,121 @@
+import {
+  childrenNamed,
+  effectiveDirective,
+  isMainConfig,
+  listServers,
+  walkDirectives,
+  type BlockScope,
+} from '../../nginx-config/query.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import type { LintRule, RuleHit } from '../types.js';
+import { socketKey } from './default-server.js';
+
+/** Protocols with published practical attacks (POODLE, BEAST) and no AEAD ciphers. */
+const WEAK_PROTOCOLS = new Set(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1']);
+
+/** OpenSSL cipher-string words naming broken or unauthenticated suites. */
+const WEAK_CIPHER_WORDS = new Set([
+  'RC4',
+  'DES',
+  '3DES',
+  'CBC3',
+  'MD5',
+  'NULL',
+  'ENULL',
+  'ANULL',
+  'EXP',
+  'EXPORT',
+  'EXPORT40',
+  'EXPORT56',
+  'LOW',
+  'ADH',
+  'AECDH',
+]);
+
+/**
+ * The TLS sockets whose default server sets no ssl_protocols. nginx answers the ClientHello with the
+ * protocols of the socket's default server, before SNI picks the named one (nginx 1.22 with OpenSSL 3
+ * accepts TLS 1.2 for a server saying `ssl_protocols TLSv1.3` when the default says nothing), and with
+ * nothing set it offers TLSv1 and TLSv1.1 too before 1.23.4. Whole configs only: a snippet's http
+ * level is not in view.
+ */
+function unsetDefaultProtocols(config: NginxConfig): RuleHit[] {
+  if (!isMainConfig(config)) return [];
+  const sockets = new Map<string, Array<{ scope: BlockScope; listen: NginxDirective }>>();
+  for (const scope of listServers(config))
+    for (const listen of childrenNamed(scope.block, 'listen')) {
+      if (!listen.args.includes('ssl')) continue;
+      const key = socketKey(listen);
+      sockets.set(key, [...(sockets.get(key) ?? []), { scope, listen }]);
+    }
+  const hits: RuleHit[] = [];
+  for (const [key, listeners] of sockets) {
+    const chosen =
+      listeners.find(
+        ({ listen }) => listen.args.includes('default_server') || listen.args.includes('default'),
+      ) ?? (listeners[0] as { scope: BlockScope; listen: NginxDirective });
+    if (effectiveDirective(chosen.scope.chain, 'ssl_protocols')) continue;
+    hits.push({
+      file: chosen.listen.file,
+      line: chosen.listen.line,
+      what: `the default server of TLS socket ${key} sets no ssl_protocols: its handshakes get nginx's default (TLSv1 and TLSv1.1 included before 1.23.4), whatever the other servers on it set`,
+    });
+  }
+  return hits;
+}
+
+/** gixy-ng's weak_ssl_tls, protocols: ssl_protocols (and proxy_/grpc_ssl_protocols towards upstreams). */
+export const TLS_PROTOCOLS_WEAK: LintRule = {
+  id: 'tls-protocols-weak',
+  severity: 'error',
+  title: 'SSLv3, TLSv1 or TLSv1.1 enabled',
+  message:
+    "SSLv3, TLS 1.0 and 1.1 are deprecated (RFC 8996) and open to POODLE and BEAST-style downgrade attacks; every client of the last decade speaks TLS 1.2. Scanners and PCI DSS fail a server that still offers them. A socket's protocols are its default server's: nginx negotiates them before SNI selects a server, and without ssl_protocols nginx before 1.23.4 (Debian 12's 1.22 included) enables TLSv1 and TLSv1.1.",
+  fix: 'ssl_protocols TLSv1.2 TLSv1.3; at http level (so every default server has it)',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (!/^(?:|proxy_|grpc_|uwsgi_)ssl_protocols$/.test(d.name)) return;
+      const weak = d.args.filter((p) => WEAK_PROTOCOLS.has(p));
+      if (weak.length > 0)
+        hits.push({ file: d.file, line: d.line, what: `${d.name} enables ${weak.join(', ')}` });
+    });
+    return [...hits, ...unsetDefaultProtocols(config)];
+  },
+};
+
+/** The suites of a cipher string that stay enabled and name a weak algorithm. */
+function weakCiphers(cipherString: string): string[] {
+  const tokens = cipherString.split(/[:,\s]+/).filter(Boolean);
+  const removed = new Set(
+    tokens.filter((t) => t.startsWith('!') || t.startsWith('-')).map((t) => t.slice(1).toUpperCase()),
+  );
+  return tokens.filter((token) => {
+    if (token.startsWith('!') || token.startsWith('-')) return false;
+    const name = token.replace(/^\+/, '').toUpperCase();
+    if (removed.has(name)) return false;
+    return name.split(/[-+]/).some((word) => WEAK_CIPHER_WORDS.has(word) && !removed.has(word));
+  });
+}
+
+/** gixy-ng's weak_ssl_tls, ciphers: RC4, DES/3DES, MD5, NULL, EXPORT and anonymous suites. */
+export const TLS_CIPHERS_WEAK: LintRule = {
+  id: 'tls-ciphers-weak',
+  severity: 'error',
+  title: 'weak TLS cipher suites enabled',
+  message:
+    'RC4 and MD5 are broken, DES and 3DES fall to SWEET32, EXPORT suites to FREAK/Logjam, NULL suites do not encrypt and anonymous (aNULL/ADH) ones do not authenticate the server: a client that offers one of them can be talked down to it.',
+  fix: "ssl_ciphers HIGH:!aNULL:!MD5; (nginx's default) or Mozilla's intermediate list",
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (!/^(?:|proxy_|grpc_|uwsgi_)ssl_ciphers$/.test(d.name)) return;
+      const weak = weakCiphers(d.args.join(':'));
+      if (weak.length > 0)
+        hits.push({ file: d.file, line: d.line, what: `${d.name} enables ${weak.join(', ')}` });
+    });
+    return hits;
+  },
+};
