@@ -9,6 +9,7 @@ import {
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { describeBlock } from '../proxied-locations.js';
+import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** Blocks whose `allow`/`deny` lines form one access list (nginx's access module contexts). */
@@ -40,7 +41,7 @@ export const ALLOW_WITHOUT_DENY: LintRule = {
   message:
     'nginx allows every request no rule denies: `allow 10.0.0.0/8;` on its own restricts nothing, so the block meant for the office network or the monitoring host is open to the internet.',
   fix: 'end the list with deny all; (allow 10.0.0.0/8; deny all;)',
-  runbook: null,
+  runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block, chain } of accessBlocks(config)) {
@@ -98,7 +99,7 @@ export const RETURN_BYPASSES_ALLOW_DENY: LintRule = {
   message:
     "return and rewrite … redirect|permanent answer in nginx's rewrite phase, which runs before the access phase where allow/deny are checked: every client gets that response (a health page, a redirect with a token, a body), whatever the access list says.",
   fix: 'move the response where the access list still applies: try_files /dev/null @answer; with location @answer { return …; }, or check the address in a map/geo and return 403 first',
-  runbook: null,
+  runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block } of accessBlocks(config)) {
@@ -144,7 +145,7 @@ export const STATUS_PAGE_EXPOSED: LintRule = {
   message:
     'stub_status (and the status/api pages of NGINX Plus) show connection and request counts to anyone who finds the URL; the api page can even change upstreams. Attackers use the counts to time and size their load.',
   fix: 'allow the monitoring hosts, then deny all; (or serve it on a loopback-only listen, or behind auth_basic)',
-  runbook: null,
+  runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block, chain } of listLocations(config)) {

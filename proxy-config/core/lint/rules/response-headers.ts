@@ -1,5 +1,6 @@
 import { effectiveDirectives, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
+import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** The header values a header-setting directive writes (headers-more's options and their values skipped). */
@@ -31,7 +32,7 @@ export const ADD_HEADER_MULTILINE: LintRule = {
   message:
     'nginx sends a quoted value that spans lines verbatim, line breaks included: HTTP/1.1 clients see a folded or truncated header (obsolete line folding, RFC 9112), and HTTP/2 and HTTP/3 clients must reject the whole response as malformed.',
   fix: 'write the value on one line (a long Content-Security-Policy too), or build it with map/set from short pieces',
-  runbook: null,
+  runbook: RUNBOOKS.headerInjection,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {

@@ -1,5 +1,6 @@
 import { childrenNamed, locationMatch, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
+import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { sourcesIn, type VariableSource } from '../variable-sources.js';
 
@@ -28,7 +29,7 @@ export const PROXY_PASS_SSRF: LintRule = {
   message:
     'When the scheme or host of proxy_pass (fastcgi/uwsgi/scgi/grpc_pass) comes from the request (a query argument, a header, $host, a capture of the path), anyone can make nginx fetch any address it can reach: cloud metadata (169.254.169.254), admin ports, internal services (server-side request forgery).',
   fix: 'name the upstream in the config; to pick one by request, map the request value to a fixed list of upstream names (map $arg_region $backend { default app_eu; us app_us; }) with no client value as a map result',
-  runbook: null,
+  runbook: RUNBOOKS.requestForgery,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d, chain) => {
