@@ -129,19 +129,39 @@ function captureSource(context: CaptureContext, name: string): VariableSource[] 
   ];
 }
 
+/** A block's `set` directives by variable, with those of its `if` blocks: indexed once per block. */
+const SETS = new WeakMap<
+  NginxDirective,
+  Map<string, Array<{ set: NginxDirective; inIf?: NginxDirective }>>
+>();
+
+function setsIn(block: NginxDirective): Map<string, Array<{ set: NginxDirective; inIf?: NginxDirective }>> {
+  let index = SETS.get(block);
+  if (!index) {
+    const found = new Map<string, Array<{ set: NginxDirective; inIf?: NginxDirective }>>();
+    const add = (set: NginxDirective, inIf?: NginxDirective) => {
+      const name = set.args[0] ?? '';
+      found.set(name, [...(found.get(name) ?? []), { set, inIf }]);
+    };
+    for (const child of block.children ?? []) {
+      if (child.name === 'set') add(child);
+      if (child.name === 'if') for (const inner of childrenNamed(child, 'set')) add(inner, child);
+    }
+    index = found;
+    SETS.set(block, index);
+  }
+  return index;
+}
+
 /** `set $name value` in the blocks around a site (and in their `if` blocks), each with its own site. */
 function setsOf(name: string, site: ValueSite): ValueSite[] {
-  const found: ValueSite[] = [];
-  site.chain.forEach((block, i) => {
+  return site.chain.flatMap((block, i) => {
     const chain = site.chain.slice(0, i + 1);
-    for (const child of block.children ?? []) {
-      if (child.name === 'set' && child.args[0] === `$${name}`) found.push({ directive: child, chain });
-      if (child.name === 'if')
-        for (const inner of childrenNamed(child, 'set'))
-          if (inner.args[0] === `$${name}`) found.push({ directive: inner, chain: [...chain, child] });
-    }
+    return (setsIn(block).get(`$${name}`) ?? []).map(({ set, inIf }) => ({
+      directive: set,
+      chain: inIf ? [...chain, inIf] : chain,
+    }));
   });
-  return found;
 }
 
 const MAPS = new WeakMap<NginxConfig, Map<string, NginxDirective[]>>();

@@ -62,11 +62,12 @@ export const ADD_HEADER_CONTENT_TYPE: LintRule = {
     walkDirectives(config, (d, chain) => {
       if (d.name !== 'add_header') return;
       const header = headerValues(d)[0];
+      if (header?.name.toLowerCase() !== 'content-type') return;
       // The upstream's own Content-Type hidden first: then add_header is the only one.
       const hidden = effectiveDirectives(chain, 'proxy_hide_header').some(
         (h) => (h.args[0] ?? '').toLowerCase() === 'content-type',
       );
-      if (header && header.name.toLowerCase() === 'content-type' && !hidden)
+      if (!hidden)
         hits.push({
           file: d.file,
           line: d.line,
