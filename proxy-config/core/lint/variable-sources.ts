@@ -154,7 +154,7 @@ function setsIn(block: NginxDirective): Map<string, Array<{ set: NginxDirective;
 }
 
 /** `set $name value` in the blocks around a site (and in their `if` blocks), each with its own site. */
-function setsOf(name: string, site: ValueSite): ValueSite[] {
+export function setsOf(name: string, site: ValueSite): ValueSite[] {
   return site.chain.flatMap((block, i) => {
     const chain = site.chain.slice(0, i + 1);
     return (setsIn(block).get(`$${name}`) ?? []).map(({ set, inIf }) => ({

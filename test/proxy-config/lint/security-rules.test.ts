@@ -147,3 +147,27 @@ describe('proxy-pass-ssrf', () => {
     expect(fired(`server { ${location} }`, 'proxy-pass-ssrf')).toEqual([]);
   });
 });
+
+describe('cases where gixy and nginx disagree, or a value is read through set', () => {
+  it('http-splitting fires on a named capture in a redirecting rewrite: nginx escapes only $1..$9 there', () => {
+    // gixy lists this as a false positive; nginx 1.22 sends /proxy/a/%0d%0a back as a raw CR LF.
+    expect(
+      fired(
+        'server { rewrite ^/proxy/(a|b)/(?<path>\\W*)$ http://storage/$path redirect; }',
+        'http-splitting',
+      ),
+    ).toHaveLength(1);
+    expect(
+      fired('server { rewrite ^/proxy/(a|b)/(\\W*)$ http://storage/$2 redirect; }', 'http-splitting'),
+    ).toEqual([]);
+  });
+
+  it('proxy-pass-ssrf reads a target variable through its set', () => {
+    expect(
+      fired('server { location / { set $u "http://some$request_uri"; proxy_pass $u; } }', 'proxy-pass-ssrf'),
+    ).toEqual([]);
+    expect(
+      fired('server { location / { set $u "http://$arg_host/x"; proxy_pass $u; } }', 'proxy-pass-ssrf'),
+    ).toEqual([expect.stringContaining('$arg_host names the host')]);
+  });
+});

@@ -17,7 +17,8 @@ function headerValues(d: NginxDirective): Array<{ name: string; value: string }>
       out.push(
         colon === -1
           ? { name: arg, value: '' }
-          : { name: arg.slice(0, colon).trim(), value: arg.slice(colon + 1).trim() },
+          : // Only blanks after the colon are padding: a line break there is part of the value.
+            { name: arg.slice(0, colon).trim(), value: arg.slice(colon + 1).replace(/^[ \t]+/, '') },
       );
     }
   }

@@ -62,12 +62,13 @@ export const ALIAS_TRAVERSAL: LintRule = {
           continue;
         }
         if ((modifier !== '' && modifier !== '^~') || path.endsWith('/')) continue;
-        if (target.endsWith('/'))
-          hits.push({
-            file: alias.file,
-            line: alias.line,
-            what: `location ${path} with alias ${target} serves ${path}../ from the parent directory`,
-          });
+        hits.push({
+          file: alias.file,
+          line: alias.line,
+          what: target.endsWith('/')
+            ? `location ${path} with alias ${target} serves ${path}../ from the parent directory`
+            : `location ${path} with alias ${target} serves ${path}-old/ from ${target}-old/ (any name starting with ${target})`,
+        });
       }
     }
     return hits;
