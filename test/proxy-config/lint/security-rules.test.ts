@@ -77,7 +77,7 @@ describe('status-page-exposed with the NGINX Plus pages', () => {
     ).toEqual([]);
     expect(
       fired('server { listen 80; location /s { allow 10.0.0.1; stub_status; } }', 'status-page-exposed'),
-    ).toEqual(['1: stub_status in location /s without deny all']);
+    ).toEqual(['1: stub_status in location /s lets everyone in: no deny all before an allow of everyone']);
   });
 });
 
@@ -169,5 +169,45 @@ describe('cases where gixy and nginx disagree, or a value is read through set', 
     expect(
       fired('server { location / { set $u "http://$arg_host/x"; proxy_pass $u; } }', 'proxy-pass-ssrf'),
     ).toEqual([expect.stringContaining('$arg_host names the host')]);
+  });
+});
+
+describe('return-bypasses-allow-deny', () => {
+  const inLocation = (body: string) => `server { location /abc { allow 127.0.0.2; deny all; ${body} } }`;
+  it.each([
+    'rewrite ^ https://example.test/ last;',
+    'rewrite ^ $scheme://example.test/;',
+    'rewrite ^ /x redirect;',
+    'return 200 "secret";',
+  ])('fires on %s', (body) => {
+    expect(fired(inLocation(body), 'return-bypasses-allow-deny')).toHaveLength(1);
+  });
+  it.each(['rewrite ^ /x last;', 'rewrite ^ HTTPS://example.test/ break;', 'return 403;'])(
+    'stays silent on %s',
+    (body) => {
+      expect(fired(inLocation(body), 'return-bypasses-allow-deny')).toEqual([]);
+    },
+  );
+  it('checks a named location against its own access list', () => {
+    expect(
+      fired(
+        'server { location @h { allow 127.0.0.1; deny all; return 200 "secret"; } }',
+        'return-bypasses-allow-deny',
+      ),
+    ).toHaveLength(1);
+  });
+});
+
+describe('status-page-exposed reads the access list as nginx does', () => {
+  it.each([
+    ['location /s { stub_status; allow all; deny all; }', 1],
+    ['location /s { stub_status; deny all; allow all; }', 0],
+    ['location /s { stub_status; allow 0.0.0.0/0; deny all; }', 1],
+    ['location /s { stub_status; satisfy any; allow all; auth_basic "s"; }', 1],
+    ['location /s { stub_status; satisfy any; allow 10.0.0.1; deny all; auth_basic "s"; }', 0],
+    ['location /s { stub_status; auth_basic off; }', 1],
+    ['stub_status;', 1],
+  ])('server { listen 80; %s } fires %i time(s)', (body, count) => {
+    expect(fired(`server { listen 80; ${body} }`, 'status-page-exposed')).toHaveLength(count);
   });
 });

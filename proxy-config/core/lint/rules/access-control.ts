@@ -4,6 +4,7 @@ import {
   findBlocks,
   isHttpScope,
   listLocations,
+  listServers,
   locationMatch,
   type ScopeChain,
 } from '../../nginx-config/query.js';
@@ -76,9 +77,20 @@ function earlyResponses(block: NginxDirective): NginxDirective[] {
       continue;
     }
     if (child.name === 'return' && !refuses(child)) out.push(child);
-    if (child.name === 'rewrite' && ['redirect', 'permanent'].includes(child.args[2] ?? '')) out.push(child);
+    if (child.name === 'rewrite' && redirects(child)) out.push(child);
   }
   return out;
+}
+
+/**
+ * A `rewrite` that answers with a redirect: flag redirect/permanent, or a replacement that is an
+ * absolute URL (nginx redirects at once even with `last`; its prefix check is case-sensitive).
+ */
+function redirects(rewrite: NginxDirective): boolean {
+  return (
+    ['redirect', 'permanent'].includes(rewrite.args[2] ?? '') ||
+    /^(https?:\/\/|\$scheme)/.test(rewrite.args[1] ?? '')
+  );
 }
 
 function hasAccessList(block: NginxDirective): boolean {
@@ -137,6 +149,19 @@ function effectiveAccessList(chain: ScopeChain): NginxDirective[] {
   return [];
 }
 
+const EVERYONE = new Set(['all', '0.0.0.0/0', '::/0']);
+
+/**
+ * Whom an access list lets in, read the way nginx does (first matching rule wins): `listed` when a
+ * `deny all` comes before any allow of everyone, `everyone` otherwise, `no-list` without rules.
+ */
+function admits(rules: NginxDirective[]): 'listed' | 'everyone' | 'no-list' {
+  if (rules.length === 0) return 'no-list';
+  for (const rule of rules)
+    if (EVERYONE.has(rule.args[0] ?? '')) return rule.name === 'deny' ? 'listed' : 'everyone';
+  return 'everyone';
+}
+
 /** gixy-ng's status_page_exposed: connection counts and (with `api`) write access for anyone. */
 export const STATUS_PAGE_EXPOSED: LintRule = {
   id: 'status-page-exposed',
@@ -148,20 +173,21 @@ export const STATUS_PAGE_EXPOSED: LintRule = {
   runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
-    for (const { block, chain } of listLocations(config)) {
+    const scopes = [...listServers(config), ...listLocations(config)];
+    for (const { block, chain } of scopes) {
       if (internalOnly(block)) continue;
       const handler = (block.children ?? []).find((d) => STATUS_HANDLERS.has(d.name));
       if (!handler) continue;
-      const server = chain.find((b) => b.name === 'server');
-      if (loopbackOnly(server) || authInEffect(chain)) continue;
-      const rules = effectiveAccessList(chain);
-      const allowsSome = rules.some((d) => d.name === 'allow' && d.args[0] !== 'all');
-      const deniesAll = rules.some((d) => d.name === 'deny' && d.args[0] === 'all');
-      if (allowsSome && deniesAll) continue;
+      if (loopbackOnly(chain.find((b) => b.name === 'server'))) continue;
+      const who = admits(effectiveAccessList(chain));
+      // With `satisfy any`, an access list that admits everyone makes the login optional.
+      const anyOf = (effectiveDirective(chain, 'satisfy')?.args[0] ?? 'all') === 'any';
+      const loginHolds = authInEffect(chain) && !(anyOf && who === 'everyone');
+      if (who === 'listed' || loginHolds) continue;
       hits.push({
         file: handler.file,
         line: handler.line,
-        what: `${handler.name} in ${describeBlock(block)} without ${allowsSome ? 'deny all' : 'an allow list and deny all'}`,
+        what: `${handler.name} in ${describeBlock(block)} ${who === 'no-list' ? 'without an access list' : 'lets everyone in: no deny all before an allow of everyone'}`,
       });
     }
     return hits;
