@@ -67,9 +67,9 @@ function builtin(name: string): VariableSource | undefined {
   return undefined;
 }
 
-/** The variables a value uses, in order (`$x`, `${x}`, `$1`). */
+/** The variables a value uses, in order (`$x`, `${x}`, `$1`), lower-cased as nginx looks them up. */
 export function variablesIn(value: string): string[] {
-  return [...value.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)].map((m) => (m[1] ?? m[2]) as string);
+  return [...value.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)].map((m) => (m[1] ?? m[2] ?? '').toLowerCase());
 }
 
 /** The regex whose captures ($1, $name) are current, and what it was matched against. */
@@ -140,7 +140,7 @@ function setsIn(block: NginxDirective): Map<string, Array<{ set: NginxDirective;
   if (!index) {
     const found = new Map<string, Array<{ set: NginxDirective; inIf?: NginxDirective }>>();
     const add = (set: NginxDirective, inIf?: NginxDirective) => {
-      const name = set.args[0] ?? '';
+      const name = (set.args[0] ?? '').toLowerCase();
       found.set(name, [...(found.get(name) ?? []), { set, inIf }]);
     };
     for (const child of block.children ?? []) {
@@ -173,7 +173,7 @@ function mapsByVariable(config: NginxConfig): Map<string, NginxDirective[]> {
     const found = new Map<string, NginxDirective[]>();
     walkDirectives(config, (d, chain) => {
       if (d.name !== 'map' || !isHttpScope({ block: d, chain })) return;
-      const name = (d.args[1] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1');
+      const name = (d.args[1] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1').toLowerCase();
       found.set(name, [...(found.get(name) ?? []), d]);
     });
     maps = found;
@@ -192,7 +192,7 @@ const MAP_KEYWORDS = new Set(['hostnames', 'volatile', 'include']);
  */
 function mapSources(name: string, site: ValueSite, config: NginxConfig, depth: number): VariableSource[] {
   return (mapsByVariable(config).get(name) ?? []).flatMap((block) => {
-    const source = (block.args[0] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1');
+    const source = (block.args[0] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1').toLowerCase();
     const sourceValues = sourcesIn(block.args[0] ?? '', site, config, undefined, depth + 1);
     return (block.entries ?? []).flatMap((entry) => {
       const value = entry.args[0];

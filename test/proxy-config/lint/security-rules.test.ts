@@ -211,3 +211,11 @@ describe('status-page-exposed reads the access list as nginx does', () => {
     expect(fired(`server { listen 80; ${body} }`, 'status-page-exposed')).toHaveLength(count);
   });
 });
+
+it('host-header-spoofable reads variable names case-insensitively and inside a longer value, as nginx does', () => {
+  expect(fired('server { proxy_set_header Host $ARG_host; }', 'host-header-spoofable')).toHaveLength(1);
+  expect(
+    fired('server { proxy_set_header Host $arg_sub.example.com; }', 'host-header-spoofable'),
+  ).toHaveLength(1);
+  expect(fired('server { proxy_set_header Host $host:$server_port; }', 'host-header-spoofable')).toEqual([]);
+});

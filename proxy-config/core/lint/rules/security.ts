@@ -19,7 +19,9 @@ function regexAliasEscape(location: NginxDirective, alias: string): string | und
   let previousEnd: number | undefined;
   for (const ref of alias.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)) {
     const name = (ref[1] ?? ref[2]) as string;
-    const group = /^\d+$/.test(name) ? pattern.groups.get(Number(name)) : pattern.named.get(name);
+    const group = /^\d+$/.test(name)
+      ? pattern.groups.get(Number(name))
+      : pattern.named.get(name.toLowerCase());
     const before = alias.slice(literalStart, ref.index);
     literalStart = ref.index + ref[0].length;
     const atStart = previousEnd === undefined && before === '';
