@@ -5,11 +5,10 @@ import {
   isHttpScope,
   listLocations,
   listServers,
-  locationMatch,
   type ScopeChain,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
-import { describeBlock } from '../proxied-locations.js';
+import { describeBlock, isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
@@ -59,21 +58,13 @@ export const ALLOW_WITHOUT_DENY: LintRule = {
   },
 };
 
-/** Locations no client can request directly: named ones and those marked `internal`. */
-function internalOnly(block: NginxDirective): boolean {
-  return (
-    block.name === 'location' &&
-    (locationMatch(block).path.startsWith('@') || childrenNamed(block, 'internal').length > 0)
-  );
-}
-
 /** `return`/redirecting `rewrite` under a block, skipping locations a client cannot reach itself. */
 function earlyResponses(block: NginxDirective): NginxDirective[] {
   const out: NginxDirective[] = [];
   for (const child of block.children ?? []) {
     if (child.children) {
       // A block with an access list of its own replaces this one there: it is checked on its own.
-      if (!internalOnly(child) && !hasAccessList(child)) out.push(...earlyResponses(child));
+      if (!isInternalLocation(child) && !hasAccessList(child)) out.push(...earlyResponses(child));
       continue;
     }
     if (child.name === 'return' && !refuses(child)) out.push(child);
@@ -175,7 +166,7 @@ export const STATUS_PAGE_EXPOSED: LintRule = {
     const hits: RuleHit[] = [];
     const scopes = [...listServers(config), ...listLocations(config)];
     for (const { block, chain } of scopes) {
-      if (internalOnly(block)) continue;
+      if (isInternalLocation(block)) continue;
       const handler = (block.children ?? []).find((d) => STATUS_HANDLERS.has(d.name));
       if (!handler) continue;
       if (loopbackOnly(chain.find((b) => b.name === 'server'))) continue;

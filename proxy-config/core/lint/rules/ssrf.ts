@@ -1,5 +1,6 @@
-import { childrenNamed, locationMatch, walkDirectives } from '../../nginx-config/query.js';
-import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { walkDirectives } from '../../nginx-config/query.js';
+import type { NginxConfig } from '../../nginx-config/types.js';
+import { isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { setsOf, sourcesIn, type ValueSite, type VariableSource } from '../variable-sources.js';
@@ -8,15 +9,6 @@ const PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass',
 
 /** The scheme and host parts of a `*_pass` target (`$1://$2/rest` → `$1://`, `$2`). */
 const TARGET = /^([^?#/)]+:\/\/)?([^?#/)]+)/;
-
-/** Locations no client can request directly: named ones and those marked `internal`. */
-function internalOnly(chain: NginxDirective[]): boolean {
-  const location = chain.findLast((block) => block.name === 'location');
-  return (
-    location !== undefined &&
-    (locationMatch(location).path.startsWith('@') || childrenNamed(location, 'internal').length > 0)
-  );
-}
 
 /** A source that lets the client name any host: it is theirs and can hold a dot. */
 const namesAHost = (source: VariableSource) => source.client && source.mayHold('.');
@@ -58,7 +50,8 @@ export const PROXY_PASS_SSRF: LintRule = {
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d, chain) => {
-      if (!PASSES.has(d.name) || internalOnly(chain)) return;
+      const location = chain.findLast((block) => block.name === 'location');
+      if (!PASSES.has(d.name) || (location && isInternalLocation(location))) return;
       for (const [target, site] of expandedTargets(d.args[0] ?? '', { directive: d, chain }, 0)) {
         const source = hostSource(target, site, config);
         if (!source) continue;
