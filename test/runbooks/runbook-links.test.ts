@@ -51,6 +51,7 @@ const EXPECTED_FILES = [
   'certificate-expiry.md',
   'disk-full-small-logs.md',
   'failed-deploy.md',
+  'proxy-security-report.md',
   'redirect-to-http.md',
   'stale-page-after-deploy.md',
   'trailing-slash-404.md',

@@ -1,5 +1,12 @@
 import { parseProxyPassTarget, type ProxyPassTarget } from '../nginx-config/proxy-pass-target.js';
-import { listLocations, listUpstreams, proxyPassOf, type BlockScope } from '../nginx-config/query.js';
+import {
+  childrenNamed,
+  listLocations,
+  listUpstreams,
+  locationMatch,
+  proxyPassOf,
+  type BlockScope,
+} from '../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
 
 /** A location that proxies, with what its `proxy_pass` points at. */
@@ -45,4 +52,12 @@ function resolveProxied(
 /** `location /api/` as written, for messages. */
 export function describeBlock(block: NginxDirective): string {
   return [block.name, ...block.args].join(' ');
+}
+
+/** A location no client can request directly: a named one (`@x`) or one marked `internal`. */
+export function isInternalLocation(block: NginxDirective): boolean {
+  return (
+    block.name === 'location' &&
+    (locationMatch(block).path.startsWith('@') || childrenNamed(block, 'internal').length > 0)
+  );
 }

@@ -18,4 +18,9 @@ export const RUNBOOKS = {
   whichLayer: 'runbooks/413.md#which-layer-answered',
   logBuffer: 'runbooks/disk-full-small-logs.md#buffered-access-log',
   slowClients: 'runbooks/499.md#what-the-log-must-hold',
+  headerInjection: 'runbooks/proxy-security-report.md#header-injection',
+  pathTraversal: 'runbooks/proxy-security-report.md#path-traversal',
+  requestForgery: 'runbooks/proxy-security-report.md#server-side-request-forgery',
+  accessLists: 'runbooks/proxy-security-report.md#access-lists',
+  originChecks: 'runbooks/proxy-security-report.md#origin-and-host-checks',
 } as const;

@@ -67,9 +67,9 @@ function builtin(name: string): VariableSource | undefined {
   return undefined;
 }
 
-/** The variables a value uses, in order (`$x`, `${x}`, `$1`). */
+/** The variables a value uses, in order (`$x`, `${x}`, `$1`), lower-cased as nginx looks them up. */
 export function variablesIn(value: string): string[] {
-  return [...value.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)].map((m) => (m[1] ?? m[2]) as string);
+  return [...value.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)].map((m) => (m[1] ?? m[2] ?? '').toLowerCase());
 }
 
 /** The regex whose captures ($1, $name) are current, and what it was matched against. */
@@ -129,19 +129,39 @@ function captureSource(context: CaptureContext, name: string): VariableSource[] 
   ];
 }
 
-/** `set $name value` in the blocks around a site (and in their `if` blocks), each with its own site. */
-function setsOf(name: string, site: ValueSite): ValueSite[] {
-  const found: ValueSite[] = [];
-  site.chain.forEach((block, i) => {
-    const chain = site.chain.slice(0, i + 1);
+/** A block's `set` directives by variable, with those of its `if` blocks: indexed once per block. */
+const SETS = new WeakMap<
+  NginxDirective,
+  Map<string, Array<{ set: NginxDirective; inIf?: NginxDirective }>>
+>();
+
+function setsIn(block: NginxDirective): Map<string, Array<{ set: NginxDirective; inIf?: NginxDirective }>> {
+  let index = SETS.get(block);
+  if (!index) {
+    const found = new Map<string, Array<{ set: NginxDirective; inIf?: NginxDirective }>>();
+    const add = (set: NginxDirective, inIf?: NginxDirective) => {
+      const name = (set.args[0] ?? '').toLowerCase();
+      found.set(name, [...(found.get(name) ?? []), { set, inIf }]);
+    };
     for (const child of block.children ?? []) {
-      if (child.name === 'set' && child.args[0] === `$${name}`) found.push({ directive: child, chain });
-      if (child.name === 'if')
-        for (const inner of childrenNamed(child, 'set'))
-          if (inner.args[0] === `$${name}`) found.push({ directive: inner, chain: [...chain, child] });
+      if (child.name === 'set') add(child);
+      if (child.name === 'if') for (const inner of childrenNamed(child, 'set')) add(inner, child);
     }
+    index = found;
+    SETS.set(block, index);
+  }
+  return index;
+}
+
+/** `set $name value` in the blocks around a site (and in their `if` blocks), each with its own site. */
+export function setsOf(name: string, site: ValueSite): ValueSite[] {
+  return site.chain.flatMap((block, i) => {
+    const chain = site.chain.slice(0, i + 1);
+    return (setsIn(block).get(`$${name}`) ?? []).map(({ set, inIf }) => ({
+      directive: set,
+      chain: inIf ? [...chain, inIf] : chain,
+    }));
   });
-  return found;
 }
 
 const MAPS = new WeakMap<NginxConfig, Map<string, NginxDirective[]>>();
@@ -153,7 +173,7 @@ function mapsByVariable(config: NginxConfig): Map<string, NginxDirective[]> {
     const found = new Map<string, NginxDirective[]>();
     walkDirectives(config, (d, chain) => {
       if (d.name !== 'map' || !isHttpScope({ block: d, chain })) return;
-      const name = (d.args[1] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1');
+      const name = (d.args[1] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1').toLowerCase();
       found.set(name, [...(found.get(name) ?? []), d]);
     });
     maps = found;
@@ -172,7 +192,7 @@ const MAP_KEYWORDS = new Set(['hostnames', 'volatile', 'include']);
  */
 function mapSources(name: string, site: ValueSite, config: NginxConfig, depth: number): VariableSource[] {
   return (mapsByVariable(config).get(name) ?? []).flatMap((block) => {
-    const source = (block.args[0] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1');
+    const source = (block.args[0] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1').toLowerCase();
     const sourceValues = sourcesIn(block.args[0] ?? '', site, config, undefined, depth + 1);
     return (block.entries ?? []).flatMap((entry) => {
       const value = entry.args[0];

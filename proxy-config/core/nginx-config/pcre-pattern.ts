@@ -26,7 +26,7 @@ export type PcreGroup = Extract<PcreNode, { type: 'group' }>;
 export interface PcrePattern {
   source: string;
   root: PcreNode;
-  /** Capture groups by number ($1...) and by name ($name for `(?<name>...)`). */
+  /** Capture groups by number ($1...) and by lower-cased name ($name for `(?<name>...)`). */
   groups: Map<number, PcreGroup>;
   named: Map<string, PcreGroup>;
 }
@@ -318,7 +318,8 @@ class Parser {
     if (zeroWidth) return { type: 'assert' };
     const node: PcreGroup = { type: 'group', body, index, name, start };
     if (index !== undefined) this.groups.set(index, node);
-    if (name !== undefined) this.named.set(name, node);
+    // nginx turns named groups into variables, whose names are case-insensitive.
+    if (name !== undefined) this.named.set(name.toLowerCase(), node);
     return node;
   }
 }

@@ -77,7 +77,7 @@ describe('status-page-exposed with the NGINX Plus pages', () => {
     ).toEqual([]);
     expect(
       fired('server { listen 80; location /s { allow 10.0.0.1; stub_status; } }', 'status-page-exposed'),
-    ).toEqual(['1: stub_status in location /s without deny all']);
+    ).toEqual(['1: stub_status in location /s lets everyone in: no deny all before an allow of everyone']);
   });
 });
 
@@ -146,4 +146,76 @@ describe('proxy-pass-ssrf', () => {
   ])('stays silent on %s', (location) => {
     expect(fired(`server { ${location} }`, 'proxy-pass-ssrf')).toEqual([]);
   });
+});
+
+describe('cases where gixy and nginx disagree, or a value is read through set', () => {
+  it('http-splitting fires on a named capture in a redirecting rewrite: nginx escapes only $1..$9 there', () => {
+    // gixy lists this as a false positive; nginx 1.22 sends /proxy/a/%0d%0a back as a raw CR LF.
+    expect(
+      fired(
+        'server { rewrite ^/proxy/(a|b)/(?<path>\\W*)$ http://storage/$path redirect; }',
+        'http-splitting',
+      ),
+    ).toHaveLength(1);
+    expect(
+      fired('server { rewrite ^/proxy/(a|b)/(\\W*)$ http://storage/$2 redirect; }', 'http-splitting'),
+    ).toEqual([]);
+  });
+
+  it('proxy-pass-ssrf reads a target variable through its set', () => {
+    expect(
+      fired('server { location / { set $u "http://some$request_uri"; proxy_pass $u; } }', 'proxy-pass-ssrf'),
+    ).toEqual([]);
+    expect(
+      fired('server { location / { set $u "http://$arg_host/x"; proxy_pass $u; } }', 'proxy-pass-ssrf'),
+    ).toEqual([expect.stringContaining('$arg_host names the host')]);
+  });
+});
+
+describe('return-bypasses-allow-deny', () => {
+  const inLocation = (body: string) => `server { location /abc { allow 127.0.0.2; deny all; ${body} } }`;
+  it.each([
+    'rewrite ^ https://example.test/ last;',
+    'rewrite ^ $scheme://example.test/;',
+    'rewrite ^ /x redirect;',
+    'return 200 "secret";',
+  ])('fires on %s', (body) => {
+    expect(fired(inLocation(body), 'return-bypasses-allow-deny')).toHaveLength(1);
+  });
+  it.each(['rewrite ^ /x last;', 'rewrite ^ HTTPS://example.test/ break;', 'return 403;'])(
+    'stays silent on %s',
+    (body) => {
+      expect(fired(inLocation(body), 'return-bypasses-allow-deny')).toEqual([]);
+    },
+  );
+  it('checks a named location against its own access list', () => {
+    expect(
+      fired(
+        'server { location @h { allow 127.0.0.1; deny all; return 200 "secret"; } }',
+        'return-bypasses-allow-deny',
+      ),
+    ).toHaveLength(1);
+  });
+});
+
+describe('status-page-exposed reads the access list as nginx does', () => {
+  it.each([
+    ['location /s { stub_status; allow all; deny all; }', 1],
+    ['location /s { stub_status; deny all; allow all; }', 0],
+    ['location /s { stub_status; allow 0.0.0.0/0; deny all; }', 1],
+    ['location /s { stub_status; satisfy any; allow all; auth_basic "s"; }', 1],
+    ['location /s { stub_status; satisfy any; allow 10.0.0.1; deny all; auth_basic "s"; }', 0],
+    ['location /s { stub_status; auth_basic off; }', 1],
+    ['stub_status;', 1],
+  ])('server { listen 80; %s } fires %i time(s)', (body, count) => {
+    expect(fired(`server { listen 80; ${body} }`, 'status-page-exposed')).toHaveLength(count);
+  });
+});
+
+it('host-header-spoofable reads variable names case-insensitively and inside a longer value, as nginx does', () => {
+  expect(fired('server { proxy_set_header Host $ARG_host; }', 'host-header-spoofable')).toHaveLength(1);
+  expect(
+    fired('server { proxy_set_header Host $arg_sub.example.com; }', 'host-header-spoofable'),
+  ).toHaveLength(1);
+  expect(fired('server { proxy_set_header Host $host:$server_port; }', 'host-header-spoofable')).toEqual([]);
 });

@@ -4,11 +4,12 @@ import {
   findBlocks,
   isHttpScope,
   listLocations,
-  locationMatch,
+  listServers,
   type ScopeChain,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
-import { describeBlock } from '../proxied-locations.js';
+import { describeBlock, isInternalLocation } from '../proxied-locations.js';
+import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** Blocks whose `allow`/`deny` lines form one access list (nginx's access module contexts). */
@@ -40,7 +41,7 @@ export const ALLOW_WITHOUT_DENY: LintRule = {
   message:
     'nginx allows every request no rule denies: `allow 10.0.0.0/8;` on its own restricts nothing, so the block meant for the office network or the monitoring host is open to the internet.',
   fix: 'end the list with deny all; (allow 10.0.0.0/8; deny all;)',
-  runbook: null,
+  runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block, chain } of accessBlocks(config)) {
@@ -57,27 +58,30 @@ export const ALLOW_WITHOUT_DENY: LintRule = {
   },
 };
 
-/** Locations no client can request directly: named ones and those marked `internal`. */
-function internalOnly(block: NginxDirective): boolean {
-  return (
-    block.name === 'location' &&
-    (locationMatch(block).path.startsWith('@') || childrenNamed(block, 'internal').length > 0)
-  );
-}
-
 /** `return`/redirecting `rewrite` under a block, skipping locations a client cannot reach itself. */
 function earlyResponses(block: NginxDirective): NginxDirective[] {
   const out: NginxDirective[] = [];
   for (const child of block.children ?? []) {
     if (child.children) {
       // A block with an access list of its own replaces this one there: it is checked on its own.
-      if (!internalOnly(child) && !hasAccessList(child)) out.push(...earlyResponses(child));
+      if (!isInternalLocation(child) && !hasAccessList(child)) out.push(...earlyResponses(child));
       continue;
     }
     if (child.name === 'return' && !refuses(child)) out.push(child);
-    if (child.name === 'rewrite' && ['redirect', 'permanent'].includes(child.args[2] ?? '')) out.push(child);
+    if (child.name === 'rewrite' && redirects(child)) out.push(child);
   }
   return out;
+}
+
+/**
+ * A `rewrite` that answers with a redirect: flag redirect/permanent, or a replacement that is an
+ * absolute URL (nginx redirects at once even with `last`; its prefix check is case-sensitive).
+ */
+function redirects(rewrite: NginxDirective): boolean {
+  return (
+    ['redirect', 'permanent'].includes(rewrite.args[2] ?? '') ||
+    /^(https?:\/\/|\$scheme)/.test(rewrite.args[1] ?? '')
+  );
 }
 
 function hasAccessList(block: NginxDirective): boolean {
@@ -98,7 +102,7 @@ export const RETURN_BYPASSES_ALLOW_DENY: LintRule = {
   message:
     "return and rewrite … redirect|permanent answer in nginx's rewrite phase, which runs before the access phase where allow/deny are checked: every client gets that response (a health page, a redirect with a token, a body), whatever the access list says.",
   fix: 'move the response where the access list still applies: try_files /dev/null @answer; with location @answer { return …; }, or check the address in a map/geo and return 403 first',
-  runbook: null,
+  runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block } of accessBlocks(config)) {
@@ -136,6 +140,19 @@ function effectiveAccessList(chain: ScopeChain): NginxDirective[] {
   return [];
 }
 
+const EVERYONE = new Set(['all', '0.0.0.0/0', '::/0']);
+
+/**
+ * Whom an access list lets in, read the way nginx does (first matching rule wins): `listed` when a
+ * `deny all` comes before any allow of everyone, `everyone` otherwise, `no-list` without rules.
+ */
+function admits(rules: NginxDirective[]): 'listed' | 'everyone' | 'no-list' {
+  if (rules.length === 0) return 'no-list';
+  for (const rule of rules)
+    if (EVERYONE.has(rule.args[0] ?? '')) return rule.name === 'deny' ? 'listed' : 'everyone';
+  return 'everyone';
+}
+
 /** gixy-ng's status_page_exposed: connection counts and (with `api`) write access for anyone. */
 export const STATUS_PAGE_EXPOSED: LintRule = {
   id: 'status-page-exposed',
@@ -144,23 +161,24 @@ export const STATUS_PAGE_EXPOSED: LintRule = {
   message:
     'stub_status (and the status/api pages of NGINX Plus) show connection and request counts to anyone who finds the URL; the api page can even change upstreams. Attackers use the counts to time and size their load.',
   fix: 'allow the monitoring hosts, then deny all; (or serve it on a loopback-only listen, or behind auth_basic)',
-  runbook: null,
+  runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
-    for (const { block, chain } of listLocations(config)) {
-      if (internalOnly(block)) continue;
+    const scopes = [...listServers(config), ...listLocations(config)];
+    for (const { block, chain } of scopes) {
+      if (isInternalLocation(block)) continue;
       const handler = (block.children ?? []).find((d) => STATUS_HANDLERS.has(d.name));
       if (!handler) continue;
-      const server = chain.find((b) => b.name === 'server');
-      if (loopbackOnly(server) || authInEffect(chain)) continue;
-      const rules = effectiveAccessList(chain);
-      const allowsSome = rules.some((d) => d.name === 'allow' && d.args[0] !== 'all');
-      const deniesAll = rules.some((d) => d.name === 'deny' && d.args[0] === 'all');
-      if (allowsSome && deniesAll) continue;
+      if (loopbackOnly(chain.find((b) => b.name === 'server'))) continue;
+      const who = admits(effectiveAccessList(chain));
+      // With `satisfy any`, an access list that admits everyone makes the login optional.
+      const anyOf = (effectiveDirective(chain, 'satisfy')?.args[0] ?? 'all') === 'any';
+      const loginHolds = authInEffect(chain) && !(anyOf && who === 'everyone');
+      if (who === 'listed' || loginHolds) continue;
       hits.push({
         file: handler.file,
         line: handler.line,
-        what: `${handler.name} in ${describeBlock(block)} without ${allowsSome ? 'deny all' : 'an allow list and deny all'}`,
+        what: `${handler.name} in ${describeBlock(block)} ${who === 'no-list' ? 'without an access list' : 'lets everyone in: no deny all before an allow of everyone'}`,
       });
     }
     return hits;

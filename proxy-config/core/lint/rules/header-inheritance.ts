@@ -14,27 +14,40 @@ import type { LintRule, RuleHit } from '../types.js';
 /** How a level inherits outer `add_header`s (nginx 1.29.3's `add_header_inherit`, itself inherited). */
 type InheritMode = 'on' | 'off' | 'merge';
 
-function inheritMode(chain: NginxDirective[], name: string): InheritMode {
-  if (name !== 'add_header') return 'on';
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const mode = childrenNamed(chain[i] as NginxDirective, 'add_header_inherit').at(-1)?.args[0];
-    if (mode === 'on' || mode === 'off' || mode === 'merge') return mode;
-  }
-  return 'on';
+interface Effect {
+  headers: readonly NginxDirective[];
+  mode: InheritMode;
 }
 
+/** Per block and directive name: computed once, so a server with many locations is read once. */
+const EFFECTS = new WeakMap<NginxDirective, Map<string, Effect>>();
+
 /**
- * The `name` directives in effect at the end of `chain`: a level with its own replaces the outer
- * ones, unless `add_header_inherit merge` appends them or `add_header_inherit off` drops them.
+ * The `name` directives in effect in `chain[i]`, and its inherit mode: a level with its own replaces
+ * the outer ones, unless `add_header_inherit merge` appends them or `off` drops them.
  */
-function inEffect(chain: NginxDirective[], name: string): readonly NginxDirective[] {
-  if (chain.length === 0) return [];
-  const own = childrenNamed(chain.at(-1) as NginxDirective, name);
-  const mode = inheritMode(chain, name);
-  if (mode === 'off') return own;
-  const outer = inEffect(chain.slice(0, -1), name);
-  if (mode === 'merge') return [...outer, ...own];
-  return own.length > 0 ? own : outer;
+function effectAt(chain: NginxDirective[], i: number, name: string): Effect {
+  if (i < 0) return { headers: [], mode: 'on' };
+  const block = chain[i] as NginxDirective;
+  const cached = EFFECTS.get(block)?.get(name);
+  if (cached) return cached;
+  const outer = effectAt(chain, i - 1, name);
+  const declared =
+    name === 'add_header' ? childrenNamed(block, 'add_header_inherit').at(-1)?.args[0] : undefined;
+  const mode: InheritMode =
+    declared === 'on' || declared === 'off' || declared === 'merge' ? declared : outer.mode;
+  const own = childrenNamed(block, name);
+  const headers =
+    mode === 'off'
+      ? own
+      : mode === 'merge'
+        ? [...outer.headers, ...own]
+        : own.length > 0
+          ? own
+          : outer.headers;
+  const effect = { headers, mode };
+  EFFECTS.set(block, (EFFECTS.get(block) ?? new Map<string, Effect>()).set(name, effect));
+  return effect;
 }
 
 /**
@@ -48,9 +61,9 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
   const scopes: BlockScope[] = [...listServers(config), ...listLocations(config), ...ifs];
   for (const { block, chain } of scopes) {
     const own = childrenNamed(block, name);
-    if (own.length === 0 || inheritMode(chain, name) !== 'on') continue;
+    if (own.length === 0 || effectAt(chain, chain.length - 1, name).mode !== 'on') continue;
     const kept = new Set(own.map((d) => (d.args[0] ?? '').toLowerCase()));
-    const dropped = inEffect(chain.slice(0, -1), name).filter(
+    const dropped = effectAt(chain, chain.length - 2, name).headers.filter(
       (d) => !kept.has((d.args[0] ?? '').toLowerCase()),
     );
     if (dropped.length === 0) continue;

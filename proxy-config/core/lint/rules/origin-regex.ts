@@ -10,6 +10,7 @@ import {
 } from '../../nginx-config/pcre-pattern.js';
 import { isHttpScope, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
+import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** What a checked value holds: an Origin (scheme://host[:port]) or a Referer (a whole URL). */
@@ -128,7 +129,7 @@ export const ORIGIN_REGEX_UNSAFE: LintRule = {
   message:
     'A regex that checks $http_origin or $http_referer (in if, a map feeding CORS headers, or valid_referers) is an access check: unanchored, with an unescaped dot, a wildcard glued to the domain or a host left open, it also matches origins an attacker can register, and their pages get CORS access, embedding or hotlinking meant for yours.',
   fix: 'anchor both ends and escape every dot: ~^https://(www\\.)?example\\.com$ for an Origin, ~^https://(www\\.)?example\\.com/ for a Referer; valid_referers ~^(www\\.)?example\\.com/',
-  runbook: null,
+  runbook: RUNBOOKS.originChecks,
   test: (config) => {
     const hits: RuleHit[] = [];
     const report = (d: NginxDirective, line: number, regex: string, problem: string | undefined) => {
@@ -182,7 +183,7 @@ export const VALID_REFERERS_NONE: LintRule = {
   message:
     'With none in valid_referers, a request that carries no Referer counts as valid: privacy settings, Referrer-Policy: no-referrer and every script or curl send none, so the hotlink or embedding protection built on $invalid_referer lets exactly them through.',
   fix: 'drop none (keep blocked if proxies strip the header), and decide explicitly what a request without Referer gets',
-  runbook: null,
+  runbook: RUNBOOKS.originChecks,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {

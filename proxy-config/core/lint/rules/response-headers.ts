@@ -1,5 +1,6 @@
 import { effectiveDirectives, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
+import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** The header values a header-setting directive writes (headers-more's options and their values skipped). */
@@ -16,7 +17,8 @@ function headerValues(d: NginxDirective): Array<{ name: string; value: string }>
       out.push(
         colon === -1
           ? { name: arg, value: '' }
-          : { name: arg.slice(0, colon).trim(), value: arg.slice(colon + 1).trim() },
+          : // Only blanks after the colon are padding: a line break there is part of the value.
+            { name: arg.slice(0, colon).trim(), value: arg.slice(colon + 1).replace(/^[ \t]+/, '') },
       );
     }
   }
@@ -31,7 +33,7 @@ export const ADD_HEADER_MULTILINE: LintRule = {
   message:
     'nginx sends a quoted value that spans lines verbatim, line breaks included: HTTP/1.1 clients see a folded or truncated header (obsolete line folding, RFC 9112), and HTTP/2 and HTTP/3 clients must reject the whole response as malformed.',
   fix: 'write the value on one line (a long Content-Security-Policy too), or build it with map/set from short pieces',
-  runbook: null,
+  runbook: RUNBOOKS.headerInjection,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {
@@ -61,11 +63,12 @@ export const ADD_HEADER_CONTENT_TYPE: LintRule = {
     walkDirectives(config, (d, chain) => {
       if (d.name !== 'add_header') return;
       const header = headerValues(d)[0];
+      if (header?.name.toLowerCase() !== 'content-type') return;
       // The upstream's own Content-Type hidden first: then add_header is the only one.
       const hidden = effectiveDirectives(chain, 'proxy_hide_header').some(
         (h) => (h.args[0] ?? '').toLowerCase() === 'content-type',
       );
-      if (header && header.name.toLowerCase() === 'content-type' && !hidden)
+      if (!hidden)
         hits.push({
           file: d.file,
           line: d.line,

@@ -1,6 +1,7 @@
 import { childrenNamed, listLocations, locationMatch, walkDirectives } from '../../nginx-config/query.js';
 import { canStartWith, mustStartWith, parsePcre } from '../../nginx-config/pcre-pattern.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
+import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { rewriteCaptures, sourcesIn } from '../variable-sources.js';
 
@@ -18,7 +19,9 @@ function regexAliasEscape(location: NginxDirective, alias: string): string | und
   let previousEnd: number | undefined;
   for (const ref of alias.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)) {
     const name = (ref[1] ?? ref[2]) as string;
-    const group = /^\d+$/.test(name) ? pattern.groups.get(Number(name)) : pattern.named.get(name);
+    const group = /^\d+$/.test(name)
+      ? pattern.groups.get(Number(name))
+      : pattern.named.get(name.toLowerCase());
     const before = alias.slice(literalStart, ref.index);
     literalStart = ref.index + ref[0].length;
     const atStart = previousEnd === undefined && before === '';
@@ -43,7 +46,7 @@ export const ALIAS_TRAVERSAL: LintRule = {
   message:
     "nginx replaces the matched part of the path with the alias: a prefix location without a trailing slash whose alias ends with one lets /static../ map to the parent of the alias directory, and a regex location's capture placed after the alias's slash (or glued to a name) does the same. Files next to it (configs, keys, .git) can be read.",
   fix: 'end both with a slash: location /static/ { alias /srv/static/; } (or use root); in a regex location, put the slash inside the group or before it in both: location ~ ^/static/(.*)$ { alias /srv/static/$1; }',
-  runbook: null,
+  runbook: RUNBOOKS.pathTraversal,
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block } of listLocations(config)) {
@@ -61,12 +64,13 @@ export const ALIAS_TRAVERSAL: LintRule = {
           continue;
         }
         if ((modifier !== '' && modifier !== '^~') || path.endsWith('/')) continue;
-        if (target.endsWith('/'))
-          hits.push({
-            file: alias.file,
-            line: alias.line,
-            what: `location ${path} with alias ${target} serves ${path}../ from the parent directory`,
-          });
+        hits.push({
+          file: alias.file,
+          line: alias.line,
+          what: target.endsWith('/')
+            ? `location ${path} with alias ${target} serves ${path}../ from the parent directory`
+            : `location ${path} with alias ${target} serves ${path}-old/ from ${target}-old/ (any name starting with ${target})`,
+        });
       }
     }
     return hits;
@@ -81,7 +85,7 @@ export const HOST_HEADER_SPOOFABLE: LintRule = {
   message:
     "$http_host is the raw client Host header, forwarded even when it matches no server_name (default server); $http_x_forwarded_host, $arg_*, $cookie_* and other request values are the client's to choose outright: the app builds links, password-reset mails and cache keys from an attacker-chosen host.",
   fix: 'proxy_set_header Host $host; (or a map that passes the client value only when an anchored regex of your own names matches it)',
-  runbook: null,
+  runbook: RUNBOOKS.originChecks,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d, chain) => {
@@ -146,7 +150,7 @@ export const HTTP_SPLITTING: LintRule = {
   message:
     '$uri, $document_uri and captures of a regex matched against the path are percent-decoded: a request for /x%0d%0aSet-Cookie:a=b writes a line break into the Location or another response header, or into the request sent upstream (header injection, response splitting). A capture only holds what its group matches, so [^/]*, \\s, \\W and . (a CR) let it through.',
   fix: 'use $request_uri (kept encoded), or narrow the group to the characters a path segment needs ([A-Za-z0-9._-]+); in a map, anchor the guarding regex at both ends',
-  runbook: null,
+  runbook: RUNBOOKS.headerInjection,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d, chain) => {

@@ -1,24 +1,42 @@
-import { childrenNamed, locationMatch, walkDirectives } from '../../nginx-config/query.js';
-import type { NginxDirective } from '../../nginx-config/types.js';
+import { walkDirectives } from '../../nginx-config/query.js';
+import type { NginxConfig } from '../../nginx-config/types.js';
+import { isInternalLocation } from '../proxied-locations.js';
+import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
-import { sourcesIn, type VariableSource } from '../variable-sources.js';
+import { setsOf, sourcesIn, type ValueSite, type VariableSource } from '../variable-sources.js';
 
 const PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass']);
 
 /** The scheme and host parts of a `*_pass` target (`$1://$2/rest` → `$1://`, `$2`). */
 const TARGET = /^([^?#/)]+:\/\/)?([^?#/)]+)/;
 
-/** Locations no client can request directly: named ones and those marked `internal`. */
-function internalOnly(chain: NginxDirective[]): boolean {
-  const location = chain.findLast((block) => block.name === 'location');
-  return (
-    location !== undefined &&
-    (locationMatch(location).path.startsWith('@') || childrenNamed(location, 'internal').length > 0)
-  );
-}
-
 /** A source that lets the client name any host: it is theirs and can hold a dot. */
 const namesAHost = (source: VariableSource) => source.client && source.mayHold('.');
+
+/**
+ * A target that starts with a variable (`proxy_pass $upstream;`) is read through the `set`s that
+ * give it a value, so `set $upstream http://app$request_uri;` counts as written there.
+ */
+function expandedTargets(target: string, site: ValueSite, depth: number): Array<[string, ValueSite]> {
+  const head = /^\$(?:\{(\w+)\}|(\w+))/.exec(target);
+  const sets = head && depth < 4 ? setsOf((head[1] ?? head[2]) as string, site) : [];
+  if (!head || sets.length === 0) return [[target, site]];
+  const rest = target.slice(head[0].length);
+  return sets.flatMap((set) => expandedTargets(`${set.directive.args[1] ?? ''}${rest}`, set, depth + 1));
+}
+
+/** The first client-chosen source in the scheme or host part of a target. */
+function hostSource(target: string, site: ValueSite, config: NginxConfig): VariableSource | undefined {
+  const parts = TARGET.exec(target);
+  if (!parts) return undefined;
+  // $request_uri, $uri and $document_uri start with "/": the host ends where they begin.
+  const host = (parts[2] ?? '').replace(/\$\{?(request_uri|uri|document_uri)\b.*$/, '');
+  for (const part of [parts[1], host]) {
+    const source = part === undefined ? undefined : sourcesIn(part, site, config).find(namesAHost);
+    if (source) return source;
+  }
+  return undefined;
+}
 
 /** gixy's ssrf: a client-chosen host in proxy_pass turns nginx into an open proxy into the network. */
 export const PROXY_PASS_SSRF: LintRule = {
@@ -28,18 +46,14 @@ export const PROXY_PASS_SSRF: LintRule = {
   message:
     'When the scheme or host of proxy_pass (fastcgi/uwsgi/scgi/grpc_pass) comes from the request (a query argument, a header, $host, a capture of the path), anyone can make nginx fetch any address it can reach: cloud metadata (169.254.169.254), admin ports, internal services (server-side request forgery).',
   fix: 'name the upstream in the config; to pick one by request, map the request value to a fixed list of upstream names (map $arg_region $backend { default app_eu; us app_us; }) with no client value as a map result',
-  runbook: null,
+  runbook: RUNBOOKS.requestForgery,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d, chain) => {
-      if (!PASSES.has(d.name) || internalOnly(chain)) return;
-      const target = TARGET.exec(d.args[0] ?? '');
-      if (!target) return;
-      const site = { directive: d, chain };
-      // $request_uri, $uri and $document_uri start with "/": the host ends where they begin.
-      const host = (target[2] ?? '').replace(/\$\{?(request_uri|uri|document_uri)\b.*$/, '');
-      for (const part of [target[1], host]) {
-        const source = part === undefined ? undefined : sourcesIn(part, site, config).find(namesAHost);
+      const location = chain.findLast((block) => block.name === 'location');
+      if (!PASSES.has(d.name) || (location && isInternalLocation(location))) return;
+      for (const [target, site] of expandedTargets(d.args[0] ?? '', { directive: d, chain }, 0)) {
+        const source = hostSource(target, site, config);
         if (!source) continue;
         hits.push({
           file: d.file,
