@@ -60,14 +60,9 @@ export async function readNginxConfig(
   async function expand(nodes: NginxDirective[], chain: string[], depth: number): Promise<NginxDirective[]> {
     const out: NginxDirective[] = [];
     for (const node of nodes) {
-      if (node.name === 'include' && !node.children && !node.entries) {
-        if (node.args.length !== 1)
-          throw nginxSyntaxError(
-            node.file,
-            node.statementEndLine ?? node.line,
-            'invalid number of arguments in "include" directive',
-            'argument-count',
-          );
+      // An include with a wrong argument count stays in the tree: checkDirectives refuses it in
+      // reading order, after any earlier directive's error, as nginx does.
+      if (node.name === 'include' && !node.children && !node.entries && node.args.length === 1) {
         const pattern = node.args[0] as string;
         const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
         const matched = GLOB_CHARS.test(pattern) ? await expandGlob(absolute) : [absolute];
