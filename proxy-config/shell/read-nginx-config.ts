@@ -23,7 +23,14 @@ const GLOB_CHARS = /[*?[]/;
  */
 export async function readNginxConfig(
   mainPath: string,
-  options: { confPrefix?: string } = {},
+  options: {
+    confPrefix?: string;
+    /**
+     * false to skip the nginx -t checks: for the config a running nginx has already accepted, which
+     * may be a newer nginx's than the 1.22 the checks follow.
+     */
+    checkDirectives?: boolean;
+  } = {},
 ): Promise<NginxConfig> {
   const mainFile = resolve(mainPath);
   const confPrefix = resolve(options.confPrefix ?? dirname(mainFile));
@@ -81,7 +88,8 @@ export async function readNginxConfig(
 
   const directives = await load(mainFile, [], 0);
   // Contexts are known only once includes are in place (a snippet may sit in any block).
-  const invalid = checkDirectives(directives, topLevelContext(directives));
+  const invalid =
+    options.checkDirectives !== false && checkDirectives(directives, topLevelContext(directives));
   if (invalid) throw invalid;
   return { mainFile, files, directives };
 }

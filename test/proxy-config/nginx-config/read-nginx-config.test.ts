@@ -138,6 +138,9 @@ describe('readNginxConfig', () => {
       message: `${join(dir, 'nginx.conf')}:1: invalid number of arguments in "user" directive`,
       details: { check: 'argument-count' },
     });
+    // The config a running nginx accepted is read as it is (diagnose).
+    const running = await readNginxConfig(join(dir, 'nginx.conf'), { checkDirectives: false });
+    expect(running.directives.map((d) => d.name)).toEqual(['user', 'events']);
     // A location snippet is fine in a location, not at http level.
     await write('snippets/php.conf', 'fastcgi_index index.php;\nalias /srv/php/;\n');
     await write(
