@@ -23,7 +23,14 @@ const GLOB_CHARS = /[*?[]/;
  */
 export async function readNginxConfig(
   mainPath: string,
-  options: { confPrefix?: string } = {},
+  options: {
+    confPrefix?: string;
+    /**
+     * false to skip the nginx -t checks: for the config a running nginx has already accepted, which
+     * may be a newer nginx's than the 1.22 the checks follow.
+     */
+    checkDirectives?: boolean;
+  } = {},
 ): Promise<NginxConfig> {
   const mainFile = resolve(mainPath);
   const confPrefix = resolve(options.confPrefix ?? dirname(mainFile));
@@ -60,14 +67,9 @@ export async function readNginxConfig(
   async function expand(nodes: NginxDirective[], chain: string[], depth: number): Promise<NginxDirective[]> {
     const out: NginxDirective[] = [];
     for (const node of nodes) {
-      if (node.name === 'include' && !node.children && !node.entries) {
-        if (node.args.length !== 1)
-          throw nginxSyntaxError(
-            node.file,
-            node.statementEndLine ?? node.line,
-            'invalid number of arguments in "include" directive',
-            'argument-count',
-          );
+      // An include with a wrong argument count stays in the tree: checkDirectives refuses it in
+      // reading order, after any earlier directive's error, as nginx does.
+      if (node.name === 'include' && !node.children && !node.entries && node.args.length === 1) {
         const pattern = node.args[0] as string;
         const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
         const matched = GLOB_CHARS.test(pattern) ? await expandGlob(absolute) : [absolute];
@@ -86,7 +88,8 @@ export async function readNginxConfig(
 
   const directives = await load(mainFile, [], 0);
   // Contexts are known only once includes are in place (a snippet may sit in any block).
-  const invalid = checkDirectives(directives, topLevelContext(directives));
+  const invalid =
+    options.checkDirectives !== false && checkDirectives(directives, topLevelContext(directives));
   if (invalid) throw invalid;
   return { mainFile, files, directives };
 }

@@ -131,7 +131,10 @@ function countFits(form: DirectiveForm, count: number): boolean {
 }
 
 /** Which of nginx's checks a directive failed: the stable `details.check` of its error. */
-type DirectiveCheck = Extract<NginxConfigCheck, 'context' | 'block' | 'terminator' | 'argument-count'>;
+type DirectiveCheck = Extract<
+  NginxConfigCheck,
+  'context' | 'block' | 'terminator' | 'argument-count' | 'if-condition'
+>;
 
 /** The first of nginx's context, block and argument-count checks one directive fails, as nginx words it. */
 function checkOne(
@@ -151,6 +154,9 @@ function checkOne(
   if (form.block && !opened) return { check: 'block', message: `directive "${name}" has no opening "{"` };
   if (!countFits(form, directive.args.length))
     return { check: 'argument-count', message: `invalid number of arguments in "${name}" directive` };
+  // The rewrite module's own check, the first thing its `if` handler does.
+  if (directive.invalidCondition !== undefined)
+    return { check: 'if-condition', message: `invalid condition "${directive.invalidCondition}"` };
   return undefined;
 }
 

@@ -224,7 +224,7 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
       line: head.line,
     };
     if (statementEnd !== head.line) directive.statementEndLine = statementEnd;
-    if (head.value === 'if' && end === '{' && !open?.entries) directive.args = ifCondition(directive);
+    if (head.value === 'if' && end === '{' && !open?.entries) readIfCondition(directive);
     if (end === ';') return directive;
     if (isRawBlock(head.value)) {
       const scanned = scanLuaBlock(text, pos);
@@ -250,27 +250,27 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
 }
 
 /**
- * The condition of `if (...)` without its parentheses, as nginx's rewrite module reads it: the
- * first word must start with `(` and the last end with `)`; a lone `(` or `)` word is dropped.
- * An `if` with no words at all is left to the argument-count check, which nginx makes first.
+ * Stores the condition of `if (...)` without its parentheses, as nginx's rewrite module reads it:
+ * the first word must start with `(` and the last end with `)`; a lone `(` or `)` word is dropped.
+ * A condition without them is kept as written and marked: nginx refuses it only after checking the
+ * directive's context and argument count, so check-directives reports it in that order.
  */
-function ifCondition(directive: NginxDirective): string[] {
+function readIfCondition(directive: NginxDirective): void {
   const args = [...directive.args];
   const first = args[0];
-  if (first === undefined) return args;
-  const invalid = (word: string) =>
-    nginxSyntaxError(
-      directive.file,
-      directive.statementEndLine ?? directive.line,
-      `invalid condition "${word}"`,
-      'if-condition',
-    );
-  if (!first.startsWith('(')) throw invalid(first);
+  if (first === undefined) return;
+  if (!first.startsWith('(')) {
+    directive.invalidCondition = first;
+    return;
+  }
   if (first === '(') args.shift();
   else args[0] = first.slice(1);
   const last = args.at(-1);
-  if (last === undefined || !last.endsWith(')')) throw invalid(last ?? first);
+  if (last === undefined || !last.endsWith(')')) {
+    directive.invalidCondition = last ?? first;
+    return;
+  }
   if (last === ')') args.pop();
   else args[args.length - 1] = last.slice(0, -1);
-  return args;
+  directive.args = args;
 }

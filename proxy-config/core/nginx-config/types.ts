@@ -24,6 +24,11 @@ export interface NginxDirective {
    * nginx reports a directive's errors there.
    */
   statementEndLine?: number;
+  /**
+   * Set on an `if` whose condition is not in parentheses (its args are then as written): the word
+   * nginx names in its `invalid condition` error, which check-directives reports.
+   */
+  invalidCondition?: string;
 }
 
 /**

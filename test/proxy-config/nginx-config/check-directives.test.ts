@@ -96,6 +96,17 @@ describe('checkDirectives (nginx -t checks before a directive runs)', () => {
     );
   });
 
+  it('refuses an if condition without parentheses after its context and argument count, as nginx does', () => {
+    expect(check('http { server {\n  if $slow { return 403; }\n} }')).toMatchObject({
+      message: 'n.conf:2: invalid condition "$slow"',
+      details: { check: 'if-condition' },
+    });
+    expect(check('http { server { location / { if ($slow { } } } }')?.message).toBe(
+      'n.conf:1: invalid condition "$slow"',
+    );
+    expect(check('if x { }')?.message).toBe('n.conf:1: "if" directive is not allowed here');
+  });
+
   it('refuses an upstream with no server, at its closing brace, as the upstream module does', () => {
     expect(check('http {\n  upstream u {\n    keepalive 8;\n  }\n}')).toMatchObject({
       message: 'n.conf:4: no servers are inside upstream',

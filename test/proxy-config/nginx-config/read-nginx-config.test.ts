@@ -131,6 +131,48 @@ describe('readNginxConfig', () => {
     });
   });
 
+  it('checks directives where includes put them, in reading order, as nginx -t does', async () => {
+    await write('nginx.conf', 'user;\nevents {}\n');
+    await expect(readNginxConfig(join(dir, 'nginx.conf'))).rejects.toMatchObject({
+      code: 'NGINX_CONFIG_INVALID',
+      message: `${join(dir, 'nginx.conf')}:1: invalid number of arguments in "user" directive`,
+      details: { check: 'argument-count' },
+    });
+    // The config a running nginx accepted is read as it is (diagnose).
+    const running = await readNginxConfig(join(dir, 'nginx.conf'), { checkDirectives: false });
+    expect(running.directives.map((d) => d.name)).toEqual(['user', 'events']);
+    // A location snippet is fine in a location, not at http level.
+    await write('snippets/php.conf', 'fastcgi_index index.php;\nalias /srv/php/;\n');
+    await write(
+      'nginx.conf',
+      'events {}\nhttp {\n  server { location / { include snippets/php.conf; } }\n}\n',
+    );
+    await expect(readNginxConfig(join(dir, 'nginx.conf'))).resolves.toBeDefined();
+    await write('nginx.conf', 'events {}\nhttp {\n  include snippets/php.conf;\n}\n');
+    await expect(readNginxConfig(join(dir, 'nginx.conf'))).rejects.toMatchObject({
+      message: `${join(dir, 'snippets/php.conf')}:2: "alias" directive is not allowed here`,
+    });
+    // An include with two arguments comes after an earlier error, not before it.
+    await write('nginx.conf', 'user nobody;\nsendfile on;\ninclude a.conf b.conf;\n');
+    await expect(readNginxConfig(join(dir, 'nginx.conf'))).rejects.toMatchObject({
+      message: expect.stringMatching(/nginx\.conf:2: "sendfile" directive is not allowed here$/),
+    });
+    await write('nginx.conf', 'events {}\ninclude a.conf b.conf;\n');
+    await expect(readNginxConfig(join(dir, 'nginx.conf'))).rejects.toMatchObject({
+      message: expect.stringMatching(/nginx\.conf:2: invalid number of arguments in "include" directive$/),
+    });
+  });
+
+  it('refuses a file saved with a UTF-8 byte-order mark, naming it', async () => {
+    await write('nginx.conf', 'events {}\nhttp {\n  include site.conf;\n}\n');
+    await writeFile(join(dir, 'site.conf'), Buffer.from('\uFEFFserver { listen 80; }\n', 'utf8'));
+    await expect(readNginxConfig(join(dir, 'nginx.conf'))).rejects.toMatchObject({
+      code: 'NGINX_CONFIG_INVALID',
+      message: expect.stringMatching(/site\.conf:1: the file starts with a UTF-8 byte-order mark/),
+      details: { check: 'bom' },
+    });
+  });
+
   it('fails with NGINX_CONFIG_UNREADABLE when the main file is missing', async () => {
     await expect(readNginxConfig(join(dir, 'nope.conf'))).rejects.toMatchObject({
       code: 'NGINX_CONFIG_UNREADABLE',
