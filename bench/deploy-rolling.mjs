@@ -71,7 +71,9 @@ async function measure(name, upFlags) {
     ];
     const started = performance.now();
     for (const _ of [1, 2]) {
-      const deploy = await run(['deploy', '--dir', dir, '--json']);
+      // Failed requests and client p99 are measured here, not the gates: on a shared machine the p99 of
+      // a 1.5 s window moves by more than 2.5x on its own, and a rollback would end the measurement.
+      const deploy = await run(['deploy', '--dir', dir, '--max-p99-ratio', 'off', '--json']);
       if (deploy.status !== 0)
         throw new Error(`${name}: deploy exited ${deploy.status}:\n${deploy.stdout}${deploy.stderr}`);
     }

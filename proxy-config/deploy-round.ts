@@ -208,6 +208,8 @@ export class RoundRunner {
           Object.assign(this.old, { pid: found, identity });
         }
         const pid = this.old.pid!;
+        // Taken before the signal: the drain measured from it is never shorter than the real one.
+        const signalledAt = Date.now();
         // An old instance that exited meanwhile has nothing left to drain: the next step sees it gone.
         await signalRecorded(this.old, pool.deploy.stopSignal);
         this.signalLogOffset = await fileSize(context.accessLog);
@@ -215,7 +217,7 @@ export class RoundRunner {
         this.refusing = waitUntilRefusing(this.old.host, this.old.port, {
           boundMs: plan.drain.waitMs + pool.deploy.stopTimeout * 1000,
           pollMs: DRAIN_POLL_MS,
-        });
+        }).then((ms) => (ms === undefined ? undefined : Date.now() - signalledAt));
         return `sent ${pool.deploy.stopSignal} to pid ${pid}`;
       }
       case 'drain-detect': {
@@ -228,7 +230,7 @@ export class RoundRunner {
       case 'wait-exit': {
         const pid = this.old.pid!;
         const left = Math.max(0, step.boundMs! - (Date.now() - this.signalAt));
-        // Polling for refused connections began right at the signal: its time is the drain measured.
+        // Polling for refused connections began right at the signal: its time since the signal is the drain measured.
         const measuredMs = (await this.refusing!) ?? null;
         this.emit({
           type: 'drain',

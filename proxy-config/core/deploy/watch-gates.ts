@@ -128,9 +128,12 @@ export function judgeGates(
 }
 
 /**
- * The watch rule for one new instance: its own requests (`mine`) against the other instances' over
- * the same window when they answered at least P99_MIN_REQUESTS (the canary comparison: same time,
- * same load, same database), else against the log before the deploy.
+ * The watch rule for one new instance: its own requests (`mine`). Its 5xx and 4xx shares are compared
+ * with the other instances' over the same window when they answered at least P99_MIN_REQUESTS (the
+ * canary comparison: same time, same load, same database), else with the log before the deploy. Its
+ * p99 is always compared with the log before the deploy: a process's first requests are slower than
+ * its warm peers' (code still compiling), and over a short window the p99 of a few dozen requests is
+ * their slowest one, so against the peers a healthy new process would read as slow.
  */
 export function judgeNewInstance(
   before: LogWindow,
@@ -140,12 +143,15 @@ export function judgeNewInstance(
   minRequests = 1,
 ): FiredGate | undefined {
   const useOthers = others.distribution.total >= P99_MIN_REQUESTS;
-  const fired = judgeGates(useOthers ? others : before, mine, limits, minRequests);
+  const shares = judgeGates(useOthers ? others : before, mine, { ...limits, maxP99Ratio: null }, minRequests);
+  const fired =
+    shares ??
+    judgeGates(before, mine, { ...limits, max5xxIncrease: null, max4xxIncrease: null }, minRequests);
   if (!fired) return undefined;
-  const against = useOthers ? 'others' : 'before';
+  const against = shares && useOthers ? 'others' : 'before';
   return {
     ...fired,
     against,
-    text: `the new instance, against ${useOthers ? 'the other instances in the same window' : 'the log before the deploy'}: ${fired.text}`,
+    text: `the new instance, against ${against === 'others' ? 'the other instances in the same window' : 'the log before the deploy'}: ${fired.text}`,
   };
 }

@@ -85,13 +85,20 @@ describe('judgeNewInstance', () => {
     expect(judgeNewInstance(before, window({ '200': 30 }), window({ '200': 270 }), limits)).toBeUndefined();
   });
 
-  it('a slow new instance fires the p99 gate against the others, and a stack-wide slowdown does not', () => {
+  it('judges the p99 against the log before the deploy, not against warm peers', () => {
     const before = window({ '200': 100 }, 20);
-    expect(
-      judgeNewInstance(before, window({ '200': 50 }, 90), window({ '200': 50 }, 25), limits),
-    ).toMatchObject({ gate: 'p99', against: 'others' });
+    // Three times slower than before the deploy: rolled back, whatever its peers do.
     expect(
       judgeNewInstance(before, window({ '200': 50 }, 90), window({ '200': 50 }, 80), limits),
+    ).toMatchObject({ gate: 'p99', against: 'before' });
+    // A new process's first slow requests against its warm peers alone are no regression.
+    expect(
+      judgeNewInstance(
+        window({ '200': 100 }, 60),
+        window({ '200': 50 }, 90),
+        window({ '200': 50 }, 20),
+        limits,
+      ),
     ).toBeUndefined();
   });
 
