@@ -13,8 +13,13 @@ export interface GateLimits {
 /** Defaults of the gates the spec does not set: a version that answers 4xx to 5 % more requests, or is 2.5 times as slow at p99, is rolled back. */
 export const DEFAULT_GATES = { max4xxIncrease: 0.05, maxP99Ratio: 2.5 } as const;
 
-/** Fewer requests than this on either side give no p99 worth comparing. */
-export const P99_MIN_REQUESTS = 20;
+/**
+ * Fewer requests than this on either side give no p99 worth comparing: the p99 of 100 requests is the
+ * second slowest, of 20 it is simply the slowest one, and one slow request on a busy host is no verdict.
+ */
+export const P99_MIN_REQUESTS = 100;
+/** The other instances must have answered this many requests in the window to stand in for "before". */
+export const PEER_MIN_REQUESTS = 20;
 /** nginx times requests in whole milliseconds: p99s under this compare as this, so 1 ms against 3 ms is no regression. */
 export const P99_FLOOR_MS = 10;
 
@@ -129,7 +134,7 @@ export function judgeGates(
 
 /**
  * The watch rule for one new instance: its own requests (`mine`). Its 5xx and 4xx shares are compared
- * with the other instances' over the same window when they answered at least P99_MIN_REQUESTS (the
+ * with the other instances' over the same window when they answered at least PEER_MIN_REQUESTS (the
  * canary comparison: same time, same load, same database), else with the log before the deploy. Its
  * p99 is always compared with the log before the deploy: a process's first requests are slower than
  * its warm peers' (code still compiling), and over a short window the p99 of a few dozen requests is
@@ -142,7 +147,7 @@ export function judgeNewInstance(
   limits: GateLimits,
   minRequests = 1,
 ): FiredGate | undefined {
-  const useOthers = others.distribution.total >= P99_MIN_REQUESTS;
+  const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
   const shares = judgeGates(useOthers ? others : before, mine, { ...limits, maxP99Ratio: null }, minRequests);
   const fired =
     shares ??

@@ -55,8 +55,9 @@ describe('judgeGates', () => {
     });
     expect(judgeGates(window({ '200': 100 }, 40), window({ '200': 100 }, 70), limits)).toBeUndefined();
     expect(judgeGates(window({ '200': 100 }, 1), window({ '200': 100 }, 6), limits)).toBeUndefined();
-    // Too few requests on either side: no p99 verdict.
+    // Too few requests on either side: no p99 verdict (of 50 requests, the p99 is the slowest one).
     expect(judgeGates(window({ '200': 5 }, 40), window({ '200': 100 }, 400), limits)).toBeUndefined();
+    expect(judgeGates(window({ '200': 100 }, 40), window({ '200': 50 }, 400), limits)).toBeUndefined();
   });
 
   it('decides nothing on fewer requests than asked, and a null limit only reports', () => {
@@ -89,13 +90,13 @@ describe('judgeNewInstance', () => {
     const before = window({ '200': 100 }, 20);
     // Three times slower than before the deploy: rolled back, whatever its peers do.
     expect(
-      judgeNewInstance(before, window({ '200': 50 }, 90), window({ '200': 50 }, 80), limits),
+      judgeNewInstance(before, window({ '200': 100 }, 90), window({ '200': 50 }, 80), limits),
     ).toMatchObject({ gate: 'p99', against: 'before' });
     // A new process's first slow requests against its warm peers alone are no regression.
     expect(
       judgeNewInstance(
         window({ '200': 100 }, 60),
-        window({ '200': 50 }, 90),
+        window({ '200': 100 }, 90),
         window({ '200': 50 }, 20),
         limits,
       ),
