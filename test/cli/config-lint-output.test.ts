@@ -284,20 +284,22 @@ describe('config lint output options', () => {
     it('after a block’s closing brace silences that block, and works inside a map body', async () => {
       const report = await run(
         [
-          'location /a/ {',
-          '  proxy_buffering off;',
-          '}  # proxyops: ignore proxy-buffering-off',
-          'location /b/ {',
-          '  proxy_buffering off;',
-          '}',
           'map $a $b {  # proxyops: ignore map-without-default',
           '  x 1;',
           '  y 2;',
           '}',
+          'server {',
+          '  location /a/ {',
+          '    proxy_buffering off;',
+          '  }  # proxyops: ignore proxy-buffering-off',
+          '  location /b/ {',
+          '    proxy_buffering off;',
+          '  }',
+          '}',
           '',
         ].join('\n'),
       );
-      expect(buffering(report)).toEqual([5]);
+      expect(buffering(report)).toEqual([10]);
       expect(report.findings.filter((f) => f.ruleId === 'map-without-default')).toEqual([]);
       expect(report.counts.ignored).toBe(2);
     });
