@@ -63,7 +63,11 @@ describe.runIf(DATABASE_URL)('deploy behind unix-socket slots, on PostgreSQL, th
       expect(answer.status).toBe(200);
       expect(answer.headers.get('x-proxyops-instance')).toBeNull();
       await answer.arrayBuffer();
-      const logged = (await readFile(accessLog, 'utf8')).split('\n').find((l) => l.includes(`rid="${rid}"`));
+      // nginx writes the line after the response has gone out: wait for it rather than race it.
+      const lineOf = async () =>
+        (await readFile(accessLog, 'utf8')).split('\n').find((l) => l.includes(`rid="${rid}"`));
+      await expect.poll(lineOf, { timeout: 10_000 }).toBeDefined();
+      const logged = await lineOf();
       expect(logged, rid).toMatch(/ ua="unix:[^"]+\/slot-\d\.sock" /);
       expect(names).toContain(/ ui="([^"]+)"$/.exec(logged!)![1]);
     }

@@ -98,8 +98,10 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
       expect(res.status).toBe(200);
       expect(res.headers.get('x-served-by')).toBe('proxyops-local');
     }
-    const accessLog = await readFile(join(stack.dir, 'logs', 'access.log'), 'utf8');
-    for (const instance of instances) expect(accessLog).toContain(`ua="${instance.host}:${instance.port}"`);
+    // nginx writes each line after its response has gone out: wait for them rather than race them.
+    const accessLog = () => readFile(join(stack.dir, 'logs', 'access.log'), 'utf8');
+    for (const instance of instances)
+      await expect.poll(accessLog, { timeout: 10_000 }).toContain(`ua="${instance.host}:${instance.port}"`);
   });
 
   it('a spoofed Host or X-Forwarded-Host appears in no link, header or body', async () => {
