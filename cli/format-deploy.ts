@@ -18,7 +18,10 @@ export function formatDeployPlan(plan: DeployPlan): string {
   const d = plan.drain;
   const lines = [
     `deploy plan: upstream ${plan.upstream}, ${plan.instances.length} instance(s) (${plan.instances.map(toAddress).join(', ')}), one at a time`,
-    `drain mode ${plan.drainMode}, stop signal ${plan.stopSignal}`,
+    // The drain mode is how a reload-path instance leaves nginx; behind a slot nothing is reloaded.
+    plan.paths.every((path) => path === 'slot')
+      ? `stop signal ${plan.stopSignal}`
+      : `drain mode ${plan.drainMode} (reload-path instances), stop signal ${plan.stopSignal}`,
     `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]

@@ -137,7 +137,7 @@ export function registerUp(program: Command): void {
         say(
           `           curl -H "authorization: Bearer $(${name} api token --user ${SEED_ADMIN} --role admin)" ${stack.url}/users`,
         );
-        say(`  logs:    ${stack.state.stack!.logsDir}/access.log, error.log, instance-PORT.log`);
+        say(`  logs:    ${stack.state.stack!.logsDir}/access.log, error.log, instance-*.log`);
         say(
           `  instances: ${instances.map((i) => `${i.slot === undefined ? `${i.host}:${i.port}` : `unix:${i.slot}`} (pid ${i.pid})`).join(', ')}`,
         );
