@@ -92,6 +92,16 @@ describe('spec options for the internet, through a live nginx', () => {
             { path: '/hold', upstream: 'app', connectionLimit: 2 },
           ],
         },
+        {
+          // Serves plain HTTP itself (no redirect) as well as TLS.
+          names: ['mixed.localhost'],
+          listen: [
+            { address: '127.0.0.1', port: plainPort },
+            { address: '127.0.0.1', port: tlsPort, tls: true },
+          ],
+          tls: cert,
+          routes: [{ path: '/', upstream: 'app' }],
+        },
       ],
     };
     const specPath = join(root, 'spec.json');
@@ -125,6 +135,16 @@ describe('spec options for the internet, through a live nginx', () => {
     }
     // HSTS only over TLS: a browser ignores it on plain HTTP, and it would only mislead.
     expect((await send(false, '/echo')).headers['strict-transport-security']).toBeUndefined();
+  });
+
+  it('a server that also answers plain HTTP sends HSTS over TLS only (RFC 6797 7.2)', async () => {
+    const host = { host: 'mixed.localhost' };
+    const overTls = await send(true, '/echo', host);
+    const plain = await send(false, '/echo', host);
+    expect([overTls.status, plain.status]).toEqual([200, 200]);
+    expect(overTls.headers['strict-transport-security']).toBe('max-age=600; includeSubDomains');
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    expect(plain.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it('the HTTPS redirect keeps a TLS port other than 443', async () => {

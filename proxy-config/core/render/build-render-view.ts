@@ -97,6 +97,9 @@ export function buildRenderView(spec: ProxySpec) {
       }),
     securityHeaders: spec.security.headers ? SECURITY_HEADERS : [],
     hsts: '',
+    // A server that serves both plain HTTP and TLS must not send HSTS on the plain answers
+    // (RFC 6797 section 7.2): its header value comes from this map of $https.
+    hstsOverTlsOnly: spec.servers.some(servesPlainAndTls) ? hstsValue(spec) : '',
     gzip: spec.gzip.enabled ? { types: spec.gzip.types.join(' '), minLength: spec.gzip.minLength } : false,
     realIp:
       spec.trustedProxies.addresses.length > 0
@@ -162,14 +165,30 @@ function listLimitZones(spec: ProxySpec) {
   );
 }
 
-function hstsValue(spec: ProxySpec, server: ServerSpec): string {
+/** The variable a server that also listens on plain HTTP sends as HSTS: empty there, so nginx sends none. */
+const HSTS_OVER_TLS_ONLY = '$proxyops_hsts';
+
+/** True when a server answers on plain listeners itself (no redirect) as well as on TLS ones. */
+function servesPlainAndTls(server: ServerSpec): boolean {
+  return !server.redirectToHttps && server.listen.some((l) => l.tls) && server.listen.some((l) => !l.tls);
+}
+
+/** The HSTS header value of the spec, or '' when it is turned off. */
+function hstsValue(spec: ProxySpec): string {
   const { hsts } = spec.security;
-  if (!hsts || !server.tls) return '';
+  if (!hsts) return '';
   return [
     `max-age=${hsts.maxAge}`,
     ...(hsts.includeSubDomains ? ['includeSubDomains'] : []),
     ...(hsts.preload ? ['preload'] : []),
   ].join('; ');
+}
+
+/** What a server sends as HSTS: nothing without TLS, the map's variable when it also answers plain HTTP. */
+function serverHsts(spec: ProxySpec, server: ServerSpec): string {
+  const value = hstsValue(spec);
+  if (!value || !server.tls) return '';
+  return servesPlainAndTls(server) ? HSTS_OVER_TLS_ONLY : value;
 }
 
 function toServerView(server: ServerSpec, index: number, spec: ProxySpec) {
@@ -190,7 +209,7 @@ function toServerView(server: ServerSpec, index: number, spec: ProxySpec) {
     redirects: redirect
       ? [{ listen: listen(false), port: tlsPort === 443 ? '' : `:${tlsPort}`, hsts: '' }]
       : [],
-    hsts: hstsValue(spec, server),
+    hsts: serverHsts(spec, server),
     snippets: server.snippets,
     listen: redirect ? listen(true) : [...listen(false), ...listen(true)],
     tls: server.tls ?? false,
