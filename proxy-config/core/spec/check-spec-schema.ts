@@ -30,8 +30,10 @@ const MAX_SIZE: KeywordDefinition = {
 };
 
 function validator(): ValidateFunction {
-  compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true })
+  // verbose: a pattern error carries its schema, whose `patternMeans` says the pattern in words.
+  compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true })
     .addKeyword(MAX_SIZE)
+    .addKeyword({ keyword: 'patternMeans', schemaType: 'string' })
     .compile(schema);
   return compiled;
 }
@@ -105,6 +107,15 @@ function toProblem(error: ErrorObject): SpecProblem {
         rule: 'const',
         message: `must be ${JSON.stringify(params.allowedValue)}`,
       };
+    case 'pattern': {
+      // A regex says little to whoever wrote `proxy_buffering off;`: a definition may say it in words.
+      const { patternMeans } = (error.parentSchema ?? {}) as { patternMeans?: string };
+      return {
+        path: toDottedPath(segments),
+        rule: 'pattern',
+        message: patternMeans ? `must be ${patternMeans}` : (error.message ?? 'is invalid'),
+      };
+    }
     default:
       return { path: toDottedPath(segments), rule: error.keyword, message: error.message ?? 'is invalid' };
   }

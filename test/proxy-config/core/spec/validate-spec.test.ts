@@ -85,6 +85,21 @@ describe('validateSpec: schema', () => {
     ]);
   });
 
+  it('says what a snippet must look like in words, not as a regex', () => {
+    const problems = problemsOf(changed(['servers.0.routes.0.snippets', ['proxy_buffering off;']]));
+    expect(problems).toEqual([
+      {
+        path: 'servers[0].routes[0].snippets[0]',
+        rule: 'pattern',
+        message: 'must be one nginx directive without its ";" and with no "{", "}", "#" or line break',
+      },
+    ]);
+    // Patterns without words keep ajv's message.
+    expect(problemsOf(changed(['limits.clientMaxBodySize', '1 MB']))[0]?.message).toMatch(
+      /^must match pattern/,
+    );
+  });
+
   it('accepts "auto" or a positive integer for worker processes, nothing else', () => {
     expect(problemsOf(changed(['workers.processes', 'auto']))).toEqual([]);
     expect(problemsOf(changed(['workers.processes', 4]))).toEqual([]);
