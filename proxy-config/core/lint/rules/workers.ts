@@ -34,7 +34,7 @@ export const WORKER_RLIMIT_NOFILE_LOW: LintRule = {
         {
           file: where?.file ?? config.mainFile,
           line: where?.line ?? 1,
-          what: `worker_rlimit_nofile is not set: workers keep the inherited limit (often 1024) with worker_connections ${connections}`,
+          what: `worker_rlimit_nofile is not set: workers keep the inherited limit (often 1024) with worker_connections ${connections}; set it to ${need} or more`,
         },
       ];
     }
@@ -44,7 +44,7 @@ export const WORKER_RLIMIT_NOFILE_LOW: LintRule = {
       {
         file: limit.file,
         line: limit.line,
-        what: `worker_rlimit_nofile ${limit.args[0] ?? ''} is below 2 × worker_connections ${connections} = ${need}`,
+        what: `worker_rlimit_nofile ${limit.args[0] ?? ''} is below 2 × worker_connections ${connections}: set it to ${need} or more`,
       },
     ];
   },
