@@ -64,7 +64,10 @@ function reportable(errors: ErrorObject[]): ErrorObject[] {
     const within = (e: ErrorObject) => e.instancePath === at || e.instancePath.startsWith(`${at}/`);
     const branchType = (e: ErrorObject) =>
       e.keyword === 'type' && e.instancePath === at && e.schemaPath.startsWith(`${anyOf.schemaPath}/`);
-    const typeMatched = errors.some((e) => within(e) && !['type', 'anyOf', 'if'].includes(e.keyword));
+    // An error inside the value (`hsts.maxAge`) means it was read as that branch's object or array.
+    const typeMatched = errors.some(
+      (e) => within(e) && (e.instancePath !== at || !['type', 'anyOf', 'if'].includes(e.keyword)),
+    );
     if (typeMatched) for (const e of errors.filter(branchType)) irrelevant.add(e);
   }
   return errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if' && !irrelevant.has(e));
