@@ -137,6 +137,18 @@ describe('spec options for the internet, through a live nginx', () => {
     expect((await send(false, '/echo')).headers['strict-transport-security']).toBeUndefined();
   });
 
+  it("the app's own hardening headers give way to the proxy's: one value each", async () => {
+    const own =
+      '/headers?X-Frame-Options=SAMEORIGIN&Referrer-Policy=no-referrer' +
+      '&X-Content-Type-Options=nosniff&Strict-Transport-Security=max-age%3D60';
+    const answer = await send(true, own);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['x-frame-options']).toBe('DENY');
+    expect(answer.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['strict-transport-security']).toBe('max-age=600; includeSubDomains');
+  });
+
   it('a server that also answers plain HTTP sends HSTS over TLS only (RFC 6797 7.2)', async () => {
     const host = { host: 'mixed.localhost' };
     const overTls = await send(true, '/echo', host);
