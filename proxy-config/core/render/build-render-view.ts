@@ -165,15 +165,6 @@ function listLimitZones(spec: ProxySpec) {
   );
 }
 
-/** The variable a server that also listens on plain HTTP sends as HSTS: empty there, so nginx sends none. */
-const HSTS_OVER_TLS_ONLY = '$proxyops_hsts';
-
-/** True when a server answers on plain listeners itself (no redirect) as well as on TLS ones. */
-function servesPlainAndTls(server: ServerSpec): boolean {
-  return !server.redirectToHttps && server.listen.some((l) => l.tls) && server.listen.some((l) => !l.tls);
-}
-
-/** The HSTS header value of the spec, or '' when it is turned off. */
 /**
  * Seconds until a rate-limited route lets the next request through: `10r/m` frees a slot every 6 s,
  * so a client told `Retry-After: 1` would be refused again five times.
@@ -190,6 +181,15 @@ function hasSlowRateLimit(spec: ProxySpec): boolean {
   );
 }
 
+/** The variable a server that also listens on plain HTTP sends as HSTS: empty there, so nginx sends none. */
+const HSTS_OVER_TLS_ONLY = '$proxyops_hsts';
+
+/** True when a server answers on plain listeners itself (no redirect) as well as on TLS ones. */
+function servesPlainAndTls(server: ServerSpec): boolean {
+  return !server.redirectToHttps && server.listen.some((l) => l.tls) && server.listen.some((l) => !l.tls);
+}
+
+/** The HSTS header value of the spec, or '' when it is turned off. */
 function hstsValue(spec: ProxySpec): string {
   const { hsts } = spec.security;
   if (!hsts) return '';
