@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { Chalk } from 'chalk';
 import type { LintFinding, LintReport } from '../proxy-config/lint-config.js';
 
@@ -8,6 +8,8 @@ export function toLintJson(report: LintReport): LintReport & { ok: boolean } {
 }
 
 function shortPath(file: string, cwd: string): string {
+  // Already relative (the rendered `nginx.conf` of config validate): not a path under the process's cwd.
+  if (!isAbsolute(file)) return file;
   const rel = relative(cwd, file);
   return rel && !rel.startsWith('..') ? rel : file;
 }

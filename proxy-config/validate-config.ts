@@ -56,7 +56,7 @@ export async function checkRenderedConfig(
   files: RenderedFiles,
   where: { prefix: string; startupErrorLog: string },
 ): Promise<RenderedCheck> {
-  const lint = relativeTo(dir, await lintNginxConfigFiles(join(dir, MAIN_CONFIG_FILE)));
+  const lint = relativeTo(dir, await lintRenderedConfig(dir, files));
   const nginxOutput = await testRenderedConfig(dir, files, where);
   return { lint, nginxOutput };
 }
@@ -87,6 +87,29 @@ export async function testRenderedConfig(
       );
     }
     throw error;
+  }
+}
+
+/**
+ * Lints the rendered files. A directive the parser refuses (a snippet in the wrong block) is reported
+ * like nginx -t's refusals: the rendered file's own name and the line quoted, since `dir` is a
+ * temporary or staging directory that is gone by the time the user reads the message.
+ */
+async function lintRenderedConfig(dir: string, files: RenderedFiles): Promise<LintReport> {
+  try {
+    return await lintNginxConfigFiles(join(dir, MAIN_CONFIG_FILE));
+  } catch (error) {
+    if (!isProxyopsError(error) || error.code !== 'NGINX_CONFIG_INVALID') throw error;
+    const at = error.details as { file?: string; line?: number } | undefined;
+    if (!at?.file?.startsWith(`${dir}/`) || at.line === undefined) throw error;
+    const file = at.file.slice(dir.length + 1);
+    const quoted = files[file]?.split('\n')[at.line - 1]?.trim();
+    throw new ProxyopsError(
+      'NGINX_CONFIG_INVALID',
+      `the rendered config is invalid: ${error.message.replaceAll(`${dir}/`, '')}` +
+        (quoted === undefined ? '' : `\n  ${at.line} | ${quoted}`),
+      { cause: error, details: { ...at, file } },
+    );
   }
 }
 

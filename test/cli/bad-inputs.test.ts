@@ -326,6 +326,25 @@ describe('bad inputs of the config commands: one line on stderr, exit 2', () => 
     }
   });
 
+  it('a snippet in a block that refuses it names the rendered line, not a directory that is gone', async () => {
+    const data = spec();
+    (data.servers[0] as Record<string, unknown>).snippets = ['worker_processes 2'];
+    const bad = await specFile(data);
+    const target = await appliedTarget();
+    const before = await snapshotDir(target);
+    for (const command of [
+      ['config', 'validate', '--spec', bad],
+      ['config', 'apply', '--spec', bad, '--target', target],
+    ]) {
+      const result = await proxyops(...command);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^proxyops: the rendered config is invalid: nginx\.conf:(\d+): "worker_processes" directive is not allowed here\n {2}\1 \| worker_processes 2;$/,
+      );
+    }
+    expect(await snapshotDir(target)).toEqual(before);
+  });
+
   it('render --out keeps the mode of a directory that exists and makes new ones 0755', async () => {
     const shared = join(dir, 'shared');
     await mkdir(shared);

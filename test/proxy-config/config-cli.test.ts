@@ -71,6 +71,20 @@ describe('proxyops config (CLI)', () => {
     expect(result.stdout).toMatch(/^nginx -t: ok/m);
   });
 
+  it('validate names a lint finding of the rendered config as nginx.conf:LINE, not a path under the cwd', async () => {
+    const base = valid();
+    const route = { path: '/', upstream: 'api', snippets: ['proxy_set_header X-Original $uri'] };
+    const path = await spec('splitting.json', {
+      ...base,
+      servers: [{ ...base.servers[0], routes: [route] }],
+    });
+    const result = await runCli(['config', 'validate', '--spec', path]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /^nginx\.conf:\d+ +error +http-splitting +proxy_set_header X-Original \$uri/m,
+    );
+  });
+
   it('validate exits 2 naming path and rule for schema and cross-field errors, and for unreadable specs', async () => {
     const badPort = valid();
     badPort.upstreams.api.servers.push({ host: '127.0.0.1', port: 70000 });

@@ -92,6 +92,16 @@ describe('spec options for the internet, through a live nginx', () => {
             { path: '/hold', upstream: 'app', connectionLimit: 2 },
           ],
         },
+        {
+          // Serves plain HTTP itself (no redirect) as well as TLS.
+          names: ['mixed.localhost'],
+          listen: [
+            { address: '127.0.0.1', port: plainPort },
+            { address: '127.0.0.1', port: tlsPort, tls: true },
+          ],
+          tls: cert,
+          routes: [{ path: '/', upstream: 'app' }],
+        },
       ],
     };
     const specPath = join(root, 'spec.json');
@@ -127,17 +137,40 @@ describe('spec options for the internet, through a live nginx', () => {
     expect((await send(false, '/echo')).headers['strict-transport-security']).toBeUndefined();
   });
 
+  it("the app's own hardening headers give way to the proxy's: one value each", async () => {
+    const own =
+      '/headers?X-Frame-Options=SAMEORIGIN&Referrer-Policy=no-referrer' +
+      '&X-Content-Type-Options=nosniff&Strict-Transport-Security=max-age%3D60';
+    const answer = await send(true, own);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['x-frame-options']).toBe('DENY');
+    expect(answer.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['strict-transport-security']).toBe('max-age=600; includeSubDomains');
+  });
+
+  it('a server that also answers plain HTTP sends HSTS over TLS only (RFC 6797 7.2)', async () => {
+    const host = { host: 'mixed.localhost' };
+    const overTls = await send(true, '/echo', host);
+    const plain = await send(false, '/echo', host);
+    expect([overTls.status, plain.status]).toEqual([200, 200]);
+    expect(overTls.headers['strict-transport-security']).toBe('max-age=600; includeSubDomains');
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+    expect(plain.headers['x-content-type-options']).toBe('nosniff');
+  });
+
   it('the HTTPS redirect keeps a TLS port other than 443', async () => {
     const redirect = await send(false, '/a/b?c=1');
     expect(redirect.status).toBe(301);
     expect(redirect.headers.location).toBe(`https://localhost:${tlsPort}/a/b?c=1`);
   });
 
-  it('a route over its rate limit answers 429 with Retry-After as a problem document', async () => {
+  it('a route over its rate limit answers 429 with Retry-After until its next slot, as a problem document', async () => {
     expect((await send(true, '/limited')).status).toBe(200);
     const limited = await send(true, '/limited');
     expect(limited.status).toBe(429);
-    expect(limited.headers['retry-after']).toBe('1');
+    // 1r/m frees a slot a minute later: a client told 1 s would only be refused again.
+    expect(limited.headers['retry-after']).toBe('60');
     expect(JSON.parse(limited.body.toString('utf8'))).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
   });
 

@@ -8,7 +8,7 @@ import {
 } from './log-formats.js';
 import { hostHeaderPattern, planCatchAllServers, primaryName } from './host-safety.js';
 import { NJS_MODULE } from './nginx-modules.js';
-import { toNginxProblemViews } from './nginx-problems.js';
+import { RETRY_AFTER_VARIABLE, toNginxProblemViews } from './nginx-problems.js';
 import { REQUEST_ID_PATTERN } from './request-id.js';
 
 /** Where `stdout`/`stderr` in the spec point in nginx terms. */
@@ -97,6 +97,9 @@ export function buildRenderView(spec: ProxySpec) {
       }),
     securityHeaders: spec.security.headers ? SECURITY_HEADERS : [],
     hsts: '',
+    // A server that serves both plain HTTP and TLS must not send HSTS on the plain answers
+    // (RFC 6797 section 7.2): its header value comes from this map of $https.
+    hstsOverTlsOnly: spec.servers.some(servesPlainAndTls) ? hstsValue(spec) : '',
     gzip: spec.gzip.enabled ? { types: spec.gzip.types.join(' '), minLength: spec.gzip.minLength } : false,
     realIp:
       spec.trustedProxies.addresses.length > 0
@@ -116,7 +119,7 @@ export function buildRenderView(spec: ProxySpec) {
       fallback: primaryName(server.names),
     })),
     catchAll: planCatchAllServers(spec.servers, spec.unknownHosts, spec.layerName, toSocket),
-    problems: toNginxProblemViews(spec.layerName),
+    problems: toNginxProblemViews(spec.layerName, { retryAfterPerLocation: hasSlowRateLimit(spec) }),
   };
 }
 
@@ -162,14 +165,46 @@ function listLimitZones(spec: ProxySpec) {
   );
 }
 
-function hstsValue(spec: ProxySpec, server: ServerSpec): string {
+/**
+ * Seconds until a rate-limited route lets the next request through: `10r/m` frees a slot every 6 s,
+ * so a client told `Retry-After: 1` would be refused again five times.
+ */
+function rateLimitRetryAfter(rate: string): number {
+  const [count, unit] = rate.split('r/') as [string, string];
+  return Math.ceil((unit === 'm' ? 60 : 1) / Number(count));
+}
+
+/** True when some route's rate limit frees a slot less than once a second: Retry-After then varies by location. */
+function hasSlowRateLimit(spec: ProxySpec): boolean {
+  return spec.servers.some((server) =>
+    server.routes.some((route) => route.rateLimit && rateLimitRetryAfter(route.rateLimit.rate) > 1),
+  );
+}
+
+/** The variable a server that also listens on plain HTTP sends as HSTS: empty there, so nginx sends none. */
+const HSTS_OVER_TLS_ONLY = '$proxyops_hsts';
+
+/** True when a server answers on plain listeners itself (no redirect) as well as on TLS ones. */
+function servesPlainAndTls(server: ServerSpec): boolean {
+  return !server.redirectToHttps && server.listen.some((l) => l.tls) && server.listen.some((l) => !l.tls);
+}
+
+/** The HSTS header value of the spec, or '' when it is turned off. */
+function hstsValue(spec: ProxySpec): string {
   const { hsts } = spec.security;
-  if (!hsts || !server.tls) return '';
+  if (!hsts) return '';
   return [
     `max-age=${hsts.maxAge}`,
     ...(hsts.includeSubDomains ? ['includeSubDomains'] : []),
     ...(hsts.preload ? ['preload'] : []),
   ].join('; ');
+}
+
+/** What a server sends as HSTS: nothing without TLS, the map's variable when it also answers plain HTTP. */
+function serverHsts(spec: ProxySpec, server: ServerSpec): string {
+  const value = hstsValue(spec);
+  if (!value || !server.tls) return '';
+  return servesPlainAndTls(server) ? HSTS_OVER_TLS_ONLY : value;
 }
 
 function toServerView(server: ServerSpec, index: number, spec: ProxySpec) {
@@ -190,7 +225,10 @@ function toServerView(server: ServerSpec, index: number, spec: ProxySpec) {
     redirects: redirect
       ? [{ listen: listen(false), port: tlsPort === 443 ? '' : `:${tlsPort}`, hsts: '' }]
       : [],
-    hsts: hstsValue(spec, server),
+    hsts: serverHsts(spec, server),
+    // The Retry-After of 429s from locations that set none (limit_conn, 1 s); the server's rewrite
+    // phase runs before a location's, which may set its own.
+    retryAfterDefault: hasSlowRateLimit(spec) ? `set ${RETRY_AFTER_VARIABLE} 1` : '',
     snippets: server.snippets,
     listen: redirect ? listen(true) : [...listen(false), ...listen(true)],
     tls: server.tls ?? false,
@@ -226,6 +264,9 @@ function toProxyView(route: RouteSpec, zones: { req: string; conn: string }, key
       `limit_req zone=${zones.req}${burst > 0 ? ` burst=${burst}` : ''}${nodelay ? ' nodelay' : ''}`,
     );
     directives.push('limit_req_status 429');
+    // Read by the server's 429 location (error_page keeps the variables of the request).
+    const retryAfter = rateLimitRetryAfter(route.rateLimit.rate);
+    if (retryAfter > 1) directives.push(`set ${RETRY_AFTER_VARIABLE} ${retryAfter}`);
   }
   if (route.connectionLimit !== undefined) {
     directives.push(`limit_conn ${zones.conn} ${route.connectionLimit}`);

@@ -55,16 +55,22 @@ export interface NginxProblemView {
   location: string;
   /** The body inside nginx single quotes: JSON with nginx variables for the id and path. */
   body: string;
-  /** 0 when the status invites no retry. */
-  retryAfter: number;
+  /** 0 when the status invites no retry; a variable when the value depends on the location. */
+  retryAfter: number | string;
 }
+
+/** The variable a rate-limited location sets to its own Retry-After (seconds until its next slot). */
+export const RETRY_AFTER_VARIABLE = '$proxyops_retry_after';
 
 /**
  * The named locations of the nginx-made problems. The request id and path come from variables the
  * config first restricts to safe characters (REQUEST_ID_PATTERN, a map on $uri), so a client cannot
  * break out of the JSON string.
  */
-export function toNginxProblemViews(layerName: string): NginxProblemView[] {
+export function toNginxProblemViews(
+  layerName: string,
+  options: { retryAfterPerLocation?: boolean } = {},
+): NginxProblemView[] {
   return NGINX_PROBLEMS.map((p) => {
     const body = JSON.stringify({
       type: `urn:proxyops:problem:${p.code.toLowerCase().replace(/_/g, '-')}`,
@@ -82,7 +88,8 @@ export function toNginxProblemViews(layerName: string): NginxProblemView[] {
       status: p.status,
       location: `@proxyops_problem_${p.status}`,
       body,
-      retryAfter: p.retryAfter ?? 0,
+      retryAfter:
+        p.status === 429 && options.retryAfterPerLocation ? RETRY_AFTER_VARIABLE : (p.retryAfter ?? 0),
     };
   });
 }

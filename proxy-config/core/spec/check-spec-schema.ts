@@ -30,8 +30,10 @@ const MAX_SIZE: KeywordDefinition = {
 };
 
 function validator(): ValidateFunction {
-  compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true })
+  // verbose: a pattern error carries its schema, whose `patternMeans` says the pattern in words.
+  compiled ??= new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true })
     .addKeyword(MAX_SIZE)
+    .addKeyword({ keyword: 'patternMeans', schemaType: 'string' })
     .compile(schema);
   return compiled;
 }
@@ -62,7 +64,10 @@ function reportable(errors: ErrorObject[]): ErrorObject[] {
     const within = (e: ErrorObject) => e.instancePath === at || e.instancePath.startsWith(`${at}/`);
     const branchType = (e: ErrorObject) =>
       e.keyword === 'type' && e.instancePath === at && e.schemaPath.startsWith(`${anyOf.schemaPath}/`);
-    const typeMatched = errors.some((e) => within(e) && !['type', 'anyOf', 'if'].includes(e.keyword));
+    // An error inside the value (`hsts.maxAge`) means it was read as that branch's object or array.
+    const typeMatched = errors.some(
+      (e) => within(e) && (e.instancePath !== at || !['type', 'anyOf', 'if'].includes(e.keyword)),
+    );
     if (typeMatched) for (const e of errors.filter(branchType)) irrelevant.add(e);
   }
   return errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'if' && !irrelevant.has(e));
@@ -105,6 +110,15 @@ function toProblem(error: ErrorObject): SpecProblem {
         rule: 'const',
         message: `must be ${JSON.stringify(params.allowedValue)}`,
       };
+    case 'pattern': {
+      // A regex says little to whoever wrote `proxy_buffering off;`: a definition may say it in words.
+      const { patternMeans } = (error.parentSchema ?? {}) as { patternMeans?: string };
+      return {
+        path: toDottedPath(segments),
+        rule: 'pattern',
+        message: patternMeans ? `must be ${patternMeans}` : (error.message ?? 'is invalid'),
+      };
+    }
     default:
       return { path: toDottedPath(segments), rule: error.keyword, message: error.message ?? 'is invalid' };
   }

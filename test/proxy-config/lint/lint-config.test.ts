@@ -66,7 +66,14 @@ describe('lint over snippets and special cases', () => {
       'worker_processes auto;\nevents {\n  worker_connections 4096;\n}\nhttp { server_tokens off; }',
     );
     expect(report.findings.map((f) => [f.ruleId, f.line])).toEqual([['worker-rlimit-nofile-low', 2]]);
-    expect(report.findings[0]?.what).toContain('4096');
+    // The number to write, not only the rule: 2 × 4096.
+    expect(report.findings[0]?.what).toMatch(/worker_connections 4096; set it to 8192 or more$/);
+    const low = lint(
+      'worker_processes auto;\nworker_rlimit_nofile 1024;\nevents { worker_connections 768; }\nhttp { server_tokens off; }',
+    );
+    expect(low.findings.map((f) => f.what)).toEqual([
+      'worker_rlimit_nofile 1024 is below 2 × worker_connections 768: set it to 1536 or more',
+    ]);
   });
 
   it('names the level whose X-Forwarded-Proto a location drops through proxy_set_header inheritance', () => {

@@ -18,7 +18,7 @@ export const WORKER_RLIMIT_NOFILE_LOW: LintRule = {
   title: 'worker_rlimit_nofile missing or below 2 × worker_connections',
   message:
     'A proxied request holds two descriptors (client and upstream) plus log and temp files. Below 2 × worker_connections, workers hit "Too many open files" under load and answer 502/500 before reaching their connection limit.',
-  fix: 'worker_rlimit_nofile at least 2 × worker_connections (e.g. worker_connections 4096; worker_rlimit_nofile 8192;)',
+  fix: 'worker_rlimit_nofile at least 2 × worker_connections, at the top of nginx.conf next to worker_processes (not inside events, where nginx refuses it): e.g. worker_rlimit_nofile 8192; for worker_connections 4096',
   runbook: RUNBOOKS.fileDescriptors,
   test: (config) => {
     if (!isMainConfig(config)) return [];
@@ -34,7 +34,7 @@ export const WORKER_RLIMIT_NOFILE_LOW: LintRule = {
         {
           file: where?.file ?? config.mainFile,
           line: where?.line ?? 1,
-          what: `worker_rlimit_nofile is not set: workers keep the inherited limit (often 1024) with worker_connections ${connections}`,
+          what: `worker_rlimit_nofile is not set: workers keep the inherited limit (often 1024) with worker_connections ${connections}; set it to ${need} or more`,
         },
       ];
     }
@@ -44,7 +44,7 @@ export const WORKER_RLIMIT_NOFILE_LOW: LintRule = {
       {
         file: limit.file,
         line: limit.line,
-        what: `worker_rlimit_nofile ${limit.args[0] ?? ''} is below 2 × worker_connections ${connections} = ${need}`,
+        what: `worker_rlimit_nofile ${limit.args[0] ?? ''} is below 2 × worker_connections ${connections}: set it to ${need} or more`,
       },
     ];
   },

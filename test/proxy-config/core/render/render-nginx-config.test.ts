@@ -199,12 +199,22 @@ describe('renderNginxConfig', () => {
     });
 
     it('security: HSTS with always on the TLS server only, hardening headers in every location', () => {
-      const conf = render({ ...tlsServer(), security: { hsts: { maxAge: 600, includeSubDomains: true } } });
+      const security = { hsts: { maxAge: 600, includeSubDomains: true } };
+      const conf = render({ ...tlsServer({ redirectToHttps: true }), security });
       const hsts = 'add_header Strict-Transport-Security "max-age=600; includeSubDomains" always;';
       expect(location(conf, '/api/')).toContain(hsts);
       expect(location(conf, '/')).toContain(hsts);
       expect(location(conf, '/api/')).toContain('add_header X-Content-Type-Options "nosniff" always;');
       expect(location(conf, '/api/')).toContain('add_header X-Frame-Options "DENY" always;');
+      expect(conf).not.toContain('$proxyops_hsts');
+      // A server answering plain HTTP itself sends HSTS through a map of $https: empty, so none, on plain.
+      const mixed = render({ ...tlsServer(), security });
+      expect(mixed).toMatch(
+        /map \$https \$proxyops_hsts \{\s+on "max-age=600; includeSubDomains";\s+default "";\s+\}/,
+      );
+      expect(location(mixed, '/api/')).toContain(
+        'add_header Strict-Transport-Security "$proxyops_hsts" always;',
+      );
       // On plain HTTP a browser ignores HSTS: the plain-only server of render() sends none.
       expect(render()).not.toContain('Strict-Transport-Security');
       const off = render({ ...tlsServer(), security: { hsts: null, headers: false } });

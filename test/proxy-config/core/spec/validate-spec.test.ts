@@ -85,6 +85,27 @@ describe('validateSpec: schema', () => {
     ]);
   });
 
+  it('says what a snippet, a size or an address must look like in words, not as a regex', () => {
+    const problems = problemsOf(changed(['servers.0.routes.0.snippets', ['proxy_buffering off;']]));
+    expect(problems).toEqual([
+      {
+        path: 'servers[0].routes[0].snippets[0]',
+        rule: 'pattern',
+        message: 'must be one nginx directive without its ";" and with no "{", "}", "#" or line break',
+      },
+    ]);
+    expect(problemsOf(changed(['limits.clientMaxBodySize', '1 MB']))[0]?.message).toBe(
+      'must be an nginx size: a number, optionally followed by k, m or g, such as 512k or 1m',
+    );
+    expect(problemsOf(changed(['trustedProxies', { addresses: ['lb.example'] }]))[0]?.message).toBe(
+      'must be an IP address or range, such as 10.0.0.7, 10.0.0.0/8 or 2001:db8::/32 (no host names)',
+    );
+    // Patterns without words keep ajv's message.
+    expect(problemsOf(changed(['servers.0.routes.0.path', 'api']))[0]?.message).toMatch(
+      /^must match pattern/,
+    );
+  });
+
   it('accepts "auto" or a positive integer for worker processes, nothing else', () => {
     expect(problemsOf(changed(['workers.processes', 'auto']))).toEqual([]);
     expect(problemsOf(changed(['workers.processes', 4]))).toEqual([]);
@@ -145,6 +166,9 @@ describe('validateSpec: schema', () => {
     expect(problemsOf(changed(['accessLog.buffer', 5])).map((p) => p.message)).toEqual([
       'must be string',
       'must be null',
+    ]); // An object-or-null holding an object: what is wrong inside it, not "must be null".
+    expect(problemsOf(changed(['security', { hsts: { maxAge: '1y' } }]))).toEqual([
+      { path: 'security.hsts.maxAge', rule: 'type', message: 'must be integer' },
     ]);
   });
 
