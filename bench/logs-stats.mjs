@@ -2,7 +2,7 @@
 // the same generated file, alternating run by run. Goals (issue 18): 200 MB >= 2x gawk's throughput,
 // 1 GB >= 2.5x, exact counts, peak RSS < 150 MB. Exits 1 when a goal is missed or a count differs.
 // Usage: node bench/logs-stats.mjs [--size 200MB,1GB] [--runs 5] [--dir DIR] [--clean]
-//   --dir: where the generated logs go (default bench/.out/; kept for the next run unless --clean).
+//   --dir (or BENCH_LOG_DIR): where the generated logs go (default bench/.out/; kept unless --clean).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -13,7 +13,10 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const sizes = opt('--size', process.env.BENCH_LOG_SIZE ?? '200MB,1GB').split(',');
 const runs = Number(opt('--runs', process.env.BENCH_RUNS ?? 5));
-const outDir = opt('--dir', fileURLToPath(new URL('./.out/', import.meta.url))).replace(/\/?$/, '/');
+const outDir = opt(
+  '--dir',
+  process.env.BENCH_LOG_DIR ?? fileURLToPath(new URL('./.out/', import.meta.url)),
+).replace(/\/?$/, '/');
 const clean = args.includes('--clean');
 /** Throughput goal against gawk per file size in bytes: the first whose size is at least the file's. */
 const GOALS = [
