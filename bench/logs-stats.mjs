@@ -119,6 +119,9 @@ for (const sizeText of sizes) {
   console.log(
     `logs-stats: ${mb.toFixed(0)} MB ratio ${ratio.toFixed(2)}x ${awk} (spread ${spread(ratios)}; goal >= ${goal}x), peak RSS ${rss.toFixed(0)} MB (goal < ${RSS_GOAL_MB}), counts ${exact ? 'exact' : 'DIFFER FROM THE REFERENCE'}: ${ok ? 'OK' : 'UNDER GOAL'}`,
   );
-  if (clean) (rmSync(file, { force: true }), rmSync(refFile, { force: true }));
+  if (clean) {
+    rmSync(file, { force: true });
+    rmSync(refFile, { force: true });
+  }
 }
 process.exitCode = missed ? 1 : 0;

@@ -41,8 +41,12 @@ export interface LogFormatSource {
  * break-even is near 256 MB.
  */
 export const SPLIT_MIN_BYTES = 256 * 1024 * 1024;
-/** Size of the ranges threads take one at a time from a split file. */
-export const RANGE_BYTES = 8 * 1024 * 1024;
+/**
+ * Size of the ranges threads take one at a time from a split file. 2 MB rather than 8: the thread that
+ * finishes first waits less for the other's last range (1 GB on 2 cores, alternating runs: 0.89-0.91 s
+ * against 0.92-0.93 s, CPU 1.60 s against 1.65 s; 1 MB no better, 32 MB worse).
+ */
+export const RANGE_BYTES = 2 * 1024 * 1024;
 
 /** Options of one statistics run. */
 export interface LogStatsOptions {
