@@ -10,6 +10,7 @@ import {
 } from './core/logs/log-format-presets.js';
 import type { LogEscape } from './core/logs/parse-log-format.js';
 import { defaultJobs } from './core/logs/parse-jobs-option.js';
+import { planFileThreads } from './core/logs/plan-file-threads.js';
 import { createLogScan, scanLogText } from './core/logs/scan-log-text.js';
 import { createStatsState, mergeStatsState, type StatsState } from './core/logs/stats-state.js';
 import { summarizeStats, type StatsSummary } from './core/logs/summarize-stats.js';
@@ -34,12 +35,18 @@ export interface LogFormatSource {
 }
 
 /**
- * Files at least this big are split by byte ranges across worker threads: a worker costs ≈ 0.15 s of CPU
- * to boot and warm up, as much as one thread takes to count ≈ 150 MB, so smaller files stay on one.
+ * Files at least this big are split by byte ranges across worker threads. Measured on the 2-core build
+ * machine (docs/benchmarks.md, access logs): a second thread costs ≈ 0.18 s of CPU (its boot, its own
+ * warm-up, the merge); on 200 MB it made the run 0.03 s slower, on 400 MB 0.08 s faster, so the
+ * break-even is near 256 MB.
  */
 export const SPLIT_MIN_BYTES = 256 * 1024 * 1024;
-/** Size of the ranges threads take one at a time from a split file. */
-export const RANGE_BYTES = 8 * 1024 * 1024;
+/**
+ * Size of the ranges threads take one at a time from a split file. 2 MB rather than 8: the thread that
+ * finishes first waits less for the other's last range (1 GB on 2 cores, alternating runs: 0.89-0.91 s
+ * against 0.92-0.93 s, CPU 1.60 s against 1.65 s; 1 MB no better, 32 MB worse).
+ */
+export const RANGE_BYTES = 2 * 1024 * 1024;
 
 /** Options of one statistics run. */
 export interface LogStatsOptions {
@@ -104,12 +111,11 @@ export async function collectLogStats(options: LogStatsOptions): Promise<StatsSt
       continue;
     }
     const size = logFileSize(input);
-    const threads = size >= splitMin ? jobs : 1;
-    const parts = threads > 1 ? Math.max(threads, Math.ceil(size / (options.rangeBytes ?? RANGE_BYTES))) : 1;
+    const { threads, ranges } = planFileThreads(size, jobs, splitMin, options.rangeBytes ?? RANGE_BYTES);
     const job: LogRangeJob = {
       path: input,
       input,
-      offsets: parts > 1 ? splitAtLineStarts(input, size, parts) : [0, size],
+      offsets: ranges > 1 ? splitAtLineStarts(input, size, ranges) : [0, size],
       next: createRangeCounter(),
       spec: kit.spec,
       filter,

@@ -151,7 +151,7 @@ export function splitAtLineStarts(path: string, size: number, parts: number): nu
   const offsets = [0];
   const fd = openSync(path, 'r');
   try {
-    // Small reads: a line start is usually a few hundred bytes on, and a big file has a cut every 8 MB.
+    // Small reads: a line start is usually a few hundred bytes on, and a big file has a cut every 2 MB.
     const buf = Buffer.allocUnsafe(8 * 1024);
     for (let i = 1; i < parts; i++) {
       let at = Math.max(Math.floor((size * i) / parts), offsets.at(-1)!);

@@ -261,4 +261,28 @@ describe('proxyops logs stats (command)', () => {
       await built.computeLogStats({ inputs: [big], spec, jobs: 2, splitMinBytes: 0, rangeBytes: 8192 }),
     ).toEqual(one);
   });
+
+  it('a file at the split size goes to worker threads and counts exactly like one just under it', async () => {
+    const file = join(dir, 'edge.log');
+    const lines: string[] = [];
+    for (let i = 0; i < 2000; i++)
+      lines.push(
+        i % 89 === 0
+          ? `bad ${i}\n`
+          : LINE(i % 7 === 0 ? '504' : '200', '0.010', String(i % 60).padStart(2, '0')),
+      );
+    await writeFile(file, lines.join(''));
+    const size = Buffer.byteLength(lines.join(''));
+    const spec = presetFormat('proxyops');
+    const built = (await import(
+      new URL('../../../dist/proxy-config/logs-stats.js', import.meta.url).href
+    )) as { computeLogStats: typeof computeLogStats };
+    const run = (splitMinBytes: number) =>
+      built.computeLogStats({ inputs: [file], spec, jobs: 2, splitMinBytes, rangeBytes: 16 * 1024 });
+    const under = await run(size + 1);
+    const at = await run(size);
+    expect(at).toEqual(under);
+    expect(under.lines).toBe(2000);
+    expect(under.malformed.count).toBe(Math.ceil(2000 / 89));
+  });
 });

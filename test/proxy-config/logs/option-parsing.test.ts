@@ -5,6 +5,7 @@ import {
   parseUpstreamFilter,
 } from '../../../proxy-config/core/logs/log-filter.js';
 import { defaultJobs, MAX_JOBS, parseJobs } from '../../../proxy-config/core/logs/parse-jobs-option.js';
+import { planFileThreads } from '../../../proxy-config/core/logs/plan-file-threads.js';
 import {
   INTERVAL_BOUNDS,
   parseDuration,
@@ -154,5 +155,15 @@ describe('--jobs', () => {
     expect(defaultJobs(8)).toBe(8);
     expect(defaultJobs(128)).toBe(64);
     expect(defaultJobs(0)).toBe(1);
+  });
+
+  it('splits a plain file across threads from the split size on, one range per thread at least', () => {
+    const MB = 1024 * 1024;
+    expect(planFileThreads(256 * MB - 1, 2, 256 * MB, 8 * MB)).toEqual({ threads: 1, ranges: 1 });
+    expect(planFileThreads(256 * MB, 2, 256 * MB, 8 * MB)).toEqual({ threads: 2, ranges: 32 });
+    expect(planFileThreads(1024 * MB + 1, 4, 256 * MB, 8 * MB)).toEqual({ threads: 4, ranges: 129 });
+    // --jobs 1 never splits; a tiny file forced to split still gives every thread a range.
+    expect(planFileThreads(1024 * MB, 1, 256 * MB, 8 * MB)).toEqual({ threads: 1, ranges: 1 });
+    expect(planFileThreads(100, 7, 0, 8 * MB)).toEqual({ threads: 7, ranges: 7 });
   });
 });
