@@ -8,7 +8,7 @@
 // is the one the CLI checks for. Nothing outside dist/cli imports dist/cli, so no module is loaded
 // twice. The commands' lazily imported work stays lazy: it is split into chunks beside main.js.
 import { build } from 'esbuild';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +18,8 @@ const keepOutsideCli = {
   name: 'keep-outside-cli',
   setup(context) {
     context.onResolve({ filter: /^\.\.?\// }, (args) => {
+      // Packages' own relative imports (commander's) are bundled like the rest of the package.
+      if (!args.importer.startsWith(cliDir)) return undefined;
       const target = resolve(args.resolveDir, args.path);
       if (target.startsWith(cliDir)) return undefined;
       const path = relative(cliDir, target).split(sep).join('/');
@@ -25,6 +27,12 @@ const keepOutsideCli = {
     });
   },
 };
+
+// The input is tsc's main.js; a bundle cannot be bundled again (its chunks are removed just below).
+if (readFileSync(resolve(cliDir, 'main.js'), 'utf8').includes('createRequireForBundle')) {
+  console.error('bundle-cli: dist/cli/main.js is already bundled; run `npm run build` to rebuild it');
+  process.exit(1);
+}
 
 // Chunks of an earlier build would pile up (their names carry a content hash).
 for (const name of readdirSync(cliDir)) if (/^bundle-.*\.js$/.test(name)) rmSync(resolve(cliDir, name));
