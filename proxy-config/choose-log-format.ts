@@ -3,7 +3,6 @@ import type { Readable } from 'node:stream';
 import { ProxyopsError } from './core/errors.js';
 import { detectLogFormat, sampleLines, type FormatDetection } from './core/logs/detect-log-format.js';
 import type { LogFormatSpec } from './core/logs/log-format-presets.js';
-import { accessLogFor } from './core/nginx-config/configured-logs.js';
 import { resolveLogFormat, type LogFormatSource } from './logs-stats.js';
 import { peekStream } from './shell/peek-stream.js';
 import { readLogInput } from './shell/read-log-input.js';
@@ -43,7 +42,9 @@ async function formatFromRunningNginx(input: string, lines: string[]): Promise<F
   for (const master of await findRunningNginx()) {
     // A master whose config this user cannot read, or that is being replaced, tells nothing.
     const config = await readRunningConfig(master).catch(() => null);
-    const found = config ? accessLogFor(config, master.prefix, file) : null;
+    const found = config
+      ? (await import('./core/nginx-config/configured-logs.js')).accessLogFor(config, master.prefix, file)
+      : null;
     if (!found || !detectLogFormat(lines, [found.spec]).spec) continue;
     return {
       spec: found.spec,

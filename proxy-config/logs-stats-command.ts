@@ -1,15 +1,15 @@
+// `logs stats` runs dozens of times in an incident and in every pipeline check: what only some runs
+// need (--follow, --html, an nginx config's log_format) is imported where it is used (bench:cli).
 import { writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from './core/errors.js';
 import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from './core/logs/fail-if.js';
 import { parseStatusFilter, parseUpstreamFilter, type LogFilter } from './core/logs/log-filter.js';
-import { renderStatsHtml } from './core/logs/render-stats-html.js';
 import { renderStatsProm } from './core/logs/render-stats-prom.js';
 import { renderStatsTable } from './core/logs/render-stats-table.js';
 import { toIntervalLine, type StatsSummary } from './core/logs/summarize-stats.js';
 import { parseJobs } from './core/logs/parse-jobs-option.js';
 import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
-import { followLogStats } from './logs-follow.js';
 import { chooseLogFormat, noFormatMatches, type FormatChoice } from './choose-log-format.js';
 import { detectLogFormat } from './core/logs/detect-log-format.js';
 import { computeLogStats, prepareLogStats, type LogFormatSource } from './logs-stats.js';
@@ -83,6 +83,7 @@ export async function runLogsStatsCommand(
     // and the run ends (exit 1) as soon as one holds.
     let tripped: () => void = () => undefined;
     const holds = new Promise<void>((resolve) => (tripped = resolve));
+    const { followLogStats } = await import('./logs-follow.js');
     const handle = followLogStats({
       inputs,
       spec,
@@ -136,6 +137,7 @@ async function finish(
   tableShown: boolean,
 ): Promise<number> {
   if (options.html !== undefined) {
+    const { renderStatsHtml } = await import('./core/logs/render-stats-html.js');
     await writeFile(options.html, renderStatsHtml(summary)).catch((error: unknown) => {
       throw new ProxyopsError('WRITE_FAILED', `cannot write ${options.html}: ${(error as Error).message}`, {
         cause: error,

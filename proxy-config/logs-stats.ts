@@ -23,7 +23,6 @@ import {
   type LogRangeJob,
 } from './shell/log-range-worker.js';
 import { isCompressedInput, logFileSize, readLogInput, splitAtLineStarts } from './shell/read-log-input.js';
-import { readLogFormatFromConfig } from './shell/read-log-format-from-config.js';
 
 /** Where the log format comes from; at most one source. Nothing given means the `proxyops` preset. */
 export interface LogFormatSource {
@@ -82,6 +81,7 @@ export async function resolveLogFormat(source: LogFormatSource): Promise<LogForm
   if (source.nginxConf !== undefined) {
     if (source.formatName === undefined)
       throw new ProxyopsError('BAD_OPTION', '--nginx-conf needs --format-name NAME (the log_format to read)');
+    const { readLogFormatFromConfig } = await import('./shell/read-log-format-from-config.js');
     return readLogFormatFromConfig(source.nginxConf, source.formatName);
   }
   return presetFormat(source.preset ?? 'proxyops');

@@ -4,7 +4,6 @@ import { ProxyopsError } from '../core/errors.js';
 import { parseConfigureArguments, parseMasterCommandLine } from '../core/nginx-config/master-command-line.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
 import { readPidFile, listProcesses } from './proc-process-tree.js';
-import { readNginxConfig } from './read-nginx-config.js';
 
 /** A running nginx master and where it runs from. */
 export interface RunningNginx {
@@ -78,5 +77,7 @@ export async function chooseRunningNginx(pidFile?: string): Promise<RunningNginx
  * again: that nginx accepted it, whatever its version.
  */
 export async function readRunningConfig(master: RunningNginx): Promise<NginxConfig> {
+  // Imported here: the config reader (parser, directive table) is needed only when a master runs.
+  const { readNginxConfig } = await import('./read-nginx-config.js');
   return readNginxConfig(master.configFile, { checkDirectives: false });
 }
