@@ -1,23 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { ifCondition } from '../../../proxy-config/core/nginx-config/if-condition.js';
 import {
   anchoredAtEnd,
   anchoredAtStart,
   canHold,
   canStartWith,
   mustStartWith,
-  parsePcre,
-} from '../../../proxy-config/core/nginx-config/pcre-pattern.js';
+  modelPcre,
+} from '../../../../proxy-config/core/nginx-config/pcre/pcre-analysis.js';
 
 const group = (source: string, n: number | string, caseless = false) => {
-  const pattern = parsePcre(source, caseless);
+  const pattern = modelPcre(source, caseless);
   if (!pattern) throw new Error(`${source} did not parse`);
-  const found = typeof n === 'number' ? pattern.groups.get(n) : pattern.named.get(n);
+  const found = typeof n === 'number' ? pattern.captures.get(n) : pattern.named.get(n);
   if (!found) throw new Error(`${source} has no group ${n}`);
   return found;
 };
 
-describe('parsePcre: what a capture group can hold', () => {
+describe('pcre analysis: what a capture group can hold', () => {
   it.each([
     ['^/a/(.*)$', 1, '\r', true],
     ['^/a/(.*)$', 1, '\n', false],
@@ -46,14 +45,14 @@ describe('parsePcre: what a capture group can hold', () => {
   });
 
   it('numbers groups past non-capturing ones and lookarounds', () => {
-    const pattern = parsePcre('(?:a)(?=b)(c)(?<d>e)');
-    expect([...(pattern?.groups.keys() ?? [])]).toEqual([1, 2]);
+    const pattern = modelPcre('(?:a)(?=b)(c)(?<d>e)');
+    expect([...(pattern?.captures.keys() ?? [])]).toEqual([1, 2]);
     expect(pattern?.named.get('d')?.index).toBe(2);
   });
 
   it('tells anchored patterns from unanchored ones', () => {
     const anchored = (s: string) => {
-      const p = parsePcre(s);
+      const p = modelPcre(s);
       return p && [anchoredAtStart(p), anchoredAtEnd(p)];
     };
     expect(anchored('^https://a\\.test$')).toEqual([true, true]);
@@ -62,26 +61,8 @@ describe('parsePcre: what a capture group can hold', () => {
   });
 
   it('returns undefined for syntax it does not model, instead of guessing', () => {
-    expect(parsePcre('^(a)\\1$')).toBeUndefined();
-    expect(parsePcre('^(a')).toBeUndefined();
-    expect(parsePcre('^(?|a|b)$')).toBeUndefined();
-  });
-});
-
-describe('ifCondition', () => {
-  const at = (args: string[]) => ifCondition({ name: 'if', args, file: 'x', line: 1, children: [] });
-  it('reads a condition with or without the parentheses kept', () => {
-    const expected = {
-      variable: '$http_origin',
-      operator: '~*',
-      regex: '^https://a$',
-      negated: false,
-      caseless: true,
-    };
-    expect(at(['($http_origin', '~*', '^https://a$', ')'])).toEqual(expected);
-    expect(at(['($http_origin', '~*', '^https://a$)'])).toEqual(expected);
-    expect(at(['$http_origin', '~*', '^https://a$'])).toEqual(expected);
-    expect(at(['($a', '!~', '(b|c))'])).toMatchObject({ regex: '(b|c)', negated: true });
-    expect(at(['(-f', '$request_filename)'])).toBeUndefined();
+    expect(modelPcre('^(a)\\1$')).toBeUndefined();
+    expect(modelPcre('^(a')).toBeUndefined();
+    expect(modelPcre('^(?|a|b)$')).toBeUndefined();
   });
 });
