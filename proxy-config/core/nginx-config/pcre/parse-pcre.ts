@@ -367,9 +367,8 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
     }
     const member: CharTest = (ch) => tests.some((t) => t(ch));
     const folded = fold(member);
-    const one = singles.length === 1 ? singles[0] : undefined;
-    const only =
-      negate || one === undefined || (caseless && one.toLowerCase() !== one.toUpperCase()) ? undefined : one;
+    // Under caseless matching a bracketed class is never taken as one character, even [.].
+    const only = !negate && !caseless && singles.length === 1 ? singles[0] : undefined;
     return { kind: 'char', source: pattern.slice(start, pos), test: negate ? not(folded) : folded, only };
   }
 

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { parsePcre } from '../../../../proxy-config/core/nginx-config/pcre/parse-pcre.js';
 import {
   anchoredAtEnd,
   anchoredAtStart,
   canHold,
   canStartWith,
+  firstChars,
   mustStartWith,
   modelPcre,
 } from '../../../../proxy-config/core/nginx-config/pcre/pcre-analysis.js';
@@ -64,5 +66,41 @@ describe('pcre analysis: what a capture group can hold', () => {
     expect(modelPcre('^(a)\\1$')).toBeUndefined();
     expect(modelPcre('^(a')).toBeUndefined();
     expect(modelPcre('^(?|a|b)$')).toBeUndefined();
+  });
+});
+
+describe('pcre analysis: the one tree both the ReDoS check and these rules read', () => {
+  it('stays silent on what the tree only stands in for', () => {
+    for (const source of ['(a)?(?(1)b|c)', '(?R)?a', '\\p{L}+', '(*UTF)^/a', 'a\\Kb', '(a)\\g1']) {
+      expect(parsePcre(source)).toMatchObject({ ok: true });
+      expect(modelPcre(source)).toBeUndefined();
+    }
+    expect(modelPcre('a\\Eb')).toBeDefined();
+  });
+
+  it('keeps how a position was written and the one character it matches', () => {
+    const first = (source: string, caseless = false) => {
+      const regex = modelPcre(source, caseless);
+      if (!regex) throw new Error(`${source} is not modelled`);
+      return firstChars(regex.root).map(({ source: written, only }) => ({ written, only }));
+    };
+    expect(first('\\.a')).toEqual([{ written: '\\.', only: '.' }]);
+    expect(first('.a')).toEqual([{ written: '.', only: undefined }]);
+    expect(first('[.]')).toEqual([{ written: '[.]', only: '.' }]);
+    expect(first('[.]', true)).toEqual([{ written: '[.]', only: undefined }]);
+    expect(first('a', true)).toEqual([{ written: 'a', only: undefined }]);
+    expect(first('\\cA')).toEqual([{ written: '\\cA', only: '\x01' }]);
+    expect(first('\\012')).toEqual([{ written: '\\012', only: '\n' }]);
+  });
+
+  it('takes \\G as a start anchor', () => {
+    const regex = modelPcre('\\G/a$');
+    expect(regex && [anchoredAtStart(regex), anchoredAtEnd(regex)]).toEqual([true, true]);
+  });
+
+  it('lets (?i) hold to the end of its group, later alternatives included', () => {
+    expect(canHold(group('(a(?i)b|c)', 1), 'C')).toBe(true);
+    expect(canHold(group('((?i:a)b)', 1), 'B')).toBe(false);
+    expect(canHold(group('((?i)a(?-i)b)', 1), 'B')).toBe(false);
   });
 });
