@@ -98,6 +98,20 @@ const KNOWN_LETTER_ESCAPES = new Set('aAbBcCdDeEfgGhHkKnNopPQrRsStvVwWxXzZ');
 
 const CONTROL_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', f: '\f', e: '\x1b', a: '\x07' };
 
+/** \d, \W and the other escapes that name a class of characters. */
+const CLASS_ESCAPES: Record<string, CharTest> = {
+  d: DIGIT,
+  D: not(DIGIT),
+  w: WORD,
+  W: not(WORD),
+  s: SPACE,
+  S: not(SPACE),
+  h: HSPACE,
+  H: not(HSPACE),
+  v: VSPACE,
+  V: not(VSPACE),
+};
+
 /** The one character a two-character escape such as `\.` or `\n` stands for, if it is one. */
 function singleCharEscape(escape: string): string | undefined {
   const ch = escape[1];
@@ -150,45 +164,17 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
     if (c === undefined) fail('\\ at end of pattern', pos - 1);
     pos++;
     const ch = c as string;
+    const named = CLASS_ESCAPES[ch];
+    if (named) return { kind: 'char', source: '', test: named };
+    const control = CONTROL_ESCAPES[ch];
+    if (control !== undefined) return lit(control);
     switch (ch) {
-      case 'd':
-        return { kind: 'char', source: '', test: DIGIT };
-      case 'D':
-        return { kind: 'char', source: '', test: not(DIGIT) };
-      case 'w':
-        return { kind: 'char', source: '', test: WORD };
-      case 'W':
-        return { kind: 'char', source: '', test: not(WORD) };
-      case 's':
-        return { kind: 'char', source: '', test: SPACE };
-      case 'S':
-        return { kind: 'char', source: '', test: not(SPACE) };
-      case 'h':
-        return { kind: 'char', source: '', test: HSPACE };
-      case 'H':
-        return { kind: 'char', source: '', test: not(HSPACE) };
-      case 'v':
-        return { kind: 'char', source: '', test: VSPACE };
-      case 'V':
-        return { kind: 'char', source: '', test: not(VSPACE) };
       case 'N':
         return { kind: 'char', source: '', test: (x) => x !== '\n' };
       case 'R':
       case 'X':
       case 'C':
         return standIn({ kind: 'char', source: '', test: ANY });
-      case 'n':
-        return lit('\n');
-      case 't':
-        return lit('\t');
-      case 'r':
-        return lit('\r');
-      case 'f':
-        return lit('\f');
-      case 'e':
-        return lit('\x1b');
-      case 'a':
-        return lit('\x07');
       case 'Q':
         return 'quote';
       case 'E':
