@@ -1,11 +1,6 @@
 import { ifCondition } from '../nginx-config/if-condition.js';
-import {
-  anchoredAtEnd,
-  anchoredAtStart,
-  canHold,
-  parsePcre,
-  type PcrePattern,
-} from '../nginx-config/pcre-pattern.js';
+import type { ParsedRegex } from '../nginx-config/pcre/parse-pcre.js';
+import { anchoredAtEnd, anchoredAtStart, canHold, modelPcre } from '../nginx-config/pcre/pcre-analysis.js';
 import {
   childrenNamed,
   isHttpScope,
@@ -74,7 +69,7 @@ export function variablesIn(value: string): string[] {
 
 /** The regex whose captures ($1, $name) are current, and what it was matched against. */
 export interface CaptureContext {
-  pattern: PcrePattern;
+  pattern: ParsedRegex;
   subject: VariableSource[];
   where: string;
 }
@@ -86,7 +81,7 @@ const MAX_DEPTH = 8;
 function regexOfLocation(location: NginxDirective): CaptureContext | undefined {
   const { modifier, path } = locationMatch(location);
   if (modifier !== '~' && modifier !== '~*') return undefined;
-  const pattern = parsePcre(path, modifier === '~*');
+  const pattern = modelPcre(path, modifier === '~*');
   return pattern && { pattern, subject: [DECODED_PATH], where: describeBlock(location) };
 }
 
@@ -94,7 +89,7 @@ function regexOfLocation(location: NginxDirective): CaptureContext | undefined {
 function regexOfIf(block: NginxDirective, site: ValueSite, config: NginxConfig, depth: number) {
   const condition = ifCondition(block);
   if (!condition?.regex || condition.negated) return undefined;
-  const pattern = parsePcre(condition.regex, condition.caseless);
+  const pattern = modelPcre(condition.regex, condition.caseless);
   if (!pattern) return undefined;
   const subject = sourcesIn(condition.variable, site, config, undefined, depth + 1);
   return { pattern, subject, where: `if (${condition.variable} ${condition.operator} ${condition.regex})` };
@@ -116,7 +111,7 @@ function capturesAround(site: ValueSite, config: NginxConfig, depth: number): Ca
 /** A capture group as a source: what the group can hold of what its subject can hold. */
 function captureSource(context: CaptureContext, name: string): VariableSource[] {
   const group = /^\d+$/.test(name)
-    ? context.pattern.groups.get(Number(name))
+    ? context.pattern.captures.get(Number(name))
     : context.pattern.named.get(name);
   if (!group) return [];
   return [
@@ -198,7 +193,7 @@ function mapSources(name: string, site: ValueSite, config: NginxConfig, depth: n
       const value = entry.args[0];
       if (value === undefined || MAP_KEYWORDS.has(entry.name)) return [];
       const regex = entry.name.startsWith('~')
-        ? parsePcre(entry.name.replace(/^~\*?/, ''), entry.name.startsWith('~*'))
+        ? modelPcre(entry.name.replace(/^~\*?/, ''), entry.name.startsWith('~*'))
         : undefined;
       const context = regex && {
         pattern: regex,
@@ -255,6 +250,6 @@ export function sourcesIn(
 
 /** The captures a `rewrite` replacement refers to: its own regex, matched against the decoded path. */
 export function rewriteCaptures(rewrite: NginxDirective): CaptureContext | undefined {
-  const pattern = parsePcre(rewrite.args[0] ?? '');
+  const pattern = modelPcre(rewrite.args[0] ?? '');
   return pattern && { pattern, subject: [DECODED_PATH], where: `rewrite ${rewrite.args[0] ?? ''}` };
 }

@@ -1,3 +1,4 @@
+import { ifCondition } from '../../nginx-config/if-condition.js';
 import { locationMatch, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 
@@ -14,26 +15,6 @@ export interface ConfigRegex {
   scope?: NginxDirective;
 }
 
-const IF_OPERATORS = new Set(['~', '~*', '!~', '!~*']);
-
-/**
- * The words of an `if` condition without its parentheses. The parser may keep them glued to the
- * first and last word (`($uri`, `^/x)`) or as words of their own; the trailing `)` is only taken
- * off when the leading `(` was, so a pattern ending in `)` is left whole.
- */
-export function ifCondition(directive: NginxDirective): string[] {
-  const words = [...directive.args];
-  const first = words[0] ?? '';
-  if (!first.startsWith('(')) return words;
-  if (first === '(') words.shift();
-  else words[0] = first.slice(1);
-  const last = words.length - 1;
-  const end = words[last] ?? '';
-  if (end === ')') words.pop();
-  else if (end.endsWith(')')) words[last] = end.slice(0, -1);
-  return words;
-}
-
 /** Every regex in the config nginx compiles at start-up, in reading order. */
 export function listConfigRegexes(config: NginxConfig): ConfigRegex[] {
   const found: ConfigRegex[] = [];
@@ -46,9 +27,15 @@ export function listConfigRegexes(config: NginxConfig): ConfigRegex[] {
         break;
       }
       case 'if': {
-        const [, operator, pattern] = ifCondition(d);
-        if (operator && IF_OPERATORS.has(operator) && pattern !== undefined)
-          found.push({ pattern, caseless: operator.endsWith('*'), source: 'if', directive: d, scope: d });
+        const condition = ifCondition(d);
+        if (condition?.regex !== undefined)
+          found.push({
+            pattern: condition.regex,
+            caseless: condition.caseless,
+            source: 'if',
+            directive: d,
+            scope: d,
+          });
         break;
       }
       case 'rewrite':

@@ -1,13 +1,12 @@
 import { ifCondition } from '../../nginx-config/if-condition.js';
+import type { CharNode, RegexNode } from '../../nginx-config/pcre/parse-pcre.js';
 import {
   anchoredAtStart,
-  firstSets,
-  lastSets,
+  firstChars,
+  lastChars,
+  modelPcre,
   mustStartWith,
-  parsePcre,
-  type CharSet,
-  type PcreNode,
-} from '../../nginx-config/pcre-pattern.js';
+} from '../../nginx-config/pcre/pcre-analysis.js';
 import { isHttpScope, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import { RUNBOOKS } from '../runbooks.js';
@@ -17,21 +16,21 @@ import type { LintRule, RuleHit } from '../types.js';
 type Checked = 'origin' | 'referer';
 
 const LABEL_CHARS = [...'abcdefghijklmnopqrstuvwxyz0123456789-'];
-const holdsLabelChar = (set: CharSet) => LABEL_CHARS.some((ch) => set.has(ch));
+const holdsLabelChar = (set: CharNode) => LABEL_CHARS.some((ch) => set.test(ch));
 
 /** An unescaped `.` that stands for one character (not the body of `.*`, which is a wildcard). */
-function singleDot(node: PcreNode): boolean {
-  switch (node.type) {
-    case 'chars':
+function singleDot(node: RegexNode): boolean {
+  switch (node.kind) {
+    case 'char':
       return node.source === '.';
     case 'seq':
       return node.items.some(singleDot);
     case 'alt':
-      return node.options.some(singleDot);
+      return node.branches.some(singleDot);
     case 'group':
       return singleDot(node.body);
     case 'repeat':
-      return node.body.type !== 'chars' && singleDot(node.body);
+      return node.body.kind !== 'char' && singleDot(node.body);
     default:
       return false;
   }
@@ -51,7 +50,7 @@ type Walk = { problem: string } | 'closed' | 'open' | 'no-host';
  * label, a host left open at the end.
  */
 function walk(
-  items: PcreNode[],
+  items: RegexNode[],
   inHost: boolean,
   tail: string,
   checked: Checked,
@@ -59,13 +58,13 @@ function walk(
 ): Walk {
   if (--budget.left < 0) return 'closed';
   for (let k = 0; k < items.length; k++) {
-    const item = items[k] as PcreNode;
+    const item = items[k] as RegexNode;
     const rest = items.slice(k + 1);
-    if (item.type === 'seq') return walk([...item.items, ...rest], inHost, tail, checked, budget);
-    if (item.type === 'group') return walk([item.body, ...rest], inHost, tail, checked, budget);
-    if (item.type === 'alt') {
+    if (item.kind === 'seq') return walk([...item.items, ...rest], inHost, tail, checked, budget);
+    if (item.kind === 'group') return walk([item.body, ...rest], inHost, tail, checked, budget);
+    if (item.kind === 'alt') {
       let outcome: Walk = 'no-host';
-      for (const option of item.options) {
+      for (const option of item.branches) {
         const result = walk([option, ...rest], inHost, tail, checked, budget);
         if (typeof result === 'object' || result === 'open') return result;
         if (result === 'closed') outcome = 'closed';
@@ -73,28 +72,28 @@ function walk(
       return outcome;
     }
     if (!inHost) {
-      if (item.type === 'chars' && item.set.only !== undefined) {
-        tail = (tail + item.set.only).slice(-3);
+      if (item.kind === 'char' && item.only !== undefined) {
+        tail = (tail + item.only).slice(-3);
         inHost = tail === '://';
       }
       continue;
     }
-    if (item.type === 'anchor') {
-      if (item.at === 'end') return 'closed';
+    if (item.kind === 'assert') {
+      if (item.what === 'end') return 'closed';
       continue;
     }
-    if (item.type === 'chars') {
+    if (item.kind === 'char') {
       if (item.source === '.') return { problem: DOT };
-      if (item.set.only !== undefined && '/?#:'.includes(item.set.only)) return 'closed';
+      if (item.only !== undefined && '/?#:'.includes(item.only)) return 'closed';
       continue;
     }
-    if (item.type !== 'repeat') continue;
+    if (item.kind !== 'repeat') continue;
     if (singleDot(item)) return { problem: DOT };
-    if (checked === 'referer' && item.body.type === 'chars' && item.body.set.has('/'))
+    if (checked === 'referer' && item.body.kind === 'char' && item.body.test('/'))
       return { problem: INTO_PATH };
-    const next = firstSets({ type: 'seq', items: rest });
+    const next = firstChars({ kind: 'seq', items: rest });
     if (
-      lastSets(item.body).some(holdsLabelChar) &&
+      lastChars(item.body).some(holdsLabelChar) &&
       next.some((set) => set.only !== '.' && holdsLabelChar(set))
     )
       return { problem: GLUED };
@@ -110,7 +109,7 @@ export function originRegexProblem(
   checked: Checked,
   hostFirst = false,
 ): string | undefined {
-  const pattern = parsePcre(regex, caseless);
+  const pattern = modelPcre(regex, caseless);
   if (!pattern) return undefined;
   if (!anchoredAtStart(pattern))
     return `no "^": a value that merely contains a match passes (https://evil.test/?${hostFirst ? '' : 'https://'}example.com)`;

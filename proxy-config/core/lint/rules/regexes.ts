@@ -1,8 +1,9 @@
 import { locationMatch } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
-import { hasExponentialBacktracking } from '../regex/backtracking.js';
-import { ifCondition, listConfigRegexes, type ConfigRegex } from '../regex/config-regexes.js';
-import { parsePcre } from '../regex/parse-pcre.js';
+import { ifCondition } from '../../nginx-config/if-condition.js';
+import { hasExponentialBacktracking } from '../../nginx-config/pcre/backtracking.js';
+import { parsePcre } from '../../nginx-config/pcre/parse-pcre.js';
+import { listConfigRegexes, type ConfigRegex } from '../regex/config-regexes.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** `$1`…`$9` as nginx reads them: one digit, so `$10` is `$1` followed by `0`. */
@@ -52,7 +53,7 @@ function missingCaptures(regex: ConfigRegex, groups: number): RuleHit[] {
   // A location whose own rewrites or ifs capture again: its $N may come from those instead.
   if (regex.source === 'location' && (d.children ?? []).some((c) => c.name === 'rewrite' || c.name === 'if'))
     return hits;
-  const negated = regex.source === 'if' && (ifCondition(d)[1] ?? '').startsWith('!');
+  const negated = regex.source === 'if' && ifCondition(d)?.negated === true;
   for (const reader of captureReaders(d)) {
     const refs = captureRefs(reader.args);
     if (negated && refs.length > 0) report(reader, refs, 'runs this block only when it does not match');

@@ -1,5 +1,5 @@
 import { childrenNamed, listLocations, locationMatch, walkDirectives } from '../../nginx-config/query.js';
-import { canStartWith, mustStartWith, parsePcre } from '../../nginx-config/pcre-pattern.js';
+import { canStartWith, modelPcre, mustStartWith } from '../../nginx-config/pcre/pcre-analysis.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
@@ -13,14 +13,14 @@ import { rewriteCaptures, sourcesIn } from '../variable-sources.js';
  */
 function regexAliasEscape(location: NginxDirective, alias: string): string | undefined {
   const { modifier, path } = locationMatch(location);
-  const pattern = parsePcre(path, modifier === '~*');
+  const pattern = modelPcre(path, modifier === '~*');
   if (!pattern) return undefined;
   let literalStart = 0;
   let previousEnd: number | undefined;
   for (const ref of alias.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)) {
     const name = (ref[1] ?? ref[2]) as string;
     const group = /^\d+$/.test(name)
-      ? pattern.groups.get(Number(name))
+      ? pattern.captures.get(Number(name))
       : pattern.named.get(name.toLowerCase());
     const before = alias.slice(literalStart, ref.index);
     literalStart = ref.index + ref[0].length;

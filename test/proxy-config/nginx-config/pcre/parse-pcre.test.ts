@@ -2,9 +2,9 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasExponentialBacktracking } from '../../../proxy-config/core/lint/regex/backtracking.js';
-import { parsePcre } from '../../../proxy-config/core/lint/regex/parse-pcre.js';
-import { testNginxConfig } from '../../../proxy-config/shell/nginx-process.js';
+import { hasExponentialBacktracking } from '../../../../proxy-config/core/nginx-config/pcre/backtracking.js';
+import { parsePcre } from '../../../../proxy-config/core/nginx-config/pcre/parse-pcre.js';
+import { testNginxConfig } from '../../../../proxy-config/shell/nginx-process.js';
 
 /** Patterns nginx's PCRE2 accepts, PCRE-only syntax included. */
 const ACCEPTED = [

@@ -3,7 +3,10 @@
  * valid_referers ~). It refuses what pcre2_compile() refuses in practice (unbalanced parentheses,
  * unterminated classes, quantifiers with nothing to repeat, ranges and {n,m} out of order, unknown
  * letter escapes and group syntax, duplicate group names) and otherwise yields a tree precise enough
- * to count capture groups, see anchors and look for backtracking blow-ups. JavaScript's RegExp is
+ * to count capture groups, see anchors, look for backtracking blow-ups and say which characters a
+ * capture can hold (pcre-analysis.ts). Constructs that the tree only stands in for (backreferences,
+ * recursion, conditionals, branch reset, \p, \R, verbs) mark the result `approximate`, and the
+ * rules that ask what a group can hold then stay silent rather than guess. JavaScript's RegExp is
  * no judge here: it rejects PCRE syntax nginx accepts (possessive quantifiers, atomic groups,
  * (?P<name>), \Q…\E, [[:alpha:]]).
  */
@@ -11,18 +14,45 @@
 /** Which characters one position of a pattern matches. */
 export type CharTest = (ch: string) => boolean;
 
+/**
+ * One character position: `source` is how the pattern wrote it (an unescaped `.` is `.`), `only`
+ * the one character it matches when it matches exactly one.
+ */
+export interface CharNode {
+  kind: 'char';
+  test: CharTest;
+  source: string;
+  only?: string;
+}
+
+/** A group; `index` for a capturing one ($1…), `name` for (?<name>…), `start` its offset. */
+export interface GroupNode {
+  kind: 'group';
+  capture: boolean;
+  body: RegexNode;
+  start: number;
+  index?: number;
+  name?: string;
+}
+
 export type RegexNode =
   | { kind: 'seq'; items: RegexNode[] }
   | { kind: 'alt'; branches: RegexNode[] }
-  | { kind: 'group'; capture: boolean; body: RegexNode }
+  | GroupNode
   | { kind: 'repeat'; min: number; max: number; body: RegexNode }
-  | { kind: 'char'; test: CharTest }
+  | CharNode
+  /** ^, \A, \G are 'start'; $, \z, \Z 'end'; \b and lookarounds 'other'. All match no character. */
   | { kind: 'assert'; what: 'start' | 'end' | 'other' };
 
 export interface ParsedRegex {
   root: RegexNode;
   /** Number of capturing groups, named ones included ($1…$N). */
   groups: number;
+  /** Capturing groups by number, and by lower-cased name (nginx variables are case-insensitive). */
+  captures: Map<number, GroupNode>;
+  named: Map<string, GroupNode>;
+  /** Set when part of the tree stands in for what it cannot model (a backreference is "anything"). */
+  approximate: boolean;
 }
 
 export type PcreResult = { ok: true; regex: ParsedRegex } | { ok: false; error: string; offset: number };
@@ -68,6 +98,20 @@ const KNOWN_LETTER_ESCAPES = new Set('aAbBcCdDeEfgGhHkKnNopPQrRsStvVwWxXzZ');
 
 const CONTROL_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', f: '\f', e: '\x1b', a: '\x07' };
 
+/** \d, \W and the other escapes that name a class of characters. */
+const CLASS_ESCAPES: Record<string, CharTest> = {
+  d: DIGIT,
+  D: not(DIGIT),
+  w: WORD,
+  W: not(WORD),
+  s: SPACE,
+  S: not(SPACE),
+  h: HSPACE,
+  H: not(HSPACE),
+  v: VSPACE,
+  V: not(VSPACE),
+};
+
 /** The one character a two-character escape such as `\.` or `\n` stands for, if it is one. */
 function singleCharEscape(escape: string): string | undefined {
   const ch = escape[1];
@@ -96,8 +140,23 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
   const fail = (message: string, at = pos): never => {
     throw new PcreError(message, at);
   };
+  const captures = new Map<number, GroupNode>();
+  const byName = new Map<string, GroupNode>();
+  let approximate = false;
+  /** A node that only stands in for what the construct matches. */
+  const standIn = <T>(node: T): T => {
+    approximate = true;
+    return node;
+  };
   const fold = (test: CharTest): CharTest =>
     caseless ? (ch) => test(ch) || test(ch.toLowerCase()) || test(ch.toUpperCase()) : test;
+  /** One literal character (its `source` is filled in by whoever knows how it was written). */
+  const lit = (c: string): CharNode => ({
+    kind: 'char',
+    source: '',
+    test: fold(literal(c)),
+    only: caseless && c.toLowerCase() !== c.toUpperCase() ? undefined : c,
+  });
 
   /** An escape after `\` (pos at the letter); returns a char test, an assertion or null for \Q. */
   function escape(inClass: boolean): RegexNode | 'quote' {
@@ -105,45 +164,17 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
     if (c === undefined) fail('\\ at end of pattern', pos - 1);
     pos++;
     const ch = c as string;
+    const named = CLASS_ESCAPES[ch];
+    if (named) return { kind: 'char', source: '', test: named };
+    const control = CONTROL_ESCAPES[ch];
+    if (control !== undefined) return lit(control);
     switch (ch) {
-      case 'd':
-        return { kind: 'char', test: DIGIT };
-      case 'D':
-        return { kind: 'char', test: not(DIGIT) };
-      case 'w':
-        return { kind: 'char', test: WORD };
-      case 'W':
-        return { kind: 'char', test: not(WORD) };
-      case 's':
-        return { kind: 'char', test: SPACE };
-      case 'S':
-        return { kind: 'char', test: not(SPACE) };
-      case 'h':
-        return { kind: 'char', test: HSPACE };
-      case 'H':
-        return { kind: 'char', test: not(HSPACE) };
-      case 'v':
-        return { kind: 'char', test: VSPACE };
-      case 'V':
-        return { kind: 'char', test: not(VSPACE) };
       case 'N':
-        return { kind: 'char', test: (x) => x !== '\n' };
+        return { kind: 'char', source: '', test: (x) => x !== '\n' };
       case 'R':
       case 'X':
       case 'C':
-        return { kind: 'char', test: ANY };
-      case 'n':
-        return { kind: 'char', test: literal('\n') };
-      case 't':
-        return { kind: 'char', test: literal('\t') };
-      case 'r':
-        return { kind: 'char', test: literal('\r') };
-      case 'f':
-        return { kind: 'char', test: literal('\f') };
-      case 'e':
-        return { kind: 'char', test: literal('\x1b') };
-      case 'a':
-        return { kind: 'char', test: literal('\x07') };
+        return standIn({ kind: 'char', source: '', test: ANY });
       case 'Q':
         return 'quote';
       case 'E':
@@ -151,7 +182,10 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
       case 'c':
         if (pos >= pattern.length) fail('\\c at end of pattern');
         pos++;
-        return { kind: 'char', test: ANY };
+        // \cX is the control character X ^ 0x40 (\cA is \x01).
+        return lit(
+          String.fromCharCode(((pattern[pos - 1] as string).toUpperCase().charCodeAt(0) ^ 0x40) & 0x7f),
+        );
       case 'x': {
         const braced = /^\{([0-9a-fA-F]*)\}/.exec(pattern.slice(pos));
         if (braced) {
@@ -160,31 +194,31 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
           if (code > 0xff && !pattern.startsWith('(*UTF'))
             fail('character code point value in \\x{} or \\o{} is too large');
           pos += braced[0].length;
-          return { kind: 'char', test: literal(String.fromCodePoint(code)) };
+          return lit(String.fromCodePoint(code));
         }
         const hex = /^[0-9a-fA-F]{0,2}/.exec(pattern.slice(pos))?.[0] ?? '';
         pos += hex.length;
-        return { kind: 'char', test: literal(String.fromCharCode(parseInt(hex || '0', 16))) };
+        return lit(String.fromCharCode(parseInt(hex || '0', 16)));
       }
       case 'o': {
         const braced = /^\{([0-7]+)\}/.exec(pattern.slice(pos));
         if (!braced) fail('missing opening brace after \\o');
         pos += (braced as RegExpExecArray)[0].length;
-        return { kind: 'char', test: ANY };
+        return standIn({ kind: 'char', source: '', test: ANY });
       }
       case 'p':
       case 'P': {
         const prop = /^(\{\^?[A-Za-z_ &]+\}|[A-Za-z])/.exec(pattern.slice(pos));
         if (!prop) fail('malformed \\p or \\P sequence');
         pos += (prop as RegExpExecArray)[0].length;
-        return { kind: 'char', test: ANY };
+        return standIn({ kind: 'char', source: '', test: ANY });
       }
       case 'b':
       case 'B':
-      case 'G':
-        if (inClass && ch === 'b') return { kind: 'char', test: literal('\b') };
+        if (inClass && ch === 'b') return lit('\b');
         if (inClass) fail(`escape sequence is invalid in character class`, pos - 2);
         return { kind: 'assert', what: 'other' };
+      case 'G':
       case 'A':
         if (inClass) fail(`escape sequence is invalid in character class`, pos - 2);
         return { kind: 'assert', what: 'start' };
@@ -193,13 +227,18 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
         if (inClass) fail(`escape sequence is invalid in character class`, pos - 2);
         return { kind: 'assert', what: 'end' };
       case 'K':
-        return { kind: 'assert', what: 'other' };
+        return standIn({ kind: 'assert', what: 'other' });
       case 'g':
       case 'k': {
         const ref = /^(\{[^}]+\}|<[^>]+>|'[^']+'|-?\d+)/.exec(pattern.slice(pos));
         if (!ref) fail(`\\${ch} is not followed by a group name or number`);
         pos += (ref as RegExpExecArray)[0].length;
-        return { kind: 'repeat', min: 0, max: Infinity, body: { kind: 'char', test: ANY } };
+        return standIn({
+          kind: 'repeat',
+          min: 0,
+          max: Infinity,
+          body: { kind: 'char', source: '', test: ANY },
+        });
       }
       default:
         break;
@@ -209,15 +248,26 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
       pos += digits.length;
       references.push({ group: Number(ch + digits), at: pos });
       // A backreference: whatever the group matched, so anything of any length.
-      return { kind: 'repeat', min: 0, max: Infinity, body: { kind: 'char', test: ANY } };
+      return standIn({
+        kind: 'repeat',
+        min: 0,
+        max: Infinity,
+        body: { kind: 'char', source: '', test: ANY },
+      });
     }
-    if (ch === '0' || /[1-7]/.test(ch)) {
+    if (ch === '0') {
+      // \0 and up to two more octal digits: one character.
+      const octal = /^[0-7]{0,2}/.exec(pattern.slice(pos))?.[0] ?? '';
+      pos += octal.length;
+      return lit(String.fromCharCode(parseInt(`0${octal}`, 8)));
+    }
+    if (/[1-7]/.test(ch)) {
       while (/[0-7]/.test(pattern[pos] ?? '')) pos++;
-      return { kind: 'char', test: ANY };
+      return standIn({ kind: 'char', source: '', test: ANY });
     }
     if (/[A-Za-z]/.test(ch) && !KNOWN_LETTER_ESCAPES.has(ch))
       fail(`unrecognized character follows \\ (\\${ch})`, pos - 2);
-    return { kind: 'char', test: fold(literal(ch)) };
+    return lit(ch);
   }
 
   /** A bracketed class; pos just after `[`. */
@@ -229,6 +279,8 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
       pos++;
     }
     const tests: CharTest[] = [];
+    /** The character of each member that is a single character, for `only`. */
+    const singles: Array<string | undefined> = [];
     let first = true;
     for (;;) {
       const c = pattern[pos];
@@ -244,6 +296,7 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
           const test = POSIX[posix[2] as string];
           if (!test) fail(`unknown POSIX class name ${posix[2] ?? ''}`);
           tests.push(posix[1] ? not(test as CharTest) : (test as CharTest));
+          singles.push(undefined);
           pos += posix[0].length;
           continue;
         }
@@ -258,13 +311,17 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
           const end = pattern.indexOf('\\E', pos);
           const quoted = end === -1 ? pattern.slice(pos) : pattern.slice(pos, end);
           pos = end === -1 ? pattern.length : end + 2;
-          for (const q of quoted) tests.push(literal(q));
+          for (const q of quoted) {
+            tests.push(literal(q));
+            singles.push(q);
+          }
           continue;
         }
         if (escaped.kind !== 'char') continue;
         const single = singleCharEscape(pattern.slice(lowAt, pos));
         if (single === undefined) {
           tests.push(escaped.test);
+          singles.push(escaped.only);
           continue;
         }
         low = single;
@@ -288,29 +345,53 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
         pos = highAt + width;
         const from = low;
         tests.push((ch) => ch >= from && ch <= high);
+        singles.push(undefined);
         continue;
       }
       tests.push(literal(low));
+      singles.push(low);
     }
     const member: CharTest = (ch) => tests.some((t) => t(ch));
     const folded = fold(member);
-    return { kind: 'char', test: negate ? not(folded) : folded };
+    // Under caseless matching a bracketed class is never taken as one character, even [.].
+    const only = !negate && !caseless && singles.length === 1 ? singles[0] : undefined;
+    return { kind: 'char', source: pattern.slice(start, pos), test: negate ? not(folded) : folded, only };
   }
 
   /** Group syntax after `(`; returns the group node, or a plain node for (?#…), flags, calls. */
   function group(): RegexNode {
     const start = pos - 1;
+    const outer = caseless;
+    /** The group's alternatives; an option setting inside ends with the group. */
+    const body = (): RegexNode => {
+      const inside = alternation(start);
+      caseless = outer;
+      return inside;
+    };
+    const capture = (name?: string): GroupNode => {
+      const index = ++groups;
+      const node: GroupNode = {
+        kind: 'group',
+        capture: true,
+        start,
+        index,
+        name,
+        body: { kind: 'seq', items: [] },
+      };
+      captures.set(index, node);
+      if (name !== undefined) byName.set(name.toLowerCase(), node);
+      node.body = body();
+      return node;
+    };
+    const plain = (): GroupNode => ({ kind: 'group', capture: false, start, body: body() });
     if (pattern[pos] === '*') {
       // (*VERB) and (*VERB:NAME): control verbs, zero width.
       const verb = /^\*[A-Z_]*(:[^)]*)?(?=\))/.exec(pattern.slice(pos));
       if (!verb) fail('(*VERB) not recognized or malformed', start);
       pos += (verb as RegExpExecArray)[0].length;
-      return { kind: 'assert', what: 'other' };
+      return standIn({ kind: 'assert', what: 'other' });
     }
-    if (pattern[pos] !== '?') {
-      groups++;
-      return { kind: 'group', capture: true, body: alternation(start) };
-    }
+    if (pattern[pos] !== '?') return capture();
     pos++;
     const rest = pattern.slice(pos);
     const take = (n: number) => {
@@ -322,13 +403,18 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
       pos = end;
       return { kind: 'seq', items: [] };
     }
-    if (rest.startsWith(':') || rest.startsWith('>') || rest.startsWith('|')) {
+    if (rest.startsWith(':') || rest.startsWith('>')) {
       take(1);
-      return { kind: 'group', capture: false, body: alternation(start) };
+      return plain();
+    }
+    if (rest.startsWith('|')) {
+      // Branch reset: each alternative numbers its groups from the same point; not modelled.
+      take(1);
+      return standIn(plain());
     }
     if (rest.startsWith('=') || rest.startsWith('!') || rest.startsWith('<=') || rest.startsWith('<!')) {
       take(rest.startsWith('<') ? 2 : 1);
-      alternation(start);
+      body();
       return { kind: 'assert', what: 'other' };
     }
     const named = /^(?:P?<([A-Za-z_]\w*)>|'([A-Za-z_]\w*)')/.exec(rest);
@@ -338,14 +424,18 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
         fail('two named subpatterns have the same name (PCRE2_DUPNAMES not set)', pos);
       names.add(name);
       take(named[0].length);
-      groups++;
-      return { kind: 'group', capture: true, body: alternation(start) };
+      return capture(name);
     }
     if (/^P?<|^'/.test(rest)) fail('subpattern name expected', pos);
     const call = /^(?:R|[+-]?\d+|&[A-Za-z_]\w*|P[=>][A-Za-z_]\w*)(?=\))/.exec(rest);
     if (call) {
       take(call[0].length);
-      return { kind: 'repeat', min: 0, max: Infinity, body: { kind: 'char', test: ANY } };
+      return standIn({
+        kind: 'repeat',
+        min: 0,
+        max: Infinity,
+        body: { kind: 'char', source: '', test: ANY },
+      });
     }
     if (rest.startsWith('(')) {
       // (?(condition)yes|no): the condition is a group number, name, R or an assertion.
@@ -358,17 +448,21 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
         if (pattern[pos] !== ')') fail('malformed conditional group', start);
         take(1);
       }
-      return { kind: 'group', capture: false, body: alternation(start) };
+      return standIn(plain());
     }
     const flags = /^\^?[imnsxJU]*(?:-[imnsxJU]*)?/.exec(rest)?.[0] ?? '';
     const after = pattern[pos + flags.length];
     if (after === ')' || after === ':') {
-      if (flags.includes('i') && !flags.split('-')[1]?.includes('i')) caseless = true;
+      const [on = '', off = ''] = flags.split('-');
+      if (on.startsWith('^')) caseless = false;
+      if (on.includes('i')) caseless = true;
+      if (off.includes('i')) caseless = false;
       if (flags.includes('J')) allowDuplicateNames = true;
       take(flags.length);
+      // (?i) alone holds to the end of the enclosing group, (?i:…) to the end of its own.
       if (after === ')') return { kind: 'seq', items: [] };
       take(1);
-      return { kind: 'group', capture: false, body: alternation(start) };
+      return plain();
     }
     return fail('unrecognized character after (? or (?-', pos + flags.length);
   }
@@ -427,15 +521,21 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
           const end = pattern.indexOf('\\E', pos);
           const quoted = end === -1 ? pattern.slice(pos) : pattern.slice(pos, end);
           pos = end === -1 ? pattern.length : end + 2;
-          for (const q of quoted) items.push({ kind: 'char', test: fold(literal(q)) });
+          for (const q of quoted) items.push({ ...lit(q), source: q });
           repeatable = quoted.length > 0;
           continue;
         }
         node = escaped;
-      } else if (c === '.') node = { kind: 'char', test: (x) => x !== '\n' };
+      } else if (c === '.') node = { kind: 'char', source: '.', test: (x) => x !== '\n' };
       else if (c === '^') node = { kind: 'assert', what: 'start' };
       else if (c === '$') node = { kind: 'assert', what: 'end' };
-      else node = { kind: 'char', test: fold(literal(c)) };
+      else node = lit(c);
+      if (node.kind === 'char' && node.source === '') node.source = pattern.slice(at, pos);
+      if (node.kind === 'seq' && node.items.length === 0) {
+        // A comment, an option setting or a stray \E: nothing to match and nothing to repeat.
+        repeatable = false;
+        continue;
+      }
       items.push(node);
       // PCRE2 refuses a quantifier after ^, $, \b and friends, and after an empty item.
       repeatable =
@@ -462,7 +562,7 @@ export function parsePcre(pattern: string, caseless = false): PcreResult {
     if (pos < pattern.length) fail('unmatched closing parenthesis', pos);
     const dangling = references.find((r) => r.group > groups);
     if (dangling) fail('reference to non-existent subpattern', dangling.at);
-    return { ok: true, regex: { root, groups } };
+    return { ok: true, regex: { root, groups, captures, named: byName, approximate } };
   } catch (error) {
     if (error instanceof PcreError) return { ok: false, error: error.message, offset: error.offset };
     throw error;
