@@ -105,9 +105,11 @@ export interface InstanceWindows {
  * the whole window (the old process behind the slot closes each connection after its next answer).
  */
 export function splitByInstance(kit: LogReaderKit, text: string, key: NewInstanceKey): InstanceWindows {
+  // A cache hit logs the instance name stored with the answer but reached no instance (no attempt):
+  // it is neither the new process's answer nor the others'.
   const isMine: LinePick =
     'instance' in key
-      ? (f) => f.instance === key.instance
+      ? (f) => f.attempts > 0 && f.instance === key.instance
       : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === key.address;
   const mine = summarizeLogWindow(kit, text, 0, isMine);
   const others = summarizeLogWindow(kit, text, 0, (f) => f.attempts > 0 && !isMine(f));

@@ -6,6 +6,10 @@ const kit = createLogReaderKit(presetFormat('proxyops'));
 const line = (status: number, ua: string, rt: string, ui = '-') =>
   `127.0.0.1 - - [22/Nov/2026:03:00:00 +0000] "GET /users HTTP/1.1" ${status} 12 "-" "load" rt=${rt} uct="0.000" uht="0.001" urt="${rt}" ua="${ua}" us="${status}" rid="abc" ui="${ui}"`;
 
+/** A cache hit as nginx logs it: no upstream field set, but the instance header stored with the answer. */
+const hit = (ui: string) =>
+  `127.0.0.1 - - [22/Nov/2026:03:00:00 +0000] "GET /users HTTP/1.1" 200 12 "-" "load" rt=0.000 uct="-" uht="-" urt="-" ua="-" us="-" rid="abc" ui="${ui}"`;
+
 describe('summarizeLogWindow', () => {
   it('counts statuses and requests per upstream address with the log parser', () => {
     const text = [
@@ -47,6 +51,19 @@ describe('splitByInstance', () => {
     expect(separated).toBe(true);
     expect(mine.distribution).toEqual({ total: 2, byStatus: { '429': 2 }, share5xx: 0 });
     expect(others.distribution.byStatus).toEqual({ '200': 2, '502': 1 });
+  });
+
+  it('leaves out cache hits: they log the name stored with the answer, but no instance answered them', () => {
+    const text = [
+      line(200, SLOT, '0.002', 'slot-0.new'), // the miss that filled the cache
+      hit('slot-0.new'), // served from the cache: no upstream attempt
+      hit('slot-0.new'),
+      line(200, SLOT, '0.002', 'slot-0.old'),
+    ].join('\n');
+    const { mine, others, separated } = splitByInstance(kit, `${text}\n`, { instance: 'slot-0.new' });
+    expect(separated).toBe(true);
+    expect(mine.distribution.total).toBe(1);
+    expect(others.distribution.total).toBe(1);
   });
 
   it('on the reload path, by the address of the attempt that answered', () => {
