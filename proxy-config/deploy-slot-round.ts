@@ -277,5 +277,5 @@ export class SlotRoundRunner {
 export function strangerOrGone(pid: number | undefined, status: 'gone' | 'stranger'): string {
   return status === 'gone'
     ? `(pid ${pid ?? '?'}) has already exited`
-    : `(pid ${pid}) is not the one proxyops started any more (start time or command line differ): not signalled`;
+    : `(pid ${pid}) is not the one proxyops started any more (its start time or boot differ): not signalled`;
 }

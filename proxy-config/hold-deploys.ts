@@ -17,7 +17,7 @@ const POLL_MS = 100;
  * deploy under way is asked to put its round back (SIGINT, as Ctrl-C; SIGCONT too, should it be
  * suspended) and waited for: it finishes the step under way, rolls the round back, records the
  * state and exits. It is signalled only while its progress file still names this very process
- * (start time and command line). One that does not end within `boundMs` is killed; what it had
+ * (start time and boot). One that does not end within `boundMs` is killed; what it had
  * started is in the state, which the caller stops. Returns the release of the lock.
  */
 export async function holdDeploys(

@@ -351,7 +351,7 @@ export async function stopStack(dir: string, say: (line: string) => void): Promi
 
 /**
  * Whether the `up` process the state names still runs: `ours` only while it is that very process
- * (start time and command line as recorded), so a stranger that took the pid is never signalled.
+ * (start time and boot as recorded), so a stranger that took the pid is never signalled.
  */
 async function supervisorStatus(
   stack: NonNullable<StackState['stack']>,
