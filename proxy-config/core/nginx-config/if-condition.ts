@@ -11,20 +11,12 @@ export interface IfCondition {
 }
 
 /**
- * Reads `if ($var OP value)` whether or not the parser kept the parentheses in the arguments
- * (`($http_origin`, `~`, `x)` or `$http_origin`, `~`, `x`). Undefined for file checks (`-f`) and bare
- * variables.
+ * Reads `if ($var OP value)`; the parser has already taken the parentheses off (readIfCondition).
+ * Undefined for file checks (`-f`) and bare variables.
  */
 export function ifCondition(block: NginxDirective): IfCondition | undefined {
-  const args = [...block.args];
-  if (args[0]?.startsWith('(')) {
-    args[0] = args[0].slice(1);
-    const last = args.length - 1;
-    args[last] = (args[last] ?? '').replace(/\)$/, '');
-  }
-  const parts = args.filter((a) => a !== '');
-  const [variable, operator, value] = parts;
-  if (parts.length !== 3 || !variable?.startsWith('$') || operator === undefined || value === undefined)
+  const [variable, operator, value] = block.args;
+  if (block.args.length !== 3 || !variable?.startsWith('$') || operator === undefined || value === undefined)
     return undefined;
   const isRegex = /^!?~\*?$/.test(operator);
   return {
