@@ -1,9 +1,10 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLogFile } from './core/apply/version-manifest.js';
+import { deployLogKit } from './core/deploy/deploy-log-kit.js';
 import { planDeploy, type DeployPlan, type DeployPlanInput } from './core/deploy/plan-deploy.js';
 import { ProxyopsError } from './core/errors.js';
-import { createLogReaderKit, presetFormat, type LogReaderKit } from './core/logs/log-format-presets.js';
+import type { LogReaderKit } from './core/logs/log-format-presets.js';
 import { parseSpecText } from './core/spec/parse-spec-text.js';
 import type { ProxySpec, UpstreamSpec } from './core/spec/proxy-spec.js';
 import { checkTargetLayout } from './shell/config-versions.js';
@@ -102,7 +103,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     state,
     instances,
     accessLog: spec.accessLog.path,
-    kit: createLogReaderKit(presetFormat(spec.accessLog.format === 'json' ? 'proxyops-json' : 'proxyops')),
+    kit: deployLogKit(spec.accessLog.format),
     logsDir: state.stack?.logsDir ?? join(where.target, 'logs'),
     plan,
     instanceEnv: { ...state.instanceEnv, ...envChanges },
