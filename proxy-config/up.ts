@@ -104,9 +104,10 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       `a local stack already runs from ${dir} (pid ${recorded!.supervisorPid}); stop it with \`proxyops down --dir ${options.dir}\``,
     );
   if (existing) await stopStackProcesses(target, say);
-  // A fresh machine gets nginx the way the test set-up gets it (root on Debian), or the exact command;
-  // with njs, so a spec whose routes cache can be applied to the stack.
-  ensureSystemPackages([SYSTEM_PACKAGES.nginx, SYSTEM_PACKAGES.njs], say);
+  // A fresh machine gets nginx the way the test set-up gets it (root on Debian), or the exact command.
+  // Not njs: the stack's own spec caches nothing, and a caching spec applied later names the package
+  // it lacks (NGINX_MODULE_MISSING), so a user without root is not stopped for a module nobody loads.
+  ensureSystemPackages([SYSTEM_PACKAGES.nginx], say);
   // Checked before anything starts: nginx would retry the bind for seconds and then fail.
   const listen = await tryListen('127.0.0.1', options.port);
   if (listen !== 'ok') {
