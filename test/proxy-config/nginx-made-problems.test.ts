@@ -1,12 +1,10 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyConfig } from '../../proxy-config/apply-config.js';
-import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
-import { signalNginx, startNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { startAppliedNginx } from '../support/live-nginx.js';
 import { freePort } from '../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';
 
@@ -86,17 +84,7 @@ describe('errors nginx makes itself are problem documents (through a live nginx)
         },
       ],
     };
-    const specPath = join(root, 'spec.json');
-    await writeFile(specPath, JSON.stringify(spec));
-    const target = join(root, 'conf');
-    await applyConfig({ specPath, target });
-    nginx = {
-      confPath: join(target, 'current', 'nginx.conf'),
-      prefix: runtime,
-      startupErrorLog: join(runtime, 'logs', 'error.log'),
-    };
-    await startNginx(nginx);
-    for (let i = 0; i < 500 && !(await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+    nginx = await startAppliedNginx(root, runtime, spec);
   });
 
   afterAll(async () => {

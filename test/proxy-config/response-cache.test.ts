@@ -3,11 +3,9 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage 
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyConfig } from '../../proxy-config/apply-config.js';
-import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
-import { signalNginx, startNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { startAppliedNginx } from '../support/live-nginx.js';
 import { validateConfigFile } from '../../proxy-config/validate-config.js';
 import { freePort } from '../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';
@@ -116,17 +114,7 @@ describe('the response cache of a route, through a live nginx', () => {
         },
       ],
     };
-    const specPath = join(root, 'spec.json');
-    await writeFile(specPath, JSON.stringify(spec));
-    const target = join(root, 'conf');
-    await applyConfig({ specPath, target });
-    nginx = {
-      confPath: join(target, 'current', 'nginx.conf'),
-      prefix: runtime,
-      startupErrorLog: join(runtime, 'logs', 'error.log'),
-    };
-    await startNginx(nginx);
-    for (let i = 0; i < 500 && !(await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+    nginx = await startAppliedNginx(root, runtime, spec);
   });
 
   afterAll(async () => {

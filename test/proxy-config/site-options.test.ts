@@ -1,14 +1,12 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyConfig } from '../../proxy-config/apply-config.js';
-import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
-import { signalNginx, startNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { startAppliedNginx } from '../support/live-nginx.js';
 import { freePort } from '../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';
 import { makeCertificate } from './helpers/make-certificate.js';
@@ -104,17 +102,7 @@ describe('spec options for the internet, through a live nginx', () => {
         },
       ],
     };
-    const specPath = join(root, 'spec.json');
-    await writeFile(specPath, JSON.stringify(spec));
-    const target = join(root, 'conf');
-    await applyConfig({ specPath, target });
-    nginx = {
-      confPath: join(target, 'current', 'nginx.conf'),
-      prefix: runtime,
-      startupErrorLog: join(runtime, 'logs', 'error.log'),
-    };
-    await startNginx(nginx);
-    for (let i = 0; i < 500 && !(await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+    nginx = await startAppliedNginx(root, runtime, spec);
   });
 
   afterAll(async () => {

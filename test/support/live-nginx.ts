@@ -2,6 +2,7 @@ import { mkdtemp, mkdir, readFile, rm, writeFile, chmod } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { applyConfig } from '../../proxy-config/apply-config.js';
 import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
 import {
   signalNginx,
@@ -100,6 +101,25 @@ export async function startLiveNginx(
       await rm(prefix, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Applies `spec` with `config apply` to ROOT/conf (the spec's paths point into `runtime`) and starts
+ * nginx on the live version, with `runtime` as its prefix; resolves once the master runs.
+ */
+export async function startAppliedNginx(root: string, runtime: string, spec: unknown): Promise<NginxTarget> {
+  const specPath = join(root, 'spec.json');
+  await writeFile(specPath, JSON.stringify(spec));
+  const target = join(root, 'conf');
+  await applyConfig({ specPath, target });
+  const nginx: NginxTarget = {
+    confPath: join(target, 'current', 'nginx.conf'),
+    prefix: runtime,
+    startupErrorLog: join(runtime, 'logs', 'error.log'),
+  };
+  await startNginx(nginx);
+  for (let i = 0; i < 500 && !(await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+  return nginx;
 }
 
 // Bounds of 10 s: a daemonizing nginx on a loaded machine can take seconds to write or remove its pid file.
