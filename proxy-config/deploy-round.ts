@@ -5,7 +5,8 @@ import { toInstanceCommand } from './core/deploy/instance-command.js';
 import { splitByInstance, summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
-import { breakDown4xx, count5xx, judgeGates, judgeNewInstance } from './core/deploy/watch-gates.js';
+import { watchStatusEvent } from './core/deploy/status-event.js';
+import { judgeGates, judgeNewInstance } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
 import { findListenerPid } from './shell/find-listener-pid.js';
 import {
@@ -288,31 +289,19 @@ export class RoundRunner {
           ? `nginx answered 502 for ${mine!.badGateway} request(s) to ${toAddress(fresh!)} during the watch`
           : gate?.text;
       if (done || failure) {
-        this.emit({
-          type: 'status',
-          step: step.index,
-          before: this.before.distribution,
-          after: window.distribution,
-          verdict: {
-            verdict: failure ? 'regressed' : 'ok',
-            increase: window.distribution.share5xx - this.before.distribution.share5xx,
-          },
-          ...(fresh && split
-            ? {
-                newInstance: {
-                  address: toAddress(fresh),
-                  total: split.mine.distribution.total,
-                  fivexx: count5xx(split.mine.distribution.byStatus),
-                  fourxx: breakDown4xx(split.mine.distribution.byStatus),
-                  p99Ms: split.mine.p99Ms,
-                  separated: split.separated,
-                },
-              }
-            : {}),
-          p99Ms: { before: this.before.p99Ms, after: window.p99Ms },
-          fourxx: breakDown4xx(window.distribution.byStatus),
-          ...(gate ? { gate } : {}),
-        });
+        this.emit(
+          watchStatusEvent({
+            step: step.index,
+            before: this.before,
+            window,
+            failed: Boolean(failure),
+            newInstance:
+              fresh && split
+                ? { address: toAddress(fresh), mine: split.mine, separated: split.separated }
+                : undefined,
+            gate,
+          }),
+        );
         if (failure) {
           await this.rollBack();
           throw new Abort(`${failure}: rolled back`, true);

@@ -5,7 +5,8 @@ import { instanceName, toInstanceCommand } from './core/deploy/instance-command.
 import { splitByInstance, summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
-import { breakDown4xx, count5xx, judgeNewInstance } from './core/deploy/watch-gates.js';
+import { watchStatusEvent } from './core/deploy/status-event.js';
+import { judgeNewInstance } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
 import { Abort, UNCONTROLLED, type RoundControl } from './deploy-round.js';
 import {
@@ -217,28 +218,16 @@ export class SlotRoundRunner {
             ? `nginx answered 502 for ${proxy502} request(s) to ${toAddress(old)} during the watch`
             : gate?.text;
       if (done || failure) {
-        this.emit({
-          type: 'status',
-          step: step.index,
-          before: this.before.distribution,
-          after: window.distribution,
-          verdict: {
-            verdict: failure ? 'regressed' : 'ok',
-            increase: window.distribution.share5xx - this.before.distribution.share5xx,
-          },
-          newInstance: {
-            address: toAddress(fresh),
-            instance: name,
-            total: mine.distribution.total,
-            fivexx: count5xx(mine.distribution.byStatus),
-            fourxx: breakDown4xx(mine.distribution.byStatus),
-            p99Ms: mine.p99Ms,
-            separated,
-          },
-          p99Ms: { before: this.before.p99Ms, after: window.p99Ms },
-          fourxx: breakDown4xx(window.distribution.byStatus),
-          ...(gate ? { gate } : {}),
-        });
+        this.emit(
+          watchStatusEvent({
+            step: step.index,
+            before: this.before,
+            window,
+            failed: Boolean(failure),
+            newInstance: { address: toAddress(fresh), instance: name, mine, separated },
+            gate,
+          }),
+        );
         if (failure) {
           await this.rollBack();
           throw new Abort(`${failure}: rolled back (${old.slot} names pid ${old.pid} again)`, true);
