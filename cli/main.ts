@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { COMMANDS } from './commands/index.js';
+import { commandsFor } from './commands/index.js';
 import { EXIT } from './exit-codes.js';
 import { addHelpExamples } from './help-examples.js';
 import { PROXYOPS_VERSION } from '../proxy-config/core/version.js';
@@ -16,7 +16,7 @@ const program = new Command('proxyops')
   .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'proxyops: ')) })
   .exitOverride();
 
-for (const register of COMMANDS) register(program);
+for (const { register } of commandsFor(process.argv.slice(2))) register(program);
 addHelpExamples(program);
 
 // `proxyops ... | head` closes our stdout early: stop quietly, as Unix filters do, instead of a stack trace.
@@ -26,12 +26,8 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? EXIT.ok);
 });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-  } else {
-    throw error;
-  }
-}
+// No top-level await: the build turns this file into CommonJS (scripts/bundle-cli.mjs).
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (!(error instanceof CommanderError)) throw error;
+  process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+});

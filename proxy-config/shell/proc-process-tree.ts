@@ -44,16 +44,25 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+function readCommandLine(pid: number): string {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+}
+
 function readProcess(pid: number): ProcessInfo | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name in parentheses may hold spaces; the fields after the last ')' are fixed.
     const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-    return { pid, ppid: Number(after[1]), cmdline };
+    return { pid, ppid: Number(after[1]), cmdline: readCommandLine(pid) };
   } catch {
     return null; // the process exited while we looked
   }
+}
+
+function allPids(): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
 }
 
 /**
@@ -62,10 +71,24 @@ function readProcess(pid: number): ProcessInfo | null {
  * looks for a running nginx on every run, tens of milliseconds on a busy host.
  */
 export async function listProcesses(): Promise<ProcessInfo[]> {
-  const pids = readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
-  return pids.map(readProcess).filter((info): info is ProcessInfo => info !== null);
+  return allPids()
+    .map(readProcess)
+    .filter((info): info is ProcessInfo => info !== null);
+}
+
+/** The pids whose command line starts with `prefix`: one /proc read a process, where `listProcesses` takes two. */
+export function pidsWithCommandLine(prefix: string): Array<{ pid: number; cmdline: string }> {
+  const found: Array<{ pid: number; cmdline: string }> = [];
+  for (const pid of allPids()) {
+    let cmdline: string;
+    try {
+      cmdline = readCommandLine(pid);
+    } catch {
+      continue; // the process exited while we looked
+    }
+    if (cmdline.startsWith(prefix)) found.push({ pid, cmdline });
+  }
+  return found;
 }
 
 /** A master and its direct children (nginx workers, cache manager), found by their parent pid. */

@@ -1,6 +1,5 @@
 import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { ProxyopsError } from '../core/errors.js';
 import { createLinePieces } from '../core/logs/line-pieces.js';
 import type { LogScan } from '../core/logs/scan-log-text.js';
@@ -197,6 +196,8 @@ export async function* readLogInput(input: string, stdin: Readable = process.std
     yield* readLineChunks(input);
     return;
   }
+  // zlib is loaded for .gz files only: a plain-file run does not pay for it.
+  const { createGunzip } = await import('node:zlib');
   const file = createReadStream(input, { highWaterMark: 1024 * 1024 });
   const gunzip = createGunzip({ chunkSize: 1024 * 1024 });
   file.on('error', (error) => gunzip.destroy(unreadable(input, error)));

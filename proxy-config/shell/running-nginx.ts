@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
 import { parseConfigureArguments, parseMasterCommandLine } from '../core/nginx-config/master-command-line.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
-import { readPidFile, listProcesses } from './proc-process-tree.js';
+import { pidsWithCommandLine, readPidFile } from './proc-process-tree.js';
 
 /** A running nginx master and where it runs from. */
 export interface RunningNginx {
@@ -39,8 +39,8 @@ async function describeMaster(pid: number, title: string): Promise<RunningNginx 
 
 /** Every nginx master running on this machine, from /proc. */
 export async function findRunningNginx(): Promise<RunningNginx[]> {
-  const all = await listProcesses();
-  const found = await Promise.all(all.map((p) => describeMaster(p.pid, p.cmdline)));
+  const masters = pidsWithCommandLine('nginx: master');
+  const found = await Promise.all(masters.map((p) => describeMaster(p.pid, p.cmdline)));
   return found.filter((m): m is RunningNginx => m !== null).sort((a, b) => a.pid - b.pid);
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../cli/commands/index.js';
+import { COMMANDS, commandsFor } from '../../cli/commands/index.js';
 import { addHelpExamples, allCommands, commandPath, HELP_EXAMPLES } from '../../cli/help-examples.js';
 import { invokedName, withInvokedName } from '../../cli/invoked-name.js';
 
@@ -15,7 +15,7 @@ const PLAIN = Object.fromEntries(Object.entries(process.env).filter(([key]) => !
 
 function program(): Command {
   const root = new Command('proxyops');
-  for (const register of COMMANDS) register(root);
+  for (const { register } of COMMANDS) register(root);
   addHelpExamples(root);
   return root;
 }
@@ -61,6 +61,43 @@ describe('--help examples', () => {
       extendEnv: false,
     });
     expect(npx.stdout).toContain('  npx proxyops logs stats /var/log/nginx/access.log');
+  });
+});
+
+describe('the commands a run declares', () => {
+  const under = (root: Command, name: string) =>
+    allCommands(root).filter((command) => commandPath(command).split(' ')[0] === name);
+
+  it('for a run naming a command: that command, as the whole program declares it', () => {
+    const full = program();
+    for (const top of full.commands) {
+      const root = new Command('proxyops');
+      for (const { register } of commandsFor([top.name(), 'x', '--help'])) register(root);
+      expect(
+        root.commands.map((command) => command.name()),
+        top.name(),
+      ).toContain(top.name());
+      expect(under(root, top.name()).map((command) => command.helpInformation())).toEqual(
+        under(full, top.name()).map((command) => command.helpInformation()),
+      );
+    }
+  });
+
+  it('every command when the first word names none (help, a typo, no word)', () => {
+    for (const args of [[], ['--help'], ['--debug'], ['lgos', 'stats'], ['help', 'logs'], ['-V']])
+      expect(commandsFor(args), args.join(' ')).toBe(COMMANDS);
+    expect(commandsFor(['--debug', 'up']).map((row) => row.names)).toEqual([['up', 'down']]);
+  });
+
+  it('a typo still gets the suggestion', async () => {
+    const run = await execa('node', [CLI, 'lgos', 'stats'], {
+      cwd: ROOT,
+      env: PLAIN,
+      extendEnv: false,
+      reject: false,
+    });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/unknown command 'lgos'[\s\S]*logs/);
   });
 });
 

@@ -4,7 +4,7 @@ import { COMMANDS } from '../../cli/commands/index.js';
 /** Runs `proxyops ARGS` in-process; returns the exit code and what went to stdout and stderr. */
 export async function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const program = new Command('proxyops').exitOverride();
-  for (const register of COMMANDS) register(program);
+  for (const { register } of COMMANDS) register(program);
   let stdout = '';
   let stderr = '';
   const out = process.stdout.write.bind(process.stdout);

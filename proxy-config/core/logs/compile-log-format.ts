@@ -27,8 +27,25 @@ export interface LinePattern {
   groups: Record<string, number>;
 }
 
+/**
+ * Formats compiled so far. One run compiles its format in several places (detection, the filter, the
+ * reader); the generated matcher's compile is the larger part of a short run's work. The compiled
+ * format is never changed by its users, so one copy serves them all (a process meets a handful).
+ */
+const compiled = new Map<string, CompiledLogFormat>();
+
 /** Compiles an nginx log_format into a matcher built for that format (indexOf over its literals, no regex). */
 export function compileLogFormat(format: string, escape: LogEscape = 'default'): CompiledLogFormat {
+  const key = `${escape}\n${format}`;
+  let done = compiled.get(key);
+  if (done === undefined) {
+    done = compileOnce(format, escape);
+    compiled.set(key, done);
+  }
+  return done;
+}
+
+function compileOnce(format: string, escape: LogEscape): CompiledLogFormat {
   const parts = parseLogFormat(format, escape);
   const slots: Record<string, number> = {};
   parts.variables.forEach((name, i) => {

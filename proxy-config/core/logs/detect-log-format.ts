@@ -1,6 +1,7 @@
 import { isProxyopsError } from '../errors.js';
 import { createLineFacts } from './line-facts.js';
 import { LOG_FORMAT_PRESETS, createLogReaderKit, type LogFormatSpec } from './log-format-presets.js';
+import { parseLogFormat, type LogFormatParts } from './parse-log-format.js';
 
 /** How many of the first non-empty lines the formats are tried on. */
 export const DETECT_SAMPLE_LINES = 50;
@@ -64,6 +65,22 @@ function withKeys(spec: LogFormatSpec, lines: readonly string[]): LogFormatSpec 
 }
 
 /**
+ * A test that a line holds every literal of the format, in order. Each value ends at the first
+ * occurrence of the literal after it, so a line failing this cannot be parsed by the format.
+ */
+function literalsInOrder(parts: LogFormatParts): (line: string) => boolean {
+  return (line) => {
+    let at = 0;
+    for (const literal of parts.literals) {
+      const found = line.indexOf(literal, at);
+      if (found < 0) return false;
+      at = found + literal.length;
+    }
+    return true;
+  };
+}
+
+/**
  * Tries each format on the sample lines (byte strings) and takes the one that parses the most of
  * them, when that is more than half; ties go to the earlier, more specific format.
  */
@@ -76,6 +93,10 @@ export function detectLogFormat(
   for (const spec of candidates) {
     let kit;
     try {
+      // Compiling a format's matcher is most of what trying it costs (on a one-line log, most of
+      // the run): a format none of whose lines holds its literal text cannot match, so it scores 0.
+      if (spec.kind === 'format' && !lines.some(literalsInOrder(parseLogFormat(spec.format, spec.escape))))
+        continue;
       kit = createLogReaderKit(spec);
     } catch (error) {
       // A config's log_format without $status cannot give statistics: it is not a candidate.
@@ -91,6 +112,8 @@ export function detectLogFormat(
       matchedBySome.add(i);
     });
     if (hits > (closest?.hits ?? 0)) closest = { spec, hits };
+    // A later format can at best tie, and ties go to the earlier one: compiling the rest is waste.
+    if (hits === lines.length && hits > 0) break;
   }
   const unmatched = lines.find((_, i) => !matchedBySome.has(i)) ?? null;
   const chosen = closest !== null && closest.hits * 2 > lines.length ? withKeys(closest.spec, lines) : null;
