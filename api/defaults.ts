@@ -15,6 +15,8 @@ export interface ApiConfig {
   bodyLimitBytes: number;
   rateLimitMax: number;
   rateLimitWindowMs: number;
+  /** Redis key prefix of the rate-limit counters: instances with the same prefix share them. */
+  rateLimitPrefix: string;
   pageSizeDefault: number;
   pageSizeMax: number;
   healthCheckIntervalMs: number;
@@ -67,6 +69,7 @@ export const API_DEFAULTS: ApiConfig = {
   bodyLimitBytes: 262_144,
   rateLimitMax: 600,
   rateLimitWindowMs: 60_000,
+  rateLimitPrefix: 'proxyops:rate:',
   pageSizeDefault: 20,
   pageSizeMax: 100,
   healthCheckIntervalMs: 5_000,
@@ -152,6 +155,14 @@ export const API_OPTIONS: readonly ApiOption[] = [
     kind: 'integer',
     min: 1_000,
     description: 'rate-limit window in milliseconds',
+  },
+  {
+    key: 'rateLimitPrefix',
+    flag: '--rate-limit-prefix',
+    env: 'PROXYOPS_RATE_LIMIT_PREFIX',
+    kind: 'string',
+    description:
+      'Redis key prefix of the rate-limit counters: instances that share it share the limit (up gives each stack its own)',
   },
   {
     key: 'pageSizeDefault',

@@ -186,6 +186,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
     health,
     events,
     graphql,
+    rateLimitPrefix: config.rateLimitPrefix,
     ...(redis ? { redis } : {}),
   });
   const graphqlWs = attachGraphqlWs(server, graphql, { jwtSecret, logger });

@@ -19,7 +19,7 @@ import {
   createRangeCounter,
   mergeRangeResults,
   scanFileRanges,
-  scanFileRangesInWorker,
+  startRangeWorkers,
   type LogRangeJob,
 } from './shell/log-range-worker.js';
 import { isCompressedInput, logFileSize, readLogInput, splitAtLineStarts } from './shell/read-log-input.js';
@@ -122,10 +122,7 @@ export async function collectLogStats(options: LogStatsOptions): Promise<StatsSt
       intervalMs,
     };
     // This thread counts too, starting at once while the workers boot; they take whatever is left.
-    const workers =
-      threads > 1 && canUseWorkers()
-        ? Array.from({ length: threads - 1 }, () => scanFileRangesInWorker(job))
-        : [];
+    const workers = threads > 1 && canUseWorkers() ? await startRangeWorkers(job, threads - 1) : [];
     const mine = scanFileRanges(job);
     mergeStatsState(total, mergeRangeResults([mine, ...(await Promise.all(workers))]));
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -170,6 +171,9 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       upstreams: { [LOCAL_UPSTREAM]: [] },
       instanceEnv: {
         PROXYOPS_DB_POOL_MAX: INSTANCE_DB_POOL,
+        // The stack's instances share their rate-limit counters in Redis; another stack on the same
+        // Redis (another checkout, a test) must not count against them.
+        PROXYOPS_RATE_LIMIT_PREFIX: `proxyops:rate:${createHash('sha256').update(dir).digest('hex').slice(0, 12)}:`,
         ...options.apiSettings,
         DATABASE_URL: databaseUrl,
         ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),

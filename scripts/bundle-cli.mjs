@@ -9,10 +9,10 @@
 //   parts of that work: --follow, --html, reading an nginx config) bundled on its own, so a command
 //   loads one more file, and another only for an option that needs it.
 //
-// Every import() becomes a require(): of our bundles, and of the few packages loaded on use (execa).
-// ES-module-only packages (execa, jose) load through require(), which Node 20.19+ does without a
-// warning. Packages stay in node_modules (pglite and the others find their own files there; graphql
-// must be one copy), except small ones a whole command needs: commander (the front), chalk (tables).
+// Every import() becomes a require(): of our bundles, and of packages loaded on use. Packages that
+// require() can load stay in node_modules (pglite and the others find their own files there; graphql
+// must be one copy). Those it cannot load on every supported Node (ES-module-only: chalk, execa,
+// jose) are bundled, and so is commander, which the front needs on every run.
 //
 // Bundles share no module: one that several need (errors, the log readers) is in each. So a lazily
 // imported module must not share mutable module state with its importer, and errors cross between
@@ -28,23 +28,41 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const distDir = fileURLToPath(new URL('../dist/', import.meta.url));
+const rootDir = fileURLToPath(new URL('../', import.meta.url));
+const distDir = resolve(rootDir, 'dist');
 const cliDir = resolve(distDir, 'cli');
 const fromDist = (path) => relative(distDir, path).split(sep).join('/');
 
-/** Packages bundled; every other package is required from node_modules at run time. */
-const BUNDLED_PACKAGES = new Set(['commander', 'chalk']);
+/** Bundled for speed although require() could load it. */
+const BUNDLED_FOR_SPEED = new Set(['commander']);
+
+/** The package a bare import names: `@scope/name` or `name`. */
+const packageOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/**
+ * True when require() loads the package on every supported Node: it says how to require it, or it is
+ * CommonJS. Node 20.19 and 22.12 were the first to require() an ES module unflagged; 22.0-22.11 throw.
+ */
+function requireLoads(name) {
+  const manifest = JSON.parse(readFileSync(resolve(rootDir, 'node_modules', name, 'package.json'), 'utf8'));
+  if (manifest.exports === undefined) return manifest.type !== 'module';
+  return JSON.stringify(manifest.exports).includes('"require"') || manifest.type !== 'module';
+}
+
+const bundled = (name) => BUNDLED_FOR_SPEED.has(name) || !requireLoads(name);
 
 const packagesOutside = {
   name: 'packages-outside',
   setup(context) {
     context.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:')) return { path: args.path, external: true };
-      const name = args.path.startsWith('@')
-        ? args.path.split('/').slice(0, 2).join('/')
-        : args.path.split('/')[0];
-      // A bundled package's own imports (commander's node:events) are resolved as usual.
-      if (BUNDLED_PACKAGES.has(name) || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
+      // A bundled package's own imports are resolved and bundled as usual.
+      if (args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
+      if (bundled(packageOf(args.path))) return undefined;
       return { path: args.path, external: true };
     });
   },
@@ -54,7 +72,7 @@ const importMetaUrlOfTscCopy = {
   name: 'import-meta-url-of-tsc-copy',
   setup(context) {
     context.onLoad({ filter: /\.js$/ }, (args) => {
-      if (!args.path.startsWith(distDir)) return undefined;
+      if (!args.path.startsWith(distDir + sep)) return undefined;
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('import.meta.url')) return undefined;
       const fromCli = JSON.stringify(relative(cliDir, args.path).split(sep).join('/'));
@@ -79,16 +97,23 @@ const commanderChildProcessOnUse = {
   },
 };
 
-/** Every lazy import met so far, by the name of its bundle (`bundle-proxy-config-deploy`). */
+/** Every lazy import met so far (a module of ours, or a bundled package), by its bundle's name. */
 const lazyEntries = {};
 const lazyImportsToBundles = {
   name: 'lazy-imports-to-bundles',
   setup(context) {
-    context.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (args.kind !== 'dynamic-import') return undefined;
-      const target = resolve(args.resolveDir, args.path);
-      const name = `bundle-${fromDist(target).replace(/\.js$/, '').replaceAll('/', '-')}`;
-      lazyEntries[name] = target;
+    context.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import' || args.path.startsWith('node:')) return undefined;
+      let name;
+      let entry;
+      if (/^\.\.?\//.test(args.path)) {
+        entry = resolve(args.resolveDir, args.path);
+        name = `bundle-${fromDist(entry).replace(/\.js$/, '').replaceAll('/', '-')}`;
+      } else if (bundled(packageOf(args.path))) {
+        entry = fileURLToPath(import.meta.resolve(args.path));
+        name = `bundle-package-${args.path.replace(/^@/, '').replaceAll('/', '-')}`;
+      } else return undefined;
+      lazyEntries[name] = entry;
       return { path: `./${name}.js`, external: true };
     });
   },

@@ -122,23 +122,37 @@ export function canUseWorkers(): boolean {
   return existsSync(workerFile) && !import.meta.url.endsWith('.ts');
 }
 
-/** Counts ranges of the job in a worker thread alongside the caller; resolves with what it counted. */
-export async function scanFileRangesInWorker(job: LogRangeJob): Promise<RangesResult> {
+/**
+ * Starts `count` worker threads on the job and returns, for each, what it will have counted. The
+ * threads exist when this resolves: the caller, which counts too, must await it before it starts, or
+ * it would count every range itself before a thread was even made.
+ */
+export async function startRangeWorkers(
+  job: LogRangeJob,
+  count: number,
+): Promise<Array<Promise<RangesResult>>> {
+  // worker_threads is loaded only by runs that use threads.
   const { Worker } = await import('node:worker_threads');
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(workerFile, { workerData: { proxyopsLogRange: job } });
-    let done = false;
-    worker.once('message', (result: RangesResult) => {
-      done = true;
-      resolve(result);
-    });
-    worker.once('error', (error) =>
-      reject(
-        new ProxyopsError('LOG_UNREADABLE', `cannot read ${job.input}: ${error.message}`, { cause: error }),
-      ),
-    );
-    worker.once('exit', (code) => {
-      if (!done) reject(new Error(`log worker exited with code ${code} before answering`));
-    });
-  });
+  return Array.from(
+    { length: count },
+    () =>
+      new Promise<RangesResult>((resolve, reject) => {
+        const worker = new Worker(workerFile, { workerData: { proxyopsLogRange: job } });
+        let done = false;
+        worker.once('message', (result: RangesResult) => {
+          done = true;
+          resolve(result);
+        });
+        worker.once('error', (error) =>
+          reject(
+            new ProxyopsError('LOG_UNREADABLE', `cannot read ${job.input}: ${error.message}`, {
+              cause: error,
+            }),
+          ),
+        );
+        worker.once('exit', (code) => {
+          if (!done) reject(new Error(`log worker exited with code ${code} before answering`));
+        });
+      }),
+  );
 }

@@ -54,4 +54,22 @@ describe.each(STORE_VARIANTS)('rate limit per client ($name)', (variant) => {
     expect(keys.length).toBeGreaterThan(0);
     await (redis as Redis).del(...keys);
   });
+
+  it.runIf(REDIS_URL)(
+    'instances with another prefix on the same Redis (another stack) count apart',
+    async () => {
+      const prefixes = [`proxyops-test:${randomUUID()}:`, `proxyops-test:${randomUUID()}:`];
+      const [one, two] = await Promise.all(
+        prefixes.map((rateLimitPrefix) => api.startSibling({ redis: redis as Redis, rateLimitPrefix })),
+      );
+      for (const sibling of [one!, two!]) {
+        const statuses: number[] = [];
+        for (let i = 0; i <= LIMIT; i++)
+          statuses.push((await send(`${sibling.url}/orders`, { token })).status);
+        expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+      }
+      for (const prefix of prefixes)
+        await (redis as Redis).del(...(await (redis as Redis).keys(`${prefix}*`)));
+    },
+  );
 });

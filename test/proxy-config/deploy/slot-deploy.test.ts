@@ -164,6 +164,10 @@ describe.runIf(DATABASE_URL)('deploy behind unix-socket slots, on PostgreSQL, th
     expect(run.events.find((e) => e.type === 'abort')).toMatchObject({ rolledBack: true });
     expect(await slotPids()).toEqual(before);
     expect((await stack.state()).instanceEnv!.PROXYOPS_RATE_LIMIT).toBe('10000000');
+    // Its own rate-limit counters in Redis: other stacks on the same Redis do not count against it.
+    expect((await stack.state()).instanceEnv!.PROXYOPS_RATE_LIMIT_PREFIX).toMatch(
+      /^proxyops:rate:[0-9a-f]{12}:$/,
+    );
     for (let i = 0; i < 20; i++)
       expect((await fetch(`${stack.url}/users/${SEED_USER}`, { headers: auth })).status).toBe(200);
 
