@@ -20,9 +20,12 @@ export interface FormatChoice {
 const SAMPLE_BYTES = 64 * 1024;
 
 /** The first lines of an input, and standard input given back whole when it was the one read. */
-async function sampleInput(input: string, stdin: Readable): Promise<{ lines: string[]; stdin: Readable }> {
+async function sampleInput(
+  input: string,
+  stdin: Readable | undefined,
+): Promise<{ lines: string[]; stdin: Readable | undefined }> {
   if (input === '-') {
-    const peeked = await peekStream(stdin, SAMPLE_BYTES);
+    const peeked = await peekStream(stdin ?? process.stdin, SAMPLE_BYTES);
     return {
       lines: sampleLines(peeked.head.toString('latin1'), undefined, peeked.ended),
       stdin: peeked.stream,
@@ -79,8 +82,8 @@ export function noFormatMatches(input: string, detection: FormatDetection, given
 export async function chooseLogFormat(
   inputs: string[],
   source: LogFormatSource,
-  stdin: Readable,
-): Promise<{ choice: FormatChoice; stdin: Readable }> {
+  stdin: Readable | undefined,
+): Promise<{ choice: FormatChoice; stdin: Readable | undefined }> {
   if (source.logFormat !== undefined || source.nginxConf !== undefined || source.preset !== undefined) {
     const spec = await resolveLogFormat(source);
     const flag =

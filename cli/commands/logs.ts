@@ -55,7 +55,10 @@ function registerLogsStats(logs: Command): void {
         return runLogsStatsCommand(inputs, options, {
           stdout: process.stdout,
           stderr: process.stderr,
-          stdin: process.stdin,
+          // A getter: process.stdin is made on first read, and a run over files never reads it.
+          get stdin() {
+            return process.stdin;
+          },
           env: process.env,
         });
       }),
