@@ -6,6 +6,7 @@
 // first); BENCH_RUNS sets requests per size. Embedded PGlite unless DATABASE_URL is set.
 import { randomUUID } from 'node:crypto';
 import { createServer, request } from 'node:http';
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createToken, resolveJwtSecret } from '../dist/api/auth/tokens.js';
@@ -104,6 +105,9 @@ try {
   server.close();
 
   const [baseline] = results;
+  console.log(
+    `graphql-nested: ${availableParallelism()} cores, node ${process.version}, store ${store.kind}, ${RUNS} requests per size`,
+  );
   for (const r of results)
     console.log(
       `graphql-nested: first ${String(r.first).padStart(4)}: store queries/request ${r.queries.join(',')}, ` +
