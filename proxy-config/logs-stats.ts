@@ -35,11 +35,11 @@ export interface LogFormatSource {
 
 /**
  * Files at least this big are split by byte ranges across worker threads. Measured on the 2-core build
- * machine (docs/benchmarks.md, access logs): a second thread costs ≈ 0.18 s of CPU (its boot, its own
- * warm-up, the merge); on 200 MB it made the run 0.03 s slower, on 400 MB 0.08 s faster, so the
- * break-even is near 256 MB.
+ * machine (docs/benchmarks.md, access logs), two threads against one, alternating runs: 100 MB 1.17x
+ * the time, 150 MB 1.01x, 200 MB 0.89x (a worker boots in about 25 ms since its module is one bundled
+ * file; the threshold was 256 MB when it took 40).
  */
-export const SPLIT_MIN_BYTES = 256 * 1024 * 1024;
+export const SPLIT_MIN_BYTES = 160 * 1024 * 1024;
 /**
  * Size of the ranges threads take one at a time from a split file. 2 MB rather than 8: the thread that
  * finishes first waits less for the other's last range (1 GB on 2 cores, alternating runs: 0.89-0.91 s
