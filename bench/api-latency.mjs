@@ -10,7 +10,8 @@
 //
 // Runs on the built dist/ (npm run bench:api builds first). DATABASE_URL: a PostgreSQL server instead of
 // PGlite; REDIS_URL: rate-limit counters in Redis. BENCH_RUNS (5), BENCH_SECONDS (4), BENCH_CONNECTIONS
-// (10) tune it. BENCH_STEPS=1 also measures the floor plus one piece of the API at a time (see
+// (10) tune it; BENCH_ONLY=TEXT
+// measures only the endpoints whose name contains TEXT. BENCH_STEPS=1 also measures the floor plus one piece of the API at a time (see
 // _api-servers.mjs), to tell what each piece costs.
 import { fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -79,7 +80,7 @@ async function measure(server, endpoint, duration) {
 const auth = { authorization: `Bearer ${ready.token}` };
 const order = JSON.stringify({ items: [{ productName: 'Bench widget', quantity: 2, unitPrice: 4.25 }] });
 // Floor and API get byte-identical requests (token included), so parsing them costs both the same.
-const ENDPOINTS = [
+const ALL_ENDPOINTS = [
   {
     name: 'GET /users/{id}',
     request: (url) => ({ url: `${url}/users/${ready.userId}`, headers: auth }),
@@ -98,6 +99,11 @@ const ENDPOINTS = [
     }),
   },
 ];
+
+// BENCH_ONLY=orders measures only the endpoints whose name contains it.
+const ENDPOINTS = ALL_ENDPOINTS.filter(
+  (e) => !process.env.BENCH_ONLY || e.name.includes(process.env.BENCH_ONLY),
+);
 
 /** Alternating runs of `floor` and `other`; each pair is a ratio (other / floor). */
 async function pairs(endpoint, other, runs) {
