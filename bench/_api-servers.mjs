@@ -1,23 +1,18 @@
-// The servers of bench/api-latency.mjs, in a child process of their own so the load generator does not
-// share their event loop, and so this process's CPU time is the servers' alone. It serves the API and
-// its floor (and, with BENCH_STEPS=1, the floor plus one piece of the API at a time), each on its own
-// port, all over one store, and answers the parent's `sample` message with its CPU time and the
-// requests each server has received: the parent divides the one by the other.
+// One server of bench/api-latency.mjs, named by the first argument: `api`, `floor`, or one of the
+// per-step floors (the floor plus one piece of the API). Each runs in a child process of its own, as
+// the API runs in production: the load generator does not share its event loop, this process's CPU
+// time is that server's alone, and no other app's objects share its JIT's inline caches or its heap.
+// It answers the parent's `sample` message with its CPU time and the requests it has received.
 import { createServer } from 'node:http';
 import express from 'express';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { createToken, resolveJwtSecret } from '../dist/api/auth/tokens.js';
 import { API_DEFAULTS } from '../dist/api/defaults.js';
-import { createGraphqlRouter } from '../dist/api/graphql/http/graphql-router.js';
-import { createHealthRouter } from '../dist/api/health/health-routes.js';
 import { createHealthState } from '../dist/api/health/health-state.js';
-import { createApp } from '../dist/api/http/app.js';
+import { createApp, frontMiddleware } from '../dist/api/http/app.js';
 import { authenticate } from '../dist/api/http/authenticate.js';
-import { createHttpLogger } from '../dist/api/http/logging.js';
-import { markResponse, redirectTrailingSlash, requireAcceptableJson } from '../dist/api/http/protocol.js';
 import { rejectUnknownQuery } from '../dist/api/http/query-names.js';
-import { createRateLimit } from '../dist/api/http/rate-limit.js';
 import { handleRoute } from '../dist/api/http/route-handler.js';
 import { ROUTES } from '../dist/api/http/routes.js';
 import { insertOrder, selectItemsByOrder, selectOrderRows } from '../dist/api/resources/order-queries.js';
@@ -92,44 +87,32 @@ const FLOOR_ROUTES = [
 const routeSpec = (method, path) =>
   ROUTES.find((r) => r.method === method && r.path === path.replace(/:([a-z_]+)/g, '{$1}'));
 
-/** Sets what the API's earlier middleware would have set, for a step that reads it. */
+/** Sets what the API's earlier middleware would have set, for the route handler's step. */
 const asAuthenticated = (req, _res, next) => {
   req.caller = caller;
   req.id = 'bench';
-  req.log = logger;
   next();
 };
 
 /**
  * The per-step floors (BENCH_STEPS=1): the floor plus one piece of the API, each measured against the
- * floor alone, to tell what each piece costs. `before` is middleware in front of every route; `route`
- * is middleware in front of one route; `handler` replaces the floor's handler with the API's own.
+ * floor alone, to tell what each piece costs. `before` is middleware in front of every route (the
+ * API's own front middleware, one at a time); `route` is middleware in front of one route; `handler`
+ * replaces the floor's handler with the API's own. Each is built only in the process that serves it.
  */
-const STEPS = {
-  'mark response': { before: [markResponse] },
-  'access log': { before: [createHttpLogger(logger)] },
-  'trailing-slash check': { before: [redirectTrailingSlash(config)] },
-  'graphql router': { before: [createGraphqlRouter(deps)] },
-  'accept check': { before: [requireAcceptableJson] },
-  'health router': { before: [createHealthRouter({ state: deps.health, store })] },
-  'rate limit': {
-    before: [
-      createRateLimit({
-        max: config.rateLimitMax,
-        windowMs: config.rateLimitWindowMs,
-        redisTimeoutMs: config.redisTimeoutMs,
-        logger,
-        prefix: `${rateLimitPrefix}step:`,
-        ...(redis ? { redis } : {}),
-      }),
-    ],
-  },
-  auth: { route: () => [authenticate(jwtSecret)] },
-  'query check': { route: (spec) => [rejectUnknownQuery(spec, config.pageSizeMax)] },
-  'route handler (validation, views, links)': {
-    handler: (spec) => [asAuthenticated, handleRoute(spec, deps)],
-  },
-};
+const STEP_NAMES = [
+  ...frontMiddleware(deps).map(([name]) => name),
+  'auth',
+  'query check',
+  'route handler (validation, views, links)',
+];
+function stepOf(name) {
+  const front = frontMiddleware(deps).find(([frontName]) => frontName === name);
+  if (front) return { before: [front[1]] };
+  if (name === 'auth') return { route: () => [authenticate(jwtSecret)] };
+  if (name === 'query check') return { route: (spec) => [rejectUnknownQuery(spec, config.pageSizeMax)] };
+  return { handler: (spec) => [asAuthenticated, handleRoute(spec, deps)] };
+}
 
 function floorApp(step = {}) {
   const app = express();
@@ -152,22 +135,17 @@ function floorApp(step = {}) {
   return app;
 }
 
-const served = {};
-async function listen(name, handler) {
-  const server = createServer(handler);
-  server.keepAliveTimeout = API_DEFAULTS.keepAliveTimeoutMs;
-  served[name] = 0;
-  server.on('request', () => served[name]++);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${server.address().port}` };
-}
-
-const servers = { floor: await listen('floor', floorApp()), api: await listen('api', createApp(deps)) };
-if (process.env.BENCH_STEPS === '1')
-  for (const [name, step] of Object.entries(STEPS)) servers[name] = await listen(name, floorApp(step));
+const role = process.argv[2] ?? 'api';
+const app = role === 'api' ? createApp(deps) : role === 'floor' ? floorApp() : floorApp(stepOf(role));
+const server = createServer(app);
+server.keepAliveTimeout = API_DEFAULTS.keepAliveTimeoutMs;
+let served = 0;
+server.on('request', () => served++);
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 
 process.send({
-  urls: Object.fromEntries(Object.entries(servers).map(([name, s]) => [name, s.url])),
+  url: `http://127.0.0.1:${server.address().port}`,
+  steps: STEP_NAMES,
   token,
   userId: SEED_IDS.ada,
   store: store.kind,
@@ -175,7 +153,7 @@ process.send({
 });
 
 const stop = async () => {
-  for (const { server } of Object.values(servers)) server.close();
+  server.close();
   if (schema) await store.exec(`DROP SCHEMA ${schema} CASCADE`);
   await store.close();
   if (redis) {
@@ -187,7 +165,7 @@ const stop = async () => {
 };
 process.on('message', (message) => {
   if (message === 'stop') return void stop();
-  if (message === 'sample') process.send({ cpu: process.cpuUsage(), served: { ...served } });
+  if (message === 'sample') process.send({ cpu: process.cpuUsage(), served });
 });
 // Should the measuring process die, the servers must not linger.
 process.on('disconnect', stop);

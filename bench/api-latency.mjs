@@ -33,19 +33,30 @@ const median = (values) =>
     50,
   );
 
-const child = fork(fileURLToPath(new URL('./_api-servers.mjs', import.meta.url)), [], {
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
-const ready = await new Promise((resolve, reject) => {
-  child.once('message', resolve);
-  child.once('exit', (code) => reject(new Error(`the servers exited early (${code})`)));
-});
-
-const sample = () =>
-  new Promise((resolve) => {
-    child.once('message', resolve);
-    child.send('sample');
+/** Starts one server (see _api-servers.mjs) in a child process of its own. */
+async function startServer(role) {
+  const child = fork(fileURLToPath(new URL('./_api-servers.mjs', import.meta.url)), [role], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  const ready = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`the ${role} server exited early (${code})`)));
+  });
+  const sample = () =>
+    new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send('sample');
+    });
+  const stop = async () => {
+    child.send('stop');
+    await new Promise((resolve) => child.once('exit', resolve));
+  };
+  return { ...ready, sample, stop };
+}
+
+const servers = { floor: await startServer('floor'), api: await startServer('api') };
+const ready = servers.api;
+if (STEPS) for (const step of ready.steps) servers[step] = await startServer(step);
 
 // autocannon's own histogram has whole-millisecond buckets, too coarse on loopback; each response's
 // time (fractional ms) is collected instead.
@@ -68,12 +79,13 @@ function load(options) {
 }
 
 /** One run against one server: req/s, p50, and the server's CPU microseconds per request received. */
-async function measure(server, endpoint, duration) {
-  const before = await sample();
-  const result = await load({ ...endpoint.request(ready.urls[server]), ...(duration ? { duration } : {}) });
-  const after = await sample();
+async function measure(name, endpoint, duration) {
+  const server = servers[name];
+  const before = await server.sample();
+  const result = await load({ ...endpoint.request(server.url), ...(duration ? { duration } : {}) });
+  const after = await server.sample();
   const cpu = after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system;
-  const requests = after.served[server] - before.served[server];
+  const requests = after.served - before.served;
   return { ...result, cpuPerRequest: cpu / requests };
 }
 
@@ -136,7 +148,7 @@ async function pairs(endpoint, other, runs) {
 }
 
 // Warm up every server on every endpoint, so JIT and connection set-up are not measured.
-for (const server of Object.keys(ready.urls))
+for (const server of Object.keys(servers))
   for (const endpoint of ENDPOINTS) await measure(server, endpoint, 1);
 
 const x = (n) => `${n.toFixed(2)}x`;
@@ -162,10 +174,9 @@ for (const endpoint of ENDPOINTS) {
 
 if (STEPS) {
   console.log('\nper-step floors: the floor plus one piece of the API (CPU per request, median, spread)');
-  const stepNames = Object.keys(ready.urls).filter((name) => name !== 'floor' && name !== 'api');
   for (const endpoint of ENDPOINTS) {
     console.log(`${endpoint.name}:`);
-    for (const step of stepNames) {
+    for (const step of ready.steps) {
       const r = await pairs(endpoint, step, RUNS);
       const extra = r.otherCpu - r.floorCpu;
       console.log(
@@ -185,6 +196,5 @@ for (const { endpoint, r } of results) {
   );
 }
 
-child.send('stop');
-await new Promise((resolve) => child.once('exit', resolve));
+for (const server of Object.values(servers)) await server.stop();
 process.exit(missed ? 1 : 0);

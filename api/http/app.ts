@@ -50,6 +50,7 @@ const READ_ONLY_METHODS = ['GET', 'HEAD', 'OPTIONS'];
 /** The paths each router serves: it is entered only for them, not asked to match every request. */
 const GRAPHQL_PATHS: ReadonlySet<string> = new Set(['/graphql', '/metrics']);
 const HEALTH_PATHS: ReadonlySet<string> = new Set(['/health/live', '/health/ready', '/health/deep']);
+const OPENAPI_PATHS: ReadonlySet<string> = new Set(['/openapi.json']);
 
 function methodsOf(path: string): string[] {
   const methods = ROUTES.filter((r) => r.path === path).map((r) => r.method.toUpperCase());
@@ -77,6 +78,63 @@ function forPaths(paths: ReadonlySet<string>, handler: RequestHandler): RequestH
   return (req, res, next) => (paths.has(req.path) ? handler(req, res, next) : next());
 }
 
+/**
+ * Everything a request passes before the REST routes, in the protocol's order, each named (the
+ * benchmark's per-step floors measure them one at a time: bench/_api-servers.mjs).
+ */
+export function frontMiddleware(deps: AppDeps): Array<[name: string, handler: RequestHandler]> {
+  const readOnlyAnswers = new Map(
+    READ_ONLY_PATHS.map((path) => [path, answerOtherMethods(path, READ_ONLY_METHODS)]),
+  );
+  const openapi = buildOpenApi(deps.config);
+  return [
+    ['response marks', markResponse],
+    ['access log', createHttpLogger(deps.logger)],
+    ['trailing-slash redirect', redirectTrailingSlash(deps.config)],
+    // Before the routers that serve them: a Router answers OPTIONS itself, as text/plain.
+    [
+      'read-only paths 405',
+      (req, res, next) => {
+        const answer = readOnlyAnswers.get(req.path);
+        if (!answer || (req.method !== 'OPTIONS' && READ_ONLY_METHODS.includes(req.method))) return next();
+        answer(req, res, next);
+      },
+    ],
+    // GraphQL-over-HTTP negotiates its own media types, so it comes before the REST Accept check.
+    ['graphql', forPaths(GRAPHQL_PATHS, createGraphqlRouter(deps))],
+    ['accept check', requireAcceptableJson],
+    [
+      'health',
+      forPaths(
+        HEALTH_PATHS,
+        createHealthRouter({
+          state: deps.health,
+          store: deps.store,
+          ...(deps.redis ? { redis: deps.redis } : {}),
+        }),
+      ),
+    ],
+    [
+      'openapi document',
+      forPaths(OPENAPI_PATHS, (_req, res) => {
+        res.setHeader('Cache-Control', 'public, max-age=300');
+        res.json(openapi);
+      }),
+    ],
+    [
+      'rate limit',
+      createRateLimit({
+        max: deps.config.rateLimitMax,
+        windowMs: deps.config.rateLimitWindowMs,
+        redisTimeoutMs: deps.config.redisTimeoutMs,
+        logger: deps.logger,
+        ...(deps.redis ? { redis: deps.redis } : {}),
+        ...(deps.rateLimitPrefix ? { prefix: deps.rateLimitPrefix } : {}),
+      }),
+    ],
+  ];
+}
+
 /** The Express app of the API, without listening: middleware order is the protocol's order. */
 export function createApp(deps: AppDeps): Express {
   const app = express();
@@ -89,48 +147,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('strict routing', true);
   app.set('query parser', 'simple');
 
-  app.use(markResponse);
-  app.use(createHttpLogger(deps.logger));
-  app.use(redirectTrailingSlash(deps.config));
-  // Before the routers that serve them: a Router answers OPTIONS itself, as text/plain.
-  const readOnlyAnswers = new Map(
-    [...READ_ONLY_PATHS].map((path) => [path, answerOtherMethods(path, READ_ONLY_METHODS)]),
-  );
-  app.use((req, res, next) => {
-    const answer = readOnlyAnswers.get(req.path);
-    if (!answer || (req.method !== 'OPTIONS' && READ_ONLY_METHODS.includes(req.method))) return next();
-    answer(req, res, next);
-  });
-  // GraphQL-over-HTTP negotiates its own media types, so it comes before the REST Accept check.
-  app.use(forPaths(GRAPHQL_PATHS, createGraphqlRouter(deps)));
-  app.use(requireAcceptableJson);
-  app.use(
-    forPaths(
-      HEALTH_PATHS,
-      createHealthRouter({
-        state: deps.health,
-        store: deps.store,
-        ...(deps.redis ? { redis: deps.redis } : {}),
-      }),
-    ),
-  );
-
-  const openapi = buildOpenApi(deps.config);
-  app.get('/openapi.json', (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(openapi);
-  });
-
-  app.use(
-    createRateLimit({
-      max: deps.config.rateLimitMax,
-      windowMs: deps.config.rateLimitWindowMs,
-      redisTimeoutMs: deps.config.redisTimeoutMs,
-      logger: deps.logger,
-      ...(deps.redis ? { redis: deps.redis } : {}),
-      ...(deps.rateLimitPrefix ? { prefix: deps.rateLimitPrefix } : {}),
-    }),
-  );
+  for (const [, handler] of frontMiddleware(deps)) app.use(handler);
 
   const auth = authenticate(deps.jwtSecret);
   const parseJson = express.json({
