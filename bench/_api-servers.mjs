@@ -100,13 +100,17 @@ const asAuthenticated = (req, _res, next) => {
  * API's own front middleware, one at a time); `route` is middleware in front of one route; `handler`
  * replaces the floor's handler with the API's own. Each is built only in the process that serves it.
  */
+// A second floor, measured like a step: how far apart two identical servers measure is the noise.
+const CONTROL_STEP = 'nothing (a second floor: the noise)';
 const STEP_NAMES = [
+  CONTROL_STEP,
   ...frontMiddleware(deps).map(([name]) => name),
   'auth',
   'query check',
   'route handler (validation, views, links)',
 ];
 function stepOf(name) {
+  if (name === CONTROL_STEP) return {};
   const front = frontMiddleware(deps).find(([frontName]) => frontName === name);
   if (front) return { before: [front[1]] };
   if (name === 'auth') return { route: () => [authenticate(jwtSecret)] };

@@ -56,7 +56,6 @@ async function startServer(role) {
 
 const servers = { floor: await startServer('floor'), api: await startServer('api') };
 const ready = servers.api;
-if (STEPS) for (const step of ready.steps) servers[step] = await startServer(step);
 
 // autocannon's own histogram has whole-millisecond buckets, too coarse on loopback; each response's
 // time (fractional ms) is collected instead.
@@ -147,9 +146,11 @@ async function pairs(endpoint, other, runs) {
   };
 }
 
-// Warm up every server on every endpoint, so JIT and connection set-up are not measured.
-for (const server of Object.keys(servers))
-  for (const endpoint of ENDPOINTS) await measure(server, endpoint, 1);
+/** Warms a server up on every endpoint, so JIT and connection set-up are not measured. */
+async function warmUp(name) {
+  for (const endpoint of ENDPOINTS) await measure(name, endpoint, 1);
+}
+for (const name of Object.keys(servers)) await warmUp(name);
 
 const x = (n) => `${n.toFixed(2)}x`;
 console.log(
@@ -174,15 +175,19 @@ for (const endpoint of ENDPOINTS) {
 
 if (STEPS) {
   console.log('\nper-step floors: the floor plus one piece of the API (CPU per request, median, spread)');
-  for (const endpoint of ENDPOINTS) {
-    console.log(`${endpoint.name}:`);
-    for (const step of ready.steps) {
+  // One step server at a time: each holds a pool of database connections.
+  for (const step of ready.steps) {
+    servers[step] = await startServer(step);
+    await warmUp(step);
+    for (const endpoint of ENDPOINTS) {
       const r = await pairs(endpoint, step, RUNS);
       const extra = r.otherCpu - r.floorCpu;
       console.log(
-        `  + ${step.padEnd(42)} ${x(r.cpu)} (${x(r.min)}–${x(r.max)})  ${extra >= 0 ? '+' : ''}${extra.toFixed(0)} µs/req`,
+        `  ${endpoint.name.padEnd(24)} + ${step.padEnd(42)} ${x(r.cpu)} (${x(r.min)}–${x(r.max)})  ${extra >= 0 ? '+' : ''}${extra.toFixed(0)} µs/req`,
       );
     }
+    await servers[step].stop();
+    delete servers[step];
   }
 }
 

@@ -72,13 +72,14 @@ export function createHttpLogger(logger: Logger) {
       responseTime: Math.round(performance.now() - started),
     });
     let finished = false;
-    res.once('finish', () => {
+    // `on`, not `once`: each fires once anyway, and `once` wraps and later removes every listener.
+    res.on('finish', () => {
       finished = true;
       logger[levelOf(res.statusCode)](line(), 'request completed');
     });
     // Not `writableFinished`: an answer written to a socket the client already closed counts as
     // written, yet never reaches 'finish'.
-    res.once('close', () => {
+    res.on('close', () => {
       if (!finished) logger.warn(line(), 'request aborted');
     });
     next();

@@ -38,6 +38,9 @@ function createStore(options: RateLimitOptions): Store {
   });
 }
 
+/** An IPv4 address counts alone; an IPv6 one (which always holds a colon) by its /56, as it did. */
+const clientKey = (ip: string): string => (ip.includes(':') ? ipKeyGenerator(ip) : ip);
+
 /**
  * Limits each client (its address, as seen through trusted proxies; an IPv6 client by its /56) to
  * `max` requests per window. Every answer carries the draft-6 RateLimit-* headers; above the limit it
@@ -57,7 +60,7 @@ export function createRateLimit(options: RateLimitOptions): RequestHandler {
   return async (req, res, next) => {
     let counted;
     try {
-      counted = await store.increment(ipKeyGenerator(req.ip ?? ''));
+      counted = await store.increment(clientKey(req.ip ?? ''));
     } catch (error) {
       // The fallback store does not fail; should a store fail, the request goes through.
       options.logger?.error({ err: error }, 'the rate-limit store failed: the request is not counted');
