@@ -10,8 +10,8 @@
 //
 // Runs on the built dist/ (npm run bench:api builds first). DATABASE_URL: a PostgreSQL server instead of
 // PGlite; REDIS_URL: rate-limit counters in Redis. BENCH_RUNS (5), BENCH_SECONDS (4), BENCH_CONNECTIONS
-// (10) tune it; BENCH_ONLY=TEXT
-// measures only the endpoints whose name contains TEXT. BENCH_STEPS=1 also measures the floor plus one piece of the API at a time (see
+// (10) tune it; BENCH_ONLY=NAMES
+// (comma-separated, as printed) measures only those endpoints. BENCH_STEPS=1 also measures the floor plus one piece of the API at a time (see
 // _api-servers.mjs), to tell what each piece costs.
 import { fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
@@ -111,8 +111,9 @@ const ALL_ENDPOINTS = [
   },
 ];
 
-// BENCH_ONLY=orders measures only the endpoints whose name contains it.
-const ENDPOINTS = ALL_ENDPOINTS.filter(
+// BENCH_ONLY='POST /orders' (names, comma-separated) measures only those endpoints.
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const ENDPOINTS = ALL_ENDPOINTS.filter((e) => !only || only.includes(e.name));
   (e) => !process.env.BENCH_ONLY || e.name.includes(process.env.BENCH_ONLY),
 );
 
