@@ -114,8 +114,6 @@ const ALL_ENDPOINTS = [
 // BENCH_ONLY='POST /orders' (names, comma-separated) measures only those endpoints.
 const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
 const ENDPOINTS = ALL_ENDPOINTS.filter((e) => !only || only.includes(e.name));
-  (e) => !process.env.BENCH_ONLY || e.name.includes(process.env.BENCH_ONLY),
-);
 
 /** Alternating runs of `floor` and `other`; each pair is a ratio (other / floor). */
 async function pairs(endpoint, other, runs) {
