@@ -196,7 +196,7 @@ for (const { endpoint, r } of results) {
   missed ||= !ok;
   console.log(
     `api-latency: ${endpoint.name} ${x(r.cpu)} its floor's CPU per request (median of ${RUNS}, spread ${x(r.min)}–${x(r.max)}; ` +
-      `req/s ${x(r.rps)}, p50 ${x(r.p50)}; ${ready.store}) (goal <= ${GOAL}x) ${ok ? 'OK' : 'OVER GOAL'}`,
+      `req/s ${x(r.rps)}, p50 ${x(r.p50)}; ${ready.store}, ${availableParallelism()} cores) (goal <= ${GOAL}x) ${ok ? 'OK' : 'OVER GOAL'}`,
   );
 }
 
