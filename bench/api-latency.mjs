@@ -1,205 +1,204 @@
-// The thin API against an Express hello-world, both on loopback, measured in the same run with
-// autocannon: GET one user and POST one order. Goal (issue 2): the API's p50 within 2x of hello-world.
-// Runs on the built dist/ (npm run bench:api builds first). BENCH_SECONDS / BENCH_CONNECTIONS tune it.
-// The goal is judged at BENCH_CONNECTIONS (default 10); one-connection figures are printed beside it.
+// Each API endpoint against its own floor: the same Express 5 and the same store running the same SQL
+// statements the route runs, with nothing else (no auth, access log, rate limit, validation or links).
+// Goal (issue 18): each endpoint within 1.2x of its floor. Floor and API run alternately (floor, api,
+// floor, api, ...) for BENCH_RUNS pairs; each pair gives a ratio, and the goal is judged on the median.
+//
+// The cost is the server process's CPU time per request (process.cpuUsage() in the server child over
+// the requests it received in that run): on a machine whose few cores the load generator and
+// PostgreSQL share with the server, req/s and latency mostly measure who got the cores; CPU time per
+// request measures the server's own work. req/s and p50 ratios are printed beside it.
+//
+// Runs on the built dist/ (npm run bench:api builds first). DATABASE_URL: a PostgreSQL server instead of
+// PGlite; REDIS_URL: rate-limit counters in Redis. BENCH_RUNS (5), BENCH_SECONDS (4), BENCH_CONNECTIONS
+// (10) tune it; BENCH_ONLY=NAMES
+// (comma-separated, as printed) measures only those endpoints. BENCH_STEPS=1 also measures the floor plus one piece of the API at a time (see
+// _api-servers.mjs), to tell what each piece costs.
 import { fork } from 'node:child_process';
-import { createServer } from 'node:http';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import express from 'express';
-import { pino } from 'pino';
-import { createToken, resolveJwtSecret } from '../dist/api/auth/tokens.js';
-import { API_DEFAULTS } from '../dist/api/defaults.js';
-import { createHealthState } from '../dist/api/health/health-state.js';
-import { createApp } from '../dist/api/http/app.js';
-import { createStore } from '../dist/api/store/create-store.js';
-import { insertOrder } from '../dist/api/resources/order-queries.js';
-import { seedDemoData, SEED_IDS } from '../dist/api/store/seed.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const GOAL = 2;
-
-async function listen(handler) {
-  const server = createServer(handler);
-  server.keepAliveTimeout = API_DEFAULTS.keepAliveTimeoutMs;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${server.address().port}` };
-}
+const STEPS = process.env.BENCH_STEPS === '1';
+const GOAL = 1.2;
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
+const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
-// autocannon's own histogram has whole-millisecond buckets, too coarse for a hello-world on
-// loopback; each response's time (hrtime, fractional ms) is collected instead.
-function run(title, options) {
+/** Starts one server (see _api-servers.mjs) in a child process of its own. */
+async function startServer(role) {
+  const child = fork(fileURLToPath(new URL('./_api-servers.mjs', import.meta.url)), [role], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`the ${role} server exited early (${code})`)));
+  });
+  const sample = () =>
+    new Promise((resolve) => {
+      child.once('message', resolve);
+      child.send('sample');
+    });
+  const stop = async () => {
+    child.send('stop');
+    await new Promise((resolve) => child.once('exit', resolve));
+  };
+  return { ...ready, sample, stop };
+}
+
+const servers = { floor: await startServer('floor'), api: await startServer('api') };
+const ready = servers.api;
+
+// autocannon's own histogram has whole-millisecond buckets, too coarse on loopback; each response's
+// time (fractional ms) is collected instead.
+function load(options) {
   return new Promise((resolve, reject) => {
     const samples = [];
     const instance = autocannon(
-      { duration: SECONDS, connections: CONNECTIONS, ...options, title },
+      { duration: SECONDS, connections: CONNECTIONS, ...options },
       (error, result) => {
         if (error) return reject(error);
         const failed = result.non2xx + result.errors + result.timeouts;
         if (failed > 0)
-          return reject(new Error(`${title}: ${failed} failed requests of ${result.requests.total}`));
+          return reject(new Error(`${options.url}: ${failed} failed of ${result.requests.total}`));
         samples.sort((a, b) => a - b);
-        resolve({
-          title,
-          rps: result.requests.average,
-          p50: percentile(samples, 50),
-          p99: percentile(samples, 99),
-        });
+        resolve({ rps: result.requests.average, p50: percentile(samples, 50) });
       },
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => samples.push(responseTime));
   });
 }
 
-// The servers run in a child process, so the load generator does not share their event loop.
-if (process.argv[2] === 'serve') {
-  await serve();
-} else {
-  await measure();
+/** One run against one server: req/s, p50, and the server's CPU microseconds per request received. */
+async function measure(name, endpoint, duration) {
+  const server = servers[name];
+  const before = await server.sample();
+  const result = await load({ ...endpoint.request(server.url), ...(duration ? { duration } : {}) });
+  const after = await server.sample();
+  const cpu = after.cpu.user + after.cpu.system - before.cpu.user - before.cpu.system;
+  const requests = after.served - before.served;
+  return { ...result, cpuPerRequest: cpu / requests };
 }
 
-async function serve() {
-  const hello = express();
-  hello.disable('x-powered-by');
-  hello.get('/hello', (_req, res) => res.json({ hello: 'world' }));
+const auth = { authorization: `Bearer ${ready.token}` };
+const order = JSON.stringify({ items: [{ productName: 'Bench widget', quantity: 2, unitPrice: 4.25 }] });
+// Floor and API get byte-identical requests (token included), so parsing them costs both the same.
+const ALL_ENDPOINTS = [
+  {
+    name: 'GET /users/{id}',
+    request: (url) => ({ url: `${url}/users/${ready.userId}`, headers: auth }),
+  },
+  {
+    name: 'GET /users/{id}/orders',
+    request: (url) => ({ url: `${url}/users/${ready.userId}/orders`, headers: auth }),
+  },
+  {
+    name: 'POST /orders',
+    request: (url) => ({
+      url: `${url}/orders`,
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: order,
+    }),
+  },
+];
 
-  // With DATABASE_URL the API runs on that PostgreSQL server (in its own schema, dropped after), else PGlite.
-  const schema = process.env.DATABASE_URL ? `bench_${process.pid}` : undefined;
-  const store = await createStore(
-    process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL, schema } : {},
-  );
-  await seedDemoData(store);
-  // The floors: Express and the same store doing the same lookup, and the same insert, with nothing
-  // else (no auth, logging, rate limit, validation or links). The API cannot beat them, so they show
-  // what the goal leaves for the rest.
-  hello.get('/floor/:id', async (req, res) => {
-    const rows = await store.query('SELECT * FROM users WHERE id = $1', [req.params.id]);
-    res.json(rows[0]);
-  });
-  hello.post('/floor/orders', express.json(), async (req, res) => {
-    const items = req.body.items.map((item) => ({
-      productName: item.productName,
-      quantity: item.quantity,
-      unitPriceCents: Math.round(item.unitPrice * 100),
-    }));
-    res.status(201).json(await insertOrder(store, SEED_IDS.ada, items));
-  });
-  const jwtSecret = resolveJwtSecret({});
-  // Logging stays on (as in production) but goes nowhere, so the terminal does not set the pace.
-  const logger = pino({ level: 'info' }, pino.destination('/dev/null'));
-  const api = createApp({
-    store,
-    config: { ...API_DEFAULTS, rateLimitMax: 1e9 },
-    logger,
-    jwtSecret,
-    health: createHealthState('ready'),
-  });
-  const token = await createToken({ id: SEED_IDS.ada, role: 'user' }, jwtSecret);
+// BENCH_ONLY='POST /orders' (names, comma-separated) measures only those endpoints.
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
+const ENDPOINTS = ALL_ENDPOINTS.filter((e) => !only || only.includes(e.name));
 
-  const helloServer = await listen(hello);
-  const apiServer = await listen(api);
-  process.send({ hello: helloServer.url, api: apiServer.url, token, store: store.kind });
-  const stop = async () => {
-    helloServer.server.close();
-    apiServer.server.close();
-    if (schema) await store.exec(`DROP SCHEMA ${schema} CASCADE`);
-    await store.close();
-    process.exit(0);
-  };
-  process.on('message', stop);
-  // Should the measuring process die, the servers must not linger.
-  process.on('disconnect', stop);
-}
-
-async function measure() {
-  const child = fork(fileURLToPath(import.meta.url), ['serve'], { stdio: 'inherit' });
-  const ready = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`the servers exited early (${code})`)));
-  });
-  const helloServer = { url: ready.hello };
-  const apiServer = { url: ready.api };
-  const auth = { authorization: `Bearer ${ready.token}` };
-  const order = JSON.stringify({ items: [{ productName: 'Bench widget', quantity: 2, unitPrice: 4.25 }] });
-
-  // Warm up both, so JIT and connection set-up are not measured.
-  await run('warm-up', { url: `${helloServer.url}/hello`, duration: 1 });
-  await run('warm-up', { url: `${apiServer.url}/users/${SEED_IDS.ada}`, headers: auth, duration: 1 });
-
-  const scenarios = (connections) => [
-    () => run('hello-world GET /hello', { url: `${helloServer.url}/hello`, connections }),
-    () => run('floor GET /floor/{id}', { url: `${helloServer.url}/floor/${SEED_IDS.ada}`, connections }),
-    () =>
-      run('api GET /users/{id}', {
-        url: `${apiServer.url}/users/${SEED_IDS.ada}`,
-        headers: auth,
-        connections,
-      }),
-    () =>
-      run('floor POST /floor/orders', {
-        url: `${helloServer.url}/floor/orders`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: order,
-        connections,
-      }),
-    () =>
-      run('api POST /orders', {
-        url: `${apiServer.url}/orders`,
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: order,
-        connections,
-      }),
-  ];
-  const measureAt = async (connections) => {
-    const results = [];
-    for (const scenario of scenarios(connections)) results.push(await scenario());
-    return results;
-  };
-
-  // Loaded (the issue's goal): CONNECTIONS at once, so p50 includes queueing behind the other
-  // connections and the ratio is mostly one of throughput. Unloaded: one connection, one request at
-  // a time, so p50 is the cost of a single request (the database round trip included).
-  const loaded = await measureAt(CONNECTIONS);
-  const unloaded = CONNECTIONS === 1 ? loaded : await measureAt(1);
-
-  console.log(`api-latency: ${SECONDS} s per scenario, loopback, store ${ready.store}`);
-  const ratios = (results) => results.map((r) => r.p50 / Math.max(results[0].p50, 0.001));
-  for (const [label, results] of [
-    [`loaded, ${CONNECTIONS} connections`, loaded],
-    ['unloaded, 1 connection', unloaded],
-  ]) {
-    if (label.startsWith('unloaded') && results === loaded) continue;
-    console.log(`${label}:`);
-    console.log('scenario                    req/s      p50 ms   p99 ms   p50 ratio');
-    ratios(results).forEach((ratio, i) => {
-      const r = results[i];
-      console.log(
-        `${r.title.padEnd(26)} ${r.rps.toFixed(0).padStart(7)} ${r.p50.toFixed(2).padStart(9)} ${r.p99
-          .toFixed(2)
-          .padStart(8)} ${ratio.toFixed(2).padStart(8)}x`,
-      );
+/** Alternating runs of `floor` and `other`; each pair is a ratio (other / floor). */
+async function pairs(endpoint, other, runs) {
+  const ratios = [];
+  for (let i = 0; i < runs; i++) {
+    const floor = await measure('floor', endpoint);
+    const measured = await measure(other, endpoint);
+    ratios.push({
+      cpu: measured.cpuPerRequest / floor.cpuPerRequest,
+      rps: floor.rps / measured.rps,
+      p50: measured.p50 / floor.p50,
+      floorCpu: floor.cpuPerRequest,
+      otherCpu: measured.cpuPerRequest,
+      floorRps: floor.rps,
+      otherRps: measured.rps,
     });
   }
-  const loadedRatios = ratios(loaded);
-  const unloadedRatios = ratios(unloaded);
-  loaded.forEach((r, index) => {
-    if (index === 0) return;
-    const ratio = loadedRatios[index];
-    const verdict = r.title.startsWith('api ')
-      ? ` (goal <= ${GOAL}x) ${ratio <= GOAL ? 'OK' : 'OVER GOAL'}`
-      : '';
-    console.log(
-      `api-latency: ${r.title} p50 ratio ${ratio.toFixed(2)}x at ${CONNECTIONS} connections${verdict}; unloaded ${unloadedRatios[index].toFixed(2)}x`,
-    );
-  });
-
-  child.send('stop');
-  await new Promise((resolve) => child.once('exit', resolve));
+  const of = (key) => ratios.map((r) => r[key]);
+  return {
+    cpu: median(of('cpu')),
+    min: Math.min(...of('cpu')),
+    max: Math.max(...of('cpu')),
+    rps: median(of('rps')),
+    p50: median(of('p50')),
+    floorCpu: median(of('floorCpu')),
+    otherCpu: median(of('otherCpu')),
+    floorRps: median(of('floorRps')),
+    otherRps: median(of('otherRps')),
+  };
 }
+
+/** Warms a server up on every endpoint, so JIT and connection set-up are not measured. */
+async function warmUp(name) {
+  for (const endpoint of ENDPOINTS) await measure(name, endpoint, 1);
+}
+for (const name of Object.keys(servers)) await warmUp(name);
+
+const x = (n) => `${n.toFixed(2)}x`;
+console.log(
+  `api-latency: ${availableParallelism()} cores, load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}, node ${process.version}, store ${ready.store}, rate limit ${ready.rateLimitStore}; ` +
+    `${RUNS} alternating floor/api pairs of ${SECONDS} s at ${CONNECTIONS} connections`,
+);
+console.log(
+  'endpoint                  cpu µs/req floor   api   ratio (spread)        req/s floor   api  ratio  p50 ratio',
+);
+const results = [];
+for (const endpoint of ENDPOINTS) {
+  const r = await pairs(endpoint, 'api', RUNS);
+  results.push({ endpoint, r });
+  console.log(
+    `${endpoint.name.padEnd(26)} ${r.floorCpu.toFixed(0).padStart(15)} ${r.otherCpu.toFixed(0).padStart(5)}   ${x(r.cpu)} (${x(r.min)}–${x(r.max)})   ${r.floorRps
+      .toFixed(0)
+      .padStart(11)} ${r.otherRps.toFixed(0).padStart(5)}  ${x(r.rps)}  ${x(r.p50)}`,
+  );
+}
+
+if (STEPS) {
+  console.log('\nper-step floors: the floor plus one piece of the API (CPU per request, median, spread)');
+  // One step server at a time: each holds a pool of database connections.
+  for (const step of ready.steps) {
+    servers[step] = await startServer(step);
+    await warmUp(step);
+    for (const endpoint of ENDPOINTS) {
+      const r = await pairs(endpoint, step, RUNS);
+      const extra = r.otherCpu - r.floorCpu;
+      console.log(
+        `  ${endpoint.name.padEnd(24)} + ${step.padEnd(42)} ${x(r.cpu)} (${x(r.min)}–${x(r.max)})  ${extra >= 0 ? '+' : ''}${extra.toFixed(0)} µs/req`,
+      );
+    }
+    await servers[step].stop();
+    delete servers[step];
+  }
+}
+
+let missed = false;
+for (const { endpoint, r } of results) {
+  const ok = r.cpu <= GOAL;
+  missed ||= !ok;
+  console.log(
+    `api-latency: ${endpoint.name} ${x(r.cpu)} its floor's CPU per request (median of ${RUNS}, spread ${x(r.min)}–${x(r.max)}; ` +
+      `req/s ${x(r.rps)}, p50 ${x(r.p50)}; ${ready.store}, ${availableParallelism()} cores) (goal <= ${GOAL}x) ${ok ? 'OK' : 'OVER GOAL'}`,
+  );
+}
+
+for (const server of Object.values(servers)) await server.stop();
+process.exit(missed ? 1 : 0);

@@ -11,9 +11,10 @@ export interface HttpAnswer {
 
 /** Writes `answer`; a Retry-After the response already carries (the rate limiter's) is kept. */
 export function sendAnswer(res: Response, answer: HttpAnswer): void {
-  for (const [name, value] of Object.entries(answer.headers))
-    if (name !== 'retry-after' || !res.hasHeader(name)) res.setHeader(name, value);
-  res.status(answer.status);
+  for (const name in answer.headers)
+    if (name !== 'retry-after' || !res.hasHeader(name)) res.setHeader(name, answer.headers[name] as string);
+  // The status is one of ours, always valid: Express's res.status() would check it again.
+  res.statusCode = answer.status;
   if (answer.body === '') return void res.end();
   res.send(answer.body);
 }

@@ -18,6 +18,8 @@ const toPointer = (name: string) => `/${name.replace(/~/g, '~0').replace(/\//g, 
 export function rejectUnknownQuery(route: RouteSpec, pageSizeMax: number): RequestHandler {
   const known = queryNamesOf(route, pageSizeMax);
   return (req, _res, next) => {
+    // No query string, nothing to check: Express would parse the empty one on every read of req.query.
+    if (!req.url.includes('?')) return next();
     const unknown = Object.keys(req.query as Record<string, unknown>).filter((name) => !known.has(name));
     if (unknown.length === 0) return next();
     const list = unknown.map((name) => JSON.stringify(name)).join(', ');

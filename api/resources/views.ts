@@ -87,7 +87,7 @@ export interface Versioned<T> {
   version: number;
 }
 
-const iso = (value: Date | string) => new Date(value).toISOString();
+const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
 
 /** Cents (integer) to currency units, exact for every value the schema admits. */
 export function toCurrency(cents: string | number): number {
