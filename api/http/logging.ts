@@ -31,11 +31,15 @@ interface LoggedRequest {
 }
 
 // On Express's request prototype (its documented extension point), once: defining `req.log` on each
-// request instead made every request object a slower shape of its own.
+// request instead made every request object a slower shape of its own. The prototype is shared by every
+// Express app in the process, so code that assigns `req.log` itself (as pino-http does) still can.
 Object.defineProperty(express.request, 'log', {
   configurable: true,
   get(this: LoggedRequest) {
     return (this[CHILD_LOGGER] ??= this[BASE_LOGGER]?.child({ requestId: this.id }));
+  },
+  set(this: LoggedRequest, value: Logger) {
+    Object.defineProperty(this, 'log', { value, writable: true, configurable: true, enumerable: true });
   },
 });
 

@@ -19,6 +19,16 @@ describe('access log middleware', () => {
     app.set('trust proxy', 'loopback');
     app.use(createHttpLogger(logger));
     app.get('/never', () => entered());
+    app.get('/says', (req, res) => {
+      req.log.info({ said: 'hello' }, 'a line of the route');
+      res.json({});
+    });
+    app.get('/own-logger', (req, res) => {
+      // Code that brings its own req.log (as pino-http does) may assign it.
+      req.log = logger.child({ own: true });
+      req.log.info('own logger line');
+      res.json({});
+    });
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -41,5 +51,20 @@ describe('access log middleware', () => {
         // No headers went out: no status to report (not Express's default 200).
         res: { statusCode: null },
       });
+  });
+
+  it("a route's req.log lines carry the request's id", async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/says`, { headers: { 'X-Request-ID': 'says-1' } });
+    expect(res.headers.get('x-request-id')).toBe('says-1');
+    expect(logLines.find((line) => line.msg === 'a line of the route')).toMatchObject({
+      requestId: 'says-1',
+      said: 'hello',
+    });
+  });
+
+  it('req.log can be assigned', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/own-logger`);
+    expect(res.status).toBe(200);
+    expect(logLines.find((line) => line.msg === 'own logger line')).toMatchObject({ own: true });
   });
 });
