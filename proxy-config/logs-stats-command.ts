@@ -69,7 +69,11 @@ export async function runLogsStatsCommand(
     await assertNotAnInput(options.html, inputs, (io.stdin as { fd?: unknown }).fd);
   }
   // Reading io.stdin makes process.stdin, a stream whose set-up is a tenth of a one-line run: only "-" needs it.
-  const { choice, stdin } = await chooseLogFormat(inputs, options, inputs.includes('-') ? io.stdin : undefined);
+  const { choice, stdin } = await chooseLogFormat(
+    inputs,
+    options,
+    inputs.includes('-') ? io.stdin : undefined,
+  );
   const spec = choice.spec;
   // A format the user named needs no word; one we chose is said once, where a pipeline's log shows it.
   const sayFormat = () => {
