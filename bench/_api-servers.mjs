@@ -102,16 +102,17 @@ const asAuthenticated = (req, _res, next) => {
  */
 // A second floor, measured like a step: how far apart two identical servers measure is the noise.
 const CONTROL_STEP = 'nothing (a second floor: the noise)';
+const FRONT = frontMiddleware(deps);
 const STEP_NAMES = [
   CONTROL_STEP,
-  ...frontMiddleware(deps).map(([name]) => name),
+  ...FRONT.map(([name]) => name),
   'auth',
   'query check',
   'route handler (validation, views, links)',
 ];
 function stepOf(name) {
   if (name === CONTROL_STEP) return {};
-  const front = frontMiddleware(deps).find(([frontName]) => frontName === name);
+  const front = FRONT.find(([frontName]) => frontName === name);
   if (front) return { before: [front[1]] };
   if (name === 'auth') return { route: () => [authenticate(jwtSecret)] };
   if (name === 'query check') return { route: (spec) => [rejectUnknownQuery(spec, config.pageSizeMax)] };
@@ -127,13 +128,8 @@ function floorApp(step = {}) {
   for (const floor of FLOOR_ROUTES) {
     const spec = routeSpec(floor.method, floor.path);
     const chain = [...(step.route?.(spec) ?? [])];
-    if (step.handler) {
-      if (floor.parse) chain.push(floor.parse);
-      chain.push(...step.handler(spec));
-    } else {
-      if (floor.parse) chain.push(floor.parse);
-      chain.push(floor.handler);
-    }
+    if (floor.parse) chain.push(floor.parse);
+    chain.push(...(step.handler?.(spec) ?? [floor.handler]));
     app[floor.method](floor.path, ...chain);
   }
   return app;
