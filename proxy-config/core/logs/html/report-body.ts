@@ -9,10 +9,18 @@ import { pathsChart, upstreamChart, upstreamRows } from './upstream-chart.js';
 export const REPORT_UPSTREAMS = 50;
 /** Longest text of the log (a path, a malformed line, an input name) the report quotes. */
 const QUOTE_CHARS = 300;
+/** Most input names the report lists (a shell glob may give thousands). */
+const QUOTED_INPUTS = 10;
 
-const quote = (text: string) => esc(text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS)}…` : text);
+const cut = (text: string) => (text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS)}…` : text);
+const quote = (text: string) => esc(cut(text));
 const utc = (iso: string) => `${iso.slice(0, 19).replace('T', ' ')} UTC`;
 const percent = (ratio: number) => `${(ratio * 100).toFixed(2)} %`;
+
+/** The busiest upstreams, their addresses cut to a length a page can quote. */
+function drawnUpstreams(s: StatsSummary) {
+  return s.upstreams.slice(0, REPORT_UPSTREAMS).map((u) => ({ ...u, address: cut(u.address) }));
+}
 
 /** True when the format does not log the variable, so a figure needing it is unknown. */
 function lacks(summary: StatsSummary, variable: string): boolean {
@@ -91,7 +99,7 @@ function upstreams(s: StatsSummary): string {
   const head = '<h2>Upstreams: response time, 5xx and retries</h2>';
   if (s.upstreamStatus === null)
     return `<section id="upstreams">${head}${unknownNote('per-upstream figures', ['$upstream_addr', '$upstream_status'])}</section>`;
-  const shown = s.upstreams.slice(0, REPORT_UPSTREAMS);
+  const shown = drawnUpstreams(s);
   const hidden = s.upstreams.slice(REPORT_UPSTREAMS);
   const overall = lacks(s, '$request_time') ? null : s.latency.requestTime;
   const split = s.proxyGenerated !== null;
@@ -126,7 +134,7 @@ function paths(s: StatsSummary): string {
     ? `<p class="note">Counts may be short by at most ${exactCount(s.topPaths5xx.maxError)} (rare paths were pruned to bound memory).</p>`
     : '';
   return `<section id="paths">${head}${legend('paths-legend', [{ label: '5xx responses', cls: 's-all5xx' }])}${pathsChart(
-    list.map((p) => ({ path: p.path.length > QUOTE_CHARS ? `${p.path.slice(0, QUOTE_CHARS)}…` : p.path, count: p.count })),
+    list.map((p) => ({ path: cut(p.path), count: p.count })),
   )}${error}</section>`;
 }
 
@@ -153,7 +161,7 @@ function tables(s: StatsSummary): string {
       : `<h3>Upstreams</h3>${table(
           'upstream-table',
           ['address', 'attempts', 'final', '5xx', '5xx made by nginx', 'retries', 'connect p99', 'header p99', 'response p50', 'response p90', 'response p99'],
-          s.upstreams.slice(0, REPORT_UPSTREAMS).map((u) => [
+          drawnUpstreams(s).map((u) => [
             `<span title="${esc(u.address)}">${esc(fitLabel(u.address, 300, 10))}</span>`,
             exactCount(u.requests),
             exactCount(u.final),
@@ -186,7 +194,9 @@ function unknownList(s: StatsSummary): string {
 export function renderReportBody(s: StatsSummary, updatedAt?: Date): string {
   const b = bucketTimeline(s.timeline.points, s.timeline.intervalSeconds);
   const range = s.timeRange ? `${utc(s.timeRange.first)} – ${utc(s.timeRange.last)}` : 'no time in the log';
-  const inputs = s.inputs.map((i) => quote(i)).join(', ');
+  const inputs =
+    s.inputs.slice(0, QUOTED_INPUTS).map((i) => quote(i)).join(', ') +
+    (s.inputs.length > QUOTED_INPUTS ? ` and ${s.inputs.length - QUOTED_INPUTS} more` : '');
   const timeline = b
     ? incident(s, b)
     : `<section id="errors"><h2>5xx and 499 over time</h2>${
@@ -194,7 +204,7 @@ export function renderReportBody(s: StatsSummary, updatedAt?: Date): string {
           ? unknownNote('the timeline', ['$time_local'])
           : '<p>No record with a time yet.</p>'
       }</section>`;
-  return `<p class="meta" id="meta">${inputs} · format ${esc(s.format)} (${esc(s.formatSource)}) · ${esc(range)}${
+  return `<p class="meta" id="meta">${inputs} · format ${quote(s.format)} (${quote(s.formatSource)}) · ${esc(range)}${
     updatedAt ? ` · updated <time id="updated">${esc(utc(updatedAt.toISOString()))}</time>` : ''
   }</p>${tiles(s)}${unknownList(s)}${timeline}${upstreams(s)}${paths(s)}${tables(s)}`;
 }

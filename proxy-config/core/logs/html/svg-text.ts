@@ -32,7 +32,11 @@ export function fitLabel(text: string, maxPx: number, fontPx: number): string {
 
 /** A count with thousands separators: exact, for the hover detail and tables. */
 export function exactCount(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
+  // By hand: toLocaleString starts Intl, which costs more than drawing the whole report.
+  const digits = String(Math.round(Math.abs(n)));
+  let out = '';
+  for (let i = 0; i < digits.length; i++) out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits[i];
+  return n < 0 ? `-${out}` : out;
 }
 
 /** A short count for axis ticks: 950, 1.2k, 15k, 3.4M. */

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { addToHistogram } from '../../../proxy-config/core/logs/histogram.js';
+import { formatTimeTick, linearTicks, timeTicks } from '../../../proxy-config/core/logs/html/scales.js';
+import { fitLabel, textWidth } from '../../../proxy-config/core/logs/html/svg-text.js';
+import { bucketTimeline, MAX_BUCKETS } from '../../../proxy-config/core/logs/html/time-buckets.js';
+import { renderStatsHtml } from '../../../proxy-config/core/logs/render-stats-html.js';
+import {
+  createStatsState,
+  createTimelinePoint,
+  createUpstreamState,
+  MAX_PATHS,
+  MAX_TIMELINE_POINTS,
+  MAX_UPSTREAMS,
+} from '../../../proxy-config/core/logs/stats-state.js';
+import { summarizeStats, type TimelineSummary } from '../../../proxy-config/core/logs/summarize-stats.js';
+
+const point = (time: string, records: number, fivexx = 0): TimelineSummary => ({
+  time,
+  records,
+  '1xx': 0,
+  '2xx': records - fivexx,
+  '3xx': 0,
+  '4xx': 0,
+  '5xx': fivexx,
+  other: 0,
+  '499': 0,
+  proxy5xx: fivexx,
+  requestTime: { count: 0, p50: null, p90: null, p99: null, max: null },
+});
+
+describe('the report timeline', () => {
+  it('keeps one bucket per interval when they fit, gaps as zeros', () => {
+    const b = bucketTimeline([point('2026-11-21T10:00:00.000Z', 5, 1), point('2026-11-21T10:03:00.000Z', 7)], 60)!;
+    expect(b.stepMs).toBe(60_000);
+    expect(b.series.records).toEqual([5, 0, 0, 7]);
+    expect(b.series['5xx']).toEqual([1, 0, 0, 0]);
+  });
+
+  it('regroups a long timeline into at most MAX_BUCKETS buckets, counts adding up exactly', () => {
+    const points = Array.from({ length: 10_000 }, (_, i) => point(new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), i % 7, i % 3));
+    const b = bucketTimeline(points, 60)!;
+    expect(b.count).toBeLessThanOrEqual(MAX_BUCKETS + 1);
+    expect(b.stepMs % 60_000).toBe(0);
+    const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
+    expect(sum(b.series.records)).toBe(sum(points.map((p) => p.records)));
+    expect(sum(b.series.proxy5xx)).toBe(sum(points.map((p) => p.proxy5xx)));
+  });
+
+  it('stays bounded for two points years apart', () => {
+    const b = bucketTimeline([point('2020-01-01T00:00:00.000Z', 1), point('2026-01-01T00:00:00.000Z', 2)], 60)!;
+    expect(b.count).toBeLessThanOrEqual(MAX_BUCKETS + 1);
+    expect(b.series.records.filter(Boolean)).toEqual([1, 2]);
+  });
+});
+
+describe('axis ticks', () => {
+  it('puts time labels on UTC multiples of a readable step, never closer than their width', () => {
+    for (const [span, width] of [
+      [60_000, 880],
+      [3_600_000, 880],
+      [86_400_000 * 3, 880],
+      [86_400_000 * 400, 300],
+      [5_000, 120],
+    ] as const) {
+      const start = Date.UTC(2026, 10, 21, 10, 7, 13);
+      const { ticks, kind } = timeTicks(start, start + span, width, 11 * 0.62);
+      expect(ticks.length).toBeGreaterThanOrEqual(1);
+      const px = (t: number) => ((t - start) / span) * width;
+      for (let i = 1; i < ticks.length; i++) {
+        const gap = px(ticks[i]!) - px(ticks[i - 1]!);
+        expect(gap).toBeGreaterThanOrEqual(textWidth(formatTimeTick(ticks[i]!, kind), 11));
+      }
+    }
+    expect(formatTimeTick(Date.UTC(2026, 10, 21, 10, 5, 30), 'time')).toBe('10:05');
+    expect(formatTimeTick(Date.UTC(2026, 10, 21, 10, 5, 30), 'date-time')).toBe('11-21 10:05');
+  });
+
+  it('gives count axes whole steps that reach the maximum', () => {
+    expect(linearTicks(23, 6, true)).toEqual({ top: 25, ticks: [0, 5, 10, 15, 20, 25] });
+    expect(linearTicks(1, 8, true).ticks).toEqual([0, 1]);
+    expect(linearTicks(0, 5, true)).toEqual({ top: 1, ticks: [0, 1] });
+    expect(linearTicks(1.93, 6, false).top).toBeGreaterThanOrEqual(1.93);
+  });
+
+  it('cuts a label to its room with an ellipsis', () => {
+    const cut = fitLabel('unix:/run/services/billing-and-invoicing-worker-pool-5.sock', 120, 11);
+    expect(cut.endsWith('…')).toBe(true);
+    expect(textWidth(cut, 11)).toBeLessThanOrEqual(120);
+    expect(fitLabel('10.0.2.1:80', 120, 11)).toBe('10.0.2.1:80');
+  });
+});
+
+describe('the report size', () => {
+  it('stays under 1 MB with every bound of the statistics at its maximum', () => {
+    const state = createStatsState({ time: true, requestTime: true, upstream: true, headerTime: true, path: true });
+    const long = (n: number, c = 'x') => c.repeat(n);
+    for (let code = 0; code < 1000; code++) state.status[code] = code + 1;
+    for (let i = 0; i < MAX_UPSTREAMS; i++) {
+      const up = createUpstreamState();
+      up.requests = 1000 - i;
+      up.status5xx = 3;
+      addToHistogram(up.response, 12 + i);
+      state.upstreams.set(`unix:/run/${long(i < 60 ? 100_000 : 200)}-${i}.sock`, up);
+    }
+    for (let i = 0; i < MAX_PATHS; i++) state.paths5xx.set(`/${long(2000)}/${i}`, i);
+    for (let i = 0; i < MAX_TIMELINE_POINTS; i++) {
+      const p = createTimelinePoint();
+      p.counts[0] = 100;
+      p.counts[5] = 3;
+      state.timeline.set(Date.UTC(2026, 0, 1) + i * 60_000, p);
+    }
+    state.firstTimeMs = Date.UTC(2026, 0, 1);
+    state.lastTimeMs = state.firstTimeMs + MAX_TIMELINE_POINTS * 60_000;
+    state.records = 1e9;
+    for (let i = 0; i < 5; i++) state.malformedSamples.push({ input: long(4000, 'i'), line: i, text: long(1_000_000, '<') });
+    const summary = summarizeStats(state, { format: 'proxyops', inputs: Array.from({ length: 50 }, () => long(4000, '/')) });
+    const html = renderStatsHtml(summary);
+    expect(Buffer.byteLength(html)).toBeLessThan(1_000_000);
+  });
+});
