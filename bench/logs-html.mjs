@@ -15,7 +15,10 @@ const args = process.argv.slice(2);
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const sizes = opt('--size', process.env.BENCH_LOG_SIZE ?? '1GB').split(',');
 const runs = Number(opt('--runs', process.env.BENCH_RUNS ?? 5));
-const outDir = opt('--dir', process.env.BENCH_LOG_DIR ?? fileURLToPath(new URL('./.out/', import.meta.url))).replace(/\/?$/, '/');
+const outDir = opt(
+  '--dir',
+  process.env.BENCH_LOG_DIR ?? fileURLToPath(new URL('./.out/', import.meta.url)),
+).replace(/\/?$/, '/');
 const clean = args.includes('--clean');
 const GOAL_RATIO = 1.05;
 const GOAL_BYTES = 1_000_000;
@@ -23,11 +26,16 @@ const GOAL_BYTES = 1_000_000;
 function parseSize(text) {
   const m = /^(\d+(?:\.\d+)?)\s*(k|m|g)?b?$/i.exec(text);
   if (!m) throw new Error(`bad --size ${text}`);
-  return Math.round(Number(m[1]) * ({ k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase()] ?? 1));
+  return Math.round(
+    Number(m[1]) * ({ k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase()] ?? 1),
+  );
 }
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const spread = (xs) => `${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)}`;
 
@@ -36,16 +44,22 @@ if (!existsSync(timeBin)) throw new Error('needs GNU time at /usr/bin/time (apt-
 
 /** Wall and CPU seconds of one run; the table goes nowhere. */
 function timeRun(argv) {
-  const result = spawnSync(timeBin, ['-f', '%e %U %S', process.execPath, cli, 'logs', 'stats', '--preset', 'proxyops', ...argv], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
-  });
+  const result = spawnSync(
+    timeBin,
+    ['-f', '%e %U %S', process.execPath, cli, 'logs', 'stats', '--preset', 'proxyops', ...argv],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    },
+  );
   if (result.status !== 0) throw new Error(`logs stats exited ${result.status}: ${result.stderr}`);
   const [wall, user, sys] = result.stderr.trim().split('\n').pop().split(' ').map(Number);
   return { wall, cpu: user + sys };
 }
 
-console.log(`logs-html: ${availableParallelism()} cores, node ${process.version}, ${runs} alternating pairs per size, load average ${load()}`);
+console.log(
+  `logs-html: ${availableParallelism()} cores, node ${process.version}, ${runs} alternating pairs per size, load average ${load()}`,
+);
 mkdirSync(outDir, { recursive: true });
 let missed = 0;
 for (const sizeText of sizes) {
@@ -78,7 +92,9 @@ for (const sizeText of sizes) {
     );
   row('without --html', plain);
   row('with --html', html);
-  console.log(`logs-html: wall time ratio ${median(wallRatios).toFixed(3)}x (spread ${spread(wallRatios)}), load average now ${load()}`);
+  console.log(
+    `logs-html: wall time ratio ${median(wallRatios).toFixed(3)}x (spread ${spread(wallRatios)}), load average now ${load()}`,
+  );
   const misses = [...(ratio <= GOAL_RATIO ? [] : ['ratio']), ...(bytes < GOAL_BYTES ? [] : ['report size'])];
   if (misses.length) missed++;
   console.log(

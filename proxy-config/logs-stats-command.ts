@@ -62,7 +62,10 @@ export async function runLogsStatsCommand(
   const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
   const jobs = options.jobs === undefined ? undefined : parseJobs(options.jobs);
   if (options.serve !== undefined && !options.follow)
-    throw new ProxyopsError('BAD_OPTION', '--serve needs --follow (the report of a finished run is --html FILE)');
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--serve needs --follow (the report of a finished run is --html FILE)',
+    );
   const serve = options.serve === undefined ? undefined : parseListenAddress(options.serve, '--serve');
   // A live page is looked at during an incident: it shows a new line within seconds by default.
   const intervalMs =
@@ -96,11 +99,9 @@ export async function runLogsStatsCommand(
     sayFormat();
     const meta = { format: spec.name, formatSource: choice.source, inputs };
     const live = serve
-      ? await (await import('./live-report.js')).startLiveReport(
-          serve.host,
-          serve.port,
-          summarizeStats(createStatsState(kit.capabilities), meta),
-        )
+      ? await (
+          await import('./live-report.js')
+        ).startLiveReport(serve.host, serve.port, summarizeStats(createStatsState(kit.capabilities), meta))
       : undefined;
     if (live) io.stderr.write(`proxyops: live report at ${live.url}\n`);
     // Evaluated at every update, not only at the end: a followed log is watched for the condition,

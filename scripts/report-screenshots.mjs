@@ -20,23 +20,43 @@ function report(name, text, preset) {
   const html = join(dir, `${name}.html`);
   writeFileSync(join(dir, log), text);
   // Run where the log is, so the page names it as a person would have typed it.
-  const run = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'logs', 'stats', '--preset', preset, log, '--html', html], {
-    encoding: 'utf8',
-    cwd: dir,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(root, 'dist/cli/main.js'), 'logs', 'stats', '--preset', preset, log, '--html', html],
+    {
+      encoding: 'utf8',
+      cwd: dir,
+    },
+  );
   if (run.status !== 0) throw new Error(`logs stats exited ${run.status}: ${run.stderr}`);
   return html;
 }
 
 const shots = [
-  { file: 'report-incident.png', html: report('access', incidentLog({ upstreams: 40 }).text, 'proxyops'), scheme: 'light' },
+  {
+    file: 'report-incident.png',
+    html: report('access', incidentLog({ upstreams: 40 }).text, 'proxyops'),
+    scheme: 'light',
+  },
   { file: 'report-incident-dark.png', html: join(dir, 'access.html'), scheme: 'dark', upTo: '#upstreams' },
-  { file: 'report-combined.png', html: report('combined-access', combinedLog().text, 'combined'), scheme: 'light' },
+  {
+    file: 'report-combined.png',
+    html: report('combined-access', combinedLog().text, 'combined'),
+    scheme: 'light',
+  },
 ];
 mkdirSync(out, { recursive: true });
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
 });
 try {
   for (const shot of shots) {
@@ -45,7 +65,11 @@ try {
     await page.waitForSelector('body[data-ready="true"]');
     // The charts, down to the exact-count tables (or the section named): the tables are text.
     const end = await page.locator(shot.upTo ?? '#tables').boundingBox();
-    await page.screenshot({ path: join(out, shot.file), fullPage: true, clip: { x: 0, y: 0, width: 1000, height: Math.ceil(end.y) } });
+    await page.screenshot({
+      path: join(out, shot.file),
+      fullPage: true,
+      clip: { x: 0, y: 0, width: 1000, height: Math.ceil(end.y) },
+    });
     await page.close();
     console.log(`wrote docs/img/${shot.file}`);
   }

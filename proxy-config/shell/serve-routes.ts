@@ -16,7 +16,11 @@ export interface RouteListener {
  * Serves a route table (path → handler) on host:port: GET and HEAD only, 404 for any other path.
  * Rejects with the system's error (EADDRINUSE, EADDRNOTAVAIL) when it cannot listen.
  */
-export function serveRoutes(host: string, port: number, routes: Record<string, RouteHandler>): Promise<RouteListener> {
+export function serveRoutes(
+  host: string,
+  port: number,
+  routes: Record<string, RouteHandler>,
+): Promise<RouteListener> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     const handler = Object.hasOwn(routes, path) ? routes[path] : undefined;

@@ -52,7 +52,13 @@ const PATHS = [
  * connections (nginx-made 502, retried elsewhere), another answers 500 and 504 itself, and clients give
  * up (499). Returns the text and the exact counts it holds.
  */
-export function incidentLog({ upstreams = 40, minutes = 60, perMinute = 120, startMs = Date.UTC(2026, 10, 21, 10, 0, 0), seed = 7 } = {}) {
+export function incidentLog({
+  upstreams = 40,
+  minutes = 60,
+  perMinute = 120,
+  startMs = Date.UTC(2026, 10, 21, 10, 0, 0),
+  seed = 7,
+} = {}) {
   const rnd = mulberry32(seed);
   const pick = (list) => list[Math.floor(rnd() * list.length)];
   const addrs = sampleUpstreams(upstreams);

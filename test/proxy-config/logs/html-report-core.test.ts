@@ -30,14 +30,19 @@ const point = (time: string, records: number, fivexx = 0): TimelineSummary => ({
 
 describe('the report timeline', () => {
   it('keeps one bucket per interval when they fit, gaps as zeros', () => {
-    const b = bucketTimeline([point('2026-11-21T10:00:00.000Z', 5, 1), point('2026-11-21T10:03:00.000Z', 7)], 60)!;
+    const b = bucketTimeline(
+      [point('2026-11-21T10:00:00.000Z', 5, 1), point('2026-11-21T10:03:00.000Z', 7)],
+      60,
+    )!;
     expect(b.stepMs).toBe(60_000);
     expect(b.series.records).toEqual([5, 0, 0, 7]);
     expect(b.series['5xx']).toEqual([1, 0, 0, 0]);
   });
 
   it('regroups a long timeline into at most MAX_BUCKETS buckets, counts adding up exactly', () => {
-    const points = Array.from({ length: 10_000 }, (_, i) => point(new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), i % 7, i % 3));
+    const points = Array.from({ length: 10_000 }, (_, i) =>
+      point(new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(), i % 7, i % 3),
+    );
     const b = bucketTimeline(points, 60)!;
     expect(b.count).toBeLessThanOrEqual(MAX_BUCKETS + 1);
     expect(b.stepMs % 60_000).toBe(0);
@@ -47,7 +52,10 @@ describe('the report timeline', () => {
   });
 
   it('stays bounded for two points years apart', () => {
-    const b = bucketTimeline([point('2020-01-01T00:00:00.000Z', 1), point('2026-01-01T00:00:00.000Z', 2)], 60)!;
+    const b = bucketTimeline(
+      [point('2020-01-01T00:00:00.000Z', 1), point('2026-01-01T00:00:00.000Z', 2)],
+      60,
+    )!;
     expect(b.count).toBeLessThanOrEqual(MAX_BUCKETS + 1);
     expect(b.series.records.filter(Boolean)).toEqual([1, 2]);
   });
@@ -92,7 +100,13 @@ describe('axis ticks', () => {
 
 describe('the report size', () => {
   it('stays under 1 MB with every bound of the statistics at its maximum', () => {
-    const state = createStatsState({ time: true, requestTime: true, upstream: true, headerTime: true, path: true });
+    const state = createStatsState({
+      time: true,
+      requestTime: true,
+      upstream: true,
+      headerTime: true,
+      path: true,
+    });
     const long = (n: number, c = 'x') => c.repeat(n);
     for (let code = 0; code < 1000; code++) state.status[code] = code + 1;
     for (let i = 0; i < MAX_UPSTREAMS; i++) {
@@ -112,8 +126,12 @@ describe('the report size', () => {
     state.firstTimeMs = Date.UTC(2026, 0, 1);
     state.lastTimeMs = state.firstTimeMs + MAX_TIMELINE_POINTS * 60_000;
     state.records = 1e9;
-    for (let i = 0; i < 5; i++) state.malformedSamples.push({ input: long(4000, 'i'), line: i, text: long(1_000_000, '<') });
-    const summary = summarizeStats(state, { format: 'proxyops', inputs: Array.from({ length: 50 }, () => long(4000, '/')) });
+    for (let i = 0; i < 5; i++)
+      state.malformedSamples.push({ input: long(4000, 'i'), line: i, text: long(1_000_000, '<') });
+    const summary = summarizeStats(state, {
+      format: 'proxyops',
+      inputs: Array.from({ length: 50 }, () => long(4000, '/')),
+    });
     const html = renderStatsHtml(summary);
     expect(Buffer.byteLength(html)).toBeLessThan(1_000_000);
   });

@@ -9,7 +9,15 @@ import { renderStatsHtml } from '../../../proxy-config/core/logs/render-stats-ht
 import type { StatsSummary } from '../../../proxy-config/core/logs/summarize-stats.js';
 import { computeLogStats } from '../../../proxy-config/logs-stats.js';
 import { combinedLog, incidentLog, type SampleCounts } from '../../support/report-sample-logs.mjs';
-import { background, hoverDetail, labelsOutsideCharts, launchChromium, openWatched, overlappingLabels, type WatchedPage } from './report-browser.js';
+import {
+  background,
+  hoverDetail,
+  labelsOutsideCharts,
+  launchChromium,
+  openWatched,
+  overlappingLabels,
+  type WatchedPage,
+} from './report-browser.js';
 
 let dir: string;
 let browser: Browser;
@@ -31,11 +39,16 @@ async function report(name: string, text: string, preset: string) {
   const summary = await computeLogStats({ inputs: [log], spec: presetFormat(preset) });
   const html = join(dir, `${name}.html`);
   await writeFile(html, renderStatsHtml(summary));
-  return { summary, html, open: (scheme: 'light' | 'dark' = 'light') => openWatched(browser, pathToFileURL(html).href, scheme) };
+  return {
+    summary,
+    html,
+    open: (scheme: 'light' | 'dark' = 'light') => openWatched(browser, pathToFileURL(html).href, scheme),
+  };
 }
 
 const count = (n: number) => n.toLocaleString('en-US');
-const legendOf = (w: WatchedPage, id: string) => w.page.$$eval(`#${id} li`, (lis) => lis.map((li) => li.textContent));
+const legendOf = (w: WatchedPage, id: string) =>
+  w.page.$$eval(`#${id} li`, (lis) => lis.map((li) => li.textContent));
 
 describe('the HTML report of an incident across 40 upstreams, in Chromium', () => {
   let summary: StatsSummary;
@@ -69,7 +82,11 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
   });
 
   it('names every series in a legend, and every chart has one', async () => {
-    expect(await legendOf(w, 'errors-legend')).toEqual(['5xx made by nginx', '5xx returned by upstreams', '499 client closed']);
+    expect(await legendOf(w, 'errors-legend')).toEqual([
+      '5xx made by nginx',
+      '5xx returned by upstreams',
+      '499 client closed',
+    ]);
     expect(await legendOf(w, 'upstream-legend')).toEqual([
       'p50',
       'p90',
@@ -96,10 +113,17 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
   });
 
   it('draws one row per upstream (and all requests) with p50, p90 and p99 at their exact values', async () => {
-    const rows = await w.page.$$eval('#upstream-chart [data-row]', (rs) => rs.map((r) => r.getAttribute('data-row')));
+    const rows = await w.page.$$eval('#upstream-chart [data-row]', (rs) =>
+      rs.map((r) => r.getAttribute('data-row')),
+    );
     expect(rows).toEqual(['all requests', ...summary.upstreams.map((u) => u.address)]);
-    const values = await w.page.$$eval('#upstream-chart [data-quantile="p99"]', (qs) => qs.map((q) => Number(q.getAttribute('data-value'))));
-    expect(values).toEqual([summary.latency.requestTime.p99, ...summary.upstreams.map((u) => u.responseTime.p99)]);
+    const values = await w.page.$$eval('#upstream-chart [data-quantile="p99"]', (qs) =>
+      qs.map((q) => Number(q.getAttribute('data-value'))),
+    );
+    expect(values).toEqual([
+      summary.latency.requestTime.p99,
+      ...summary.upstreams.map((u) => u.responseTime.p99),
+    ]);
   });
 
   it('has no two labels overlapping and none cut off, with 40 upstreams', async () => {
@@ -126,7 +150,9 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
     expect(detail).toContain(`499 client closed: ${worst['499']}`);
     const first = summary.upstreams[0]!;
     const row = await hoverDetail(w.page, `#upstream-chart rect.hit >> nth=1`);
-    expect(row).toContain(`${first.address}: p50 ${first.responseTime.p50!.toFixed(3)} s, p90 ${first.responseTime.p90!.toFixed(3)} s, p99 ${first.responseTime.p99!.toFixed(3)} s`);
+    expect(row).toContain(
+      `${first.address}: p50 ${first.responseTime.p50!.toFixed(3)} s, p90 ${first.responseTime.p90!.toFixed(3)} s, p99 ${first.responseTime.p99!.toFixed(3)} s`,
+    );
     expect(row).toContain(`5xx made by nginx ${count(first.proxyGenerated)}`);
     expect(row).toContain(`retries ${count(first.retries)}`);
   });
@@ -134,7 +160,9 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
   it('lists the top paths by 5xx with their counts, log text kept as text', async () => {
     const names = await w.page.$$eval('#paths-chart text.name', (ts) => ts.map((t) => t.textContent));
     expect(names).toEqual(summary.topPaths5xx.paths.map((p) => p.path));
-    const bars = await w.page.$$eval('#paths-chart rect[data-count]', (rs) => rs.map((r) => Number(r.getAttribute('data-count'))));
+    const bars = await w.page.$$eval('#paths-chart rect[data-count]', (rs) =>
+      rs.map((r) => Number(r.getAttribute('data-count'))),
+    );
     expect(bars).toEqual(summary.topPaths5xx.paths.map((p) => p.count));
     expect(await w.page.evaluate(() => typeof (globalThis as { bad?: unknown }).bad)).toBe('undefined');
   });
@@ -165,7 +193,8 @@ describe('the HTML report of a combined log (no upstream, no timing), in Chromiu
     expect(w.errors).toEqual([]);
     const metric = (name: string) => w.page.locator(`[data-metric="${name}"]`).textContent();
     expect(await metric('records')).toBe(count(counts.records));
-    for (const name of ['proxy5xx', 'upstream5xx', 'retried', 'p50', 'p90', 'p99']) expect(await metric(name)).toBe('unknown');
+    for (const name of ['proxy5xx', 'upstream5xx', 'retried', 'p50', 'p90', 'p99'])
+      expect(await metric(name)).toBe('unknown');
     expect(await w.page.locator('#upstreams .unknown-note').textContent()).toContain('$upstream_addr');
     expect(await w.page.locator('#upstreams svg').count()).toBe(0);
     expect(await w.page.locator('[data-quantile]').count()).toBe(0);
@@ -173,14 +202,18 @@ describe('the HTML report of a combined log (no upstream, no timing), in Chromiu
     expect(await legendOf(w, 'errors-legend')).toEqual(['5xx (who made it: unknown)', '499 client closed']);
     const unknown = await w.page.$$eval('#unknown li', (lis) => lis.map((li) => li.textContent));
     expect(unknown).toHaveLength(summary.unknown.length);
-    expect(await w.page.locator('#status-table td[data-col="made by nginx"]').first().textContent()).toBe('unknown');
+    expect(await w.page.locator('#status-table td[data-col="made by nginx"]').first().textContent()).toBe(
+      'unknown',
+    );
   });
 
   it('still draws what it knows: 5xx and 499 over time, the rate, the top paths; labels apart', async () => {
     const fivexx = await w.page.$$eval('#errors-chart rect.s-all5xx', (rs) => rs.length);
     expect(fivexx).toBeGreaterThan(0);
     const detail = await hoverDetail(w.page, '#paths-chart rect.hit');
-    expect(detail).toBe(`${summary.topPaths5xx.paths[0]!.path}: ${count(summary.topPaths5xx.paths[0]!.count)} 5xx`);
+    expect(detail).toBe(
+      `${summary.topPaths5xx.paths[0]!.path}: ${count(summary.topPaths5xx.paths[0]!.count)} 5xx`,
+    );
     expect(await overlappingLabels(w.page)).toEqual([]);
     expect(await labelsOutsideCharts(w.page)).toEqual([]);
     expect(w.requests).toHaveLength(1);

@@ -63,20 +63,35 @@ describe('logs stats --follow --serve: the live report in Chromium', () => {
     // The default update period with --serve is 2 s: the page shows the new lines within a few seconds.
     const burst = incidentLog({ upstreams: 40, minutes: 20, perMinute: 30, seed: 2 });
     await appendFile(log, burst.text);
-    await w.page.waitForSelector(`[data-metric="records"]:text-is("${burst.counts.records.toLocaleString('en-US')}")`, {
-      timeout: 8_000,
-    });
-    expect(await w.page.locator('[data-metric="proxy5xx"]').textContent()).toBe(burst.counts.proxy5xx.toLocaleString('en-US'));
+    await w.page.waitForSelector(
+      `[data-metric="records"]:text-is("${burst.counts.records.toLocaleString('en-US')}")`,
+      {
+        timeout: 8_000,
+      },
+    );
+    expect(await w.page.locator('[data-metric="proxy5xx"]').textContent()).toBe(
+      burst.counts.proxy5xx.toLocaleString('en-US'),
+    );
     expect(await w.page.locator('#upstream-chart [data-row]').count()).toBeGreaterThan(10);
     // Updated in place: the same document, its report replaced by each event.
     expect(Number(await w.page.getAttribute('body', 'data-updates'))).toBeGreaterThanOrEqual(1);
-    expect(await hoverDetail(w.page, '#errors-chart rect.hit')).toMatch(/UTC \+ 1 min: 5xx made by nginx: \d+/);
+    expect(await hoverDetail(w.page, '#errors-chart rect.hit')).toMatch(
+      /UTC \+ 1 min: 5xx made by nginx: \d+/,
+    );
     expect(await overlappingLabels(w.page)).toEqual([]);
 
-    const more = incidentLog({ upstreams: 40, minutes: 1, perMinute: 10, startMs: Date.UTC(2026, 10, 21, 11, 0, 0), seed: 3 });
+    const more = incidentLog({
+      upstreams: 40,
+      minutes: 1,
+      perMinute: 10,
+      startMs: Date.UTC(2026, 10, 21, 11, 0, 0),
+      seed: 3,
+    });
     await appendFile(log, more.text);
     const total = burst.counts.records + more.counts.records;
-    await w.page.waitForSelector(`[data-metric="records"]:text-is("${total.toLocaleString('en-US')}")`, { timeout: 8_000 });
+    await w.page.waitForSelector(`[data-metric="records"]:text-is("${total.toLocaleString('en-US')}")`, {
+      timeout: 8_000,
+    });
 
     expect(w.errors).toEqual([]);
     const origin = new URL(live.url).origin;
@@ -120,7 +135,9 @@ describe('logs stats --follow --serve: the live report in Chromium', () => {
     await writeFile(log, '');
     const first = await startLive([log]);
     const port = new URL(first.url).port;
-    await expect(startLive([log], { serve: `127.0.0.1:${port}` })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(startLive([log], { serve: `127.0.0.1:${port}` })).rejects.toMatchObject({
+      code: 'EADDRINUSE',
+    });
     await first.stop();
   }, 30_000);
 });

@@ -28,7 +28,11 @@ export interface WatchedPage {
   requests: string[];
 }
 
-export async function openWatched(browser: Browser, url: string, colorScheme: 'light' | 'dark' = 'light'): Promise<WatchedPage> {
+export async function openWatched(
+  browser: Browser,
+  url: string,
+  colorScheme: 'light' | 'dark' = 'light',
+): Promise<WatchedPage> {
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, colorScheme });
   const errors: string[] = [];
   const requests: string[] = [];
@@ -56,7 +60,12 @@ export function overlappingLabels(page: Page): Promise<string[]> {
         for (let j = i + 1; j < boxes.length; j++) {
           const a = boxes[i]!.box;
           const b = boxes[j]!.box;
-          if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+          if (
+            a.left < b.right - 0.5 &&
+            b.left < a.right - 0.5 &&
+            a.top < b.bottom - 0.5 &&
+            b.top < a.bottom - 0.5
+          )
             found.push(`"${boxes[i]!.text}" / "${boxes[j]!.text}"`);
         }
     }
@@ -72,7 +81,12 @@ export function labelsOutsideCharts(page: Page): Promise<string[]> {
       return [...svg.querySelectorAll('text')]
         .filter((t) => {
           const b = t.getBoundingClientRect();
-          return b.left < frame.left - 0.5 || b.right > frame.right + 0.5 || b.top < frame.top - 0.5 || b.bottom > frame.bottom + 0.5;
+          return (
+            b.left < frame.left - 0.5 ||
+            b.right > frame.right + 0.5 ||
+            b.top < frame.top - 0.5 ||
+            b.bottom > frame.bottom + 0.5
+          );
         })
         .map((t) => t.textContent ?? '');
     }),

@@ -42,14 +42,34 @@ function tiles(s: StatsSummary): string {
   const noRt = lacks(s, '$request_time');
   const split = s.proxyGenerated && s.upstreamReturned;
   const fivexx = (made: { status: Record<string, number> } | null) =>
-    made ? exactCount(Object.entries(made.status).reduce((n, [k, v]) => (k[0] === '5' ? n + v : n), 0)) : 'unknown';
+    made
+      ? exactCount(Object.entries(made.status).reduce((n, [k, v]) => (k[0] === '5' ? n + v : n), 0))
+      : 'unknown';
   return `<dl class="tiles" id="headline">${[
     tile('records', 'requests', exactCount(s.records)),
     tile('5xx', '5xx', `${exactCount(s.statusClass['5xx'])} (${percent(s.ratios['5xx'])})`),
-    tile('proxy5xx', '5xx made by nginx', fivexx(s.proxyGenerated), split ? undefined : 'needs $upstream_header_time'),
-    tile('upstream5xx', '5xx returned by upstreams', fivexx(s.upstreamReturned), split ? undefined : 'needs $upstream_header_time'),
-    tile('499', '499 (client closed)', `${exactCount(s.clientClosed.count)} (${percent(s.clientClosed.ratio)})`),
-    tile('retried', 'retried requests', lacks(s, '$upstream_addr') ? 'unknown' : exactCount(s.retriedRequests)),
+    tile(
+      'proxy5xx',
+      '5xx made by nginx',
+      fivexx(s.proxyGenerated),
+      split ? undefined : 'needs $upstream_header_time',
+    ),
+    tile(
+      'upstream5xx',
+      '5xx returned by upstreams',
+      fivexx(s.upstreamReturned),
+      split ? undefined : 'needs $upstream_header_time',
+    ),
+    tile(
+      '499',
+      '499 (client closed)',
+      `${exactCount(s.clientClosed.count)} (${percent(s.clientClosed.ratio)})`,
+    ),
+    tile(
+      'retried',
+      'retried requests',
+      lacks(s, '$upstream_addr') ? 'unknown' : exactCount(s.retriedRequests),
+    ),
     tile('p50', 'request time p50', noRt ? 'unknown' : seconds(rt.p50)),
     tile('p90', 'p90', noRt ? 'unknown' : seconds(rt.p90)),
     tile('p99', 'p99', noRt ? 'unknown' : seconds(rt.p99)),
@@ -67,7 +87,11 @@ function incident(s: StatsSummary, b: TimeBuckets): string {
   const errors = split
     ? [
         { label: '5xx made by nginx', cls: 's-proxy5xx', values: v.proxy5xx },
-        { label: '5xx returned by upstreams', cls: 's-upstream5xx', values: v['5xx'].map((n, i) => n - v.proxy5xx[i]!) },
+        {
+          label: '5xx returned by upstreams',
+          cls: 's-upstream5xx',
+          values: v['5xx'].map((n, i) => n - v.proxy5xx[i]!),
+        },
         { label: '499 client closed', cls: 's-499', values: v['499'] },
       ]
     : [
@@ -83,14 +107,16 @@ function incident(s: StatsSummary, b: TimeBuckets): string {
   ];
   return `<section id="errors"><h2>5xx and 499 over time</h2>${legend('errors-legend', errors)}${axes(
     `responses ${bucketUnit(b, false)}`,
-  )}${split ? '' : unknownNote('who made each 5xx (nginx or the upstream)', ['$upstream_header_time'])}${timeChart({
-    id: 'errors-chart',
-    buckets: b,
-    series: errors,
-    height: 200,
-    perSecond: false,
-    label: '5xx and 499 over time',
-  })}</section><section id="rate"><h2>Request rate</h2>${legend('rate-legend', classes)}${axes(
+  )}${split ? '' : unknownNote('who made each 5xx (nginx or the upstream)', ['$upstream_header_time'])}${timeChart(
+    {
+      id: 'errors-chart',
+      buckets: b,
+      series: errors,
+      height: 200,
+      perSecond: false,
+      label: '5xx and 499 over time',
+    },
+  )}</section><section id="rate"><h2>Request rate</h2>${legend('rate-legend', classes)}${axes(
     'requests per second',
   )}${timeChart({ id: 'rate-chart', buckets: b, series: classes, height: 170, perSecond: true, label: 'request rate by status class' })}</section>`;
 }
@@ -117,8 +143,13 @@ function upstreams(s: StatsSummary): string {
       `${exactCount(hidden.length)} more addresses (${exactCount(hidden.reduce((n, u) => n + u.requests, 0))} attempts) are not drawn: the report shows the ${REPORT_UPSTREAMS} busiest.`,
     );
   if (s.upstreamOverflow)
-    notes.push(`${exactCount(s.upstreamOverflow)} attempts on addresses past the statistics' cap are not broken down.`);
-  if (!split) notes.push('Who made a 5xx needs <code>$upstream_header_time</code>: every 5xx attempt is drawn as one colour.');
+    notes.push(
+      `${exactCount(s.upstreamOverflow)} attempts on addresses past the statistics' cap are not broken down.`,
+    );
+  if (!split)
+    notes.push(
+      'Who made a 5xx needs <code>$upstream_header_time</code>: every 5xx attempt is drawn as one colour.',
+    );
   const rows = upstreamRows(shown, overall, split);
   return `<section id="upstreams">${head}${legend('upstream-legend', split ? items : [items[0]!, items[1]!, items[2]!, { label: '5xx attempts', cls: 's-all5xx' }, items[5]!])}<p class="axes">Per attempt: a retried request counts once on each address it tried. Response time is <code>$upstream_response_time</code>.</p>${
     rows.length ? upstreamChart(rows, split) : '<p>No request went to an upstream.</p>'
@@ -127,7 +158,8 @@ function upstreams(s: StatsSummary): string {
 
 function paths(s: StatsSummary): string {
   const head = '<h2>Top paths by 5xx</h2>';
-  if (lacks(s, '$request')) return `<section id="paths">${head}${unknownNote('paths', ['$request'])}</section>`;
+  if (lacks(s, '$request'))
+    return `<section id="paths">${head}${unknownNote('paths', ['$request'])}</section>`;
   const list = s.topPaths5xx.paths;
   if (list.length === 0) return `<section id="paths">${head}<p>No 5xx.</p></section>`;
   const error = s.topPaths5xx.maxError
@@ -160,7 +192,19 @@ function tables(s: StatsSummary): string {
       ? ''
       : `<h3>Upstreams</h3>${table(
           'upstream-table',
-          ['address', 'attempts', 'final', '5xx', '5xx made by nginx', 'retries', 'connect p99', 'header p99', 'response p50', 'response p90', 'response p99'],
+          [
+            'address',
+            'attempts',
+            'final',
+            '5xx',
+            '5xx made by nginx',
+            'retries',
+            'connect p99',
+            'header p99',
+            'response p50',
+            'response p90',
+            'response p99',
+          ],
           drawnUpstreams(s).map((u) => [
             `<span title="${esc(u.address)}">${esc(fitLabel(u.address, 300, 10))}</span>`,
             exactCount(u.requests),
@@ -186,8 +230,13 @@ function tables(s: StatsSummary): string {
 function unknownList(s: StatsSummary): string {
   if (s.unknown.length === 0) return '';
   return `<section id="unknown"><h2>Unknown in this log</h2><p>The log's format does not log what these need; the report says so rather than drawing zeros:</p><ul>${s.unknown
-    .map((u) => `<li><b>${esc(u.figure)}</b>: needs ${u.needs.map((n) => `<code>${esc(n)}</code>`).join(', ')}</li>`)
-    .join('')}</ul><p>This <code>log_format</code> logs them all:</p><pre>${esc(LOG_FORMAT_TO_ADD)}</pre></section>`;
+    .map(
+      (u) =>
+        `<li><b>${esc(u.figure)}</b>: needs ${u.needs.map((n) => `<code>${esc(n)}</code>`).join(', ')}</li>`,
+    )
+    .join(
+      '',
+    )}</ul><p>This <code>log_format</code> logs them all:</p><pre>${esc(LOG_FORMAT_TO_ADD)}</pre></section>`;
 }
 
 /** The report's content (what a live page replaces on each update), from the summary alone. */
@@ -195,8 +244,10 @@ export function renderReportBody(s: StatsSummary, updatedAt?: Date): string {
   const b = bucketTimeline(s.timeline.points, s.timeline.intervalSeconds);
   const range = s.timeRange ? `${utc(s.timeRange.first)} – ${utc(s.timeRange.last)}` : 'no time in the log';
   const inputs =
-    s.inputs.slice(0, QUOTED_INPUTS).map((i) => quote(i)).join(', ') +
-    (s.inputs.length > QUOTED_INPUTS ? ` and ${s.inputs.length - QUOTED_INPUTS} more` : '');
+    s.inputs
+      .slice(0, QUOTED_INPUTS)
+      .map((i) => quote(i))
+      .join(', ') + (s.inputs.length > QUOTED_INPUTS ? ` and ${s.inputs.length - QUOTED_INPUTS} more` : '');
   const timeline = b
     ? incident(s, b)
     : `<section id="errors"><h2>5xx and 499 over time</h2>${

@@ -1,7 +1,11 @@
 /** Axis ticks: where they go and what they read. */
 
 /** Ticks 0..top for counts or rates, at a step of 1, 2 or 5 times a power of ten; `integer` keeps steps >= 1. */
-export function linearTicks(max: number, maxTicks: number, integer: boolean): { top: number; ticks: number[] } {
+export function linearTicks(
+  max: number,
+  maxTicks: number,
+  integer: boolean,
+): { top: number; ticks: number[] } {
   const wanted = Math.max(1, maxTicks - 1);
   if (!(max > 0)) return { top: 1, ticks: [0, 1] };
   const rough = max / wanted;
@@ -33,15 +37,17 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** Tick steps a person reads at a glance. */
-const TIME_STEPS = [
-  1, 2, 5, 10, 15, 30,
-].map((s) => s * SECOND)
+const TIME_STEPS = [1, 2, 5, 10, 15, 30]
+  .map((s) => s * SECOND)
   .concat([1, 2, 5, 10, 15, 30].map((m) => m * MINUTE))
   .concat([1, 2, 3, 6, 12].map((h) => h * HOUR))
   .concat([1, 2, 7, 14, 28, 56, 112, 224, 448].map((d) => d * DAY));
 
 /** How a time tick is written: by the step (seconds shown only under a minute) and the span (dates past a day). */
-export function timeLabelKind(stepMs: number, spanMs: number): 'date' | 'date-time' | 'time' | 'time-seconds' {
+export function timeLabelKind(
+  stepMs: number,
+  spanMs: number,
+): 'date' | 'date-time' | 'time' | 'time-seconds' {
   if (stepMs >= DAY) return 'date';
   if (spanMs >= DAY) return 'date-time';
   return stepMs < MINUTE ? 'time-seconds' : 'time';

@@ -35,7 +35,8 @@ export function exactCount(n: number): string {
   // By hand: toLocaleString starts Intl, which costs more than drawing the whole report.
   const digits = String(Math.round(Math.abs(n)));
   let out = '';
-  for (let i = 0; i < digits.length; i++) out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits[i];
+  for (let i = 0; i < digits.length; i++)
+    out += (i > 0 && (digits.length - i) % 3 === 0 ? ',' : '') + digits[i];
   return n < 0 ? `-${out}` : out;
 }
 
@@ -73,7 +74,10 @@ export function r(value: number): number {
 }
 
 /** A legend: one swatch and name per series, wrapped by the page (HTML, so it never overlaps). */
-export function legend(id: string, items: Array<{ label: string; cls: string; shape?: 'box' | 'dot' | 'diamond' | 'tick' }>): string {
+export function legend(
+  id: string,
+  items: Array<{ label: string; cls: string; shape?: 'box' | 'dot' | 'diamond' | 'tick' }>,
+): string {
   const swatch = (cls: string, shape: string) => {
     const inner =
       shape === 'dot'

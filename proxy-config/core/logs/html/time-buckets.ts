@@ -1,7 +1,17 @@
 import type { TimelineSummary } from '../summarize-stats.js';
 
 /** Counts of the timeline the report draws, per bucket. */
-export const BUCKET_SERIES = ['records', '1xx', '2xx', '3xx', '4xx', '5xx', 'other', '499', 'proxy5xx'] as const;
+export const BUCKET_SERIES = [
+  'records',
+  '1xx',
+  '2xx',
+  '3xx',
+  '4xx',
+  '5xx',
+  'other',
+  '499',
+  'proxy5xx',
+] as const;
 export type BucketSeries = (typeof BUCKET_SERIES)[number];
 
 /** The timeline regrouped into at most `maxBuckets` equal buckets, gaps filled with zeros (no requests). */
@@ -33,10 +43,9 @@ export function bucketTimeline(
   const stepMs = intervalMs * Math.ceil(intervals / maxBuckets);
   const startMs = first - (first % stepMs);
   const count = Math.floor((last - startMs) / stepMs) + 1;
-  const series = Object.fromEntries(BUCKET_SERIES.map((key) => [key, new Array<number>(count).fill(0)])) as Record<
-    BucketSeries,
-    number[]
-  >;
+  const series = Object.fromEntries(
+    BUCKET_SERIES.map((key) => [key, new Array<number>(count).fill(0)]),
+  ) as Record<BucketSeries, number[]>;
   for (const point of points) {
     const i = Math.floor((Date.parse(point.time) - startMs) / stepMs);
     for (const key of BUCKET_SERIES) series[key][i]! += point[key];

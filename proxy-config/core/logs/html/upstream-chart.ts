@@ -27,7 +27,11 @@ const COUNT_W = 46;
  * The rows: all requests first (when $request_time is logged), then each address. Without
  * $upstream_header_time nobody can tell who made a 5xx (`split` false): all of them count as returned.
  */
-export function upstreamRows(upstreams: UpstreamSummary[], overall: Percentiles | null, split: boolean): UpstreamRow[] {
+export function upstreamRows(
+  upstreams: UpstreamSummary[],
+  overall: Percentiles | null,
+  split: boolean,
+): UpstreamRow[] {
   const rows: UpstreamRow[] = overall ? [{ name: 'all requests', timing: overall }] : [];
   for (const u of upstreams)
     rows.push({
@@ -79,17 +83,28 @@ function countTicks([left, right]: [number, number], max: number) {
  */
 export function upstreamChart(rows: UpstreamRow[], split: boolean): string {
   const bottom = HEAD + rows.length * ROW;
-  const values = rows.flatMap((row) => [row.timing.p50, row.timing.p99]).filter((v): v is number => v !== null);
+  const values = rows
+    .flatMap((row) => [row.timing.p50, row.timing.p99])
+    .filter((v): v is number => v !== null);
   const decades = logTicks(Math.min(...values, 1), Math.max(...values, 0.001));
   const lo = Math.log10(decades[0]!);
   const hi = Math.log10(decades[decades.length - 1]!);
-  const lx = (v: number) => LAT[0] + ((Math.log10(Math.max(v, decades[0]!)) - lo) / (hi - lo)) * (LAT[1] - LAT[0]);
-  const errMax = Math.max(0, ...rows.map((row) => (row.attempts ? row.attempts.proxy5xx + row.attempts.upstream5xx : 0)));
+  const lx = (v: number) =>
+    LAT[0] + ((Math.log10(Math.max(v, decades[0]!)) - lo) / (hi - lo)) * (LAT[1] - LAT[0]);
+  const errMax = Math.max(
+    0,
+    ...rows.map((row) => (row.attempts ? row.attempts.proxy5xx + row.attempts.upstream5xx : 0)),
+  );
   const retMax = Math.max(0, ...rows.map((row) => row.attempts?.retries ?? 0));
   const err = countTicks(ERR, errMax);
   const ret = countTicks(RET, retMax);
   const out: string[] = [
-    panelHead(LAT, 'response time, s (log scale)', decades.map((d) => ({ x: lx(d), label: decadeLabel(d) })), bottom),
+    panelHead(
+      LAT,
+      'response time, s (log scale)',
+      decades.map((d) => ({ x: lx(d), label: decadeLabel(d) })),
+      bottom,
+    ),
     panelHead(ERR, '5xx attempts', err.ticks, bottom),
     panelHead(RET, 'retries', ret.ticks, bottom),
   ];
@@ -111,19 +126,35 @@ export function upstreamChart(rows: UpstreamRow[], split: boolean): string {
     out.push(svgText(NAME_W, mid + 4, fitLabel(row.name, NAME_W - 4, FONT), { anchor: 'end', cls: 'name' }));
     if (t.p50 !== null && t.p90 !== null && t.p99 !== null) {
       out.push(`<line class="range" x1="${r(lx(t.p50))}" x2="${r(lx(t.p99))}" y1="${mid}" y2="${mid}"/>`);
-      out.push(`<rect class="q-p99" x="${r(lx(t.p99) - 2)}" y="${mid - 6}" width="4" height="12" data-quantile="p99" data-value="${t.p99}"/>`);
-      out.push(`<path class="q-p90" d="M${r(lx(t.p90))} ${mid - 5} l5 5 l-5 5 l-5 -5 Z" data-quantile="p90" data-value="${t.p90}"/>`);
-      out.push(`<circle class="q-p50" cx="${r(lx(t.p50))}" cy="${mid}" r="4.5" data-quantile="p50" data-value="${t.p50}"/>`);
+      out.push(
+        `<rect class="q-p99" x="${r(lx(t.p99) - 2)}" y="${mid - 6}" width="4" height="12" data-quantile="p99" data-value="${t.p99}"/>`,
+      );
+      out.push(
+        `<path class="q-p90" d="M${r(lx(t.p90))} ${mid - 5} l5 5 l-5 5 l-5 -5 Z" data-quantile="p90" data-value="${t.p90}"/>`,
+      );
+      out.push(
+        `<circle class="q-p50" cx="${r(lx(t.p50))}" cy="${mid}" r="4.5" data-quantile="p50" data-value="${t.p50}"/>`,
+      );
     } else out.push(svgText(LAT[0], mid + 4, 'no timing logged', { cls: 'muted' }));
     if (a) {
       const p = err.x(a.proxy5xx) - ERR[0];
       const u = err.x(a.upstream5xx) - ERR[0];
-      if (p > 0) out.push(`<rect class="s-proxy5xx" x="${ERR[0]}" y="${mid - 6}" width="${r(p)}" height="12"/>`);
-      if (u > 0) out.push(`<rect class="${split ? 's-upstream5xx' : 's-all5xx'}" x="${r(ERR[0] + p)}" y="${mid - 6}" width="${r(u)}" height="12"/>`);
+      if (p > 0)
+        out.push(`<rect class="s-proxy5xx" x="${ERR[0]}" y="${mid - 6}" width="${r(p)}" height="12"/>`);
+      if (u > 0)
+        out.push(
+          `<rect class="${split ? 's-upstream5xx' : 's-all5xx'}" x="${r(ERR[0] + p)}" y="${mid - 6}" width="${r(u)}" height="12"/>`,
+        );
       const total = a.proxy5xx + a.upstream5xx;
-      out.push(svgText(ERR[0] + p + u + 4, mid + 4, shortCount(total), { cls: 'count', tip: `${exactCount(total)} 5xx` }));
+      out.push(
+        svgText(ERR[0] + p + u + 4, mid + 4, shortCount(total), {
+          cls: 'count',
+          tip: `${exactCount(total)} 5xx`,
+        }),
+      );
       const rw = ret.x(a.retries) - RET[0];
-      if (rw > 0) out.push(`<rect class="s-retries" x="${RET[0]}" y="${mid - 6}" width="${r(rw)}" height="12"/>`);
+      if (rw > 0)
+        out.push(`<rect class="s-retries" x="${RET[0]}" y="${mid - 6}" width="${r(rw)}" height="12"/>`);
       out.push(svgText(RET[0] + rw + 4, mid + 4, shortCount(a.retries), { cls: 'count' }));
     }
     out.push(
@@ -149,7 +180,9 @@ export function pathsChart(paths: Array<{ path: string; count: number }>): strin
     const mid = top + ROW / 2;
     const w = axis.x(p.count) - bars[0];
     out.push(svgText(nameW, mid + 4, fitLabel(p.path, nameW - 4, FONT), { anchor: 'end', cls: 'name' }));
-    out.push(`<rect class="s-all5xx" x="${bars[0]}" y="${mid - 6}" width="${r(w)}" height="12" data-count="${p.count}"/>`);
+    out.push(
+      `<rect class="s-all5xx" x="${bars[0]}" y="${mid - 6}" width="${r(w)}" height="12" data-count="${p.count}"/>`,
+    );
     out.push(svgText(bars[0] + w + 4, mid + 4, shortCount(p.count), { cls: 'count' }));
     out.push(
       `<rect class="hit" x="0" y="${top}" width="${CHART_WIDTH}" height="${ROW}" data-tip="${esc(`${p.path}: ${exactCount(p.count)} 5xx`)}"/>`,
@@ -158,4 +191,3 @@ export function pathsChart(paths: Array<{ path: string; count: number }>): strin
   out.push(`<line class="axis" x1="${bars[0]}" x2="${bars[1]}" y1="${HEAD - 6}" y2="${HEAD - 6}"/>`);
   return `<svg class="chart" id="paths-chart" viewBox="0 0 ${CHART_WIDTH} ${bottom + 4}" role="img" aria-label="top paths by 5xx">${out.join('')}</svg>`;
 }
-
