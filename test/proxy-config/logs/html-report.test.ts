@@ -46,6 +46,7 @@ async function report(name: string, text: string, preset: string) {
   };
 }
 
+const HOSTILE = '</script><script>window.bad = 1</script><!-- <img src=x onerror="bad()">';
 const count = (n: number) => n.toLocaleString('en-US');
 const legendOf = (w: WatchedPage, id: string) =>
   w.page.$$eval(`#${id} li`, (lis) => lis.map((li) => li.textContent));
@@ -59,7 +60,8 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
   beforeAll(async () => {
     const log = incidentLog({ upstreams: 40 });
     counts = log.counts;
-    const made = await report('incident', log.text, 'proxyops');
+    // A hostile line: it must stay text in the page (and is the one malformed line).
+    const made = await report('incident', `${log.text}${HOSTILE}\n`, 'proxyops');
     summary = made.summary;
     html = made.html;
     w = await made.open();
@@ -158,6 +160,8 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
   });
 
   it('lists the top paths by 5xx with their counts, log text kept as text', async () => {
+    expect(await w.page.locator('[data-metric="malformed"]').textContent()).toBe('1');
+    expect(await w.page.locator('.samples li code').nth(1).textContent()).toBe(HOSTILE);
     const names = await w.page.$$eval('#paths-chart text.name', (ts) => ts.map((t) => t.textContent));
     expect(names).toEqual(summary.topPaths5xx.paths.map((p) => p.path));
     const bars = await w.page.$$eval('#paths-chart rect[data-count]', (rs) =>
