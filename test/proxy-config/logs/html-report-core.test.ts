@@ -3,6 +3,7 @@ import { addToHistogram } from '../../../proxy-config/core/logs/histogram.js';
 import { formatTimeTick, linearTicks, timeTicks } from '../../../proxy-config/core/logs/html/scales.js';
 import { fitLabel, textWidth } from '../../../proxy-config/core/logs/html/svg-text.js';
 import { bucketTimeline, MAX_BUCKETS } from '../../../proxy-config/core/logs/html/time-buckets.js';
+import { REPORT_UPSTREAMS } from '../../../proxy-config/core/logs/html/report-body.js';
 import { renderStatsHtml } from '../../../proxy-config/core/logs/render-stats-html.js';
 import {
   createStatsState,
@@ -95,6 +96,30 @@ describe('axis ticks', () => {
     expect(cut.endsWith('…')).toBe(true);
     expect(textWidth(cut, 11)).toBeLessThanOrEqual(120);
     expect(fitLabel('10.0.2.1:80', 120, 11)).toBe('10.0.2.1:80');
+  });
+});
+
+describe('the report cap on upstreams', () => {
+  it('draws the busiest REPORT_UPSTREAMS and counts the rest', () => {
+    const state = createStatsState({
+      time: true,
+      requestTime: true,
+      upstream: true,
+      headerTime: true,
+      path: true,
+    });
+    for (let i = 0; i < REPORT_UPSTREAMS + 10; i++) {
+      const up = createUpstreamState();
+      up.requests = 1000 - i;
+      addToHistogram(up.response, 20);
+      state.upstreams.set(`10.0.3.${i}:80`, up);
+    }
+    const html = renderStatsHtml(summarizeStats(state, { format: 'proxyops', inputs: ['a.log'] }));
+    expect(html.match(/data-row="/g)).toHaveLength(REPORT_UPSTREAMS + 1);
+    expect(html).toContain(`data-row="10.0.3.${REPORT_UPSTREAMS - 1}:80"`);
+    expect(html).not.toContain(`data-row="10.0.3.${REPORT_UPSTREAMS}:80"`);
+    const rest = Array.from({ length: 10 }, (_, i) => 1000 - REPORT_UPSTREAMS - i).reduce((a, b) => a + b, 0);
+    expect(html).toContain(`10 more addresses (${rest.toLocaleString('en-US')} attempts) are not drawn`);
   });
 });
 

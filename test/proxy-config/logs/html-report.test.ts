@@ -212,8 +212,8 @@ describe('the HTML report of a combined log (no upstream, no timing), in Chromiu
   });
 
   it('still draws what it knows: 5xx and 499 over time, the rate, the top paths; labels apart', async () => {
-    const fivexx = await w.page.$$eval('#errors-chart rect.s-all5xx', (rs) => rs.length);
-    expect(fivexx).toBeGreaterThan(0);
+    const bars = await w.page.$$eval('#errors-chart path', (ps) => ps.map((p) => p.getAttribute('class')));
+    expect(bars).toEqual(['s-all5xx', 's-499']);
     const detail = await hoverDetail(w.page, '#paths-chart rect.hit');
     expect(detail).toBe(
       `${summary.topPaths5xx.paths[0]!.path}: ${count(summary.topPaths5xx.paths[0]!.count)} 5xx`,
