@@ -3,7 +3,8 @@ import type { StatsSummary } from '../summarize-stats.js';
 import { esc, exactCount, fitLabel, legend, seconds } from './svg-text.js';
 import { bucketTimeline, type TimeBuckets } from './time-buckets.js';
 import { bucketUnit, timeChart } from './time-chart.js';
-import { pathsChart, upstreamChart, upstreamRows } from './upstream-chart.js';
+import { pathsChart } from './paths-chart.js';
+import { upstreamChart, upstreamRows } from './upstream-chart.js';
 
 /** Most upstream addresses the report draws (the busiest); the rest are named as a count. */
 export const REPORT_UPSTREAMS = 50;

@@ -6,26 +6,28 @@ export function esc(text: string): string {
 /** Chart text is set in a monospace font, whose advance is at most this many em per column. */
 const COLUMN_EM = 0.62;
 
-/** Columns a label takes: wide (East Asian) characters take two. */
-function columns(text: string): number {
-  let n = 0;
-  for (const ch of text) n += ch.codePointAt(0)! >= 0x2e80 ? 2 : 1;
-  return n;
+/** Columns a character takes: wide (East Asian) characters take two. */
+function columns(ch: string): number {
+  return ch.codePointAt(0)! >= 0x2e80 ? 2 : 1;
 }
 
 /** Width in px of `text` at `fontPx` (an upper bound: labels are placed so that bounds never meet). */
 export function textWidth(text: string, fontPx: number): number {
-  return columns(text) * fontPx * COLUMN_EM;
+  let n = 0;
+  for (const ch of text) n += columns(ch);
+  return n * fontPx * COLUMN_EM;
 }
 
 /** `text` cut with an ellipsis to fit `maxPx` (the whole text goes in the hover detail). */
 export function fitLabel(text: string, maxPx: number, fontPx: number): string {
   if (textWidth(text, fontPx) <= maxPx) return text;
-  const chars = [...text];
+  const room = Math.floor(maxPx / (fontPx * COLUMN_EM)) - 1; // the ellipsis takes one column
   let out = '';
-  for (const ch of chars) {
-    if (textWidth(out + ch + '…', fontPx) > maxPx) break;
+  let used = 0;
+  for (const ch of text) {
+    if (used + columns(ch) > room) break;
     out += ch;
+    used += columns(ch);
   }
   return out + '…';
 }

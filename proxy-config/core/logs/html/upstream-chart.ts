@@ -1,8 +1,9 @@
 import type { Percentiles } from '../histogram.js';
 import type { UpstreamSummary } from '../summarize-stats.js';
-import { decadeLabel, linearTicks, logTicks } from './scales.js';
+import { countTicks, FONT, HEAD, panelHead, ROW } from './row-chart.js';
+import { decadeLabel, logTicks } from './scales.js';
+import { esc, exactCount, fitLabel, r, seconds, shortCount, svgText } from './svg-text.js';
 import { CHART_WIDTH } from './time-chart.js';
-import { esc, exactCount, fitLabel, r, seconds, shortCount, svgText, textWidth } from './svg-text.js';
 
 /** One row of the upstream chart: an address (or all requests) with its percentiles and counts. */
 export interface UpstreamRow {
@@ -12,16 +13,11 @@ export interface UpstreamRow {
   attempts?: { requests: number; proxy5xx: number; upstream5xx: number; retries: number };
 }
 
-const FONT = 11;
-const ROW = 20;
-const HEAD = 40;
 const NAME_W = 190;
 /** Panels: [left, right] in px: latency (log scale), 5xx attempts, retries. */
 const LAT: [number, number] = [NAME_W + 14, 560];
 const ERR: [number, number] = [600, 770];
 const RET: [number, number] = [810, CHART_WIDTH - 8];
-/** Room kept right of a bar for its count. */
-const COUNT_W = 46;
 
 /**
  * The rows: all requests first (when $request_time is logged), then each address. Without
@@ -45,35 +41,6 @@ export function upstreamRows(
       },
     });
   return rows;
-}
-
-/** The panel's x axis, ticks and title, drawn in the header above the rows. */
-function panelHead(
-  [left, right]: [number, number],
-  title: string,
-  ticks: Array<{ x: number; label: string }>,
-  bottom: number,
-): string {
-  const out = [svgText(left, 12, fitLabel(title, right - left, FONT), { cls: 'panel-title' })];
-  let lastRight = -Infinity;
-  for (const t of ticks) {
-    // A label that would meet the one before it is thinned out; its grid line stays.
-    const half = textWidth(t.label, FONT) / 2;
-    if (t.x - half > lastRight + 6) {
-      out.push(svgText(t.x, 30, t.label, { anchor: 'middle', cls: 'tick' }));
-      lastRight = t.x + half;
-    }
-    out.push(`<line class="grid" x1="${r(t.x)}" x2="${r(t.x)}" y1="${HEAD - 6}" y2="${bottom}"/>`);
-  }
-  return out.join('');
-}
-
-/** Count ticks of a bar panel that fit its width, with their x. */
-function countTicks([left, right]: [number, number], max: number) {
-  const width = right - left - COUNT_W;
-  const { top, ticks } = linearTicks(max, Math.max(2, Math.floor(width / 40)), true);
-  const x = (v: number) => left + (v / top) * width;
-  return { x, ticks: ticks.map((v) => ({ x: x(v), label: shortCount(v) })) };
 }
 
 /**
@@ -165,29 +132,4 @@ export function upstreamChart(rows: UpstreamRow[], split: boolean): string {
   out.push(`<line class="axis" x1="${ERR[0]}" x2="${ERR[1]}" y1="${HEAD - 6}" y2="${HEAD - 6}"/>`);
   out.push(`<line class="axis" x1="${RET[0]}" x2="${RET[1]}" y1="${HEAD - 6}" y2="${HEAD - 6}"/>`);
   return `<svg class="chart" id="upstream-chart" viewBox="0 0 ${CHART_WIDTH} ${bottom + 4}" role="img" aria-label="response time percentiles, 5xx and retries per upstream">${out.join('')}</svg>`;
-}
-
-/** Horizontal bars with a count each: the paths with the most 5xx. */
-export function pathsChart(paths: Array<{ path: string; count: number }>): string {
-  const nameW = 380;
-  const bars: [number, number] = [nameW + 14, CHART_WIDTH - 8];
-  const max = Math.max(0, ...paths.map((p) => p.count));
-  const axis = countTicks(bars, max);
-  const bottom = HEAD + paths.length * ROW;
-  const out = [panelHead(bars, '5xx responses', axis.ticks, bottom)];
-  paths.forEach((p, i) => {
-    const top = HEAD + i * ROW;
-    const mid = top + ROW / 2;
-    const w = axis.x(p.count) - bars[0];
-    out.push(svgText(nameW, mid + 4, fitLabel(p.path, nameW - 4, FONT), { anchor: 'end', cls: 'name' }));
-    out.push(
-      `<rect class="s-all5xx" x="${bars[0]}" y="${mid - 6}" width="${r(w)}" height="12" data-count="${p.count}"/>`,
-    );
-    out.push(svgText(bars[0] + w + 4, mid + 4, shortCount(p.count), { cls: 'count' }));
-    out.push(
-      `<rect class="hit" x="0" y="${top}" width="${CHART_WIDTH}" height="${ROW}" data-tip="${esc(`${p.path}: ${exactCount(p.count)} 5xx`)}"/>`,
-    );
-  });
-  out.push(`<line class="axis" x1="${bars[0]}" x2="${bars[1]}" y1="${HEAD - 6}" y2="${HEAD - 6}"/>`);
-  return `<svg class="chart" id="paths-chart" viewBox="0 0 ${CHART_WIDTH} ${bottom + 4}" role="img" aria-label="top paths by 5xx">${out.join('')}</svg>`;
 }
