@@ -123,6 +123,32 @@ describe('the report cap on upstreams', () => {
   });
 });
 
+describe('a format with upstreams but no $upstream_header_time (ingress-nginx)', () => {
+  it('draws the upstreams, and says who made each 5xx is unknown rather than counting them nginx-made', () => {
+    const state = createStatsState({
+      time: true,
+      requestTime: true,
+      upstream: true,
+      headerTime: false,
+      path: true,
+    });
+    const up = createUpstreamState();
+    up.requests = 10;
+    up.status5xx = 4;
+    up.proxyGenerated = 4; // every attempt looks header-less when the header time is not logged
+    addToHistogram(up.response, 20);
+    state.upstreams.set('10.244.0.10:8080', up);
+    state.retriedRequests = 2;
+    const html = renderStatsHtml(summarizeStats(state, { format: 'ingress-nginx', inputs: ['a.log'] }));
+    expect(html).toContain('<dd data-metric="retried">2</dd>');
+    expect(html).toContain('<dd data-metric="proxy5xx" title="needs $upstream_header_time">unknown</dd>');
+    expect(html).toContain('<td data-col="5xx made by nginx">unknown</td>');
+    expect(html).toContain('data-row="10.244.0.10:8080"');
+    expect(html).toContain('5xx 4 (who made them: unknown)');
+    expect(html).not.toContain('class="s-proxy5xx" x=');
+  });
+});
+
 describe('the report size', () => {
   it('stays under 1 MB with every bound of the statistics at its maximum', () => {
     const state = createStatsState({

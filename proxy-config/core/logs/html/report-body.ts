@@ -23,7 +23,10 @@ function drawnUpstreams(s: StatsSummary) {
   return s.upstreams.slice(0, REPORT_UPSTREAMS).map((u) => ({ ...u, address: cut(u.address) }));
 }
 
-/** True when the format does not log the variable, so a figure needing it is unknown. */
+/**
+ * True when the format does not log the variable, so a figure needing it is unknown. Only for variables
+ * no other figure names: a figure needing two variables is listed when either is missing.
+ */
 function lacks(summary: StatsSummary, variable: string): boolean {
   return summary.unknown.some((u) => u.needs.includes(variable));
 }
@@ -69,7 +72,7 @@ function tiles(s: StatsSummary): string {
     tile(
       'retried',
       'retried requests',
-      lacks(s, '$upstream_addr') ? 'unknown' : exactCount(s.retriedRequests),
+      s.upstreamStatus === null ? 'unknown' : exactCount(s.retriedRequests),
     ),
     tile('p50', 'request time p50', noRt ? 'unknown' : seconds(rt.p50)),
     tile('p90', 'p90', noRt ? 'unknown' : seconds(rt.p90)),
@@ -188,6 +191,8 @@ function tables(s: StatsSummary): string {
       s.upstreamReturned ? exactCount(s.upstreamReturned.status[code] ?? 0) : 'unknown',
     ]),
   );
+  // Without $upstream_header_time every 5xx attempt looks nginx-made: that column is unknown, not a count.
+  const split = s.proxyGenerated !== null;
   const ups =
     s.upstreamStatus === null
       ? ''
@@ -211,10 +216,10 @@ function tables(s: StatsSummary): string {
             exactCount(u.requests),
             exactCount(u.final),
             exactCount(u.status5xx),
-            exactCount(u.proxyGenerated),
+            split ? exactCount(u.proxyGenerated) : 'unknown',
             exactCount(u.retries),
             seconds(u.connectTime.p99),
-            seconds(u.headerTime.p99),
+            split ? seconds(u.headerTime.p99) : 'unknown',
             seconds(u.responseTime.p50),
             seconds(u.responseTime.p90),
             seconds(u.responseTime.p99),
