@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { addToHistogram } from '../../../proxy-config/core/logs/histogram.js';
 import { formatTimeTick, linearTicks, timeTicks } from '../../../proxy-config/core/logs/html/scales.js';
 import { fitLabel, textWidth } from '../../../proxy-config/core/logs/html/svg-text.js';
-import { bucketTimeline, MAX_BUCKETS } from '../../../proxy-config/core/logs/html/time-buckets.js';
+import {
+  bucketTimeline,
+  coveredSeconds,
+  MAX_BUCKETS,
+} from '../../../proxy-config/core/logs/html/time-buckets.js';
 import { REPORT_UPSTREAMS } from '../../../proxy-config/core/logs/html/report-body.js';
 import { renderStatsHtml } from '../../../proxy-config/core/logs/render-stats-html.js';
 import {
@@ -50,6 +54,28 @@ describe('the report timeline', () => {
     const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
     expect(sum(b.series.records)).toBe(sum(points.map((p) => p.records)));
     expect(sum(b.series.proxy5xx)).toBe(sum(points.map((p) => p.proxy5xx)));
+  });
+
+  it('knows how much of its first and last buckets the log covers, so rates do not dip at the ends', () => {
+    const t0 = Date.UTC(2026, 10, 21, 0, 7);
+    const points = Array.from({ length: 1001 }, (_, i) => point(new Date(t0 + i * 60_000).toISOString(), 60));
+    const b = bucketTimeline(points, 60)!;
+    expect(b.stepMs).toBe(3 * 60_000);
+    expect(b.startMs).toBe(Date.UTC(2026, 10, 21, 0, 6));
+    expect(coveredSeconds(b, 0)).toBe(120); // 00:07 to 00:09
+    expect(coveredSeconds(b, 1)).toBe(180);
+    expect(b.series.records[0]! / coveredSeconds(b, 0)).toBe(1);
+    const last = b.count - 1;
+    expect(b.series.records[last]! / coveredSeconds(b, last)).toBe(1);
+    // The log's first and last seconds narrow the ends further: 00:07:30 to 16:47:14 inclusive.
+    const r = bucketTimeline(points, 60, {
+      first: '2026-11-21T00:07:30.000Z',
+      last: '2026-11-21T16:47:14.000Z',
+    })!;
+    expect(coveredSeconds(r, 0)).toBe(90);
+    expect(coveredSeconds(r, r.count - 1)).toBe(
+      (Date.UTC(2026, 10, 21, 16, 47, 15) - (r.startMs + (r.count - 1) * r.stepMs)) / 1000,
+    );
   });
 
   it('stays bounded for two points years apart', () => {

@@ -247,7 +247,7 @@ function unknownList(s: StatsSummary): string {
 
 /** The report's content (what a live page replaces on each update), from the summary alone. */
 export function renderReportBody(s: StatsSummary, updatedAt?: Date): string {
-  const b = bucketTimeline(s.timeline.points, s.timeline.intervalSeconds);
+  const b = bucketTimeline(s.timeline.points, s.timeline.intervalSeconds, s.timeRange);
   const range = s.timeRange ? `${utc(s.timeRange.first)} – ${utc(s.timeRange.last)}` : 'no time in the log';
   const inputs =
     s.inputs

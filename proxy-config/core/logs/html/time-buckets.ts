@@ -19,7 +19,19 @@ export interface TimeBuckets {
   startMs: number;
   stepMs: number;
   count: number;
+  /** The time the log covers: its first second to the end of its last (or its intervals', unknown those). */
+  coveredFromMs: number;
+  coveredToMs: number;
   series: Record<BucketSeries, number[]>;
+}
+
+/**
+ * Seconds of bucket `i` the log covers: the first and last buckets may hold a few seconds or intervals
+ * only, and a rate over the whole bucket would show a drop that did not happen.
+ */
+export function coveredSeconds(b: TimeBuckets, i: number): number {
+  const start = b.startMs + i * b.stepMs;
+  return (Math.min(start + b.stepMs, b.coveredToMs) - Math.max(start, b.coveredFromMs)) / 1000;
 }
 
 /** Most buckets a chart draws: two pixels or more per bar on the page's plot width. */
@@ -33,6 +45,7 @@ export const MAX_BUCKETS = 400;
 export function bucketTimeline(
   points: TimelineSummary[],
   intervalSeconds: number,
+  range: { first: string; last: string } | null = null,
   maxBuckets = MAX_BUCKETS,
 ): TimeBuckets | null {
   if (points.length === 0) return null;
@@ -50,5 +63,8 @@ export function bucketTimeline(
     const i = Math.floor((Date.parse(point.time) - startMs) / stepMs);
     for (const key of BUCKET_SERIES) series[key][i]! += point[key];
   }
-  return { startMs, stepMs, count, series };
+  // Log times are whole seconds: the last one covers up to the next.
+  const coveredFromMs = range ? Math.max(first, Date.parse(range.first)) : first;
+  const coveredToMs = range ? Math.min(last + intervalMs, Date.parse(range.last) + 1000) : last + intervalMs;
+  return { startMs, stepMs, count, coveredFromMs, coveredToMs, series };
 }

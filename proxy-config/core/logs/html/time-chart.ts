@@ -1,6 +1,6 @@
 import { formatTimeTick, linearTicks, timeTicks } from './scales.js';
 import { exactCount, r, shortCount, svgText, textWidth } from './svg-text.js';
-import type { TimeBuckets } from './time-buckets.js';
+import { coveredSeconds, type TimeBuckets } from './time-buckets.js';
 
 /** One stacked series of a time chart: its values per bucket, its legend name and colour class. */
 export interface TimeSeries {
@@ -46,13 +46,13 @@ export function timeChart(options: {
   const plotW = CHART_WIDTH - LEFT - RIGHT;
   const plotH = height - TOP - BOTTOM;
   const bottom = TOP + plotH;
-  const stepS = buckets.stepMs / 1000;
-  const scale = perSecond ? 1 / stepS : 1;
+  const seconds = Array.from({ length: buckets.count }, (_, i) => coveredSeconds(buckets, i));
+  const scale = (i: number) => (perSecond ? 1 / seconds[i]! : 1);
   let max = 0;
   for (let i = 0; i < buckets.count; i++) {
     let sum = 0;
     for (const s of series) sum += s.values[i]!;
-    max = Math.max(max, sum * scale);
+    max = Math.max(max, sum * scale(i));
   }
   const { top, ticks } = linearTicks(max, Math.max(2, Math.floor(plotH / 26)), !perSecond);
   const y = (v: number) => bottom - (v / top) * plotH;
@@ -79,7 +79,7 @@ export function timeChart(options: {
   for (let i = 0; i < buckets.count; i++) {
     let acc = 0;
     series.forEach((s, k) => {
-      const v = s.values[i]! * scale;
+      const v = s.values[i]! * scale(i);
       if (v <= 0) return;
       const y1 = y(acc + v);
       bars[k]!.push(`M${r(LEFT + i * bw)} ${r(y1)}h${width}v${r(y(acc) - y1)}h-${width}z`);
@@ -92,10 +92,12 @@ export function timeChart(options: {
   // Hover areas last, above the bars: each names its bucket and every series' exact count.
   for (let i = 0; i < buckets.count; i++) {
     const from = buckets.startMs + i * buckets.stepMs;
-    const when = `${new Date(from).toISOString().slice(0, 19).replace('T', ' ')} UTC + ${stepText(buckets.stepMs)}`;
+    const partial =
+      seconds[i]! * 1000 < buckets.stepMs ? ` (${stepText(seconds[i]! * 1000)} of it in the log)` : '';
+    const when = `${new Date(from).toISOString().slice(0, 19).replace('T', ' ')} UTC + ${stepText(buckets.stepMs)}${partial}`;
     const parts = series.map((s) => {
       const v = s.values[i]!;
-      return `${s.label}: ${exactCount(v)}${perSecond ? ` (${(v / stepS).toFixed(2)}/s)` : ''}`;
+      return `${s.label}: ${exactCount(v)}${perSecond ? ` (${(v / seconds[i]!).toFixed(2)}/s)` : ''}`;
     });
     out.push(
       `<rect class="hit" x="${r(LEFT + i * bw)}" y="${TOP}" width="${r(bw)}" height="${plotH}" data-tip="${when}: ${parts.join(', ')}"/>`,
