@@ -12,6 +12,11 @@ export interface EventStream {
 
 /** Proxies drop a stream that says nothing for a minute or so: a comment line keeps it open. */
 const HEARTBEAT_MS = 15_000;
+/**
+ * A client that does not read (a suspended laptop, a stalled proxy) would make Node buffer every event
+ * for it. Each event carries the whole report, so one that is still this far behind is skipped instead.
+ */
+const MAX_BUFFERED_BYTES = 2 * 1024 * 1024;
 
 export function createEventStream(first: () => { event: string; data: string }): EventStream {
   const open = new Set<ServerResponse>();
@@ -38,7 +43,7 @@ export function createEventStream(first: () => { event: string; data: string }):
     },
     send(event, data) {
       const text = frame(event, data);
-      for (const res of open) res.write(text);
+      for (const res of open) if (res.writableLength < MAX_BUFFERED_BYTES) res.write(text);
     },
     clients: () => open.size,
     close() {
