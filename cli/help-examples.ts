@@ -60,6 +60,8 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'logs stats access.log access.log.1 access.log.2.gz --json',
     "logs stats access.log --since 15m --status 5xx,499 --fail-if '5xx_ratio>1%'",
     'logs stats --follow access.log --interval 10s',
+    'logs stats access.log --html report.html',
+    'logs stats --follow access.log --serve 127.0.0.1:9180',
   ],
   'logs rotate': ['logs rotate --log /var/log/nginx/access.log --pid-file /run/nginx.pid --compress'],
   deploy: [

@@ -7,7 +7,9 @@ import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from './co
 import { parseStatusFilter, parseUpstreamFilter, type LogFilter } from './core/logs/log-filter.js';
 import { renderStatsProm } from './core/logs/render-stats-prom.js';
 import { renderStatsTable } from './core/logs/render-stats-table.js';
-import { toIntervalLine, type StatsSummary } from './core/logs/summarize-stats.js';
+import { summarizeStats, toIntervalLine, type StatsSummary } from './core/logs/summarize-stats.js';
+import { createStatsState } from './core/logs/stats-state.js';
+import { parseListenAddress } from './core/parse-listen-address.js';
 import { parseJobs } from './core/logs/parse-jobs-option.js';
 import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
 import { chooseLogFormat, noFormatMatches, type FormatChoice } from './choose-log-format.js';
@@ -28,6 +30,8 @@ export interface LogsStatsCommandOptions extends LogFormatSource {
   html?: string;
   failIf?: string[];
   follow?: boolean;
+  /** HOST:PORT where a --follow run serves its live HTML report. */
+  serve?: string;
   interval?: string;
   jobs?: string;
 }
@@ -57,11 +61,20 @@ export async function runLogsStatsCommand(
   const filter = toFilter(options, Date.now());
   const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
   const jobs = options.jobs === undefined ? undefined : parseJobs(options.jobs);
+  if (options.serve !== undefined && !options.follow)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--serve needs --follow (the report of a finished run is --html FILE)',
+    );
+  const serve = options.serve === undefined ? undefined : parseListenAddress(options.serve, '--serve');
+  // A live page is looked at during an incident: it shows a new line within seconds by default.
   const intervalMs =
     options.interval !== undefined
       ? parseDuration(options.interval, '--interval', INTERVAL_BOUNDS)
       : options.follow
-        ? 10_000
+        ? serve
+          ? 2_000
+          : 10_000
         : 60_000;
   if (options.html !== undefined) {
     if (options.html === '') throw new ProxyopsError('BAD_OPTION', '--html: name the report file');
@@ -82,8 +95,15 @@ export async function runLogsStatsCommand(
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
 
   if (options.follow) {
-    prepareLogStats(spec, filter);
+    const kit = prepareLogStats(spec, filter);
     sayFormat();
+    const meta = { format: spec.name, formatSource: choice.source, inputs };
+    const live = serve
+      ? await (
+          await import('./live-report.js')
+        ).startLiveReport(serve.host, serve.port, summarizeStats(createStatsState(kit.capabilities), meta))
+      : undefined;
+    if (live) io.stderr.write(`proxyops: live report at ${live.url}\n`);
     // Evaluated at every update, not only at the end: a followed log is watched for the condition,
     // and the run ends (exit 1) as soon as one holds.
     let tripped: () => void = () => undefined;
@@ -97,6 +117,7 @@ export async function runLogsStatsCommand(
       stdin,
       formatSource: choice.source,
       onUpdate(total, interval) {
+        live?.update(total);
         if (options.ndjson) io.stdout.write(JSON.stringify(toIntervalLine(interval, Date.now())) + '\n');
         else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
         else if (options.prom) io.stdout.write(renderStatsProm(total));
@@ -107,11 +128,13 @@ export async function runLogsStatsCommand(
     const stopped =
       io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     // A failed input ends the run too: left running, its timer and followers keep the process alive.
-    await Promise.race([stopped, handle.ended, holds]).catch((error: unknown) => {
+    await Promise.race([stopped, handle.ended, holds]).catch(async (error: unknown) => {
       handle.stop();
+      await live?.close();
       throw error;
     });
     const summary = handle.stop();
+    await live?.close();
     return finish(summary, failIf, options, io, false);
   }
 

@@ -45,8 +45,12 @@ function registerLogsStats(logs: Command): void {
     )
     .option('--follow', 'keep reading as the logs grow, across rotation and truncation')
     .option(
+      '--serve <host:port>',
+      'with --follow, serve the live HTML report at http://HOST:PORT/ (updated in place)',
+    )
+    .option(
       '--interval <duration>',
-      'timeline bucket (default 1m); with --follow, the update period (default 10s)',
+      'timeline bucket (default 1m); with --follow, the update period (default 10s, 2s with --serve)',
     )
     .option('--jobs <n>', 'worker threads for large files (default: number of cores)')
     .action((inputs: string[], options: Record<string, unknown>) =>
