@@ -1,5 +1,6 @@
 import {
   childrenNamed,
+  effectiveDirective,
   effectiveProxyHeaders,
   isMainConfig,
   walkDirectives,
@@ -10,10 +11,27 @@ import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
+/**
+ * True when requests can reach this chain over TLS: its server listens with `ssl`/`quic` (or sets
+ * `ssl on`), or TLS ends in front of nginx, declared with `# proxyops: outer-tls on`. Over plain
+ * HTTP only the scheme is always http and the header tells the app nothing (gunicorn's own example
+ * sets it only behind https).
+ */
+export function servedOverTls(chain: NginxDirective[]): boolean {
+  const declared = effectiveDirective(chain, 'proxyops:outer-tls');
+  if (declared) return declared.args[0] !== 'off';
+  if (effectiveDirective(chain, 'ssl')?.args[0] === 'on') return true;
+  return chain.some(
+    (level) =>
+      level.name === 'server' &&
+      childrenNamed(level, 'listen').some((l) => l.args.slice(1).some((a) => a === 'ssl' || a === 'quic')),
+  );
+}
+
 /** §4.6: a proxied app must learn the original scheme. */
 export const FORWARDED_PROTO_MISSING: LintRule = {
   id: 'forwarded-proto-missing',
-  severity: 'error',
+  severity: 'warning',
   title: 'X-Forwarded-Proto not forwarded',
   message:
     'Without X-Forwarded-Proto the application believes it is served over http and builds absolute http URLs: https sites redirect to http, redirect loops, blocked mixed content.',
@@ -21,7 +39,7 @@ export const FORWARDED_PROTO_MISSING: LintRule = {
   runbook: RUNBOOKS.redirectToHttp,
   test: (config) =>
     listProxiedLocations(config)
-      .filter(({ chain }) => !effectiveProxyHeaders(chain).has('x-forwarded-proto'))
+      .filter(({ chain }) => servedOverTls(chain) && !effectiveProxyHeaders(chain).has('x-forwarded-proto'))
       .map(({ block, chain, proxyPass }) => ({
         file: proxyPass.file,
         line: proxyPass.line,

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+import { lintNginxConfig } from '../../../proxy-config/lint-config.js';
+
+// The false positives of issue 26, each on the pattern as published configs write it, next to the
+// near twin where the rule must still fire.
+const fired = (text: string, id: string) =>
+  lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+    .findings.filter((f) => f.ruleId === id)
+    .map((f) => `${f.line}: ${f.what}`);
+
+describe('forwarded-proto-missing needs TLS somewhere', () => {
+  // gunicorn's deploy docs: X-Forwarded-Proto only matters when clients come in over https.
+  const site = (listen: string, extra = '') => `
+upstream app_server { server unix:/tmp/gunicorn.sock fail_timeout=0; }
+server {
+    ${listen}
+    ${extra}
+    server_name example.com www.example.com;
+    location @proxy_to_app {
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header Host $http_host;
+      proxy_redirect off;
+      proxy_pass http://app_server;
+    }
+}`;
+
+  it('is quiet on a server listening on plain HTTP only', () => {
+    expect(fired(site('listen 80;'), 'forwarded-proto-missing')).toEqual([]);
+  });
+
+  it('fires on a TLS listener, or with TLS in front declared', () => {
+    expect(
+      fired(
+        site('listen 443 ssl;', 'ssl_certificate a.pem; ssl_certificate_key a.key;'),
+        'forwarded-proto-missing',
+      ),
+    ).toHaveLength(1);
+    expect(fired(site('listen 80;', '# proxyops: outer-tls on'), 'forwarded-proto-missing')).toHaveLength(1);
+  });
+});
+
+// enable-cors.org's nginx snippet, copied into countless configs.
+const corsPreflight = (answer: string) => `
+server {
+  listen 80;
+  location / {
+     if ($request_method = 'OPTIONS') {
+        add_header 'Access-Control-Allow-Origin' '*';
+        add_header 'Access-Control-Allow-Methods' 'GET, POST, OPTIONS';
+        add_header 'Access-Control-Allow-Headers' 'DNT,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range';
+        add_header 'Access-Control-Max-Age' 1728000;
+        add_header 'Content-Type' 'text/plain; charset=utf-8';
+        add_header 'Content-Length' 0;
+        ${answer}
+     }
+     root /srv/www;
+  }
+}`;
+
+describe('if-in-location on the CORS preflight block', () => {
+  it('is quiet when the if ends with return 204', () => {
+    expect(fired(corsPreflight('return 204;'), 'if-in-location')).toEqual([]);
+  });
+
+  it('fires once per if (not per line) when the if does not return', () => {
+    expect(fired(corsPreflight(''), 'if-in-location')).toEqual([
+      '6: add_header inside if $request_method = OPTIONS in location /',
+    ]);
+  });
+});
+
+describe('add-header-content-type on return 204', () => {
+  it('is quiet: nginx sends a 204 without a Content-Type of its own', () => {
+    expect(fired(corsPreflight('return 204;'), 'add-header-content-type')).toEqual([]);
+  });
+
+  it('fires when the block answers with a body', () => {
+    expect(fired(corsPreflight('return 200;'), 'add-header-content-type')).toHaveLength(1);
+  });
+});
+
+describe('regex-unanchored', () => {
+  it("is quiet on Nextcloud's location ~ \\.php(?:$|/) and phpBB's \\.php(/|$)", () => {
+    const config = `server {
+      location ~ \\.php(?:$|/) { fastcgi_pass php-handler; }
+      location ~ \\.php(/|$) { fastcgi_pass php-handler; }
+    }`;
+    expect(fired(config, 'regex-unanchored')).toEqual([]);
+  });
+
+  it('still fires on \\.php followed by anything', () => {
+    expect(fired('server { location ~ \\.php(?:/) { fastcgi_pass php; } }', 'regex-unanchored')).toHaveLength(
+      1,
+    );
+  });
+
+  it("is quiet on phpBB's deny all; internal; block", () => {
+    const config = `server {
+    location ~ /(config\\.php|common\\.php|cache|files|images/avatars/upload|includes|(?<!ext/)phpbb(?!\\w+)|store|vendor) {
+        deny all; internal;
+    }
+    }`;
+    expect(fired(config, 'regex-unanchored')).toEqual([]);
+    expect(fired(config.replace('deny all; internal;', 'root /srv;'), 'regex-unanchored')).toHaveLength(1);
+  });
+});
+
+describe('server-name-conflict with HTTP/3', () => {
+  const server = (name: string) => `server {
+    listen 443 ssl;
+    listen [::]:443 ssl;
+    listen 443 quic reuseport;
+    listen [::]:443 quic reuseport;
+    http2 on;
+    server_name ${name};
+    ssl_certificate /etc/letsencrypt/live/x/fullchain.pem;
+    ssl_certificate_key /etc/letsencrypt/live/x/privkey.pem;
+  }`;
+
+  it('does not report a server conflicting with itself on listen 443 quic + listen 443 ssl', () => {
+    expect(fired(server('example.com'), 'server-name-conflict')).toEqual([]);
+  });
+
+  it('still reports two servers with the same name, once per socket', () => {
+    expect(fired(`${server('example.com')}\n${server('example.com')}`, 'server-name-conflict')).toHaveLength(
+      4,
+    );
+  });
+});
+
+describe('add-header-dropped where the outer header could never be sent', () => {
+  const config = (inner: string) => `server {
+    listen 443 ssl;
+    add_header X-Frame-Options "SAMEORIGIN";
+    add_header Strict-Transport-Security "max-age=63072000" ${inner.includes('always') ? 'always' : ''};
+    location ~ /\\.(?!well-known) {
+        add_header X-Robots-Tag "noindex";
+        ${inner.replace('always', '')}
+    }
+  }`;
+
+  it('is quiet on a block answering 403/404 when the outer headers lack always', () => {
+    expect(fired(config('return 403;'), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('fires when an outer header has always, or the block answers 200', () => {
+    expect(fired(config('return 403; always'), 'add-header-dropped')).toHaveLength(1);
+    expect(fired(config('return 200;'), 'add-header-dropped')).toHaveLength(1);
+  });
+
+  it('is quiet on the locations of a server that redirects every request', () => {
+    const redirect = `server {
+    listen 80;
+    add_header Strict-Transport-Security "max-age=63072000" always;
+    return 301 https://$host$request_uri;
+    location /static/ { add_header Cache-Control "public"; }
+  }`;
+    expect(fired(redirect, 'add-header-dropped')).toEqual([]);
+    expect(fired(redirect.replace('return 301', '# return 301'), 'add-header-dropped')).toHaveLength(1);
+  });
+});
