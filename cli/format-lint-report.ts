@@ -30,7 +30,11 @@ export function formatLintReport(report: LintReport, options: LintTextOptions): 
   const c = new Chalk({ level: options.color ? 1 : 0 });
   const where = (f: LintFinding) => c.bold(`${shortPath(f.file, options.cwd)}:${f.line}`);
   const severityOf = (f: LintFinding) =>
-    f.severity === 'error' ? c.red.bold('error  ') : c.yellow.bold('warning');
+    f.severity === 'error'
+      ? c.red.bold('error  ')
+      : f.severity === 'warning'
+        ? c.yellow.bold('warning')
+        : c.blue.bold('note   ');
   if (options.quiet)
     return report.findings
       .map((f) => `${where(f)}  ${severityOf(f)}  ${c.cyan(f.ruleId)}  ${f.what}\n`)
@@ -52,10 +56,11 @@ export function formatLintReport(report: LintReport, options: LintTextOptions): 
     if (first.runbook) lines.push(`    ${c.dim('runbook:')} ${first.runbook}`);
     lines.push('');
   }
-  const { error, warning, ignored } = report.counts;
+  const { error, warning, note, ignored } = report.counts;
   const files = report.files.length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const summary = `${plural(error, 'error')}, ${plural(warning, 'warning')} in ${plural(files, 'file')}${ignored ? ` (${ignored} ignored)` : ''}`;
+  const notes = note > 0 ? `, ${plural(note, 'note')}` : '';
+  const summary = `${plural(error, 'error')}, ${plural(warning, 'warning')}${notes} in ${plural(files, 'file')}${ignored ? ` (${ignored} ignored)` : ''}`;
   lines.push(error > 0 ? c.red(summary) : warning > 0 ? c.yellow(summary) : c.green(summary));
   return `${lines.join('\n')}\n`;
 }

@@ -12,8 +12,8 @@ export interface SarifOptions {
   toolVersion: string;
 }
 
-/** SARIF's levels are ours: error and warning. */
-const level = (severity: LintSeverity): 'error' | 'warning' => severity;
+/** SARIF's levels are ours: error, warning and note. */
+const level = (severity: LintSeverity): 'error' | 'warning' | 'note' => severity;
 
 const SRCROOT = 'SRCROOT';
 

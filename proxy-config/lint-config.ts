@@ -4,6 +4,8 @@ import type { LintReport } from './core/lint/types.js';
 import type { NginxConfig } from './core/nginx-config/types.js';
 import { readNginxConfig } from './shell/read-nginx-config.js';
 
+import { LINT_SEVERITIES, type LintSeverity } from './core/lint/types.js';
+
 export type { LintFinding, LintReport, LintSeverity } from './core/lint/types.js';
 
 /** Lints a parsed nginx config with every rule of LINT_RULES (pure). */
@@ -26,4 +28,10 @@ export async function lintNginxConfigFiles(
 /** True when a report holds an error-severity finding (the CLI then exits 1). */
 export function hasLintErrors(report: LintReport): boolean {
   return report.counts.error > 0;
+}
+
+/** True when a report holds a finding of `failOn`'s severity or a more severe one (`--fail-on`). */
+export function failsAt(report: LintReport, failOn: LintSeverity): boolean {
+  const upTo = LINT_SEVERITIES.slice(0, LINT_SEVERITIES.indexOf(failOn) + 1);
+  return upTo.some((severity) => report.counts[severity] > 0);
 }

@@ -79,6 +79,7 @@ export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): L
     counts: {
       error: kept.filter((f) => f.severity === 'error').length,
       warning: kept.filter((f) => f.severity === 'warning').length,
+      note: kept.filter((f) => f.severity === 'note').length,
       ignored: all.length - kept.length,
     },
   };

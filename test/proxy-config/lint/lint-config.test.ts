@@ -103,7 +103,7 @@ describe('lint over snippets and special cases', () => {
 
   it('counts errors and warnings and sorts findings by line', () => {
     const report = lint('server {\n  location /s {\n    alias /srv/;\n  }\n  server_tokens on;\n}');
-    expect(report.counts).toEqual({ error: 1, warning: 1, ignored: 0 });
+    expect(report.counts).toEqual({ error: 1, warning: 1, note: 0, ignored: 0 });
     expect(report.findings.map((f) => [f.line, f.ruleId, f.severity])).toEqual([
       [3, 'alias-traversal', 'error'],
       [5, 'server-tokens-on', 'warning'],

@@ -160,3 +160,38 @@ describe('add-header-dropped where the outer header could never be sent', () => 
     expect(fired(redirect.replace('return 301', '# return 301'), 'add-header-dropped')).toHaveLength(1);
   });
 });
+
+describe('keep-alive findings on php-fpm and on groups without a pool', () => {
+  // Nextcloud's documented set-up: a php-fpm upstream used by fastcgi_pass only.
+  const nextcloud = `
+upstream php-handler {
+    server 127.0.0.1:9000;
+}
+server {
+    listen 80;
+    location ~ \\.php(?:$|/) {
+        include fastcgi_params;
+        fastcgi_pass php-handler;
+    }
+}`;
+
+  it('says nothing about keep-alive for a FastCGI upstream', () => {
+    const findings = lintNginxConfig({
+      mainFile: 'x.conf',
+      files: ['x.conf'],
+      directives: parseNginxConfig(nextcloud, 'x.conf'),
+    }).findings;
+    expect(findings.filter((f) => f.ruleId.startsWith('upstream-keepalive'))).toEqual([]);
+  });
+
+  it('reports a proxied group without keepalive once, as a warning', () => {
+    const proxied =
+      'upstream app { server 127.0.0.1:3000; }\nserver { listen 80; location / { proxy_pass http://app; } }';
+    const findings = lintNginxConfig({
+      mainFile: 'x.conf',
+      files: ['x.conf'],
+      directives: parseNginxConfig(proxied, 'x.conf'),
+    }).findings.filter((f) => f.ruleId.startsWith('upstream-keepalive'));
+    expect(findings.map((f) => [f.ruleId, f.severity])).toEqual([['upstream-keepalive-missing', 'warning']]);
+  });
+});
