@@ -28,6 +28,7 @@ export interface LintTextOptions {
  */
 export function formatLintReport(report: LintReport, options: LintTextOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
+  const from = (f: LintFinding) => (f.contexts ? c.dim(` (included in ${f.contexts.join(', ')})`) : '');
   const where = (f: LintFinding) => c.bold(`${shortPath(f.file, options.cwd)}:${f.line}`);
   const severityOf = (f: LintFinding) =>
     f.severity === 'error'
@@ -37,7 +38,7 @@ export function formatLintReport(report: LintReport, options: LintTextOptions): 
         : c.blue.bold('note   ');
   if (options.quiet)
     return report.findings
-      .map((f) => `${where(f)}  ${severityOf(f)}  ${c.cyan(f.ruleId)}  ${f.what}\n`)
+      .map((f) => `${where(f)}  ${severityOf(f)}  ${c.cyan(f.ruleId)}  ${f.what}${from(f)}\n`)
       .join('');
 
   const byRule = new Map<string, LintFinding[]>();
@@ -46,10 +47,12 @@ export function formatLintReport(report: LintReport, options: LintTextOptions): 
   for (const group of byRule.values()) {
     const first = group[0] as LintFinding;
     if (group.length === 1)
-      lines.push(`${where(first)}  ${severityOf(first)}  ${c.cyan(first.ruleId)}  ${first.what}`);
+      lines.push(
+        `${where(first)}  ${severityOf(first)}  ${c.cyan(first.ruleId)}  ${first.what}${from(first)}`,
+      );
     else {
       lines.push(`${severityOf(first)}  ${c.cyan(first.ruleId)}  ${first.title} (${group.length} places)`);
-      for (const f of group) lines.push(`  ${where(f)}  ${f.what}`);
+      for (const f of group) lines.push(`  ${where(f)}  ${f.what}${from(f)}`);
     }
     lines.push(`    ${c.dim('why:')} ${first.message}`);
     lines.push(`    ${c.green('fix:')} ${first.fix}`);

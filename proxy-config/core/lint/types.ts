@@ -45,6 +45,12 @@ export interface LintFinding {
   runbook: string | null;
   file: string;
   line: number;
+  /**
+   * Where the file is included from, when it is reached from more than one place (a snippet
+   * included into several servers): `server example.com (sites-enabled/a:3)`. The finding is
+   * reported once for all of them.
+   */
+  contexts?: string[];
 }
 
 /** The result of linting one config. */
