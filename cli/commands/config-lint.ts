@@ -28,6 +28,12 @@ export function registerConfigLint(configCommand: Command): Command {
     .addOption(new Option('--json', 'the same as --format json').conflicts('format'))
     .option('-q, --quiet', 'text: the findings only, one line each, without explanations or totals')
     .addOption(
+      new Option(
+        '--context <context>',
+        'where the file is included, for a snippet (default: guessed from its path and directives)',
+      ).choices(['http', 'server', 'location']),
+    )
+    .addOption(
       new Option('--fail-on <severity>', 'exit 1 on findings of this severity or above')
         .choices(['error', 'warning', 'note'])
         .default('error'),
@@ -39,11 +45,21 @@ export function registerConfigLint(configCommand: Command): Command {
     .action(
       (
         file: string,
-        flags: { format: LintFormat; json?: boolean; quiet?: boolean; confPrefix?: string; failOn: FailOn },
+        flags: {
+          format: LintFormat;
+          json?: boolean;
+          quiet?: boolean;
+          confPrefix?: string;
+          failOn: FailOn;
+          context?: 'http' | 'server' | 'location';
+        },
       ) =>
         runAction(async () => {
           const { failsAt, lintNginxConfigFiles } = await import('../../proxy-config/lint-config.js');
-          const report = await lintNginxConfigFiles(file, { confPrefix: flags.confPrefix });
+          const report = await lintNginxConfigFiles(file, {
+            confPrefix: flags.confPrefix,
+            context: flags.context,
+          });
           const format: LintFormat = flags.json ? 'json' : flags.format;
           process.stdout.write(await render(report, format, Boolean(flags.quiet)));
           return failsAt(report, flags.failOn) ? EXIT.failed : EXIT.ok;

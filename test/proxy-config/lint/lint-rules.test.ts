@@ -51,6 +51,7 @@ describe('LINT_RULES', () => {
       'default-server-missing',
       'tls-protocols-weak',
       'tls-ciphers-weak',
+      'include-missing',
     ]);
   });
 
