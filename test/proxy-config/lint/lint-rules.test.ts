@@ -52,6 +52,9 @@ describe('LINT_RULES', () => {
       'tls-protocols-weak',
       'tls-ciphers-weak',
       'include-missing',
+      'listen-duplicate',
+      'upstream-undefined',
+      'ssl-certificate-missing',
     ]);
   });
 

@@ -1,19 +1,13 @@
 import { childrenNamed, listServers } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
-import { listenKey } from './server-names.js';
+import { socketKey } from './server-names.js';
 
 interface Listener {
   server: NginxDirective;
   /** The listen directive, or the server itself when it has none (nginx then listens on *:80). */
   at: NginxDirective;
   isDefault: boolean;
-}
-
-/** One key per socket nginx binds: `0.0.0.0` is `*`, datagram (quic) sockets apart. */
-export function socketKey(listen: NginxDirective): string {
-  const key = listenKey(listen).replace(/^0\.0\.0\.0:/, '*:');
-  return listen.args.includes('quic') ? `${key} quic` : key;
 }
 
 /** gixy's default_server_flag, and the duplicate default nginx -t refuses (caught in snippets too). */

@@ -13,9 +13,10 @@ export function listenKey(listen: NginxDirective): string {
   return `${address}:${port}`;
 }
 
-/** The socket a listen opens: its address:port, and `/udp` for QUIC. */
-function socketKey(listen: NginxDirective): string {
-  return `${listenKey(listen)}${listen.args.includes('quic') ? '/udp' : ''}`;
+/** One key per socket nginx binds: `0.0.0.0` is `*`, datagram (quic) sockets apart. */
+export function socketKey(listen: NginxDirective): string {
+  const key = listenKey(listen).replace(/^0\.0\.0\.0:/, '*:');
+  return listen.args.includes('quic') ? `${key} quic` : key;
 }
 
 /** nginx's own "conflicting server name ... ignored" warning, which nginx -t prints but does not fail on. */
