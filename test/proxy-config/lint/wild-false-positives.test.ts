@@ -195,3 +195,44 @@ server {
     expect(findings.map((f) => [f.ruleId, f.severity])).toEqual([['upstream-keepalive-missing', 'warning']]);
   });
 });
+
+describe('forwarded-proto-missing and the headers frameworks read instead', () => {
+  // JupyterHub's documented nginx config sends X-Scheme, which Tornado reads.
+  const jupyterhub = (header: string) => `server {
+    listen 443;
+    ssl on;
+    ssl_certificate a.pem;
+    ssl_certificate_key a.key;
+    location / {
+        proxy_pass http://127.0.0.1:8000;
+        proxy_set_header Host $http_host;
+        ${header}
+    }
+}`;
+
+  it('is quiet when X-Scheme carries the scheme', () => {
+    expect(fired(jupyterhub('proxy_set_header X-Scheme $scheme;'), 'forwarded-proto-missing')).toEqual([]);
+  });
+
+  it('fires when no header carries it', () => {
+    expect(fired(jupyterhub(''), 'forwarded-proto-missing')).toHaveLength(1);
+  });
+});
+
+describe('field corpus corrections', () => {
+  it('upstream-keepalive-missing leaves a group of unix sockets alone (gunicorn, GitLab)', () => {
+    const gunicorn = `upstream app_server { server unix:/tmp/gunicorn.sock fail_timeout=0; }
+server { listen 80; location @proxy_to_app { proxy_pass http://app_server; } }`;
+    expect(fired(gunicorn, 'upstream-keepalive-missing')).toEqual([]);
+    expect(
+      fired(gunicorn.replace('unix:/tmp/gunicorn.sock', '127.0.0.1:8000'), 'upstream-keepalive-missing'),
+    ).toHaveLength(1);
+  });
+
+  it("default-server-missing does not fire on a snippet, whose default server may sit in another file (h5bp's templates)", () => {
+    const template = `server { listen 443 ssl; server_name www.example.com; ssl_certificate a; ssl_certificate_key b; return 301 https://example.com$request_uri; }
+server { listen 443 ssl; server_name example.com; ssl_certificate a; ssl_certificate_key b; }`;
+    expect(fired(template, 'default-server-missing')).toEqual([]);
+    expect(fired(`events {}\nhttp {\n${template}\n}`, 'default-server-missing')).toHaveLength(1);
+  });
+});

@@ -28,6 +28,23 @@ export function servedOverTls(chain: NginxDirective[]): boolean {
   );
 }
 
+/**
+ * Headers that tell an app the original scheme: X-Forwarded-Proto, and the ones some frameworks
+ * read instead (Tornado and JupyterHub read X-Scheme, Rails X-Forwarded-Ssl, RFC 7239's Forwarded).
+ */
+const SCHEME_HEADERS = [
+  'x-forwarded-proto',
+  'x-scheme',
+  'x-forwarded-scheme',
+  'x-forwarded-ssl',
+  'x-url-scheme',
+  'forwarded',
+];
+
+function sendsScheme(headers: ReadonlyMap<string, string>): boolean {
+  return SCHEME_HEADERS.some((name) => headers.has(name));
+}
+
 /** §4.6: a proxied app must learn the original scheme. */
 export const FORWARDED_PROTO_MISSING: LintRule = {
   id: 'forwarded-proto-missing',
@@ -39,7 +56,7 @@ export const FORWARDED_PROTO_MISSING: LintRule = {
   runbook: RUNBOOKS.redirectToHttp,
   test: (config) =>
     listProxiedLocations(config)
-      .filter(({ chain }) => servedOverTls(chain) && !effectiveProxyHeaders(chain).has('x-forwarded-proto'))
+      .filter(({ chain }) => servedOverTls(chain) && !sendsScheme(effectiveProxyHeaders(chain)))
       .map(({ block, chain, proxyPass }) => ({
         file: proxyPass.file,
         line: proxyPass.line,

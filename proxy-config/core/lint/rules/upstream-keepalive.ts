@@ -34,7 +34,9 @@ export const UPSTREAM_KEEPALIVE_MISSING: LintRule = {
     for (const { block } of listUpstreamScopes(config))
       if (
         childrenNamed(block, 'keepalive').length === 0 &&
-        (proxied.has(block) || !other.has(block.args[0] ?? ''))
+        (proxied.has(block) || !other.has(block.args[0] ?? '')) &&
+        // Unix sockets have no ephemeral ports to run out of (as for a bare proxy_pass below).
+        !childrenNamed(block, 'server').every((s) => (s.args[0] ?? '').startsWith('unix:'))
       )
         hits.push({
           file: block.file,

@@ -1,0 +1,541 @@
+/**
+ * The field corpus (test/fixtures/lint/field/, sources in its SOURCES.md): every finding `config lint`
+ * gives on configs nobody on this project wrote, judged by hand. `true`: the finding is right and
+ * worth acting on; `false`: it is wrong; `debatable`: right in fact but a judgement call (advice,
+ * or a choice the config makes on purpose).
+ */
+export type Judgement = 'true' | 'false' | 'debatable';
+
+export interface FieldEntry {
+  /** The file linted, relative to the field directory. */
+  entry: string;
+  /** --conf-prefix, relative to the field directory, when relative includes resolve elsewhere. */
+  confPrefix?: string;
+  /** rule, file (relative to the field directory), line, judgement, why. */
+  findings: Array<[string, string, number, Judgement, string]>;
+}
+
+export const FIELD_CORPUS: FieldEntry[] = [
+  {
+    entry: 'h5bp/nginx.conf',
+    findings: [
+      [
+        'worker-rlimit-nofile-low',
+        'h5bp/nginx.conf',
+        21,
+        'debatable',
+        'a proxy needs two descriptors per connection, but the inherited limit may already be higher',
+      ],
+      [
+        'map-without-default',
+        'h5bp/nginx.conf',
+        174,
+        'debatable',
+        'the empty default is on purpose (no CORS header for other types)',
+      ],
+    ],
+  },
+  {
+    entry: 'h5bp/conf.d/templates/example.com.conf',
+    confPrefix: 'h5bp',
+    findings: [],
+  },
+  {
+    entry: 'h5bp/conf.d/templates/no-ssl.example.com.conf',
+    confPrefix: 'h5bp',
+    findings: [],
+  },
+  {
+    entry: 'h5bp/conf.d/.default.conf',
+    confPrefix: 'h5bp',
+    findings: [],
+  },
+  {
+    entry: 'h5bp/conf.d/no-ssl.default.conf',
+    confPrefix: 'h5bp',
+    findings: [],
+  },
+  {
+    entry: 'gunicorn/nginx.conf',
+    findings: [
+      [
+        'worker-rlimit-nofile-low',
+        'gunicorn/nginx.conf',
+        8,
+        'debatable',
+        'a proxy needs two descriptors per connection, but the inherited limit may already be higher',
+      ],
+      [
+        'server-tokens-on',
+        'gunicorn/nginx.conf',
+        15,
+        'true',
+        'the nginx version is sent in Server and on error pages',
+      ],
+      [
+        'include-missing',
+        'gunicorn/nginx.conf',
+        16,
+        'true',
+        'the file is not published with the config; nginx refuses to start without it',
+      ],
+      [
+        'access-log-upstream-fields',
+        'gunicorn/nginx.conf',
+        19,
+        'debatable',
+        'logging advice: upstream status and times are missing from the log',
+      ],
+      [
+        'request-id-missing',
+        'gunicorn/nginx.conf',
+        19,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      ['try-files-without-open-file-cache', 'gunicorn/nginx.conf', 55, 'debatable', 'performance advice'],
+      [
+        'host-header-spoofable',
+        'gunicorn/nginx.conf',
+        61,
+        'debatable',
+        '$http_host is passed on purpose; the harm depends on what the app does with Host',
+      ],
+      [
+        'request-id-missing',
+        'gunicorn/nginx.conf',
+        65,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+    ],
+  },
+  {
+    entry: 'socket.io/nginx.conf',
+    findings: [
+      [
+        'worker-rlimit-nofile-low',
+        'socket.io/nginx.conf',
+        5,
+        'debatable',
+        'a proxy needs two descriptors per connection, but the inherited limit may already be higher',
+      ],
+      [
+        'server-tokens-on',
+        'socket.io/nginx.conf',
+        9,
+        'true',
+        'the nginx version is sent in Server and on error pages',
+      ],
+      [
+        'access-log-upstream-fields',
+        'socket.io/nginx.conf',
+        10,
+        'debatable',
+        'logging advice: upstream status and times are missing from the log',
+      ],
+      [
+        'request-id-missing',
+        'socket.io/nginx.conf',
+        10,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'request-id-missing',
+        'socket.io/nginx.conf',
+        17,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'upstream-keepalive-missing',
+        'socket.io/nginx.conf',
+        26,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+      [
+        'upstream-dns-stale',
+        'socket.io/nginx.conf',
+        34,
+        'true',
+        'container names are resolved once: a recreated container gets an address nginx never learns',
+      ],
+      [
+        'upstream-dns-stale',
+        'socket.io/nginx.conf',
+        35,
+        'true',
+        'container names are resolved once: a recreated container gets an address nginx never learns',
+      ],
+      [
+        'upstream-dns-stale',
+        'socket.io/nginx.conf',
+        36,
+        'true',
+        'container names are resolved once: a recreated container gets an address nginx never learns',
+      ],
+      [
+        'upstream-dns-stale',
+        'socket.io/nginx.conf',
+        37,
+        'true',
+        'container names are resolved once: a recreated container gets an address nginx never learns',
+      ],
+    ],
+  },
+  {
+    entry: 'netbox/sites-available/netbox',
+    findings: [
+      [
+        'request-id-missing',
+        'netbox/sites-available/netbox',
+        18,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'upstream-keepalive-missing',
+        'netbox/sites-available/netbox',
+        18,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+    ],
+  },
+  {
+    entry: 'debian/nginx.conf',
+    findings: [
+      [
+        'worker-rlimit-nofile-low',
+        'debian/nginx.conf',
+        7,
+        'debatable',
+        'a proxy needs two descriptors per connection, but the inherited limit may already be higher',
+      ],
+      [
+        'server-tokens-on',
+        'debian/nginx.conf',
+        12,
+        'true',
+        'the nginx version is sent in Server and on error pages',
+      ],
+      ['tls-protocols-weak', 'debian/nginx.conf', 33, 'true', 'TLS 1.0 and 1.1 are deprecated (RFC 8996)'],
+      [
+        'try-files-without-open-file-cache',
+        'debian/sites-enabled/default',
+        51,
+        'debatable',
+        'performance advice',
+      ],
+    ],
+  },
+  {
+    entry: 'nextcloud/nginx-root.conf.sample',
+    findings: [
+      [
+        'include-missing',
+        'nextcloud/nginx-root.conf.sample',
+        91,
+        'true',
+        'the file is not published with the config; nginx refuses to start without it',
+      ],
+      [
+        'try-files-without-open-file-cache',
+        'nextcloud/nginx-root.conf.sample',
+        135,
+        'debatable',
+        'performance advice',
+      ],
+      [
+        'try-files-without-open-file-cache',
+        'nextcloud/nginx-root.conf.sample',
+        136,
+        'debatable',
+        'performance advice',
+      ],
+      [
+        'try-files-without-open-file-cache',
+        'nextcloud/nginx-root.conf.sample',
+        158,
+        'debatable',
+        'performance advice',
+      ],
+      [
+        'include-missing',
+        'nextcloud/nginx-root.conf.sample',
+        160,
+        'true',
+        'the file is not published with the config; nginx refuses to start without it',
+      ],
+      [
+        'try-files-without-open-file-cache',
+        'nextcloud/nginx-root.conf.sample',
+        177,
+        'debatable',
+        'performance advice',
+      ],
+      [
+        'try-files-without-open-file-cache',
+        'nextcloud/nginx-root.conf.sample',
+        190,
+        'debatable',
+        'performance advice',
+      ],
+      [
+        'try-files-without-open-file-cache',
+        'nextcloud/nginx-root.conf.sample',
+        201,
+        'debatable',
+        'performance advice',
+      ],
+    ],
+  },
+  {
+    entry: 'gitlab/gitlab-ssl',
+    findings: [
+      [
+        'tls-ciphers-weak',
+        'gitlab/gitlab-ssl',
+        84,
+        'true',
+        '3DES (DES-CBC3-SHA) stays enabled: "!DES" removes single DES only (SWEET32)',
+      ],
+      ['tls-protocols-weak', 'gitlab/gitlab-ssl', 85, 'true', 'TLS 1.0 and 1.1 are deprecated (RFC 8996)'],
+      [
+        'access-log-upstream-fields',
+        'gitlab/gitlab-ssl',
+        109,
+        'debatable',
+        'logging advice: upstream status and times are missing from the log',
+      ],
+      [
+        'request-id-missing',
+        'gitlab/gitlab-ssl',
+        109,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      ['try-files-without-open-file-cache', 'gitlab/gitlab-ssl', 115, 'debatable', 'performance advice'],
+      [
+        'host-header-spoofable',
+        'gitlab/gitlab-ssl',
+        130,
+        'debatable',
+        '$http_host is passed on purpose; the harm depends on what the app does with Host',
+      ],
+      [
+        'request-id-missing',
+        'gitlab/gitlab-ssl',
+        137,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'host-header-spoofable',
+        'gitlab/gitlab-ssl',
+        153,
+        'debatable',
+        '$http_host is passed on purpose; the harm depends on what the app does with Host',
+      ],
+      [
+        'request-id-missing',
+        'gitlab/gitlab-ssl',
+        160,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'regex-unanchored',
+        'gitlab/gitlab-ssl',
+        195,
+        'debatable',
+        'the pattern matches anywhere in the path, but what it catches there is harmless',
+      ],
+      [
+        'body-size-inconsistent',
+        'gitlab/gitlab-ssl',
+        202,
+        'debatable',
+        'unlimited bodies for git pushes are on purpose',
+      ],
+      ['proxy-buffering-off', 'gitlab/gitlab-ssl', 214, 'debatable', 'on purpose, for streamed responses'],
+      [
+        'host-header-spoofable',
+        'gitlab/gitlab-ssl',
+        222,
+        'debatable',
+        '$http_host is passed on purpose; the harm depends on what the app does with Host',
+      ],
+      [
+        'request-id-missing',
+        'gitlab/gitlab-ssl',
+        227,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'alias-traversal',
+        'gitlab/gitlab-ssl',
+        247,
+        'true',
+        'location /avatar with alias …/avatars (no slashes) serves the sibling directories named avatars*',
+      ],
+    ],
+  },
+  {
+    entry: 'uvicorn/nginx.conf',
+    findings: [
+      [
+        'server-tokens-on',
+        'uvicorn/nginx.conf',
+        1,
+        'true',
+        'the nginx version is sent in Server and on error pages',
+      ],
+      [
+        'worker-processes-missing',
+        'uvicorn/nginx.conf',
+        1,
+        'debatable',
+        'a documentation fragment; one worker is only slower',
+      ],
+      [
+        'worker-rlimit-nofile-low',
+        'uvicorn/nginx.conf',
+        1,
+        'debatable',
+        'a proxy needs two descriptors per connection, but the inherited limit may already be higher',
+      ],
+      [
+        'access-log-upstream-fields',
+        'uvicorn/nginx.conf',
+        2,
+        'debatable',
+        'logging advice: upstream status and times are missing from the log',
+      ],
+      [
+        'request-id-missing',
+        'uvicorn/nginx.conf',
+        2,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'host-header-spoofable',
+        'uvicorn/nginx.conf',
+        9,
+        'debatable',
+        '$http_host is passed on purpose; the harm depends on what the app does with Host',
+      ],
+      ['proxy-buffering-off', 'uvicorn/nginx.conf', 15, 'debatable', 'on purpose, for streamed responses'],
+      [
+        'request-id-missing',
+        'uvicorn/nginx.conf',
+        16,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+    ],
+  },
+  {
+    entry: 'nginx/nginx.conf',
+    findings: [
+      [
+        'worker-rlimit-nofile-low',
+        'nginx/nginx.conf',
+        12,
+        'debatable',
+        'a proxy needs two descriptors per connection, but the inherited limit may already be higher',
+      ],
+      [
+        'server-tokens-on',
+        'nginx/nginx.conf',
+        17,
+        'true',
+        'the nginx version is sent in Server and on error pages',
+      ],
+    ],
+  },
+  {
+    entry: 'jupyterhub/sites-enabled/jupyterhub.conf',
+    findings: [
+      [
+        'tls-protocols-weak',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        28,
+        'true',
+        'TLS 1.0 and 1.1 are deprecated (RFC 8996)',
+      ],
+      [
+        'tls-ciphers-weak',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        31,
+        'true',
+        '3DES (DES-CBC3-SHA) stays enabled: "!DES" removes single DES only (SWEET32)',
+      ],
+      [
+        'request-id-missing',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        40,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'upstream-keepalive-missing',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        40,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+      [
+        'host-header-spoofable',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        42,
+        'debatable',
+        '$http_host is passed on purpose; the harm depends on what the app does with Host',
+      ],
+      [
+        'proxy-buffering-off',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        51,
+        'debatable',
+        'on purpose, for streamed responses',
+      ],
+      [
+        'regex-unanchored',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        55,
+        'debatable',
+        'the pattern matches anywhere in the path, but what it catches there is harmless',
+      ],
+    ],
+  },
+  {
+    entry: 'code-server/sites-available/code-server',
+    findings: [
+      [
+        'request-id-missing',
+        'code-server/sites-available/code-server',
+        7,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'upstream-keepalive-missing',
+        'code-server/sites-available/code-server',
+        7,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+      [
+        'host-header-spoofable',
+        'code-server/sites-available/code-server',
+        8,
+        'debatable',
+        '$http_host is passed on purpose; the harm depends on what the app does with Host',
+      ],
+    ],
+  },
+];
