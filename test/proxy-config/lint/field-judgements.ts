@@ -538,4 +538,103 @@ export const FIELD_CORPUS: FieldEntry[] = [
       ],
     ],
   },
+  {
+    entry: 'flask/nginx.conf',
+    findings: [
+      [
+        'request-id-missing',
+        'flask/nginx.conf',
+        6,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'upstream-keepalive-missing',
+        'flask/nginx.conf',
+        6,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+    ],
+  },
+  {
+    entry: 'puma/sites-available/myapp',
+    findings: [
+      [
+        'access-log-upstream-fields',
+        'puma/sites-available/myapp',
+        16,
+        'debatable',
+        'logging advice: upstream status and times are missing from the log',
+      ],
+      [
+        'request-id-missing',
+        'puma/sites-available/myapp',
+        16,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'if-in-location',
+        'puma/sites-available/myapp',
+        34,
+        'debatable',
+        'the old Rails page-cache recipe works, but try_files does it without if',
+      ],
+      [
+        'if-in-location',
+        'puma/sites-available/myapp',
+        42,
+        'debatable',
+        'the old Rails page-cache recipe works, but try_files does it without if',
+      ],
+      [
+        'if-in-location',
+        'puma/sites-available/myapp',
+        53,
+        'debatable',
+        'the old Rails page-cache recipe works, but try_files does it without if',
+      ],
+      [
+        'if-in-location',
+        'puma/sites-available/myapp',
+        57,
+        'debatable',
+        'proxy_pass inside if: the old Rails page-cache recipe works, but try_files … @app does it without if',
+      ],
+      [
+        'request-id-missing',
+        'puma/sites-available/myapp',
+        57,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+    ],
+  },
+  {
+    entry: 'synapse/sites-available/matrix',
+    findings: [
+      [
+        'ssl-certificate-missing',
+        'synapse/sites-available/matrix',
+        2,
+        'true',
+        'as published nginx -t refuses it (no "ssl_certificate" is defined); the page leaves the certificate lines to the reader',
+      ],
+      [
+        'request-id-missing',
+        'synapse/sites-available/matrix',
+        15,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'upstream-keepalive-missing',
+        'synapse/sites-available/matrix',
+        15,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+    ],
+  },
 ];
