@@ -236,3 +236,30 @@ server { listen 443 ssl; server_name example.com; ssl_certificate a; ssl_certifi
     expect(fired(`events {}\nhttp {\n${template}\n}`, 'default-server-missing')).toHaveLength(1);
   });
 });
+
+describe('add-header-dropped on the CORS preflight block', () => {
+  // enable-cors.org's preflight answer in a server that sets security headers.
+  const config = (outer: string) => `server {
+    listen 443 ssl;
+    add_header X-Frame-Options "SAMEORIGIN" always;
+    add_header X-Content-Type-Options "nosniff" always;
+    ${outer}
+    location / {
+      if ($request_method = 'OPTIONS') {
+        add_header 'Access-Control-Allow-Origin' '*';
+        add_header 'Access-Control-Max-Age' 1728000;
+        return 204;
+      }
+    }
+  }`;
+
+  it('is quiet when only headers about a body are dropped from the 204', () => {
+    expect(fired(config(''), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('fires when HSTS is dropped from it', () => {
+    expect(
+      fired(config('add_header Strict-Transport-Security "max-age=63072000" always;'), 'add-header-dropped'),
+    ).toEqual([expect.stringContaining('drops Strict-Transport-Security set at')]);
+  });
+});

@@ -70,7 +70,9 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
         !kept.has((d.args[0] ?? '').toLowerCase()) &&
         // A header without `always` is sent with these statuses only: on a block that answers
         // with another one (return 403), the outer header could never have been sent.
-        (answers === undefined || ADD_HEADER_STATUSES.has(answers) || d.args.includes('always')),
+        (answers === undefined || ADD_HEADER_STATUSES.has(answers) || d.args.includes('always')) &&
+        // A 204 (the CORS preflight answer) has no body for a body's header to act on.
+        !(answers === '204' && BODY_HEADERS.has((d.args[0] ?? '').toLowerCase())),
     );
     if (dropped.length === 0) continue;
     const first = own[0] as NginxDirective;
@@ -86,6 +88,23 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
 
 /** The statuses add_header (without `always`) adds its header to, as nginx's headers filter. */
 const ADD_HEADER_STATUSES = new Set(['200', '201', '204', '206', '301', '302', '303', '304', '307', '308']);
+
+/** Headers that act on the response body: meaningless on a 204, which has none. */
+const BODY_HEADERS = new Set([
+  'cache-control',
+  'expires',
+  'content-security-policy',
+  'content-security-policy-report-only',
+  'x-frame-options',
+  'x-content-type-options',
+  'x-xss-protection',
+  'referrer-policy',
+  'permissions-policy',
+  'cross-origin-embedder-policy',
+  'cross-origin-opener-policy',
+  'cross-origin-resource-policy',
+  'x-robots-tag',
+]);
 
 /** The status a block always answers with (its own `return CODE`), if it has one. */
 function fixedAnswer(block: NginxDirective): string | undefined {
