@@ -263,3 +263,41 @@ describe('add-header-dropped on the CORS preflight block', () => {
     ).toEqual([expect.stringContaining('drops Strict-Transport-Security set at')]);
   });
 });
+
+describe('the nginx -t rules and includes that were not found', () => {
+  const lintFiles = (text: string) =>
+    lintNginxConfig({
+      mainFile: 'x.conf',
+      files: ['x.conf'],
+      directives: parseNginxConfig(text, 'x.conf').map((d) =>
+        d.name === 'http'
+          ? {
+              ...d,
+              children: (d.children ?? []).map((c) =>
+                c.name === 'include' ? { ...c, missing: 'ENOENT: no such file or directory' } : c,
+              ),
+            }
+          : d,
+      ),
+    }).findings.map((f) => f.ruleId);
+
+  it('upstream-undefined and ssl-certificate-missing say nothing when the group or certificate may sit in a missing include', () => {
+    const config = `events {}
+http {
+  include conf.d/upstreams-and-tls.conf;
+  server {
+    listen 443 ssl;
+    location ~ \\.php$ { fastcgi_pass php-handler; }
+  }
+}`;
+    const ids = lintFiles(config);
+    expect(ids).toContain('include-missing');
+    expect(ids).not.toContain('upstream-undefined');
+    expect(ids).not.toContain('ssl-certificate-missing');
+    const without = fired(
+      config.replace('  include conf.d/upstreams-and-tls.conf;\n', ''),
+      'upstream-undefined',
+    );
+    expect(without).toHaveLength(1);
+  });
+});

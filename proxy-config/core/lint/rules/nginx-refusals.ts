@@ -7,7 +7,7 @@ import {
   listUpstreams,
   walkDirectives,
 } from '../../nginx-config/query.js';
-import type { NginxDirective } from '../../nginx-config/types.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { socketKey } from './server-names.js';
 
@@ -58,6 +58,15 @@ export const LISTEN_DUPLICATE: LintRule = {
   },
 };
 
+/** True when some include of the config names a file that was not found. */
+function anyMissingInclude(config: NginxConfig): boolean {
+  let missing = false;
+  walkDirectives(config, (d) => {
+    if (d.name === 'include' && d.missing) missing = true;
+  });
+  return missing;
+}
+
 const PASSES = ['proxy_pass', 'grpc_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass'];
 /** Passes whose address has no default port: nginx -t refuses a bare name ("no port in upstream"). */
 const NO_DEFAULT_PORT = new Set(['fastcgi_pass', 'uwsgi_pass', 'scgi_pass']);
@@ -85,8 +94,9 @@ export const UPSTREAM_UNDEFINED: LintRule = {
   fix: 'define the group (upstream php-handler { server unix:/run/php/php-fpm.sock; }) in an included file, or fix the name; a real host is written with its port (fastcgi_pass app:9000;)',
   runbook: null,
   test: (config) => {
-    // In a snippet the group may be defined in the files that include it.
-    if (!isMainConfig(config)) return [];
+    // In a snippet the group may be defined in the files that include it, and in any config in
+    // an included file that was not found.
+    if (!isMainConfig(config) || anyMissingInclude(config)) return [];
     const defined = listUpstreams(config);
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {
@@ -125,8 +135,9 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
       );
       if (!tls || effectiveDirective(chain, 'ssl_certificate')) continue;
       if (effectiveDirective(chain, 'ssl_reject_handshake')?.args[0] === 'on') continue;
-      // The certificate often sits in an include that was not found: that is include-missing's to say.
-      if ((block.children ?? []).some((d) => d.name === 'include' && d.missing)) continue;
+      // The certificate often sits in an include that was not found (in the server or around it):
+      // that is include-missing's to say.
+      if (chain.some((level) => childrenNamed(level, 'include').some((d) => d.missing))) continue;
       hits.push({
         file: tls.file,
         line: tls.line,
