@@ -101,13 +101,6 @@ export const FIELD_CORPUS: FieldEntry[] = [
         'debatable',
         '$http_host is passed on purpose; the harm depends on what the app does with Host',
       ],
-      [
-        'request-id-missing',
-        'gunicorn/nginx.conf',
-        65,
-        'debatable',
-        'advice: proxy and app logs cannot be joined by request id',
-      ],
     ],
   },
   {

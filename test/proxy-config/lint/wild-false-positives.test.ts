@@ -301,3 +301,29 @@ http {
     expect(without).toHaveLength(1);
   });
 });
+
+describe('forwarded-proto-missing when proxy_params was not found', () => {
+  it("is quiet on a location including Debian's proxy_params when the file is not there", async () => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { lintNginxConfigFiles } = await import('../../../proxy-config/lint-config.js');
+    const dir = await mkdtemp(join(tmpdir(), 'proxyops-proxy-params-'));
+    try {
+      const site = join(dir, 'app');
+      await writeFile(
+        site,
+        'server {\n  listen 443 ssl;\n  ssl_certificate a.pem;\n  ssl_certificate_key a.key;\n  location / {\n    include proxy_params;\n    proxy_pass http://127.0.0.1:8000;\n  }\n}\n',
+      );
+      const ids = (await lintNginxConfigFiles(site)).findings.map((f) => f.ruleId);
+      expect(ids).toContain('include-missing');
+      expect(ids).not.toContain('forwarded-proto-missing');
+      await writeFile(join(dir, 'proxy_params'), 'proxy_set_header Host $host;\n');
+      expect((await lintNginxConfigFiles(site)).findings.map((f) => f.ruleId)).toContain(
+        'forwarded-proto-missing',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

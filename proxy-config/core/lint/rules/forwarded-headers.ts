@@ -2,6 +2,7 @@ import {
   childrenNamed,
   effectiveDirective,
   effectiveProxyHeaders,
+  includesMissingFile,
   isMainConfig,
   walkDirectives,
 } from '../../nginx-config/query.js';
@@ -56,7 +57,10 @@ export const FORWARDED_PROTO_MISSING: LintRule = {
   runbook: RUNBOOKS.redirectToHttp,
   test: (config) =>
     listProxiedLocations(config)
-      .filter(({ chain }) => servedOverTls(chain) && !sendsScheme(effectiveProxyHeaders(chain)))
+      .filter(
+        ({ chain }) =>
+          servedOverTls(chain) && !sendsScheme(effectiveProxyHeaders(chain)) && !includesMissingFile(chain),
+      )
       .map(({ block, chain, proxyPass }) => ({
         file: proxyPass.file,
         line: proxyPass.line,
@@ -91,7 +95,7 @@ export const REQUEST_ID_MISSING: LintRule = {
     const main = isMainConfig(config);
     const requestIdVariable = requestIdVariables(config);
     for (const { block, chain, proxyPass } of listProxiedLocations(config)) {
-      if (!effectiveProxyHeaders(chain).has('x-request-id'))
+      if (!effectiveProxyHeaders(chain).has('x-request-id') && !includesMissingFile(chain))
         hits.set(`${proxyPass.file}:${proxyPass.line}`, {
           file: proxyPass.file,
           line: proxyPass.line,

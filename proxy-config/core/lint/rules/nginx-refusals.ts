@@ -2,6 +2,7 @@ import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
 import {
   childrenNamed,
   effectiveDirective,
+  includesMissingFile,
   isMainConfig,
   listServers,
   listUpstreams,
@@ -137,7 +138,7 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
       if (effectiveDirective(chain, 'ssl_reject_handshake')?.args[0] === 'on') continue;
       // The certificate often sits in an include that was not found (in the server or around it):
       // that is include-missing's to say.
-      if (chain.some((level) => childrenNamed(level, 'include').some((d) => d.missing))) continue;
+      if (includesMissingFile(chain)) continue;
       hits.push({
         file: tls.file,
         line: tls.line,
