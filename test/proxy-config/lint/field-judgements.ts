@@ -630,4 +630,125 @@ export const FIELD_CORPUS: FieldEntry[] = [
       ],
     ],
   },
+  {
+    entry: 'awesome-compose/nginx-aspnet-mysql/conf.d/default.conf',
+    findings: [
+      [
+        'request-id-missing',
+        'awesome-compose/nginx-aspnet-mysql/conf.d/default.conf',
+        5,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'upstream-keepalive-missing',
+        'awesome-compose/nginx-aspnet-mysql/conf.d/default.conf',
+        5,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+    ],
+  },
+  {
+    entry: 'awesome-compose/nginx-flask-mongo/conf.d/default.conf',
+    findings: [
+      [
+        'request-id-missing',
+        'awesome-compose/nginx-flask-mongo/conf.d/default.conf',
+        4,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+    ],
+  },
+  {
+    entry: 'awesome-compose/nginx-golang/conf.d/default.conf',
+    findings: [
+      [
+        'request-id-missing',
+        'awesome-compose/nginx-golang/conf.d/default.conf',
+        4,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'upstream-keepalive-missing',
+        'awesome-compose/nginx-golang/conf.d/default.conf',
+        4,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+    ],
+  },
+  {
+    entry: 'awesome-compose/nginx-nodejs-redis/conf.d/default.conf',
+    findings: [
+      [
+        'upstream-keepalive-missing',
+        'awesome-compose/nginx-nodejs-redis/conf.d/default.conf',
+        1,
+        'debatable',
+        'a new upstream connection per request costs only under load',
+      ],
+      [
+        'upstream-dns-stale',
+        'awesome-compose/nginx-nodejs-redis/conf.d/default.conf',
+        2,
+        'true',
+        'container names are resolved once: a recreated container gets an address nginx never learns',
+      ],
+      [
+        'upstream-dns-stale',
+        'awesome-compose/nginx-nodejs-redis/conf.d/default.conf',
+        3,
+        'true',
+        'container names are resolved once: a recreated container gets an address nginx never learns',
+      ],
+      [
+        'request-id-missing',
+        'awesome-compose/nginx-nodejs-redis/conf.d/default.conf',
+        10,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+    ],
+  },
+  {
+    entry: 'awesome-compose/nginx-wsgi-flask/conf.d/default.conf',
+    findings: [
+      [
+        'request-id-missing',
+        'awesome-compose/nginx-wsgi-flask/conf.d/default.conf',
+        7,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'request-id-missing',
+        'awesome-compose/nginx-wsgi-flask/conf.d/default.conf',
+        14,
+        'debatable',
+        'advice: proxy and app logs cannot be joined by request id',
+      ],
+      [
+        'add-header-content-type',
+        'awesome-compose/nginx-wsgi-flask/conf.d/default.conf',
+        25,
+        'true',
+        "nginx already sends default_type (application/octet-stream in the image's nginx.conf): two Content-Type headers",
+      ],
+    ],
+  },
+  {
+    entry: 'awesome-compose/react-nginx/conf.d/default.conf',
+    findings: [
+      [
+        'try-files-without-open-file-cache',
+        'awesome-compose/react-nginx/conf.d/default.conf',
+        8,
+        'debatable',
+        'performance advice',
+      ],
+    ],
+  },
 ];
