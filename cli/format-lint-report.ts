@@ -28,12 +28,17 @@ export interface LintTextOptions {
  */
 export function formatLintReport(report: LintReport, options: LintTextOptions): string {
   const c = new Chalk({ level: options.color ? 1 : 0 });
+  const from = (f: LintFinding) => (f.contexts ? c.dim(` (included in ${f.contexts.join(', ')})`) : '');
   const where = (f: LintFinding) => c.bold(`${shortPath(f.file, options.cwd)}:${f.line}`);
   const severityOf = (f: LintFinding) =>
-    f.severity === 'error' ? c.red.bold('error  ') : c.yellow.bold('warning');
+    f.severity === 'error'
+      ? c.red.bold('error  ')
+      : f.severity === 'warning'
+        ? c.yellow.bold('warning')
+        : c.blue.bold('note   ');
   if (options.quiet)
     return report.findings
-      .map((f) => `${where(f)}  ${severityOf(f)}  ${c.cyan(f.ruleId)}  ${f.what}\n`)
+      .map((f) => `${where(f)}  ${severityOf(f)}  ${c.cyan(f.ruleId)}  ${f.what}${from(f)}\n`)
       .join('');
 
   const byRule = new Map<string, LintFinding[]>();
@@ -42,20 +47,23 @@ export function formatLintReport(report: LintReport, options: LintTextOptions): 
   for (const group of byRule.values()) {
     const first = group[0] as LintFinding;
     if (group.length === 1)
-      lines.push(`${where(first)}  ${severityOf(first)}  ${c.cyan(first.ruleId)}  ${first.what}`);
+      lines.push(
+        `${where(first)}  ${severityOf(first)}  ${c.cyan(first.ruleId)}  ${first.what}${from(first)}`,
+      );
     else {
       lines.push(`${severityOf(first)}  ${c.cyan(first.ruleId)}  ${first.title} (${group.length} places)`);
-      for (const f of group) lines.push(`  ${where(f)}  ${f.what}`);
+      for (const f of group) lines.push(`  ${where(f)}  ${f.what}${from(f)}`);
     }
     lines.push(`    ${c.dim('why:')} ${first.message}`);
     lines.push(`    ${c.green('fix:')} ${first.fix}`);
     if (first.runbook) lines.push(`    ${c.dim('runbook:')} ${first.runbook}`);
     lines.push('');
   }
-  const { error, warning, ignored } = report.counts;
+  const { error, warning, note, ignored } = report.counts;
   const files = report.files.length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const summary = `${plural(error, 'error')}, ${plural(warning, 'warning')} in ${plural(files, 'file')}${ignored ? ` (${ignored} ignored)` : ''}`;
+  const notes = note > 0 ? `, ${plural(note, 'note')}` : '';
+  const summary = `${plural(error, 'error')}, ${plural(warning, 'warning')}${notes} in ${plural(files, 'file')}${ignored ? ` (${ignored} ignored)` : ''}`;
   lines.push(error > 0 ? c.red(summary) : warning > 0 ? c.yellow(summary) : c.green(summary));
   return `${lines.join('\n')}\n`;
 }

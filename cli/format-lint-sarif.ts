@@ -12,8 +12,8 @@ export interface SarifOptions {
   toolVersion: string;
 }
 
-/** SARIF's levels are ours: error and warning. */
-const level = (severity: LintSeverity): 'error' | 'warning' => severity;
+/** SARIF's levels are ours: error, warning and note. */
+const level = (severity: LintSeverity): 'error' | 'warning' | 'note' => severity;
 
 const SRCROOT = 'SRCROOT';
 
@@ -61,7 +61,11 @@ export function toLintSarif(report: LintReport, rules: readonly LintRule[], opti
           ruleId: finding.ruleId,
           ...(ruleIndex.has(finding.ruleId) ? { ruleIndex: ruleIndex.get(finding.ruleId) } : {}),
           level: level(finding.severity),
-          message: { text: finding.what },
+          message: {
+            text: finding.contexts
+              ? `${finding.what} (included in ${finding.contexts.join(', ')})`
+              : finding.what,
+          },
           locations: [
             {
               physicalLocation: {

@@ -6,10 +6,12 @@ import { EXIT } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
 
 type LintFormat = 'text' | 'json' | 'sarif';
+type FailOn = 'error' | 'warning' | 'note';
 
 /**
- * `proxyops config lint FILE [--format text|json|sarif] [--quiet]`: lint any nginx config; exit 1
- * on an error-severity finding, 2 on unreadable input.
+ * `proxyops config lint FILE [--format text|json|sarif] [--quiet] [--fail-on error|warning|note]`:
+ * lint any nginx config; exit 1 on a finding of the --fail-on severity or above (errors by default),
+ * 2 on unreadable input.
  */
 export function registerConfigLint(configCommand: Command): Command {
   return configCommand
@@ -25,18 +27,42 @@ export function registerConfigLint(configCommand: Command): Command {
     )
     .addOption(new Option('--json', 'the same as --format json').conflicts('format'))
     .option('-q, --quiet', 'text: the findings only, one line each, without explanations or totals')
+    .addOption(
+      new Option(
+        '--context <context>',
+        'where the file is included, for a snippet (default: guessed from its path and directives)',
+      ).choices(['http', 'server', 'location']),
+    )
+    .addOption(
+      new Option('--fail-on <severity>', 'exit 1 on findings of this severity or above')
+        .choices(['error', 'warning', 'note'])
+        .default('error'),
+    )
     .option(
       '--conf-prefix <dir>',
       "directory relative includes resolve against (default: the file's directory)",
     )
     .action(
-      (file: string, flags: { format: LintFormat; json?: boolean; quiet?: boolean; confPrefix?: string }) =>
+      (
+        file: string,
+        flags: {
+          format: LintFormat;
+          json?: boolean;
+          quiet?: boolean;
+          confPrefix?: string;
+          failOn: FailOn;
+          context?: 'http' | 'server' | 'location';
+        },
+      ) =>
         runAction(async () => {
-          const { lintNginxConfigFiles } = await import('../../proxy-config/lint-config.js');
-          const report = await lintNginxConfigFiles(file, { confPrefix: flags.confPrefix });
+          const { failsAt, lintNginxConfigFiles } = await import('../../proxy-config/lint-config.js');
+          const report = await lintNginxConfigFiles(file, {
+            confPrefix: flags.confPrefix,
+            context: flags.context,
+          });
           const format: LintFormat = flags.json ? 'json' : flags.format;
           process.stdout.write(await render(report, format, Boolean(flags.quiet)));
-          return report.counts.error > 0 ? EXIT.failed : EXIT.ok;
+          return failsAt(report, flags.failOn) ? EXIT.failed : EXIT.ok;
         }),
     );
 }

@@ -1,7 +1,11 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
-import { checkDirectives, topLevelContext } from '../core/nginx-config/check-directives.js';
+import {
+  checkDirectives,
+  topLevelContext,
+  type SnippetContext,
+} from '../core/nginx-config/check-directives.js';
 import {
   MAX_BLOCK_DEPTH,
   nginxSyntaxError,
@@ -9,6 +13,7 @@ import {
   tooDeep,
 } from '../core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig, NginxDirective } from '../core/nginx-config/types.js';
+import { describeErrno } from './describe-path.js';
 import { readInputFile } from './read-input-file.js';
 
 const GLOB_CHARS = /[*?[]/;
@@ -30,6 +35,13 @@ export async function readNginxConfig(
      * may be a newer nginx's than the 1.22 the checks follow.
      */
     checkDirectives?: boolean;
+    /** The context the main file's top level is read in, when it is a snippet (lint's --context). */
+    context?: SnippetContext;
+    /**
+     * 'keep' leaves an include of a file that does not exist in the tree, marked `missing`, and
+     * reads on (lint reports it); by default it is an error, as for nginx.
+     */
+    missingIncludes?: 'fail' | 'keep';
   } = {},
 ): Promise<NginxConfig> {
   const mainFile = resolve(mainPath);
@@ -73,7 +85,11 @@ export async function readNginxConfig(
         const pattern = node.args[0] as string;
         const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
         const matched = GLOB_CHARS.test(pattern) ? await expandGlob(absolute) : [absolute];
-        for (const file of matched) out.push(...(await load(file, chain, depth, node)));
+        for (const file of matched) {
+          const missing = options.missingIncludes === 'keep' ? await missingReason(file) : undefined;
+          if (missing) out.push({ ...node, missing });
+          else out.push(...(await load(file, chain, depth, node)));
+        }
         continue;
       }
       const copy: NginxDirective = { ...node };
@@ -89,9 +105,21 @@ export async function readNginxConfig(
   const directives = await load(mainFile, [], 0);
   // Contexts are known only once includes are in place (a snippet may sit in any block).
   const invalid =
-    options.checkDirectives !== false && checkDirectives(directives, topLevelContext(directives));
+    options.checkDirectives !== false &&
+    checkDirectives(directives, options.context ?? topLevelContext(directives, mainFile));
   if (invalid) throw invalid;
   return { mainFile, files, directives };
+}
+
+/** Why a file an include names cannot be found (ENOENT, ENOTDIR), or undefined when it is there. */
+async function missingReason(file: string): Promise<string | undefined> {
+  try {
+    await stat(file);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? describeErrno(error) : undefined;
+  }
 }
 
 /** Paths matching a glob whose wildcards (`*`, `?`, `[...]`) may sit in any segment, sorted like glob(3). */

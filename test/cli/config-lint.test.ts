@@ -29,13 +29,14 @@ describe('proxyops config lint', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('exits 1 on an error-severity finding, printing file:line, severity, rule, what, why and fix', async () => {
-    const result = await proxyops('config', 'lint', join(FIXTURE_DIR, 'forwarded-proto-missing.fail.conf'));
+    // Issue 26 made forwarded-proto-missing, this test's first fixture, a warning: alias-traversal is an error.
+    const result = await proxyops('config', 'lint', join(FIXTURE_DIR, 'alias-traversal.fail.conf'));
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toMatch(
-      /^test\/fixtures\/lint\/forwarded-proto-missing\.fail\.conf:40 {2}error {4}forwarded-proto-missing {2}location \/api\/ proxies to http:\/\/app without X-Forwarded-Proto$/m,
+      /^test\/fixtures\/lint\/alias-traversal\.fail\.conf:45 {2}error {4}alias-traversal {2}location \/static with alias \/srv\/static\/ serves \/static\.\.\/ from the parent directory$/m,
     );
-    expect(result.stdout).toMatch(/^ {4}fix: proxy_set_header X-Forwarded-Proto \$scheme;/m);
-    expect(result.stdout).toMatch(/^ {4}runbook: runbooks\/redirect-to-http\.md#/m);
+    expect(result.stdout).toMatch(/^ {4}fix: end both with a slash:/m);
+    expect(result.stdout).toMatch(/^ {4}runbook: runbooks\/proxy-security-report\.md#path-traversal$/m);
     expect(result.stdout).toMatch(/^1 error, 0 warnings in 1 file$/m);
     // Not a TTY: no colour codes.
     expect(result.stdout).not.toContain('\u001b[');
@@ -63,6 +64,17 @@ describe('proxyops config lint', () => {
     const result = await proxyops('config', 'lint', join(FIXTURE_DIR, 'server-tokens-on.fail.conf'));
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toMatch(/^0 errors, 2 warnings in 1 file$/m);
+  });
+
+  it('exits 1 on warnings with --fail-on warning, and on notes only with --fail-on note', async () => {
+    const warnings = join(FIXTURE_DIR, 'server-tokens-on.fail.conf');
+    expect((await proxyops('config', 'lint', '--fail-on', 'warning', warnings)).exitCode).toBe(1);
+    const notes = join(FIXTURE_DIR, 'request-id-missing.fail.conf');
+    expect((await proxyops('config', 'lint', notes)).exitCode).toBe(0);
+    expect((await proxyops('config', 'lint', '--fail-on', 'warning', notes)).exitCode).toBe(0);
+    const noted = await proxyops('config', 'lint', '--fail-on', 'note', notes);
+    expect(noted.exitCode).toBe(1);
+    expect(noted.stdout).toMatch(/^0 errors, 0 warnings, \d+ notes? in 1 file$/m);
   });
 
   it('exits 0 on a clean config', async () => {

@@ -18,7 +18,7 @@ const REPORT: LintReport = {
       line: 7,
     },
   ],
-  counts: { error: 1, warning: 0, ignored: 2 },
+  counts: { error: 1, warning: 0, note: 0, ignored: 2 },
 };
 
 describe('formatLintReport', () => {
@@ -41,8 +41,8 @@ describe('formatLintReport', () => {
 
   it('marks the JSON report not ok exactly when an error fired', () => {
     expect(toLintJson(REPORT).ok).toBe(false);
-    expect(toLintJson({ ...REPORT, findings: [], counts: { error: 0, warning: 3, ignored: 0 } }).ok).toBe(
-      true,
-    );
+    expect(
+      toLintJson({ ...REPORT, findings: [], counts: { error: 0, warning: 3, note: 0, ignored: 0 } }).ok,
+    ).toBe(true);
   });
 });

@@ -30,6 +30,8 @@ import { MAP_WITHOUT_DEFAULT } from './rules/maps.js';
 import { REGEX_INVALID, REGEX_REDOS, REGEX_UNANCHORED } from './rules/regexes.js';
 import { KEEPALIVE_REQUESTS_LOW, MERGE_SLASHES_OFF, PROXY_BUFFERING_OFF } from './rules/request-handling.js';
 import { TLS_CIPHERS_WEAK, TLS_PROTOCOLS_WEAK } from './rules/tls.js';
+import { INCLUDE_MISSING } from './rules/includes.js';
+import { LISTEN_DUPLICATE, SSL_CERTIFICATE_MISSING, UPSTREAM_UNDEFINED } from './rules/nginx-refusals.js';
 import type { LintRule } from './types.js';
 
 /** Every lint rule `config lint` runs, in report order. Ids are stable (pinned by a test). */
@@ -77,4 +79,8 @@ export const LINT_RULES: readonly LintRule[] = [
   DEFAULT_SERVER_MISSING,
   TLS_PROTOCOLS_WEAK,
   TLS_CIPHERS_WEAK,
+  INCLUDE_MISSING,
+  LISTEN_DUPLICATE,
+  UPSTREAM_UNDEFINED,
+  SSL_CERTIFICATE_MISSING,
 ];

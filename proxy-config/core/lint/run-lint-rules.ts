@@ -1,4 +1,4 @@
-import { ROOT_BLOCK, rootBlock } from '../nginx-config/query.js';
+import { childrenNamed, ROOT_BLOCK, rootBlock, walkDirectives } from '../nginx-config/query.js';
 import { ANNOTATION_PREFIX, type NginxConfig, type NginxDirective } from '../nginx-config/types.js';
 import type { LintFinding, LintReport, LintRule } from './types.js';
 
@@ -48,10 +48,48 @@ function isIgnored(finding: LintFinding, ranges: IgnoreRange[]): boolean {
   );
 }
 
+/** `server example.com (file:line)`, or the block's name and place for other blocks. */
+function describeContext(block: NginxDirective): string {
+  const name = block.name === 'server' ? childrenNamed(block, 'server_name')[0]?.args[0] : undefined;
+  const label =
+    block.name === ROOT_BLOCK ? 'top level' : [block.name, ...(name ? [name] : block.args)].join(' ');
+  return `${label} (${block.file}:${block.line})`;
+}
+
+/**
+ * For each file:line of a file read more than once (a snippet included from several blocks), the
+ * blocks of other files it is included into, in reading order.
+ */
+function includeContexts(config: NginxConfig): Map<string, string[]> {
+  const found = new Map<string, Set<string>>();
+  walkDirectives(config, (d, chain) => {
+    const outer = [...chain].reverse().find((block) => block.file !== d.file);
+    if (!outer) return;
+    const key = `${d.file}:${d.line}`;
+    found.set(key, (found.get(key) ?? new Set()).add(describeContext(outer)));
+  });
+  return new Map([...found].filter(([, set]) => set.size > 1).map(([key, set]) => [key, [...set]]));
+}
+
+/**
+ * One finding per place: a rule that fires at the same file:line with the same words more than once
+ * (a snippet included into several servers) is reported once, with the contexts listed.
+ */
+function mergeRepeats(findings: LintFinding[], contexts: Map<string, string[]>): LintFinding[] {
+  const byKey = new Map<string, LintFinding>();
+  for (const finding of findings) {
+    const key = `${finding.ruleId}\0${finding.file}\0${finding.line}\0${finding.what}`;
+    if (byKey.has(key)) continue;
+    const where = contexts.get(`${finding.file}:${finding.line}`);
+    byKey.set(key, where ? { ...finding, contexts: where } : finding);
+  }
+  return [...byKey.values()];
+}
+
 /** Runs lint rules over a parsed config: findings sorted by file, line and rule, ignored ones counted apart. */
 export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): LintReport {
   const ranges = ignoreRanges(config);
-  const all: LintFinding[] = rules.flatMap((rule) =>
+  const raw: LintFinding[] = rules.flatMap((rule) =>
     rule.test(config).map((hit) => ({
       ruleId: rule.id,
       severity: rule.severity,
@@ -64,6 +102,7 @@ export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): L
       line: hit.line,
     })),
   );
+  const all = mergeRepeats(raw, includeContexts(config));
   const kept = all.filter((finding) => !isIgnored(finding, ranges));
   const fileOrder = (file: string) => {
     const index = config.files.indexOf(file);
@@ -79,6 +118,7 @@ export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): L
     counts: {
       error: kept.filter((f) => f.severity === 'error').length,
       warning: kept.filter((f) => f.severity === 'warning').length,
+      note: kept.filter((f) => f.severity === 'note').length,
       ignored: all.length - kept.length,
     },
   };

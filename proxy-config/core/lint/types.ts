@@ -1,7 +1,14 @@
 import type { NginxConfig } from '../nginx-config/types.js';
 
-/** `error` findings make `config lint` exit 1; `warning` findings are reported only. */
-export type LintSeverity = 'error' | 'warning';
+/**
+ * `error`: a defect that, for the config as written, breaks requests, leaks or opens a hole
+ * (`config lint` exits 1). `warning`: a likely mistake whose harm depends on what sits around the
+ * config. `note`: advice (request ids, file caches). Warnings and notes fail only with `--fail-on`.
+ */
+export type LintSeverity = 'error' | 'warning' | 'note';
+
+/** Severities from the most to the least severe. */
+export const LINT_SEVERITIES: readonly LintSeverity[] = ['error', 'warning', 'note'];
 
 /** Where a rule fired and what exactly it saw there. */
 export interface RuleHit {
@@ -38,6 +45,12 @@ export interface LintFinding {
   runbook: string | null;
   file: string;
   line: number;
+  /**
+   * Where the file is included from, when it is reached from more than one place (a snippet
+   * included into several servers): `server example.com (sites-enabled/a:3)`. The finding is
+   * reported once for all of them.
+   */
+  contexts?: string[];
 }
 
 /** The result of linting one config. */
@@ -45,5 +58,5 @@ export interface LintReport {
   mainFile: string;
   files: string[];
   findings: LintFinding[];
-  counts: { error: number; warning: number; ignored: number };
+  counts: { error: number; warning: number; note: number; ignored: number };
 }

@@ -197,19 +197,37 @@ export function checkDirectives(
 }
 
 /** Contexts a snippet's top level may be read in: included in one of these blocks. */
-const SNIPPET_CONTEXTS: readonly NginxContext[] = ['http', 'server', 'location'];
+export const SNIPPET_CONTEXTS = ['http', 'server', 'location'] as const;
+
+export type SnippetContext = (typeof SNIPPET_CONTEXTS)[number];
+
+/**
+ * Where Debian's stock nginx.conf includes a file from, by its path: `conf.d/*.conf` and
+ * `sites-enabled/*` (with `sites-available/*`, their source) inside http.
+ */
+function stockLayoutContext(file: string): SnippetContext | undefined {
+  return /(?:^|\/)conf\.d\/[^/]+\.conf$|(?:^|\/)sites-(?:enabled|available)\/[^/]+$/.test(file)
+    ? 'http'
+    : undefined;
+}
 
 /**
  * The context a file's top level is read in: main when any of its directives belongs there only
  * (`events`, `http`, `user`, `pid`, ...), as in nginx.conf. Otherwise it is a snippet linted on
- * its own (a site file, a location snippet), read in the first of http, server and location that
- * accepts the most of its directives.
+ * its own, read where it would be included: http for a file where Debian's stock layout includes
+ * it into http (`conf.d/*.conf`, `sites-enabled/*`), else the first of http, server and location
+ * where nginx accepts the whole file, else the one that accepts the most of its directives (whose
+ * first refusal is then reported).
  */
-export function topLevelContext(directives: readonly NginxDirective[]): NginxContext {
+export function topLevelContext(directives: readonly NginxDirective[], file = ''): NginxContext {
   const allowed = (d: NginxDirective, context: NginxContext) => checkOne(d, context)?.check !== 'context';
   const mainOnly = (d: NginxDirective) =>
     isNginxDirective(d.name) && allowed(d, 'main') && !SNIPPET_CONTEXTS.some((c) => allowed(d, c));
   if (directives.some(mainOnly)) return 'main';
+  const stock = stockLayoutContext(file);
+  if (stock) return stock;
+  const accepted = SNIPPET_CONTEXTS.find((context) => !checkDirectives(directives, context));
+  if (accepted) return accepted;
   let best: NginxContext = 'http';
   let bestAccepted = -1;
   for (const context of SNIPPET_CONTEXTS) {

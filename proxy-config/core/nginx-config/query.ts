@@ -101,6 +101,14 @@ export function findBlocks(config: NginxConfig, name: string): readonly BlockSco
   return blocksByName(config).get(name) ?? [];
 }
 
+/**
+ * True when a level of the chain includes a file that was not found: what it would have set
+ * (proxy_params' headers, a certificate) is unknown, so rules about something missing stay quiet.
+ */
+export function includesMissingFile(chain: ScopeChain): boolean {
+  return chain.some((level) => childrenNamed(level, 'include').some((d) => d.missing !== undefined));
+}
+
 /** Every `location` block (nested ones too), each with its chain root → http → server → location. */
 export function listLocations(config: NginxConfig): readonly BlockScope[] {
   return httpScoped(config, 'location');

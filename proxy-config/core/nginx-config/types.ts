@@ -29,6 +29,11 @@ export interface NginxDirective {
    * nginx names in its `invalid condition` error, which check-directives reports.
    */
   invalidCondition?: string;
+  /**
+   * Set on an `include` whose file does not exist (a companion file not published with the
+   * config): the reason, as the system gave it. Lint reports it and goes on with the rest.
+   */
+  missing?: string;
 }
 
 /**

@@ -20,6 +20,17 @@ export interface Fixture {
   kind: 'fail' | 'pass';
 }
 
+/**
+ * Rules that catch what `nginx -t` itself refuses, where lint knows it without running nginx: their
+ * failing fixtures are refused by the real nginx -t (checked in fixtures-nginx.test.ts).
+ */
+export const REFUSED_BY_NGINX: ReadonlySet<string> = new Set([
+  'include-missing',
+  'listen-duplicate',
+  'upstream-undefined',
+  'ssl-certificate-missing',
+]);
+
 /** Every fixture file name. */
 export const FIXTURE_FILES = readdirSync(FIXTURE_DIR).filter((name) => name.endsWith('.conf'));
 

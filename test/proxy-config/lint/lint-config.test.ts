@@ -52,9 +52,9 @@ describe('proxy-pass-slash-mismatch follows nginx URI replacement', () => {
 
 describe('lint over snippets and special cases', () => {
   it('in a snippet (no http/events block) skips main-context rules and unknown upstream names', () => {
-    const ids = lint('server { server_tokens off; location / { proxy_pass http://backend; } }').findings.map(
-      (f) => f.ruleId,
-    );
+    const ids = lint(
+      'server { listen 443 ssl; server_tokens off; location / { proxy_pass http://backend; } }',
+    ).findings.map((f) => f.ruleId);
     expect(ids).not.toContain('worker-rlimit-nofile-low');
     expect(ids).not.toContain('server-tokens-on');
     expect(ids).not.toContain('upstream-keepalive-missing');
@@ -79,7 +79,7 @@ describe('lint over snippets and special cases', () => {
   it('names the level whose X-Forwarded-Proto a location drops through proxy_set_header inheritance', () => {
     expect(
       fired(
-        'server {\n  proxy_set_header X-Forwarded-Proto $scheme;\n  location / { proxy_set_header X-A 1; proxy_pass http://u; }\n}',
+        'server {\n  proxy_set_header X-Forwarded-Proto $scheme;\n  location / { proxy_set_header X-A 1; proxy_pass http://u; }\n  listen 443 ssl;\n}',
         'forwarded-proto-missing',
       ),
     ).toEqual([
@@ -103,7 +103,7 @@ describe('lint over snippets and special cases', () => {
 
   it('counts errors and warnings and sorts findings by line', () => {
     const report = lint('server {\n  location /s {\n    alias /srv/;\n  }\n  server_tokens on;\n}');
-    expect(report.counts).toEqual({ error: 1, warning: 1, ignored: 0 });
+    expect(report.counts).toEqual({ error: 1, warning: 1, note: 0, ignored: 0 });
     expect(report.findings.map((f) => [f.line, f.ruleId, f.severity])).toEqual([
       [3, 'alias-traversal', 'error'],
       [5, 'server-tokens-on', 'warning'],

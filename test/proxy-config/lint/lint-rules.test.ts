@@ -51,6 +51,10 @@ describe('LINT_RULES', () => {
       'default-server-missing',
       'tls-protocols-weak',
       'tls-ciphers-weak',
+      'include-missing',
+      'listen-duplicate',
+      'upstream-undefined',
+      'ssl-certificate-missing',
     ]);
   });
 
@@ -58,11 +62,22 @@ describe('LINT_RULES', () => {
     const runbooks = new Set<string>(Object.values(RUNBOOKS));
     for (const rule of LINT_RULES) {
       expect(rule.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
-      expect(['error', 'warning']).toContain(rule.severity);
+      expect(['error', 'warning', 'note']).toContain(rule.severity);
       for (const text of [rule.title, rule.message, rule.fix]) expect(text.length).toBeGreaterThan(10);
       if (rule.runbook !== null) expect(runbooks).toContain(rule.runbook);
     }
     for (const runbook of runbooks) expect(runbook).toMatch(/^runbooks\/[a-z0-9-]+\.md#[a-z0-9-]+$/);
+  });
+
+  it('says in docs/lint.md why each rule has its severity', () => {
+    const page = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../../docs/lint.md'), 'utf8');
+    const start = page.indexOf('## Severity');
+    const section = page.slice(start, page.indexOf('\n## ', start + 1));
+    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| (error|warning|note): \S/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(rows).toEqual(LINT_RULES.map((rule) => [rule.id, rule.severity]));
   });
 
   it('lists every rule in the docs/lint.md catalogue with its severity', () => {
@@ -70,7 +85,10 @@ describe('LINT_RULES', () => {
     const start = page.indexOf('## Rules');
     const end = page.indexOf('\n## ', start + 1);
     const section = page.slice(start, end === -1 ? undefined : end);
-    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| (error|warning) \|/gm)].map((m) => [m[1], m[2]]);
+    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| (error|warning|note) \|/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]);
     expect(rows).toEqual(LINT_RULES.map((rule) => [rule.id, rule.severity]));
   });
 });

@@ -16,7 +16,7 @@ const UPSTREAM_FIELDS = [
 /** §4.8: the access log of proxied requests holds the upstream fields. */
 export const ACCESS_LOG_UPSTREAM_FIELDS: LintRule = {
   id: 'access-log-upstream-fields',
-  severity: 'warning',
+  severity: 'note',
   title: 'access log lacks upstream fields',
   message:
     'Without $upstream_status, $upstream_addr and the upstream times a log line cannot tell a 502/504 the proxy produced from one the application returned, nor which backend served it or how slow it was.',

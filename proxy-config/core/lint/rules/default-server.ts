@@ -1,19 +1,13 @@
-import { childrenNamed, listServers } from '../../nginx-config/query.js';
+import { childrenNamed, isMainConfig, listServers } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
-import { listenKey } from './server-names.js';
+import { socketKey } from './server-names.js';
 
 interface Listener {
   server: NginxDirective;
   /** The listen directive, or the server itself when it has none (nginx then listens on *:80). */
   at: NginxDirective;
   isDefault: boolean;
-}
-
-/** One key per socket nginx binds: `0.0.0.0` is `*`, datagram (quic) sockets apart. */
-export function socketKey(listen: NginxDirective): string {
-  const key = listenKey(listen).replace(/^0\.0\.0\.0:/, '*:');
-  return listen.args.includes('quic') ? `${key} quic` : key;
 }
 
 /** gixy's default_server_flag, and the duplicate default nginx -t refuses (caught in snippets too). */
@@ -27,6 +21,7 @@ export const DEFAULT_SERVER_MISSING: LintRule = {
   runbook: null,
   test: (config) => {
     const sockets = new Map<string, Listener[]>();
+    const main = isMainConfig(config);
     for (const { block } of listServers(config)) {
       const listens = childrenNamed(block, 'listen');
       const entries: Array<[string, Listener]> =
@@ -46,7 +41,8 @@ export const DEFAULT_SERVER_MISSING: LintRule = {
     for (const [key, listeners] of sockets) {
       if (key.startsWith('unix:') || new Set(listeners.map((l) => l.server)).size < 2) continue;
       const defaults = listeners.filter((l) => l.isDefault);
-      if (defaults.length === 0) {
+      // In a snippet the default server may well sit in another file (h5bp's conf.d/.default.conf).
+      if (defaults.length === 0 && main) {
         const first = listeners[0] as Listener;
         hits.push({
           file: first.at.file,

@@ -48,7 +48,7 @@ const isIpLiteral = (host: string) => IPV4.test(host) || host.includes(':');
 /** gixy's resolver_external: a resolver across the internet can be answered by anyone on the path. */
 export const RESOLVER_EXTERNAL: LintRule = {
   id: 'resolver-external',
-  severity: 'error',
+  severity: 'warning',
   title: 'resolver outside the host or private network',
   message:
     "nginx's resolver is a plain UDP stub without DNSSEC and with a guessable transaction id: a public nameserver (8.8.8.8, 1.1.1.1, a hostname) lets anyone who can spoof or race its answers across the internet poison the cache and point proxy_pass at their own server.",

@@ -62,9 +62,17 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
   for (const { block, chain } of scopes) {
     const own = childrenNamed(block, name);
     if (own.length === 0 || effectAt(chain, chain.length - 1, name).mode !== 'on') continue;
+    if (name === 'add_header' && neverReached(chain)) continue;
     const kept = new Set(own.map((d) => (d.args[0] ?? '').toLowerCase()));
+    const answers = name === 'add_header' ? fixedAnswer(block) : undefined;
     const dropped = effectAt(chain, chain.length - 2, name).headers.filter(
-      (d) => !kept.has((d.args[0] ?? '').toLowerCase()),
+      (d) =>
+        !kept.has((d.args[0] ?? '').toLowerCase()) &&
+        // A header without `always` is sent with these statuses only: on a block that answers
+        // with another one (return 403), the outer header could never have been sent.
+        (answers === undefined || ADD_HEADER_STATUSES.has(answers) || d.args.includes('always')) &&
+        // A 204 (the CORS preflight answer) has no body for a body's header to act on.
+        !(answers === '204' && BODY_HEADERS.has((d.args[0] ?? '').toLowerCase())),
     );
     if (dropped.length === 0) continue;
     const first = own[0] as NginxDirective;
@@ -76,6 +84,45 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
     });
   }
   return hits;
+}
+
+/** The statuses add_header (without `always`) adds its header to, as nginx's headers filter. */
+const ADD_HEADER_STATUSES = new Set(['200', '201', '204', '206', '301', '302', '303', '304', '307', '308']);
+
+/** Headers that act on the response body: meaningless on a 204, which has none. */
+const BODY_HEADERS = new Set([
+  'cache-control',
+  'expires',
+  'content-security-policy',
+  'content-security-policy-report-only',
+  'x-frame-options',
+  'x-content-type-options',
+  'x-xss-protection',
+  'referrer-policy',
+  'permissions-policy',
+  'cross-origin-embedder-policy',
+  'cross-origin-opener-policy',
+  'cross-origin-resource-policy',
+  'x-robots-tag',
+]);
+
+/** The status a block always answers with (its own `return CODE`), if it has one. */
+function fixedAnswer(block: NginxDirective): string | undefined {
+  const code = childrenNamed(block, 'return').at(0)?.args[0] ?? '';
+  return /^\d{3}$/.test(code) ? code : undefined;
+}
+
+/**
+ * A location inside a server that answers every request with its own `return` (the http → https
+ * redirect server): nginx returns in the server's rewrite phase, before any location is chosen.
+ */
+function neverReached(chain: NginxDirective[]): boolean {
+  const serverAt = chain.findIndex((level) => level.name === 'server');
+  return (
+    serverAt !== -1 &&
+    serverAt < chain.length - 1 &&
+    childrenNamed(chain[serverAt] as NginxDirective, 'return').length > 0
+  );
 }
 
 /** gixy's add_header_redefinition: one add_header in a location drops every server-level header. */

@@ -23,13 +23,20 @@ export const IF_IN_LOCATION: LintRule = {
     walkDirectives(config, (d, chain) => {
       const block = chain.at(-1);
       if (d.name !== 'if' || block?.name !== 'location') return;
-      for (const inner of d.children ?? [])
-        if (!endsProcessing(inner))
-          hits.push({
-            file: inner.file,
-            line: inner.line,
-            what: `${inner.name} inside if ${d.args.join(' ')} in ${describeBlock(block)}`,
-          });
+      const children = d.children ?? [];
+      // An if that ends with return answers there and then: the add_header lines of a CORS
+      // preflight block (`if ($request_method = OPTIONS) { add_header …; return 204; }`) apply to
+      // that answer, and nothing of the outer location runs after it.
+      if (children.some((inner) => inner.name === 'return')) return;
+      const risky = children.filter((inner) => !endsProcessing(inner));
+      const first = risky[0];
+      // One finding per if: the if is the mistake, not each line in it.
+      if (first)
+        hits.push({
+          file: first.file,
+          line: first.line,
+          what: `${[...new Set(risky.map((inner) => inner.name))].join(', ')} inside if ${d.args.join(' ')} in ${describeBlock(block)}`,
+        });
     });
     return hits;
   },

@@ -4,7 +4,7 @@ import type { LintRule, RuleHit } from '../types.js';
 /** gixy-ng's try_files_is_evil_too: each try_files candidate is a stat() on every request. */
 export const TRY_FILES_WITHOUT_OPEN_FILE_CACHE: LintRule = {
   id: 'try-files-without-open-file-cache',
-  severity: 'warning',
+  severity: 'note',
   title: 'try_files without open_file_cache',
   message:
     'try_files checks its candidates on disk for every request (a stat() or open() each, $uri/ too), and without open_file_cache nothing of it is remembered: on slow or network disks, and under load, the lookups add latency to every static response.',

@@ -119,13 +119,20 @@ function topLevelBranches(pattern: string): string[] {
 }
 
 const startsAnchored = (branch: string) => /^(?:\((?:\?[a-zA-Z-]*[:)])?)*(?:\^|\\A)/.test(branch);
-const endsAnchored = (branch: string) => /(?:\$|\\[zZ])\)*$/.test(branch);
+const endsAnchored = (branch: string) =>
+  /(?:\$|\\[zZ])\)*$/.test(branch) ||
+  // Nextcloud's `\.php(?:$|/)`: the name ends there, or a path (PATH_INFO) follows it.
+  /\((?:\?:)?(?:\$\|\/|\/\|\$)\)$/.test(branch);
 /** `\.php`, `\.(jpg|png)` at the end: a file extension, which without `$` also matches x.php.txt. */
 const endsWithExtension = (branch: string) => /\\\.(?:\w+|\((?:\?:)?[\w|]+\))$/.test(branch);
 
-/** A location that only refuses (deny all, return 403/404/444): matching more than meant is safe. */
+/**
+ * A location that only refuses (deny all, return 403/404/444) or that clients cannot request
+ * (`internal`): matching more than meant is safe.
+ */
 function onlyRefuses(location: NginxDirective): boolean {
   const children = location.children ?? [];
+  if (children.some((c) => c.name === 'internal')) return true;
   return (
     children.length > 0 &&
     children.some((c) => (c.name === 'deny' && c.args[0] === 'all') || c.name === 'return') &&

@@ -1,4 +1,4 @@
-import { effectiveDirectives, walkDirectives } from '../../nginx-config/query.js';
+import { childrenNamed, effectiveDirectives, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
@@ -64,6 +64,9 @@ export const ADD_HEADER_CONTENT_TYPE: LintRule = {
       if (d.name !== 'add_header') return;
       const header = headerValues(d)[0];
       if (header?.name.toLowerCase() !== 'content-type') return;
+      // nginx sends a 204 without a Content-Type of its own (the CORS preflight answer).
+      const block = chain.at(-1);
+      if (block && childrenNamed(block, 'return').some((r) => r.args[0] === '204')) return;
       // The upstream's own Content-Type hidden first: then add_header is the only one.
       const hidden = effectiveDirectives(chain, 'proxy_hide_header').some(
         (h) => (h.args[0] ?? '').toLowerCase() === 'content-type',

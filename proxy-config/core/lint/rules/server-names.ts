@@ -13,6 +13,12 @@ export function listenKey(listen: NginxDirective): string {
   return `${address}:${port}`;
 }
 
+/** One key per socket nginx binds: `0.0.0.0` is `*`, datagram (quic) sockets apart. */
+export function socketKey(listen: NginxDirective): string {
+  const key = listenKey(listen).replace(/^0\.0\.0\.0:/, '*:');
+  return listen.args.includes('quic') ? `${key} quic` : key;
+}
+
 /** nginx's own "conflicting server name ... ignored" warning, which nginx -t prints but does not fail on. */
 export const SERVER_NAME_CONFLICT: LintRule = {
   id: 'server-name-conflict',
@@ -27,7 +33,9 @@ export const SERVER_NAME_CONFLICT: LintRule = {
     const seen = new Map<string, NginxDirective>();
     for (const { block } of listServers(config)) {
       const listens = childrenNamed(block, 'listen');
-      const keys = listens.length > 0 ? listens.map(listenKey) : ['*:80'];
+      // One key per socket: `listen 443 quic` (UDP) and `listen 443 ssl` (TCP) are two sockets of
+      // the same server, and a server never conflicts with itself.
+      const keys = listens.length > 0 ? [...new Set(listens.map(socketKey))] : ['*:80'];
       const names = childrenNamed(block, 'server_name').flatMap((d) => d.args.map((name) => ({ d, name })));
       for (const { d, name } of names) {
         if (name === '' || name === '_') continue;

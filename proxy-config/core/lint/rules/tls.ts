@@ -8,7 +8,7 @@ import {
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
-import { socketKey } from './default-server.js';
+import { socketKey } from './server-names.js';
 
 /** Protocols with published practical attacks (POODLE, BEAST) and no AEAD ciphers. */
 const WEAK_PROTOCOLS = new Set(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1']);

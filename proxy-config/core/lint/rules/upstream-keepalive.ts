@@ -7,7 +7,9 @@ import {
   listServers,
   listUpstreamScopes,
   rootBlock,
+  walkDirectives,
 } from '../../nginx-config/query.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { connectionForPlainRequests } from '../../nginx-config/connection-header.js';
 import { formatNginxTime, parseNginxTime } from '../../nginx-config/units.js';
 import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
@@ -20,15 +22,22 @@ const WHY_502 =
 /** §4.7.6: upstream connections use keep-alive, which needs an `upstream {}` group with `keepalive`. */
 export const UPSTREAM_KEEPALIVE_MISSING: LintRule = {
   id: 'upstream-keepalive-missing',
-  severity: 'error',
+  severity: 'warning',
   title: 'upstream without keep-alive',
   message: WHY_502,
   fix: 'upstream NAME { server HOST:PORT; keepalive 32; } and proxy_pass http://NAME; (a bare proxy_pass address has no connection pool)',
   runbook: RUNBOOKS.keepAlive,
   test: (config) => {
     const hits: RuleHit[] = [];
+    const proxied = proxiedUpstreams(config);
+    const other = nonHttpUpstreamNames(config);
     for (const { block } of listUpstreamScopes(config))
-      if (childrenNamed(block, 'keepalive').length === 0)
+      if (
+        childrenNamed(block, 'keepalive').length === 0 &&
+        (proxied.has(block) || !other.has(block.args[0] ?? '')) &&
+        // Unix sockets have no ephemeral ports to run out of (as for a bare proxy_pass below).
+        !childrenNamed(block, 'server').every((s) => (s.args[0] ?? '').startsWith('unix:'))
+      )
         hits.push({
           file: block.file,
           line: block.line,
@@ -49,6 +58,25 @@ export const UPSTREAM_KEEPALIVE_MISSING: LintRule = {
   },
 };
 
+/** The upstream groups some proxy_pass sends to. */
+function proxiedUpstreams(config: NginxConfig): Set<NginxDirective> {
+  return new Set(listProxiedLocations(config).flatMap(({ upstream }) => (upstream ? [upstream] : [])));
+}
+
+/**
+ * Names passed to by fastcgi_pass, uwsgi_pass or scgi_pass. A group used only by them (php-fpm,
+ * uwsgi) is left alone: those protocols close the connection after each request unless the backend
+ * and fastcgi_keep_conn agree otherwise, and php-fpm pools are sized for it.
+ */
+function nonHttpUpstreamNames(config: NginxConfig): Set<string> {
+  const names = new Set<string>();
+  walkDirectives(config, (d) => {
+    if (d.name === 'fastcgi_pass' || d.name === 'uwsgi_pass' || d.name === 'scgi_pass')
+      names.add((d.args[0] ?? '').replace(/^[a-z]+:\/\//, ''));
+  });
+  return names;
+}
+
 /** In a snippet the upstream group may be defined elsewhere; only an address is surely not one. */
 function looksLikeAddress(host: string, hasPort: boolean): boolean {
   return hasPort || host === 'localhost' || /^[\d.]+$|^\[/.test(host);
@@ -57,7 +85,7 @@ function looksLikeAddress(host: string, hasPort: boolean): boolean {
 /** Keep-alive to an upstream group also needs HTTP/1.1 and a cleared Connection header. */
 export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
   id: 'upstream-keepalive-headers',
-  severity: 'error',
+  severity: 'warning',
   title: 'proxy_pass to an upstream without HTTP/1.1 and empty Connection',
   message: `nginx talks HTTP/1.0 with "Connection: close" to upstreams by default, so the upstream keepalive pool is never used. ${WHY_502}`,
   fix: 'proxy_http_version 1.1; proxy_set_header Connection ""; (for WebSockets: a map whose value for an empty $http_upgrade is "")',
@@ -65,7 +93,8 @@ export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block, chain, proxyPass, upstream } of listProxiedLocations(config)) {
-      if (!upstream) continue;
+      // A group without keepalive has no pool to waste: upstream-keepalive-missing says it once.
+      if (!upstream || childrenNamed(upstream, 'keepalive').length === 0) continue;
       const problems: string[] = [];
       const version = effectiveValue(chain, 'proxy_http_version', '1.0');
       if (version !== '1.1') problems.push(`proxy_http_version is ${version}`);

@@ -1,0 +1,150 @@
+import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
+import {
+  childrenNamed,
+  effectiveDirective,
+  includesMissingFile,
+  isMainConfig,
+  listServers,
+  listUpstreams,
+  walkDirectives,
+} from '../../nginx-config/query.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import type { LintRule, RuleHit } from '../types.js';
+import { socketKey } from './server-names.js';
+
+/**
+ * listen parameters that set options of the socket itself (nginx's `lsopt.set`): only one listen
+ * of an address:port may carry them, since nginx binds the socket once.
+ */
+const SOCKET_OPTIONS =
+  /^(?:bind|deferred|reuseport|setfib=|fastopen=|backlog=|rcvbuf=|sndbuf=|accept_filter=|ipv6only=|so_keepalive=)/;
+
+/** nginx -t's "duplicate listen options for" and "a duplicate listen" (the same socket twice in a server). */
+export const LISTEN_DUPLICATE: LintRule = {
+  id: 'listen-duplicate',
+  severity: 'error',
+  title: 'listen options nginx refuses',
+  message:
+    'nginx binds each address:port once, so its socket options (ipv6only, reuseport, backlog, deferred, bind, ...) may be given by one listen only, and a server may name one address:port once: nginx -t fails with "duplicate listen options for" or "a duplicate listen", and a reload keeps the old config.',
+  fix: 'give the socket options on one listen of that address:port (in one server), the other servers list it plainly (listen [::]:80;); drop the second listen of the same address:port in one server',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    const optionsAt = new Map<string, NginxDirective>();
+    for (const { block } of listServers(config)) {
+      const own = new Map<string, NginxDirective>();
+      for (const listen of childrenNamed(block, 'listen')) {
+        if ((listen.args[0] ?? '').includes('$')) continue;
+        const key = socketKey(listen);
+        const twice = own.get(key);
+        if (twice)
+          hits.push({
+            file: listen.file,
+            line: listen.line,
+            what: `listen ${listen.args.join(' ')}: ${key} is already listed in this server at ${twice.file}:${twice.line} (nginx: a duplicate listen)`,
+          });
+        own.set(key, listen);
+        if (!listen.args.slice(1).some((a) => SOCKET_OPTIONS.test(a))) continue;
+        const first = optionsAt.get(key);
+        if (first && first !== twice)
+          hits.push({
+            file: listen.file,
+            line: listen.line,
+            what: `listen ${listen.args.join(' ')}: socket options for ${key} were already given at ${first.file}:${first.line} (nginx: duplicate listen options)`,
+          });
+        else optionsAt.set(key, listen);
+      }
+    }
+    return hits;
+  },
+};
+
+/** True when some include of the config names a file that was not found. */
+function anyMissingInclude(config: NginxConfig): boolean {
+  let missing = false;
+  walkDirectives(config, (d) => {
+    if (d.name === 'include' && d.missing) missing = true;
+  });
+  return missing;
+}
+
+const PASSES = ['proxy_pass', 'grpc_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass'];
+/** Passes whose address has no default port: nginx -t refuses a bare name ("no port in upstream"). */
+const NO_DEFAULT_PORT = new Set(['fastcgi_pass', 'uwsgi_pass', 'scgi_pass']);
+
+/** The host part of a pass's address, when it is a plain name without port or variables. */
+function bareName(pass: NginxDirective): string | undefined {
+  const arg = pass.args[0] ?? '';
+  if (arg.includes('$')) return undefined;
+  const target = parseProxyPassTarget(/^[a-z]+:\/\//i.test(arg) ? arg : `x://${arg}`);
+  if (!target || target.hasPort || target.host.startsWith('unix:') || target.host.startsWith('['))
+    return undefined;
+  return target.host;
+}
+
+/**
+ * A pass to a name that no upstream group defines and that is not a host name: nginx -t refuses
+ * it ("no port in upstream" for FastCGI/uwsgi/SCGI, "host not found in upstream" for proxy_pass).
+ */
+export const UPSTREAM_UNDEFINED: LintRule = {
+  id: 'upstream-undefined',
+  severity: 'error',
+  title: 'pass to an upstream that is not defined',
+  message:
+    'A proxy_pass/fastcgi_pass name that no upstream {} block defines is taken for a host name: fastcgi_pass, uwsgi_pass and scgi_pass then need a port ("no port in upstream"), and proxy_pass resolves it at start ("host not found in upstream"). nginx -t fails and a reload keeps the old config: usually a typo, or the upstream block sits in a file that is not included.',
+  fix: 'define the group (upstream php-handler { server unix:/run/php/php-fpm.sock; }) in an included file, or fix the name; a real host is written with its port (fastcgi_pass app:9000;)',
+  runbook: null,
+  test: (config) => {
+    // In a snippet the group may be defined in the files that include it, and in any config in
+    // an included file that was not found.
+    if (!isMainConfig(config) || anyMissingInclude(config)) return [];
+    const defined = listUpstreams(config);
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (!PASSES.includes(d.name)) return;
+      const name = bareName(d);
+      if (name === undefined || defined.has(name)) return;
+      // proxy_pass http://name resolves name:80: a dotted name or localhost may well be a host,
+      // and so may a single word (a container name) in a config that defines no upstream groups.
+      const looksLikeHost =
+        name === 'localhost' || /^[\d.]+$/.test(name) || name.includes('.') || defined.size === 0;
+      if (!NO_DEFAULT_PORT.has(d.name) && looksLikeHost) return;
+      hits.push({
+        file: d.file,
+        line: d.line,
+        what: `${d.name} ${d.args[0] ?? ''}: no upstream ${name} is defined${NO_DEFAULT_PORT.has(d.name) ? ' and a host needs a port' : ''}`,
+      });
+    });
+    return hits;
+  },
+};
+
+/** nginx -t's 'no "ssl_certificate" is defined for the "listen ... ssl" directive'. */
+export const SSL_CERTIFICATE_MISSING: LintRule = {
+  id: 'ssl-certificate-missing',
+  severity: 'error',
+  title: 'listen … ssl without a certificate',
+  message:
+    "A server listening with ssl (or quic) needs ssl_certificate and ssl_certificate_key, in it or at http level. When it is the default server of its socket nginx -t fails; otherwise nginx starts and clients asking for its names get the default server's certificate, a name mismatch every browser refuses.",
+  fix: 'ssl_certificate /etc/ssl/example.pem; ssl_certificate_key /etc/ssl/example.key; in the server (or ssl_reject_handshake on; for a catch-all server that should refuse TLS)',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const { block, chain } of listServers(config)) {
+      const tls = childrenNamed(block, 'listen').find((l) =>
+        l.args.slice(1).some((a) => a === 'ssl' || a === 'quic'),
+      );
+      if (!tls || effectiveDirective(chain, 'ssl_certificate')) continue;
+      if (effectiveDirective(chain, 'ssl_reject_handshake')?.args[0] === 'on') continue;
+      // The certificate often sits in an include that was not found (in the server or around it):
+      // that is include-missing's to say.
+      if (includesMissingFile(chain)) continue;
+      hits.push({
+        file: tls.file,
+        line: tls.line,
+        what: `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it`,
+      });
+    }
+    return hits;
+  },
+};

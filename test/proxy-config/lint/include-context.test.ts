@@ -1,0 +1,123 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../support/run-cli.js';
+
+interface JsonFinding {
+  ruleId: string;
+  severity: string;
+  file: string;
+  line: number;
+  what: string;
+  contexts?: string[];
+}
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'proxyops-lint-include-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** Writes files under a fresh directory; returns their paths by name. */
+async function layout(name: string, files: Record<string, string>): Promise<string> {
+  const root = join(dir, name);
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  return root;
+}
+
+async function lint(args: string[]): Promise<{ code: number; findings: JsonFinding[]; stderr: string }> {
+  const { code, stdout, stderr } = await runCli(['config', 'lint', '--json', ...args]);
+  return {
+    code,
+    stderr,
+    findings: code === 2 ? [] : (JSON.parse(stdout) as { findings: JsonFinding[] }).findings,
+  };
+}
+
+describe('one finding per place', () => {
+  it('reports a snippet included into two servers once, listing both servers', async () => {
+    const root = await layout('twice', {
+      'nginx.conf': 'events {}\nhttp {\n  include sites/*.conf;\n}\n',
+      'sites/a.conf':
+        'server {\n  listen 80;\n  server_name a.example;\n  include snippets/static.conf;\n}\n',
+      'sites/b.conf':
+        'server {\n  listen 80;\n  server_name b.example;\n  include snippets/static.conf;\n}\n',
+      'snippets/static.conf': 'location /static {\n  alias /srv/static/;\n}\n',
+    });
+    const { findings } = await lint([join(root, 'nginx.conf')]);
+    const alias = findings.filter((f) => f.ruleId === 'alias-traversal');
+    expect(alias).toHaveLength(1);
+    expect(alias[0]?.file).toBe(join(root, 'snippets/static.conf'));
+    expect(alias[0]?.contexts).toEqual([
+      `server a.example (${join(root, 'sites/a.conf')}:1)`,
+      `server b.example (${join(root, 'sites/b.conf')}:1)`,
+    ]);
+    const { stdout } = await runCli(['config', 'lint', '--quiet', join(root, 'nginx.conf')]);
+    expect(stdout).toContain('(included in server a.example');
+  });
+});
+
+describe('snippets in their context', () => {
+  it('reads a file of conf.d or sites-enabled inside http, as the stock Debian nginx.conf includes it', async () => {
+    const root = await layout('stock', {
+      // Both read in server context would refuse limit_req_zone; in location, the server block.
+      'conf.d/security.conf':
+        'add_header X-Frame-Options SAMEORIGIN always;\nlimit_req_zone $binary_remote_addr zone=one:10m rate=1r/s;\n',
+      'sites-enabled/app':
+        'server {\n  listen 80;\n  server_name app.example;\n  location /app {\n    alias /srv/app/;\n  }\n}\n',
+    });
+    const conf = await lint([join(root, 'conf.d/security.conf')]);
+    expect(conf.code).toBe(0);
+    const site = await lint([join(root, 'sites-enabled/app')]);
+    expect(site.findings.map((f) => f.ruleId)).toContain('alias-traversal');
+  });
+
+  it('lints a snippet in the first context where nginx accepts it whole, instead of refusing it', async () => {
+    // gixy's add_header_redefinition/if_replaces.conf: an if holding add_header is a location's.
+    const root = await layout('if-snippet', {
+      'headers.conf': 'add_header X-Frame-Options "DENY" always;\n\nif (1) {\n  add_header X-Foo foo;\n}\n',
+    });
+    const { code, findings, stderr } = await lint([join(root, 'headers.conf')]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(findings.map((f) => `${f.ruleId}@${f.line}`)).toContain('add-header-dropped@4');
+  });
+
+  it('--context says it outright, and nginx -t refusals there still exit 2', async () => {
+    const root = await layout('declared', {
+      'api.conf': 'location /api {\n  proxy_pass http://127.0.0.1:3000/;\n}\n',
+    });
+    const inServer = await lint(['--context', 'server', join(root, 'api.conf')]);
+    expect(inServer.findings.map((f) => f.ruleId)).toContain('proxy-pass-slash-mismatch');
+    const inHttp = await lint(['--context', 'http', join(root, 'api.conf')]);
+    expect(inHttp.code).toBe(2);
+    expect(inHttp.stderr).toMatch(/api\.conf:1: "location" directive is not allowed here/);
+  });
+});
+
+describe('a missing include is a finding, not a stop', () => {
+  it('reports include-missing and lints the rest', async () => {
+    const root = await layout('missing', {
+      'nginx.conf':
+        'events {}\nhttp {\n  include mime.types;\n  server {\n    listen 80;\n    include snippets/letsencrypt.conf;\n    location /static {\n      alias /srv/static/;\n    }\n  }\n}\n',
+      'mime.types': 'types {\n  text/html html;\n}\n',
+    });
+    const { code, findings } = await lint([join(root, 'nginx.conf')]);
+    expect(code).toBe(1); // alias-traversal, an error, found past the missing include
+    expect(findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        line: 6,
+        what: expect.stringMatching(
+          /^include snippets\/letsencrypt\.conf: ENOENT: no such file or directory/,
+        ),
+      }),
+    ]);
+    expect(findings.map((f) => f.ruleId)).toContain('alias-traversal');
+  });
+});

@@ -1,0 +1,329 @@
+import { describe, expect, it } from 'vitest';
+import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+import { lintNginxConfig } from '../../../proxy-config/lint-config.js';
+
+// The false positives of issue 26, each on the pattern as published configs write it, next to the
+// near twin where the rule must still fire.
+const fired = (text: string, id: string) =>
+  lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+    .findings.filter((f) => f.ruleId === id)
+    .map((f) => `${f.line}: ${f.what}`);
+
+describe('forwarded-proto-missing needs TLS somewhere', () => {
+  // gunicorn's deploy docs: X-Forwarded-Proto only matters when clients come in over https.
+  const site = (listen: string, extra = '') => `
+upstream app_server { server unix:/tmp/gunicorn.sock fail_timeout=0; }
+server {
+    ${listen}
+    ${extra}
+    server_name example.com www.example.com;
+    location @proxy_to_app {
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header Host $http_host;
+      proxy_redirect off;
+      proxy_pass http://app_server;
+    }
+}`;
+
+  it('is quiet on a server listening on plain HTTP only', () => {
+    expect(fired(site('listen 80;'), 'forwarded-proto-missing')).toEqual([]);
+  });
+
+  it('fires on a TLS listener, or with TLS in front declared', () => {
+    expect(
+      fired(
+        site('listen 443 ssl;', 'ssl_certificate a.pem; ssl_certificate_key a.key;'),
+        'forwarded-proto-missing',
+      ),
+    ).toHaveLength(1);
+    expect(fired(site('listen 80;', '# proxyops: outer-tls on'), 'forwarded-proto-missing')).toHaveLength(1);
+  });
+});
+
+// enable-cors.org's nginx snippet, copied into countless configs.
+const corsPreflight = (answer: string) => `
+server {
+  listen 80;
+  location / {
+     if ($request_method = 'OPTIONS') {
+        add_header 'Access-Control-Allow-Origin' '*';
+        add_header 'Access-Control-Allow-Methods' 'GET, POST, OPTIONS';
+        add_header 'Access-Control-Allow-Headers' 'DNT,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range';
+        add_header 'Access-Control-Max-Age' 1728000;
+        add_header 'Content-Type' 'text/plain; charset=utf-8';
+        add_header 'Content-Length' 0;
+        ${answer}
+     }
+     root /srv/www;
+  }
+}`;
+
+describe('if-in-location on the CORS preflight block', () => {
+  it('is quiet when the if ends with return 204', () => {
+    expect(fired(corsPreflight('return 204;'), 'if-in-location')).toEqual([]);
+  });
+
+  it('fires once per if (not per line) when the if does not return', () => {
+    expect(fired(corsPreflight(''), 'if-in-location')).toEqual([
+      '6: add_header inside if $request_method = OPTIONS in location /',
+    ]);
+  });
+});
+
+describe('add-header-content-type on return 204', () => {
+  it('is quiet: nginx sends a 204 without a Content-Type of its own', () => {
+    expect(fired(corsPreflight('return 204;'), 'add-header-content-type')).toEqual([]);
+  });
+
+  it('fires when the block answers with a body', () => {
+    expect(fired(corsPreflight('return 200;'), 'add-header-content-type')).toHaveLength(1);
+  });
+});
+
+describe('regex-unanchored', () => {
+  it("is quiet on Nextcloud's location ~ \\.php(?:$|/) and phpBB's \\.php(/|$)", () => {
+    const config = `server {
+      location ~ \\.php(?:$|/) { fastcgi_pass php-handler; }
+      location ~ \\.php(/|$) { fastcgi_pass php-handler; }
+    }`;
+    expect(fired(config, 'regex-unanchored')).toEqual([]);
+  });
+
+  it('still fires on \\.php followed by anything', () => {
+    expect(fired('server { location ~ \\.php(?:/) { fastcgi_pass php; } }', 'regex-unanchored')).toHaveLength(
+      1,
+    );
+  });
+
+  it("is quiet on phpBB's deny all; internal; block", () => {
+    const config = `server {
+    location ~ /(config\\.php|common\\.php|cache|files|images/avatars/upload|includes|(?<!ext/)phpbb(?!\\w+)|store|vendor) {
+        deny all; internal;
+    }
+    }`;
+    expect(fired(config, 'regex-unanchored')).toEqual([]);
+    expect(fired(config.replace('deny all; internal;', 'root /srv;'), 'regex-unanchored')).toHaveLength(1);
+  });
+});
+
+describe('server-name-conflict with HTTP/3', () => {
+  const server = (name: string) => `server {
+    listen 443 ssl;
+    listen [::]:443 ssl;
+    listen 443 quic reuseport;
+    listen [::]:443 quic reuseport;
+    http2 on;
+    server_name ${name};
+    ssl_certificate /etc/letsencrypt/live/x/fullchain.pem;
+    ssl_certificate_key /etc/letsencrypt/live/x/privkey.pem;
+  }`;
+
+  it('does not report a server conflicting with itself on listen 443 quic + listen 443 ssl', () => {
+    expect(fired(server('example.com'), 'server-name-conflict')).toEqual([]);
+  });
+
+  it('still reports two servers with the same name, once per socket', () => {
+    expect(fired(`${server('example.com')}\n${server('example.com')}`, 'server-name-conflict')).toHaveLength(
+      4,
+    );
+  });
+});
+
+describe('add-header-dropped where the outer header could never be sent', () => {
+  const config = (inner: string) => `server {
+    listen 443 ssl;
+    add_header X-Frame-Options "SAMEORIGIN";
+    add_header Strict-Transport-Security "max-age=63072000" ${inner.includes('always') ? 'always' : ''};
+    location ~ /\\.(?!well-known) {
+        add_header X-Robots-Tag "noindex";
+        ${inner.replace('always', '')}
+    }
+  }`;
+
+  it('is quiet on a block answering 403/404 when the outer headers lack always', () => {
+    expect(fired(config('return 403;'), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('fires when an outer header has always, or the block answers 200', () => {
+    expect(fired(config('return 403; always'), 'add-header-dropped')).toHaveLength(1);
+    expect(fired(config('return 200;'), 'add-header-dropped')).toHaveLength(1);
+  });
+
+  it('is quiet on the locations of a server that redirects every request', () => {
+    const redirect = `server {
+    listen 80;
+    add_header Strict-Transport-Security "max-age=63072000" always;
+    return 301 https://$host$request_uri;
+    location /static/ { add_header Cache-Control "public"; }
+  }`;
+    expect(fired(redirect, 'add-header-dropped')).toEqual([]);
+    expect(fired(redirect.replace('return 301', '# return 301'), 'add-header-dropped')).toHaveLength(1);
+  });
+});
+
+describe('keep-alive findings on php-fpm and on groups without a pool', () => {
+  // Nextcloud's documented set-up: a php-fpm upstream used by fastcgi_pass only.
+  const nextcloud = `
+upstream php-handler {
+    server 127.0.0.1:9000;
+}
+server {
+    listen 80;
+    location ~ \\.php(?:$|/) {
+        include fastcgi_params;
+        fastcgi_pass php-handler;
+    }
+}`;
+
+  it('says nothing about keep-alive for a FastCGI upstream', () => {
+    const findings = lintNginxConfig({
+      mainFile: 'x.conf',
+      files: ['x.conf'],
+      directives: parseNginxConfig(nextcloud, 'x.conf'),
+    }).findings;
+    expect(findings.filter((f) => f.ruleId.startsWith('upstream-keepalive'))).toEqual([]);
+  });
+
+  it('reports a proxied group without keepalive once, as a warning', () => {
+    const proxied =
+      'upstream app { server 127.0.0.1:3000; }\nserver { listen 80; location / { proxy_pass http://app; } }';
+    const findings = lintNginxConfig({
+      mainFile: 'x.conf',
+      files: ['x.conf'],
+      directives: parseNginxConfig(proxied, 'x.conf'),
+    }).findings.filter((f) => f.ruleId.startsWith('upstream-keepalive'));
+    expect(findings.map((f) => [f.ruleId, f.severity])).toEqual([['upstream-keepalive-missing', 'warning']]);
+  });
+});
+
+describe('forwarded-proto-missing and the headers frameworks read instead', () => {
+  // JupyterHub's documented nginx config sends X-Scheme, which Tornado reads.
+  const jupyterhub = (header: string) => `server {
+    listen 443;
+    ssl on;
+    ssl_certificate a.pem;
+    ssl_certificate_key a.key;
+    location / {
+        proxy_pass http://127.0.0.1:8000;
+        proxy_set_header Host $http_host;
+        ${header}
+    }
+}`;
+
+  it('is quiet when X-Scheme carries the scheme', () => {
+    expect(fired(jupyterhub('proxy_set_header X-Scheme $scheme;'), 'forwarded-proto-missing')).toEqual([]);
+  });
+
+  it('fires when no header carries it', () => {
+    expect(fired(jupyterhub(''), 'forwarded-proto-missing')).toHaveLength(1);
+  });
+});
+
+describe('field corpus corrections', () => {
+  it('upstream-keepalive-missing leaves a group of unix sockets alone (gunicorn, GitLab)', () => {
+    const gunicorn = `upstream app_server { server unix:/tmp/gunicorn.sock fail_timeout=0; }
+server { listen 80; location @proxy_to_app { proxy_pass http://app_server; } }`;
+    expect(fired(gunicorn, 'upstream-keepalive-missing')).toEqual([]);
+    expect(
+      fired(gunicorn.replace('unix:/tmp/gunicorn.sock', '127.0.0.1:8000'), 'upstream-keepalive-missing'),
+    ).toHaveLength(1);
+  });
+
+  it("default-server-missing does not fire on a snippet, whose default server may sit in another file (h5bp's templates)", () => {
+    const template = `server { listen 443 ssl; server_name www.example.com; ssl_certificate a; ssl_certificate_key b; return 301 https://example.com$request_uri; }
+server { listen 443 ssl; server_name example.com; ssl_certificate a; ssl_certificate_key b; }`;
+    expect(fired(template, 'default-server-missing')).toEqual([]);
+    expect(fired(`events {}\nhttp {\n${template}\n}`, 'default-server-missing')).toHaveLength(1);
+  });
+});
+
+describe('add-header-dropped on the CORS preflight block', () => {
+  // enable-cors.org's preflight answer in a server that sets security headers.
+  const config = (outer: string) => `server {
+    listen 443 ssl;
+    add_header X-Frame-Options "SAMEORIGIN" always;
+    add_header X-Content-Type-Options "nosniff" always;
+    ${outer}
+    location / {
+      if ($request_method = 'OPTIONS') {
+        add_header 'Access-Control-Allow-Origin' '*';
+        add_header 'Access-Control-Max-Age' 1728000;
+        return 204;
+      }
+    }
+  }`;
+
+  it('is quiet when only headers about a body are dropped from the 204', () => {
+    expect(fired(config(''), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('fires when HSTS is dropped from it', () => {
+    expect(
+      fired(config('add_header Strict-Transport-Security "max-age=63072000" always;'), 'add-header-dropped'),
+    ).toEqual([expect.stringContaining('drops Strict-Transport-Security set at')]);
+  });
+});
+
+describe('the nginx -t rules and includes that were not found', () => {
+  const lintFiles = (text: string) =>
+    lintNginxConfig({
+      mainFile: 'x.conf',
+      files: ['x.conf'],
+      directives: parseNginxConfig(text, 'x.conf').map((d) =>
+        d.name === 'http'
+          ? {
+              ...d,
+              children: (d.children ?? []).map((c) =>
+                c.name === 'include' ? { ...c, missing: 'ENOENT: no such file or directory' } : c,
+              ),
+            }
+          : d,
+      ),
+    }).findings.map((f) => f.ruleId);
+
+  it('upstream-undefined and ssl-certificate-missing say nothing when the group or certificate may sit in a missing include', () => {
+    const config = `events {}
+http {
+  include conf.d/upstreams-and-tls.conf;
+  server {
+    listen 443 ssl;
+    location ~ \\.php$ { fastcgi_pass php-handler; }
+  }
+}`;
+    const ids = lintFiles(config);
+    expect(ids).toContain('include-missing');
+    expect(ids).not.toContain('upstream-undefined');
+    expect(ids).not.toContain('ssl-certificate-missing');
+    const without = fired(
+      config.replace('  include conf.d/upstreams-and-tls.conf;\n', ''),
+      'upstream-undefined',
+    );
+    expect(without).toHaveLength(1);
+  });
+});
+
+describe('forwarded-proto-missing when proxy_params was not found', () => {
+  it("is quiet on a location including Debian's proxy_params when the file is not there", async () => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { lintNginxConfigFiles } = await import('../../../proxy-config/lint-config.js');
+    const dir = await mkdtemp(join(tmpdir(), 'proxyops-proxy-params-'));
+    try {
+      const site = join(dir, 'app');
+      await writeFile(
+        site,
+        'server {\n  listen 443 ssl;\n  ssl_certificate a.pem;\n  ssl_certificate_key a.key;\n  location / {\n    include proxy_params;\n    proxy_pass http://127.0.0.1:8000;\n  }\n}\n',
+      );
+      const ids = (await lintNginxConfigFiles(site)).findings.map((f) => f.ruleId);
+      expect(ids).toContain('include-missing');
+      expect(ids).not.toContain('forwarded-proto-missing');
+      await writeFile(join(dir, 'proxy_params'), 'proxy_set_header Host $host;\n');
+      expect((await lintNginxConfigFiles(site)).findings.map((f) => f.ruleId)).toContain(
+        'forwarded-proto-missing',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
