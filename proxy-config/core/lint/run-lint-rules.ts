@@ -92,7 +92,7 @@ export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): L
   const raw: LintFinding[] = rules.flatMap((rule) =>
     rule.test(config).map((hit) => ({
       ruleId: rule.id,
-      severity: rule.severity,
+      severity: hit.severity ?? rule.severity,
       title: rule.title,
       what: hit.what,
       message: rule.message,

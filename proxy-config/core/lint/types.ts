@@ -16,6 +16,11 @@ export interface RuleHit {
   line: number;
   /** One line naming the offending thing (`location /api/ proxies to http://app without ...`). */
   what: string;
+  /**
+   * Where this form of the mistake does less harm than the rule's worst case (an `alias` that reaches
+   * only sibling names, not the parent directory): the lower severity, so the exit code follows harm.
+   */
+  severity?: LintSeverity;
 }
 
 /** A lint rule as data: adding a rule is adding one of these to LINT_RULES. */

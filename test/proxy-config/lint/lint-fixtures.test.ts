@@ -5,6 +5,7 @@ import { runCli } from '../../support/run-cli.js';
 import { expectedLines, FIXTURE_DIR, FIXTURES } from './fixtures.js';
 
 interface JsonFinding {
+  severity: string;
   ruleId: string;
   line: number;
   file: string;
@@ -35,7 +36,12 @@ describe.each(LINT_RULES.map((rule) => [rule.id, rule.severity]))('lint rule %s'
         lines.map((line) => `${id}@${line}`).sort(),
       );
       for (const finding of findings) expect(finding.file).toBe(join(FIXTURE_DIR, name));
-      expect(code).toBe(severity === 'error' ? 1 : 0);
+      // A hit may be milder than its rule's worst case (alias-traversal reaching siblings only).
+      for (const finding of findings)
+        expect(['error', 'warning', 'note'].indexOf(finding.severity)).toBeGreaterThanOrEqual(
+          ['error', 'warning', 'note'].indexOf(severity),
+        );
+      expect(code).toBe(findings.some((f) => f.severity === 'error') ? 1 : 0);
     },
   );
 

@@ -327,3 +327,33 @@ describe('forwarded-proto-missing when proxy_params was not found', () => {
     }
   });
 });
+
+describe('alias-traversal weighs what is reachable', () => {
+  // Magento's nginx.conf.sample, in both spellings it has been published with.
+  const magento = (location: string, alias: string) => `
+server {
+    listen 80;
+    set $MAGE_ROOT /var/www/magento;
+    root $MAGE_ROOT/pub;
+    location ${location} {
+        location ~ ^/pub/media/(downloadable|customer|import|theme_customization/.*\\.xml) {
+            deny all;
+        }
+        alias ${alias};
+        add_header X-Frame-Options "SAMEORIGIN";
+    }
+}`;
+  const severities = (text: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId === 'alias-traversal')
+      .map((f) => f.severity);
+
+  it('is quiet with a slash on both sides, a warning with a slash on neither (siblings only)', () => {
+    expect(severities(magento('/pub/', '$MAGE_ROOT/pub/'))).toEqual([]);
+    expect(severities(magento('/pub', '$MAGE_ROOT/pub'))).toEqual(['warning']);
+  });
+
+  it('stays an error where /pub../ reads the parent directory', () => {
+    expect(severities(magento('/pub', '$MAGE_ROOT/pub/'))).toEqual(['error']);
+  });
+});

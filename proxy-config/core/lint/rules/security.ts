@@ -64,13 +64,22 @@ export const ALIAS_TRAVERSAL: LintRule = {
           continue;
         }
         if ((modifier !== '' && modifier !== '^~') || path.endsWith('/')) continue;
-        hits.push({
-          file: alias.file,
-          line: alias.line,
-          what: target.endsWith('/')
-            ? `location ${path} with alias ${target} serves ${path}../ from the parent directory`
-            : `location ${path} with alias ${target} serves ${path}-old/ from ${target}-old/ (any name starting with ${target})`,
-        });
+        // Without a slash on either side only sibling names beginning like the alias are reachable
+        // (Magento's `location /pub { alias $MAGE_ROOT/pub; }`): a warning, not a read of the parent.
+        hits.push(
+          target.endsWith('/')
+            ? {
+                file: alias.file,
+                line: alias.line,
+                what: `location ${path} with alias ${target} serves ${path}../ from the parent directory`,
+              }
+            : {
+                file: alias.file,
+                line: alias.line,
+                what: `location ${path} with alias ${target} serves ${path}-old/ from ${target}-old/ (any name starting with ${target})`,
+                severity: 'warning',
+              },
+        );
       }
     }
     return hits;
