@@ -9,9 +9,12 @@ import {
   type PathEntry,
   type WorkerPath,
   type WorkerUser,
+  workerPaths,
 } from '../core/apply/worker-access.js';
 import { ProxyopsError } from '../core/errors.js';
 import { parseNginxConfig } from '../core/nginx-config/parse-nginx-config.js';
+import type { ProxySpec } from '../core/spec/proxy-spec.js';
+import { readLiveMasterPid } from './nginx-master.js';
 
 /**
  * The components of `path` that exist, from / down, after symlinks are resolved (what the kernel
@@ -90,12 +93,39 @@ export async function findWorkerUser(
 export async function checkWorkerAccess(
   paths: readonly WorkerPath[],
   user: WorkerUser,
-  fix: (path: WorkerPath) => string,
+  fix: (path: WorkerPath, blocked: PathEntry) => string,
 ): Promise<void> {
   for (const path of paths) {
     const { entries, complete } = await statComponents(path.path);
     const blocked = firstBlocked(entries, user, path.need, complete);
     if (blocked)
-      throw new ProxyopsError('WORKERS_CANNOT_REACH', describeBlocked(path, blocked, user, fix(path)));
+      throw new ProxyopsError(
+        'WORKERS_CANNOT_REACH',
+        describeBlocked(path, blocked, user, fix(path, blocked)),
+      );
   }
+}
+
+/**
+ * For `config apply` and `deploy` on a running nginx (its pid file `spec.paths.pidFile`): refuses
+ * before anything changes when the workers it runs, as the user `mainConfig` names (or nginx's
+ * default), could not reach the sockets, temp or log directories of `spec`. Without a running
+ * nginx nothing is started, so nothing is checked (`up` checks before it starts one).
+ */
+export async function checkSpecWorkerAccess(
+  spec: ProxySpec,
+  mainConfig?: { text: string; file: string },
+): Promise<void> {
+  const masterPid = await readLiveMasterPid(spec.paths.pidFile);
+  if (masterPid === undefined) return;
+  const userDirective = mainConfig && readUserDirective(mainConfig.text, mainConfig.file);
+  const workers = await findWorkerUser({ masterPid, ...(userDirective ? { userDirective } : {}) });
+  // A user the system lacks: nginx -t has already refused such a config.
+  if (!workers) return;
+  await checkWorkerAccess(
+    workerPaths(spec),
+    workers,
+    (_path, blocked) =>
+      `let ${workers.name} through (chmod o+x ${blocked.path}) or move it below directories ${workers.name} can traverse`,
+  );
 }

@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signalNginx, type NginxTarget } from '../../../proxy-config/shell/nginx-process.js';
 import { reachableCheckout } from '../../support/checkout-copy.js';
+import { startAppliedNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { startNoRetryLoad } from '../deploy/no-retry-load.js';
 import {
@@ -283,4 +285,60 @@ describe('the embedded database keeps its data under --dir', () => {
         if (runtime.startsWith('/run/proxyops/')) await rm(runtime, { recursive: true, force: true });
     }
   }, 240_000);
+});
+
+describe('config apply to a running nginx whose workers could not reach the new socket', () => {
+  let root: string;
+  let closed: string;
+  let nginx: NginxTarget | undefined;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'proxyops-apply-reach-'));
+    await chmod(root, 0o755);
+    closed = await mkdtemp(join(tmpdir(), 'proxyops-apply-closed-'));
+  });
+  afterAll(async () => {
+    if (nginx) await signalNginx(nginx, 'stop').catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+    await rm(closed, { recursive: true, force: true });
+  });
+
+  it('refuses with one line naming the socket, the user and the fix, exit 2; the live version stays', async () => {
+    const runtime = join(root, 'run');
+    await mkdir(join(runtime, 'logs'), { recursive: true, mode: 0o755 });
+    await mkdir(join(runtime, 'temp'), { recursive: true, mode: 0o755 });
+    const port = await freePort();
+    const spec = (socket: string) => ({
+      version: 1,
+      paths: { pidFile: join(runtime, 'nginx.pid'), tempDir: join(runtime, 'temp') },
+      workers: { processes: 1, connections: 256, rlimitNofile: 1024 },
+      accessLog: { path: join(runtime, 'logs', 'access.log'), buffer: null },
+      errorLog: { path: join(runtime, 'logs', 'error.log') },
+      upstreams: { app: { servers: [{ socket }] } },
+      servers: [
+        {
+          names: ['localhost'],
+          listen: [{ address: '127.0.0.1', port }],
+          routes: [{ path: '/', upstream: 'app' }],
+        },
+      ],
+    });
+    nginx = await startAppliedNginx(root, runtime, spec(join(runtime, 'app.sock')));
+    const live = await readFile(join(root, 'conf', 'current', 'nginx.conf'), 'utf8');
+    const specPath = join(root, 'closed-spec.json');
+    await writeFile(specPath, JSON.stringify(spec(join(closed, 'app.sock'))));
+    const run = await execa(
+      'node',
+      [CLI, 'config', 'apply', '--spec', specPath, '--target', join(root, 'conf')],
+      {
+        reject: false,
+        timeout: 60_000,
+      },
+    );
+    expect(run.exitCode, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toBe(
+      `proxyops: nginx's workers run as nobody (uid 65534) and cannot reach the socket of upstream app ${join(closed, 'app.sock')}: ${closed} is mode 0700 (owner uid 0, group 0): it cannot pass; let nobody through (chmod o+x ${closed}) or move it below directories nobody can traverse`,
+    );
+    expect(await readFile(join(root, 'conf', 'current', 'nginx.conf'), 'utf8')).toBe(live);
+  }, 60_000);
 });
