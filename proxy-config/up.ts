@@ -30,7 +30,7 @@ import {
   type StackState,
 } from './shell/stack-state.js';
 import { removeSocketName } from './shell/slot-socket.js';
-import { prepareStackRuntimeDir } from './shell/stack-runtime-dir.js';
+import { linkStackLogs, prepareStackRuntimeDir } from './shell/stack-runtime-dir.js';
 import { pickFreePort, tryListen } from './shell/tcp-accepting.js';
 import { findWorkerUser } from './shell/worker-access.js';
 import { NGINX_DEFAULT_USER } from './core/apply/worker-access.js';
@@ -131,10 +131,12 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     await chmod(join(dir, sub), 0o755);
   }
   const runtimeDir = await prepareStackRuntimeDir(dir, options.runtimeDir, workers);
-  if (runtimeDir !== dir)
+  if (runtimeDir !== dir) {
+    const linked = await linkStackLogs(dir, runtimeDir);
     say(
-      `slots, temp files and logs in ${runtimeDir} (nginx's workers run as ${workers.name}, who cannot reach ${dir})`,
+      `slots, temp files and logs in ${runtimeDir} (nginx's workers run as ${workers.name}, who cannot reach ${dir})${linked ? `; ${join(dir, 'logs')} links to its logs` : ''}`,
     );
+  }
   const databaseDir = join(dir, 'database');
   if (options.fresh) await rm(databaseDir, { recursive: true, force: true });
   // The orders and users of the embedded database: only this user reads them.

@@ -1,4 +1,4 @@
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { WorkerUser } from '../core/apply/worker-access.js';
 import { STACK_WORKER_DIRS, stackRuntimeDirs, stackWorkerPaths } from '../core/deploy/local-stack-spec.js';
@@ -38,4 +38,18 @@ export async function prepareStackRuntimeDir(
     }
   }
   throw refusal;
+}
+
+/**
+ * Makes DIR/logs lead to the runtime directory's logs when they are elsewhere (a symlink), so the
+ * paths people type (`logs stats .proxyops/logs/access.log`) work wherever the workers write. A real
+ * directory there (logs of an older stack) is left alone; false then.
+ */
+export async function linkStackLogs(dir: string, runtimeDir: string): Promise<boolean> {
+  const link = join(dir, 'logs');
+  const existing = await lstat(link).catch(() => undefined);
+  if (existing && !existing.isSymbolicLink()) return false;
+  if (existing) await rm(link);
+  await symlink(join(runtimeDir, 'logs'), link);
+  return true;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -85,6 +85,8 @@ describe('proxyops up as root with --dir below a 0700 directory', () => {
       expect((instance as { slot?: string }).slot).toMatch(new RegExp(`^${runtime}/slots/slot-\\d\\.sock$`));
     expect(state.stack!.specPath).toBe(join(stack!.dir, 'spec.json'));
     expect((await stat(join(stack!.dir, 'database'))).isDirectory()).toBe(true);
+    // The paths people type still lead to the logs.
+    expect(await readlink(join(stack!.dir, 'logs'))).toBe(join(runtime, 'logs'));
   });
 
   it('/health/ready through nginx answers 200, and a deploy under load that never retries fails no request', async () => {
