@@ -134,7 +134,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   if (runtimeDir !== dir) {
     const linked = await linkStackLogs(dir, runtimeDir);
     say(
-      `slots, temp files and logs in ${runtimeDir} (nginx's workers run as ${workers.name}, who cannot reach ${dir})${linked ? `; ${join(dir, 'logs')} links to its logs` : ''}`,
+      `slots, temp files and logs in ${runtimeDir} (nginx's workers run as ${workers.name}, who cannot reach ${dir}); ${join(dir, 'logs')} ${linked ? 'links to its logs' : 'is a directory of older logs, left as it was'}`,
     );
   }
   const databaseDir = join(dir, 'database');
