@@ -32,6 +32,8 @@ const USAGE_CODES = new Set([
   'LISTEN_FAILED',
   'DATABASE_UNREACHABLE',
   'NO_SPACE',
+  // nginx's workers could not reach a socket, the temp or log directory (the message names the fix).
+  'WORKERS_CANNOT_REACH',
 ]);
 
 /** Maps an error code to the process exit code. */

@@ -69,7 +69,12 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'deploy --dir .proxyops',
     'deploy --spec proxy.yaml --target /etc/proxyops --upstream api --json',
   ],
-  up: ['up', 'up --instances 3 --port 8081 --dir /tmp/stack', 'up --log-max-size 64m --log-keep 5'],
+  up: [
+    'up',
+    'up --instances 3 --port 8081 --dir /tmp/stack',
+    'up --fresh',
+    'up --log-max-size 64m --log-keep 5',
+  ],
   down: ['down', 'down --dir /tmp/stack'],
 };
 

@@ -31,6 +31,7 @@ import { isAlive } from './shell/proc-process-tree.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from './shell/stack-state.js';
 import { reloadAndConfirm, type ReloadResult } from './shell/reload-nginx.js';
 import { withTargetLock } from './shell/target-lock.js';
+import { checkSpecWorkerAccess } from './shell/worker-access.js';
 import { createTempPrefix } from './shell/temp-prefix.js';
 import type { ServersFrom } from './reconcile-servers.js';
 import { renderForTarget } from './render-for-target.js';
@@ -120,6 +121,8 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
     };
   }
   const manifest = JSON.parse(files[VERSION_MANIFEST_FILE]!) as VersionManifest;
+  // A running nginx would reload into workers that answer 502 or lose their logs: refused first.
+  await checkSpecWorkerAccess(spec, { text: config[MAIN_CONFIG_FILE]!, file: MAIN_CONFIG_FILE });
   const applied: VersionRecord = {
     appliedAt: new Date().toISOString(),
     specDigest: digestSpec(spec),

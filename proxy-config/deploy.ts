@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { applyConfig } from './apply-config.js';
 import type { DeployEvent } from './core/deploy/deploy-events.js';
 import { summarizeLogWindow } from './core/deploy/log-window.js';
@@ -11,6 +12,8 @@ import { removeDeployProgress, writeDeployProgress, type DeployProgress } from '
 import { readProcessIdentity } from './shell/process-identity.js';
 import { fileSize } from './shell/read-file-range.js';
 import { readLastLines } from './shell/read-log-since.js';
+import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
+import { checkSpecWorkerAccess } from './shell/worker-access.js';
 import { lockDeploys, writeStackState, type InstanceRecord } from './shell/stack-state.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
@@ -126,11 +129,21 @@ export async function deploy(
   };
   try {
     await record({ round: 0, step: 0, kind: 'plan' });
-    return await runDeploy(await loadDeployContext(where), emit, control);
+    const context = await loadDeployContext(where);
+    // New instances listen beside their slot (or on a port): nginx's workers must reach them.
+    await checkSpecWorkerAccess(context.spec, await readCurrentConfig(context.target));
+    return await runDeploy(context, emit, control);
   } finally {
     await removeDeployProgress(where.target);
     await unlock();
   }
+}
+
+/** The live main config of a target (its `user` directive names the workers), when there is one. */
+async function readCurrentConfig(target: string): Promise<{ text: string; file: string } | undefined> {
+  const file = join(target, 'current', MAIN_CONFIG_FILE);
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : { text, file };
 }
 
 function untilAborted(signal: AbortSignal, boundMs: number): Promise<void> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyConfig } from './apply-config.js';
@@ -30,7 +30,10 @@ import {
   type StackState,
 } from './shell/stack-state.js';
 import { removeSocketName } from './shell/slot-socket.js';
+import { linkStackLogs, prepareStackRuntimeDir } from './shell/stack-runtime-dir.js';
 import { pickFreePort, tryListen } from './shell/tcp-accepting.js';
+import { findWorkerUser } from './shell/worker-access.js';
+import { NGINX_DEFAULT_USER } from './core/apply/worker-access.js';
 import { waitUntilReady } from './shell/wait-until-ready.js';
 
 /** What `proxyops up` starts. Durations are seconds. */
@@ -50,8 +53,12 @@ export interface UpOptions {
   apiSettings: Record<string, string>;
   /** Redis for the instances' rate limits, recorded like the database. */
   redisUrl?: string;
-  /** A PostgreSQL server shared by the instances; without it an embedded one is served. */
+  /** A PostgreSQL server shared by the instances; without it an embedded one is served, its data under `dir`. */
   databaseUrl?: string;
+  /** Start the embedded database empty, dropping the data a previous `up` in `dir` left. */
+  fresh?: boolean;
+  /** Where the slots, temp files and nginx's logs go instead of the directory `up` picks (`--runtime-dir`). */
+  runtimeDir?: string;
   say?: (line: string) => void;
 }
 
@@ -111,22 +118,29 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   ensureSystemPackages([SYSTEM_PACKAGES.nginx], say);
   // Checked before anything starts: nginx would retry the bind for seconds and then fail.
   const listen = await tryListen('127.0.0.1', options.port);
-  if (listen !== 'ok') {
-    const holder = listen === 'EADDRINUSE' ? await findListenerPid(options.port) : undefined;
-    const why =
-      listen === 'EADDRINUSE'
-        ? `is in use${holder ? ` (pid ${holder})` : ''}`
-        : `cannot be listened on (${listen})`;
+  if (listen !== 'ok') throw await portRefusal(options.port, listen);
+  // nginx's workers open the slots, temp files and logs: checked as them before anything starts.
+  const workers = await findWorkerUser();
+  if (!workers)
     throw new ProxyopsError(
-      'BAD_OPTION',
-      `--port ${options.port}: 127.0.0.1:${options.port} ${why}; pick another port`,
+      'WORKERS_CANNOT_REACH',
+      `nginx's workers would run as ${NGINX_DEFAULT_USER} (nginx's default under root), which has no account here; create it (useradd --system ${NGINX_DEFAULT_USER}) or run proxyops up as another user`,
     );
-  }
-  for (const sub of ['', 'logs', 'temp', 'config', 'slots']) {
+  for (const sub of ['', 'config']) {
     await mkdir(join(dir, sub), { recursive: true, mode: 0o755 });
-    // nginx workers run unprivileged: they must traverse the prefix.
     await chmod(join(dir, sub), 0o755);
   }
+  const runtimeDir = await prepareStackRuntimeDir(dir, options.runtimeDir, workers);
+  if (runtimeDir !== dir) {
+    const linked = await linkStackLogs(dir, runtimeDir);
+    say(
+      `slots, temp files and logs in ${runtimeDir} (nginx's workers run as ${workers.name}, who cannot reach ${dir}); ${join(dir, 'logs')} ${linked ? 'links to its logs' : 'is a directory of older logs, left as it was'}`,
+    );
+  }
+  const databaseDir = join(dir, 'database');
+  if (options.fresh) await rm(databaseDir, { recursive: true, force: true });
+  // The orders and users of the embedded database: only this user reads them.
+  if (!options.databaseUrl) await mkdir(databaseDir, { recursive: true, mode: 0o700 });
 
   let database: EmbeddedPostgres | undefined;
   const stopAll = async () => {
@@ -138,9 +152,14 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     }
   };
   try {
-    if (!options.databaseUrl) database = await startEmbeddedPostgres({ host: '127.0.0.1', port: 0 });
+    if (!options.databaseUrl)
+      database = await startEmbeddedPostgres({ host: '127.0.0.1', port: 0, dataDir: databaseDir });
     const databaseUrl = options.databaseUrl ?? database!.url;
-    say(database ? `embedded database (PGlite) serving ${databaseUrl}` : 'database: DATABASE_URL');
+    say(
+      database
+        ? `embedded database (PGlite) serving ${databaseUrl}, data in ${databaseDir}`
+        : 'database: DATABASE_URL',
+    );
 
     const ports: number[] = [];
     while (!options.slots && ports.length < options.instances) {
@@ -149,10 +168,11 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     }
     const specPath = join(dir, 'spec.json');
     const slots = options.slots
-      ? Array.from({ length: options.instances }, (_, i) => join(dir, 'slots', `slot-${i}.sock`))
+      ? Array.from({ length: options.instances }, (_, i) => join(runtimeDir, 'slots', `slot-${i}.sock`))
       : undefined;
     const specInput = planLocalStackSpec({
       dir,
+      runtimeDir,
       port: options.port,
       instancePorts: ports,
       ...(slots ? { slots } : {}),
@@ -184,7 +204,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
         specPath,
         nginxPidFile: spec.paths.pidFile,
         url,
-        logsDir: join(dir, 'logs'),
+        logsDir: join(runtimeDir, 'logs'),
       },
     };
     await writeStackState(target, state);
@@ -192,7 +212,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     const startOne = async (port: number, seed: boolean): Promise<InstanceRecord> => {
       const command = toInstanceCommand(pool.deploy!, pool, { host: '127.0.0.1', port });
       if (seed) command.args.push('--seed');
-      const logFile = join(dir, 'logs', `instance-${port}.log`);
+      const logFile = join(runtimeDir, 'logs', `instance-${port}.log`);
       const started = await startInstance(command, { logFile, env: state.instanceEnv ?? {} });
       const record: InstanceRecord = {
         host: '127.0.0.1',
@@ -222,7 +242,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
         slot,
         pool: { ...pool, deploy: pool.deploy! },
         env: state.instanceEnv ?? {},
-        logsDir: join(dir, 'logs'),
+        logsDir: join(runtimeDir, 'logs'),
         ...(seed ? { extraArgs: ['--seed'] } : {}),
         started: async (started) => {
           state.upstreams[LOCAL_UPSTREAM]!.push(started);
@@ -259,7 +279,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     const rotation = options.logRotation;
     const rotator = rotation
       ? setInterval(() => {
-          rotateStackLogs(join(dir, 'logs'), spec.paths.pidFile, rotation).catch((error: unknown) =>
+          rotateStackLogs(join(runtimeDir, 'logs'), spec.paths.pidFile, rotation).catch((error: unknown) =>
             say(`log rotation failed: ${(error as Error).message}`),
           );
         }, LOG_CHECK_MS)
@@ -278,6 +298,18 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     await stopAll().catch(() => undefined);
     throw error;
   }
+}
+
+/** The one line for a --port that cannot be listened on: who holds it, or that it needs root. */
+async function portRefusal(port: number, code: string): Promise<ProxyopsError> {
+  const holder = code === 'EADDRINUSE' ? await findListenerPid(port) : undefined;
+  const why =
+    code === 'EADDRINUSE'
+      ? `is in use${holder ? ` (pid ${holder})` : ''}; pick another port`
+      : code === 'EACCES' && port < 1024
+        ? 'is below 1024, which only root may listen on; pick --port 8080 or another above 1023'
+        : `cannot be listened on (${code}); pick another port`;
+  return new ProxyopsError('BAD_OPTION', `--port ${port}: 127.0.0.1:${port} ${why}`);
 }
 
 /**

@@ -20,6 +20,8 @@ interface UpFlags {
   logMaxSize: string;
   logKeep: string;
   slots: boolean;
+  fresh: boolean;
+  runtimeDir?: string;
   rateLimit?: string;
   rateWindowMs?: string;
   bodyLimit?: string;
@@ -66,6 +68,14 @@ export function registerUp(program: Command): void {
     .option('--max-5xx-increase <fraction>', 'a deploy rolls back above this rise of the 5xx share', '0.05')
     .option('--no-seed', 'start with an empty database instead of the demo data')
     .option(
+      '--fresh',
+      'start the embedded database over: drop the data a previous up in --dir kept (DIR/database)',
+    )
+    .option(
+      '--runtime-dir <dir>',
+      "where the slots, nginx's temp files and the logs go (nginx's workers must reach it); default --dir, or /run/proxyops/HASH when they cannot reach --dir",
+    )
+    .option(
       '--log-max-size <size>',
       'rotate a log of the stack (nginx, instances) past this size (k, m, g)',
       '16m',
@@ -106,6 +116,8 @@ export function registerUp(program: Command): void {
             keep: number('--log-keep', flags.logKeep, 1, true),
           },
           slots: flags.slots,
+          fresh: flags.fresh === true,
+          ...(flags.runtimeDir === undefined ? {} : { runtimeDir: flags.runtimeDir }),
           apiSettings: parseApiSettings('--api-env', [
             ...(flags.rateLimit === undefined ? [] : [`PROXYOPS_RATE_LIMIT=${flags.rateLimit}`]),
             ...(flags.rateWindowMs === undefined ? [] : [`PROXYOPS_RATE_WINDOW_MS=${flags.rateWindowMs}`]),

@@ -5,19 +5,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reachableCheckout } from '../support/checkout-copy.js';
 import { freePort } from '../support/ports.js';
 
 const ROOT = process.cwd();
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 const SPEC = join(ROOT, 'proxy-config', 'examples', 'api-front.yaml');
 
-function proxyops(args: string[], env: Record<string, string> = {}, user?: number) {
+/** Runs the built CLI; as `user.uid`, from `user.checkout`, which that uid can reach (the checkout may not be). */
+function proxyops(
+  args: string[],
+  env: Record<string, string> = {},
+  user?: { uid: number; checkout: string },
+) {
   const command =
     user === undefined
       ? ['node', CLI, ...args]
-      : ['setpriv', `--reuid=${user}`, `--regid=${user}`, '--clear-groups', 'node', CLI, ...args];
+      : [
+          'setpriv',
+          `--reuid=${user.uid}`,
+          `--regid=${user.uid}`,
+          '--clear-groups',
+          'node',
+          join(user.checkout, 'dist', 'cli', 'main.js'),
+          ...args,
+        ];
   return execa(command[0]!, command.slice(1), {
-    cwd: ROOT,
+    cwd: user === undefined ? ROOT : user.checkout,
     reject: false,
     timeout: 60_000,
     env: { DATABASE_URL: '', REDIS_URL: '', DEBUG: '', ...env },
@@ -96,20 +110,25 @@ describe('errors a person can act on: one line naming what and what to do, exit 
   it('a directory without permission', async () => {
     const closed = join(dir, 'closed');
     await mkdir(closed);
+    const checkout = await reachableCheckout();
     await chmod(dir, 0o755);
     await chmod(closed, 0o700); // root's; the command runs as nobody
     const spec = join(dir, 'spec.yaml');
     await writeFile(spec, await readFile(SPEC));
     await chmod(spec, 0o644);
-    for (const args of [
-      ['config', 'render', '--spec', spec, '--out', join(closed, 'out')],
-      ['config', 'apply', '--spec', spec, '--target', closed],
-    ]) {
-      const result = await proxyops(args, {}, 65534);
-      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(2);
-      expectOneLine(result.stderr);
-      expect(result.stderr).toContain(closed);
-      expect(result.stderr).toMatch(/EACCES|permission denied/);
+    try {
+      for (const args of [
+        ['config', 'render', '--spec', spec, '--out', join(closed, 'out')],
+        ['config', 'apply', '--spec', spec, '--target', closed],
+      ]) {
+        const result = await proxyops(args, {}, { uid: 65534, checkout: checkout.root });
+        expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+        expectOneLine(result.stderr);
+        expect(result.stderr).toContain(closed);
+        expect(result.stderr).toMatch(/EACCES|permission denied/);
+      }
+    } finally {
+      await checkout.remove();
     }
   });
 });

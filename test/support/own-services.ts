@@ -110,8 +110,10 @@ export async function startOwnPostgres(): Promise<OwnServer> {
   const user = asPostgresUser();
   if (user.uid !== undefined) chownSync(dir, user.uid, user.gid ?? user.uid);
   const data = join(dir, 'data');
+  // Run from its own directory: the postgres user may not reach the checkout (a clone in /root).
   const init = spawnSync('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync'], {
     ...user,
+    cwd: dir,
     encoding: 'utf8',
   });
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
@@ -132,7 +134,7 @@ export async function startOwnPostgres(): Promise<OwnServer> {
     port,
     dir,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    launch: () => spawn('postgres', args, { ...user, stdio: 'ignore' }),
+    launch: () => spawn('postgres', args, { ...user, cwd: dir, stdio: 'ignore' }),
     ready: async () => {
       await waitForPort(port, true, 'PostgreSQL');
       // The port opens before the server accepts logins.

@@ -33,7 +33,7 @@ export interface StackStateFile {
     Array<{ host: string; port: number; pid?: number; inUpstream: boolean; logFile?: string }>
   >;
   instanceEnv?: Record<string, string>;
-  stack?: { supervisorPid: number; specPath: string; nginxPidFile: string };
+  stack?: { supervisorPid: number; specPath: string; nginxPidFile: string; logsDir: string };
 }
 
 /**
