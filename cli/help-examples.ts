@@ -25,15 +25,19 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   ],
   config: ['config validate --spec proxy.yaml', 'config apply --spec proxy.yaml --target /etc/proxyops'],
   'config render': ['config render --spec proxy.yaml', 'config render --spec proxy.yaml --out build/'],
+  remote: ['remote steps --target /etc/proxyops   # started over ssh by config apply; not for people'],
+  'remote steps': ['remote steps --target /etc/proxyops   # JSON lines on stdin and stdout'],
   'config validate': ['config validate --spec proxy-config/examples/api-front.yaml'],
   'config apply': [
     'config apply --spec proxy.yaml --target /etc/proxyops',
     'config apply --spec proxy.yaml --target /etc/proxyops --watch 30 --rollback-on-5xx 0.05',
     'config apply --spec proxy.yaml --target /etc/proxyops --servers-from state',
+    'config apply --spec fleet.yaml     # every nginx host under proxies, over ssh, as one change',
   ],
   'config diff': [
     'config diff --spec proxy.yaml --target /etc/proxyops',
     'config diff --spec proxy.yaml --target /etc/proxyops --servers-from state',
+    'config diff --spec fleet.yaml      # each host under proxies against its live version',
   ],
   'config history': ['config history --target /etc/proxyops', 'config history --target /etc/proxyops --json'],
   'config rollback': [

@@ -89,7 +89,9 @@ export async function prepareApply(target: string, input: ApplyInput): Promise<P
     [VERSION_RECORD_FILE]: `${JSON.stringify(applied, null, 2)}\n`,
   });
   try {
-    const config = Object.fromEntries(Object.entries(files).filter(([name]) => name !== VERSION_MANIFEST_FILE));
+    const config = Object.fromEntries(
+      Object.entries(files).filter(([name]) => name !== VERSION_MANIFEST_FILE),
+    );
     await testStaged(staged, config);
     const before = await readVersionState(target);
     const running = before.current ? await readManifest(target, before.current) : undefined;
@@ -135,7 +137,11 @@ export async function switchApply(prepared: PreparedApply, version?: string): Pr
   await switchCurrent(target, committed);
   if (masterPid === undefined) return { prepared, version: committed };
   try {
-    return { prepared, version: committed, reload: await reloadAndConfirm(masterPid, errorLogFile(manifest)) };
+    return {
+      prepared,
+      version: committed,
+      reload: await reloadAndConfirm(masterPid, errorLogFile(manifest)),
+    };
   } catch (error) {
     // nginx kept the old config: put the links back so the files match what runs.
     await restoreVersionState(target, before);

@@ -82,9 +82,10 @@ const current = (name: string) => readlink(join(hosts.host(name).dir, 'etc', 'cu
 
 beforeAll(async () => {
   for (const path of PWNED) await rm(path, { force: true });
-  hosts = await startTestHosts(['web1', 'web2', 'web3']);
+  hosts = await startTestHosts(['web1', 'web2', 'web3', 'web4']);
   hosts.trust('web1');
   hosts.trust('web2');
+  hosts.trust('web4');
   mp = hosts.host('web1').mountPoint;
   port = await freePort();
   appPort = await freePort();
@@ -178,7 +179,9 @@ describe('config apply to every nginx host of the spec, as one change', () => {
     // web1 had taken it: reloaded, then put back.
     expect(result.stderr).toMatch(/^web1: v0002 -> v0003, reloaded/m);
     expect(result.stderr).toMatch(/^web1: back on its previous version$/m);
-    expect(result.stderr).toMatch(/^proxyops: web2: nginx did not take the new config: .*Address already in use/m);
+    expect(result.stderr).toMatch(
+      /^proxyops: web2: nginx did not take the new config: .*Address already in use/m,
+    );
     expect(result.stderr).toContain('web1 back on the previous version');
     for (const name of ['web1', 'web2']) {
       expect(await current(name)).toBe('versions/v0002');
@@ -201,6 +204,20 @@ describe('config apply to every nginx host of the spec, as one change', () => {
         `ssh-keyscan ${hosts.host('web3').address} >> ${hosts.knownHosts} (or connect once with: ssh web3); no host changed`,
     );
     expect(await current('web1')).toBe('versions/v0002');
+  });
+
+  it('a lost host stops the change before any host changed, naming the host', async () => {
+    await hosts.lose('web4', 'sshd');
+    const result = await proxyops(
+      'config',
+      'apply',
+      '--spec',
+      await writeSpec('layer-i', { names: ['web1', 'web4'] }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^proxyops: web4: lost or unreachable over ssh .*; no host changed$/m);
+    expect(await current('web1')).toBe('versions/v0002');
+    expect(await servedBy('web1')).toBe('layer-b');
   });
 
   it('a proxyops of another version on a host: one line naming the host and the install', async () => {

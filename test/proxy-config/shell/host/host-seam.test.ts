@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Host } from '../../../../proxy-config/shell/host/host.js';
@@ -130,6 +131,31 @@ describe('ssh as users trust it', () => {
       await host.close();
       process.env.PROXYOPS_SSH_CONFIG = before;
       await stranger.teardown();
+    }
+  });
+
+  it('a changed host key is refused in one line naming the ssh-keygen -R that removes the old one', async () => {
+    const moved = await startTestHosts(['moved'], { trusted: true });
+    const before = process.env.PROXYOPS_SSH_CONFIG;
+    process.env.PROXYOPS_SSH_CONFIG = moved.sshConfig;
+    const host = createSshHost('moved');
+    try {
+      // known_hosts holds another key for the address: as after a reinstall, or a machine in its place.
+      const other = join(moved.root, 'other');
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
+      const [type, key] = (await readFile(`${other}.pub`, 'utf8')).split(' ');
+      await writeFile(moved.knownHosts, `${moved.host('moved').address} ${type} ${key}\n`);
+      const error = await host.run(['true']).then(
+        () => undefined,
+        (e: unknown) => e as Error & { code: string },
+      );
+      expect(error?.code).toBe('SSH_HOST_KEY_CHANGED');
+      expect(error?.message.split('\n')).toHaveLength(1);
+      expect(error?.message).toContain(`ssh-keygen -R ${moved.host('moved').address} -f ${moved.knownHosts}`);
+    } finally {
+      await host.close();
+      process.env.PROXYOPS_SSH_CONFIG = before;
+      await moved.teardown();
     }
   });
 
