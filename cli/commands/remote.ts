@@ -26,8 +26,9 @@ export function registerRemote(program: Command): Command {
             return line.done ? line : { done: false, value: JSON.parse(line.value) };
           },
         } as Parameters<typeof serveApplySteps>[1];
-        // The near end gone (a lost connection) must not end this process before it undoes its part.
-        process.stdout.on('error', () => undefined);
+        // The near end gone (a lost connection) must not end this process before it undoes its part
+        // and releases the locks: main's listener would exit on EPIPE.
+        process.stdout.removeAllListeners('error').on('error', () => undefined);
         const reply = (answer: object) => process.stdout.write(`${JSON.stringify(answer)}\n`);
         try {
           await serveApplySteps(flags.target, requests, reply);

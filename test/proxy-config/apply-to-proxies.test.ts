@@ -6,6 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION_RECORD_FILE } from '../../proxy-config/core/apply/config-change.js';
+import {
+  renderVersionManifest,
+  VERSION_MANIFEST_FILE,
+} from '../../proxy-config/core/apply/version-manifest.js';
+import type { ProxySpec } from '../../proxy-config/core/spec/proxy-spec.js';
+import { renderSpec } from '../../proxy-config/render-config.js';
+import { createSshHost } from '../../proxy-config/shell/host/ssh-host.js';
+import { openStepSession } from '../../proxy-config/shell/host/step-session.js';
 import { freePort } from '../support/ports.js';
 import { startTestHosts, type TestHosts } from '../support/ssh-hosts.js';
 
@@ -249,7 +257,46 @@ describe('config apply to every nginx host of the spec, as one change', () => {
     for (const path of PWNED) expect(existsSync(path)).toBe(false);
     expect(existsSync(join(hosts.host('web1').dir, 'pwned-proxyops'))).toBe(false);
   });
+
+  it('the far side undoes its part when its session ends before finish: the near side gone, or the host lost', async () => {
+    const specPath = await writeSpec('layer-j', { names: ['web1'] });
+    const { readProxiesSpec } = await import('../../proxy-config/apply-to-proxies.js');
+    const spec = await readProxiesSpec(specPath);
+    const files = await renderFiles(spec);
+    const previous = process.env.PROXYOPS_SSH_CONFIG;
+    process.env.PROXYOPS_SSH_CONFIG = hosts.sshConfig;
+    try {
+      for (const ending of ['near side gone', 'host lost'] as const) {
+        const name = ending === 'host lost' ? 'web2' : 'web1';
+        const host = createSshHost(name);
+        const session = openStepSession(host, `${mp}/etc`);
+        const prepared = await session.request({
+          step: 'prepare',
+          files,
+          spec,
+          specDigest: 'test',
+          appliedAt: new Date().toISOString(),
+        });
+        expect(prepared).toMatchObject({ step: 'prepared', current: 'v0002', nginxRunning: true });
+        const switched = await session.request({ step: 'switch', version: 'v0009' });
+        expect(switched).toMatchObject({ step: 'switched', version: 'v0009' });
+        expect(await servedBy(name)).toBe('layer-j');
+        if (ending === 'host lost') await hosts.lose(name, 'sshd');
+        await session.end();
+        await host.close();
+        await waitFor(async () => (await servedBy(name)) === 'layer-b');
+        await waitFor(async () => !existsSync(join(hosts.host(name).dir, 'etc/.proxyops.lock')));
+        expect(await current(name)).toBe('versions/v0002');
+      }
+    } finally {
+      process.env.PROXYOPS_SSH_CONFIG = previous;
+    }
+  }, 60_000);
 });
+
+async function renderFiles(spec: ProxySpec): Promise<Record<string, string>> {
+  return { ...(await renderSpec(spec)), [VERSION_MANIFEST_FILE]: renderVersionManifest(spec) };
+}
 
 async function waitFor(check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 10_000;
