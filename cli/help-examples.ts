@@ -39,7 +39,11 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'config diff --spec proxy.yaml --target /etc/proxyops --servers-from state',
     'config diff --spec fleet.yaml      # each host under proxies against its live version',
   ],
-  'config history': ['config history --target /etc/proxyops', 'config history --target /etc/proxyops --json'],
+  'config history': [
+    'config history --target /etc/proxyops',
+    'config history --target /etc/proxyops --json',
+    'config history --spec fleet.yaml   # every nginx host under proxies',
+  ],
   'config rollback': [
     'config rollback --target /etc/proxyops',
     'config rollback --target /etc/proxyops --to v0003',

@@ -9,6 +9,7 @@ import { checkRemoteProxyops } from './shell/host/remote-proxyops.js';
 import { createSshHost } from './shell/host/ssh-host.js';
 import { openStepSession, type StepAnswer, type StepSession } from './shell/host/step-session.js';
 import { readSpecFile } from './shell/read-spec-file.js';
+import type { HistoryEntry } from './config-history.js';
 import { renderSpec } from './render-config.js';
 
 /** What one nginx host did in an apply to several. */
@@ -143,6 +144,26 @@ export async function diffProxies(
             `${session.host.name}: answered ${answer.step} to diff`,
           );
         return { host: session.host.name, diff: answer.diff, ...(answer.live ? { live: answer.live } : {}) };
+      }),
+    ),
+  );
+}
+
+/** What `config history` shows with `proxies`: each host's kept versions. */
+export async function readProxiesHistory(
+  specPath: string,
+): Promise<Array<{ host: string; versions: HistoryEntry[] }>> {
+  const spec = await readProxiesSpec(specPath);
+  return withSessions(spec.proxies, (sessions) =>
+    Promise.all(
+      sessions.map(async (session) => {
+        const answer = await session.request({ step: 'history' });
+        if (answer.step !== 'history')
+          throw new ProxyopsError(
+            'REMOTE_STEP_FAILED',
+            `${session.host.name}: answered ${answer.step} to history`,
+          );
+        return { host: session.host.name, versions: answer.versions };
       }),
     ),
   );

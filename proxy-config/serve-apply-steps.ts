@@ -10,6 +10,7 @@ import {
 } from './shell/config-versions.js';
 import { withTargetLock } from './shell/target-lock.js';
 import { KEEP_VERSIONS, outsideDeploys } from './apply-config.js';
+import { readConfigHistory } from './config-history.js';
 import { discardApply, prepareApply, switchApply, undoApply } from './apply-steps.js';
 import { reconcileServers } from './reconcile-servers.js';
 
@@ -31,6 +32,10 @@ export async function serveApplySteps(
   const target = resolve(targetArg);
   await checkTargetLayout(target);
   const first = await next();
+  if (first?.step === 'history') {
+    reply({ ok: true, step: 'history', versions: await readConfigHistory(target) });
+    return;
+  }
   if (first?.step === 'diff') {
     const { current } = await readVersionState(target);
     const live = current ? await readVersionFiles(target, current) : {};

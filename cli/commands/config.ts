@@ -118,12 +118,29 @@ export function registerConfig(program: Command): Command {
   config
     .command('history')
     .description('List the kept versions: when each was applied, its spec digest and what it changed')
-    .requiredOption('--target <dir>', 'config directory given to config apply')
+    .option('--target <dir>', 'config directory given to config apply')
+    .option('--spec <file>', 'without --target: the versions on every host under the spec’s proxies')
     .option('--json', 'print the versions as JSON')
-    .action((flags: { target: string; json?: boolean }) =>
+    .action((flags: { target?: string; spec?: string; json?: boolean }) =>
       runAction(async () => {
-        const { readConfigHistory } = await import('../../proxy-config/config-history.js');
         const { formatHistory } = await import('../format-config.js');
+        if (flags.target === undefined) {
+          const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
+          if (flags.spec === undefined)
+            throw new ProxyopsError(
+              'BAD_OPTION',
+              'give --target DIR, or --spec FILE for the hosts under its proxies',
+            );
+          const { readProxiesHistory } = await import('../../proxy-config/apply-to-proxies.js');
+          const hosts = await readProxiesHistory(flags.spec);
+          process.stdout.write(
+            flags.json
+              ? `${JSON.stringify(hosts, null, 2)}\n`
+              : hosts.map(({ host, versions }) => `== ${host}\n${formatHistory(versions)}`).join(''),
+          );
+          return;
+        }
+        const { readConfigHistory } = await import('../../proxy-config/config-history.js');
         const history = await readConfigHistory(flags.target);
         process.stdout.write(flags.json ? `${JSON.stringify(history, null, 2)}\n` : formatHistory(history));
       }),

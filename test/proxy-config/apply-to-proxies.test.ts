@@ -128,7 +128,8 @@ describe('config apply to every nginx host of the spec, as one change', () => {
       async () => (await servedBy('web1')) === 'layer-a' && (await servedBy('web2')) === 'layer-a',
     );
 
-    const second = await proxyops('config', 'apply', '--spec', await writeSpec('layer-b'));
+    const specPath = await writeSpec('layer-b');
+    const second = await proxyops('config', 'apply', '--spec', specPath);
     expect(second.code).toBe(0);
     expect(second.stderr).toMatch(/web1: v0001 -> v0002, reloaded, workers \d+ -> \d+/);
     expect(second.stderr).toMatch(/web2: v0001 -> v0002, reloaded/);
@@ -147,6 +148,16 @@ describe('config apply to every nginx host of the spec, as one change', () => {
     expect(diff.stdout).toContain('== web1');
     expect(diff.stdout).toContain('== web2');
     expect(diff.stdout).toContain('layer-c');
+
+    const history = await proxyops('config', 'history', '--spec', specPath, '--json');
+    expect(history.code).toBe(0);
+    const shown = JSON.parse(history.stdout) as Array<{
+      host: string;
+      versions: Array<{ version: string; current: boolean }>;
+    }>;
+    expect(shown.map((h) => h.host)).toEqual(['web1', 'web2']);
+    for (const { versions } of shown)
+      expect(versions.map((v) => `${v.version}${v.current ? '*' : ''}`)).toEqual(['v0001', 'v0002*']);
   });
 
   it("one host's nginx -t fails: no host changed", async () => {

@@ -1,4 +1,4 @@
-import type { VersionFiles } from './config-change.js';
+import type { VersionFiles, VersionRecord } from './config-change.js';
 import type { ProxySpec } from '../spec/proxy-spec.js';
 
 /**
@@ -18,7 +18,9 @@ export type StepRequest =
   /** Go back to what ran before the switch. */
   | { step: 'undo' }
   /** Only show what an apply would change: a unified diff against the live version. */
-  | { step: 'diff'; files: VersionFiles };
+  | { step: 'diff'; files: VersionFiles }
+  /** Only list the kept versions, as `config history` does. */
+  | { step: 'history' };
 
 /** The far side's answer to one request. */
 export type StepReply =
@@ -39,4 +41,9 @@ export type StepReply =
     }
   | { ok: true; step: 'finished' | 'undone' }
   | { ok: true; step: 'diffed'; live?: string; diff: string }
+  | {
+      ok: true;
+      step: 'history';
+      versions: Array<{ version: string; current: boolean; previous: boolean; record?: VersionRecord }>;
+    }
   | { ok: false; error: { code: string; message: string } };
