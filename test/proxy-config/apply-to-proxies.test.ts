@@ -281,20 +281,23 @@ describe('config apply to every nginx host of the spec, as one change', () => {
         const name = ending === 'host lost' ? 'web2' : 'web1';
         const host = createSshHost(name);
         const session = openStepSession(host, `${mp}/etc`);
-        const prepared = await session.request({
-          step: 'prepare',
-          files,
-          spec,
-          specDigest: 'test',
-          appliedAt: new Date().toISOString(),
-        });
-        expect(prepared).toMatchObject({ step: 'prepared', current: 'v0002', nginxRunning: true });
-        const switched = await session.request({ step: 'switch', version: 'v0009' });
-        expect(switched).toMatchObject({ step: 'switched', version: 'v0009' });
-        expect(await servedBy(name)).toBe('layer-j');
-        if (ending === 'host lost') await hosts.lose(name, 'sshd');
-        await session.end();
-        await host.close();
+        try {
+          const prepared = await session.request({
+            step: 'prepare',
+            files,
+            spec,
+            specDigest: 'test',
+            appliedAt: new Date().toISOString(),
+          });
+          expect(prepared).toMatchObject({ step: 'prepared', current: 'v0002', nginxRunning: true });
+          const switched = await session.request({ step: 'switch', version: 'v0009' });
+          expect(switched).toMatchObject({ step: 'switched', version: 'v0009' });
+          expect(await servedBy(name)).toBe('layer-j');
+          if (ending === 'host lost') await hosts.lose(name, 'sshd');
+        } finally {
+          await session.end();
+          await host.close();
+        }
         await waitFor(async () => (await servedBy(name)) === 'layer-b');
         await waitFor(async () => !existsSync(join(hosts.host(name).dir, 'etc/.proxyops.lock')));
         expect(await current(name)).toBe('versions/v0002');
