@@ -26,7 +26,8 @@ export interface HostApplyReport {
 
 /** What `config apply` did with `proxies`: the one version and each host in the order it was switched. */
 export interface ProxiesApplyReport {
-  version: string;
+  /** The version every changed host now runs; absent when every host already held this render. */
+  version?: string;
   hosts: HostApplyReport[];
 }
 
@@ -80,7 +81,7 @@ export async function applyToProxies(
     const prepared = outcomes.map(
       (o) => (o as PromiseFulfilledResult<StepAnswer & { step: 'prepared' }>).value,
     );
-    say(`validated on ${sessions.length} hosts: nginx -t ok`);
+    say(`validated on ${sessions.length} host${sessions.length === 1 ? '' : 's'}: nginx -t ok`);
     const version = toVersionName(Math.max(...prepared.map((p) => p.nextVersion)));
     const reports: HostApplyReport[] = [];
     const switched: StepSession[] = [];
@@ -120,11 +121,11 @@ export async function applyToProxies(
         `${session.host.name}: ${answer.previous ?? 'empty'} -> ${answer.version}, ` +
           (answer.reload
             ? `reloaded, workers ${answer.reload.workersBefore.join(',')} -> ${answer.reload.workersAfter.join(',')}`
-            : 'nginx not running there: installed only'),
+            : `nginx not running there: installed only; start it with nginx -c ${session.target}/current/nginx.conf`),
       );
     }
     await Promise.all(sessions.map((s) => s.request({ step: 'finish' })));
-    return { version, hosts: reports };
+    return { ...(switched.length > 0 ? { version } : {}), hosts: reports };
   });
 }
 

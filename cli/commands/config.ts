@@ -193,8 +193,8 @@ async function applyToProxies(flags: {
     );
   const { applyToProxies: apply } = await import('../../proxy-config/apply-to-proxies.js');
   const report = await apply(flags.spec, (line) => process.stderr.write(`${line}\n`));
-  const hosts = report.hosts.map((h) => `${h.host}${h.unchanged ? ` (unchanged, ${h.version})` : ''}`);
-  process.stdout.write(`applied ${report.version} to ${report.hosts.length} hosts: ${hosts.join(', ')}\n`);
+  const { formatProxiesApplyReport } = await import('../format-config.js');
+  process.stdout.write(formatProxiesApplyReport(report));
   return 0;
 }
 

@@ -143,6 +143,12 @@ describe('config apply to every nginx host of the spec, as one change', () => {
     );
     expect(records[0]).toBe(records[1]);
 
+    // The same render again: no new version, no reload anywhere.
+    const again = await proxyops('config', 'apply', '--spec', specPath);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('unchanged on 2 hosts: web1 v0002, web2 v0002 (nothing written, no reload)');
+    expect(await current('web1')).toBe('versions/v0002');
+
     const diff = await proxyops('config', 'diff', '--spec', await writeSpec('layer-c'));
     expect(diff.code).toBe(1);
     expect(diff.stdout).toContain('== web1');
