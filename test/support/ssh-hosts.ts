@@ -50,12 +50,16 @@ const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 /**
  * Starts one sshd per name, each in a fresh network namespace on 198.19.X.0/24 (X random, not in
  * use here) and a mount namespace where `mountPoint` is that host's own directory. The remote PATH
- * starts with a bin directory whose `proxyops` runs this checkout's dist/cli/main.js. Host keys are
+ * starts with a bin directory whose `proxyops` runs `cli` (this checkout's dist/cli/main.js). Host keys are
  * not trusted until `trust` (or `trusted: true`).
  */
 export async function startTestHosts(
   names: string[],
-  options: { trusted?: boolean } = {},
+  options: {
+    trusted?: boolean;
+    /** The proxyops the hosts run (default: this checkout's dist/cli/main.js). */
+    cli?: string;
+  } = {},
 ): Promise<TestHosts> {
   const id = randomBytes(3).toString('hex');
   const root = await mkdtemp(join(tmpdir(), `proxyops-hosts-${id}-`));
@@ -67,7 +71,7 @@ export async function startTestHosts(
   await mkdir(bin);
   await writeFile(
     join(bin, 'proxyops'),
-    `#!/bin/sh\nexec ${process.execPath} ${join(REPO, 'dist/cli/main.js')} "$@"\n`,
+    `#!/bin/sh\nexec ${process.execPath} ${options.cli ?? join(REPO, 'dist/cli/main.js')} "$@"\n`,
   );
   await chmod(join(bin, 'proxyops'), 0o755);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(root, 'id')]);
