@@ -58,6 +58,7 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'diagnose 502 --access-log /var/log/nginx/access.log --error-log /var/log/nginx/error.log --config /etc/nginx/nginx.conf',
     'diagnose 413 --config /etc/nginx/nginx.conf --url https://example.com/upload',
     'diagnose disk',
+    'diagnose 502 --host web1 --json   # on that host over ssh, with the proxyops there',
   ],
   logs: [
     'logs stats /var/log/nginx/access.log',
