@@ -34,6 +34,13 @@ const USAGE_CODES = new Set([
   'NO_SPACE',
   // nginx's workers could not reach a socket, the temp or log directory (the message names the fix).
   'WORKERS_CANNOT_REACH',
+  // ssh to a host: an unknown or changed host key, no key it accepts, a proxyops missing or of another
+  // version there. The message names the fix.
+  'SSH_HOST_KEY_UNKNOWN',
+  'SSH_HOST_KEY_CHANGED',
+  'SSH_AUTH_FAILED',
+  'REMOTE_PROXYOPS_MISSING',
+  'REMOTE_PROXYOPS_VERSION',
 ]);
 
 /** Maps an error code to the process exit code. */

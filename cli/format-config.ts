@@ -1,4 +1,5 @@
 import type { ApplyReport, RollbackReport } from '../proxy-config/apply-config.js';
+import type { ProxiesApplyReport } from '../proxy-config/apply-to-proxies.js';
 import type { HistoryEntry } from '../proxy-config/config-history.js';
 import { formatStatusDistribution } from '../proxy-config/core/apply/status-distribution.js';
 import type { ValidateReport } from '../proxy-config/validate-config.js';
@@ -34,6 +35,17 @@ export function formatApplyReport(report: ApplyReport): string {
   else if (report.watch?.exceeded)
     lines.push('the 5xx share rose above the limit; there is no previous version to roll back to');
   return `${lines.join('\n')}\n`;
+}
+
+/** The summary of `config apply` to a spec's proxies: the version, and the hosts that already held it. */
+export function formatProxiesApplyReport(report: ProxiesApplyReport): string {
+  const unchanged = report.hosts.filter((h) => h.unchanged).map((h) => `${h.host} ${h.version}`);
+  const changed = report.hosts.filter((h) => !h.unchanged).map((h) => h.host);
+  const count = (n: number) => `${n} host${n === 1 ? '' : 's'}`;
+  if (report.version === undefined)
+    return `unchanged on ${count(unchanged.length)}: ${unchanged.join(', ')} (nothing written, no reload)\n`;
+  const also = unchanged.length > 0 ? `; unchanged: ${unchanged.join(', ')}` : '';
+  return `applied ${report.version} to ${count(changed.length)}: ${changed.join(', ')}${also}\n`;
 }
 
 /** The summary of `config rollback`. */

@@ -25,17 +25,25 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   ],
   config: ['config validate --spec proxy.yaml', 'config apply --spec proxy.yaml --target /etc/proxyops'],
   'config render': ['config render --spec proxy.yaml', 'config render --spec proxy.yaml --out build/'],
+  remote: ['remote steps --target /etc/proxyops   # started over ssh by config apply; not for people'],
+  'remote steps': ['remote steps --target /etc/proxyops   # JSON lines on stdin and stdout'],
   'config validate': ['config validate --spec proxy-config/examples/api-front.yaml'],
   'config apply': [
     'config apply --spec proxy.yaml --target /etc/proxyops',
     'config apply --spec proxy.yaml --target /etc/proxyops --watch 30 --rollback-on-5xx 0.05',
     'config apply --spec proxy.yaml --target /etc/proxyops --servers-from state',
+    'config apply --spec fleet.yaml     # every nginx host under proxies, over ssh, as one change',
   ],
   'config diff': [
     'config diff --spec proxy.yaml --target /etc/proxyops',
     'config diff --spec proxy.yaml --target /etc/proxyops --servers-from state',
+    'config diff --spec fleet.yaml      # each host under proxies against its live version',
   ],
-  'config history': ['config history --target /etc/proxyops', 'config history --target /etc/proxyops --json'],
+  'config history': [
+    'config history --target /etc/proxyops',
+    'config history --target /etc/proxyops --json',
+    'config history --spec fleet.yaml   # every nginx host under proxies',
+  ],
   'config rollback': [
     'config rollback --target /etc/proxyops',
     'config rollback --target /etc/proxyops --to v0003',
@@ -50,6 +58,7 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'diagnose 502 --access-log /var/log/nginx/access.log --error-log /var/log/nginx/error.log --config /etc/nginx/nginx.conf',
     'diagnose 413 --config /etc/nginx/nginx.conf --url https://example.com/upload',
     'diagnose disk',
+    'diagnose 502 --host web1 --json   # on that host over ssh, with the proxyops there',
   ],
   logs: [
     'logs stats /var/log/nginx/access.log',

@@ -2,45 +2,24 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describeGone, findGoneServers, recordAfterSwitch } from './core/apply/server-drift.js';
 import type { StatusDistribution } from './core/apply/status-distribution.js';
-import { isLogFile, VERSION_MANIFEST_FILE, type VersionManifest } from './core/apply/version-manifest.js';
-import {
-  digestSpec,
-  isSameRender,
-  summarizeChange,
-  VERSION_RECORD_FILE,
-  type VersionRecord,
-} from './core/apply/config-change.js';
+import type { VersionManifest } from './core/apply/version-manifest.js';
+import { digestSpec } from './core/apply/config-change.js';
 import { ProxyopsError } from './core/errors.js';
 import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
-import {
-  checkTargetLayout,
-  commitStagedVersion,
-  discardStaged,
-  pruneVersions,
-  readVersionFiles,
-  readVersionState,
-  restoreVersionState,
-  stageVersion,
-  type VersionState,
-  switchCurrent,
-  versionDir,
-} from './shell/config-versions.js';
+import { checkTargetLayout, pruneVersions, readVersionState, versionDir } from './shell/config-versions.js';
 import { readLiveMasterPid } from './shell/nginx-master.js';
-import { fileSize } from './shell/read-file-range.js';
 import { isAlive } from './shell/proc-process-tree.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from './shell/stack-state.js';
-import { reloadAndConfirm, type ReloadResult } from './shell/reload-nginx.js';
+import type { ReloadResult } from './shell/reload-nginx.js';
 import { withTargetLock } from './shell/target-lock.js';
 import { checkSpecWorkerAccess } from './shell/worker-access.js';
-import { createTempPrefix } from './shell/temp-prefix.js';
 import type { ServersFrom } from './reconcile-servers.js';
 import { renderForTarget } from './render-for-target.js';
-import { hasLintErrors } from './lint-config.js';
-import { checkRenderedConfig } from './validate-config.js';
+import { prepareApply, readManifest, switchAndReload, switchApply, testStaged } from './apply-steps.js';
 import { readStatusesBefore, watchStatusCodes, type WatchResult } from './watch-status-codes.js';
 
 /** Versions kept under the target besides the current one. */
-const KEEP_VERSIONS = 5;
+export const KEEP_VERSIONS = 5;
 
 /** What `config apply` did. */
 export interface ApplyReport {
@@ -88,7 +67,7 @@ export async function applyConfig(options: ApplyOptions): Promise<ApplyReport> {
 }
 
 /** A deploy rewrites the config and the record step by step: an apply or rollback in between would undo one. */
-async function outsideDeploys<T>(target: string, work: () => Promise<T>): Promise<T> {
+export async function outsideDeploys<T>(target: string, work: () => Promise<T>): Promise<T> {
   const release = await lockDeploys(target);
   try {
     return await work();
@@ -99,57 +78,34 @@ async function outsideDeploys<T>(target: string, work: () => Promise<T>): Promis
 
 async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
   const say = options.say ?? (() => undefined);
-  const { spec, config, files, record } = await renderForTarget(
+  const { spec, files, record } = await renderForTarget(
     options.specPath,
     options.target,
     options.serversFrom,
     say,
   );
-  const live = await readVersionState(options.target);
-  // The manifest first: it names what a version needs, so its error is the one worth showing.
-  const liveManifest = live.current ? await readManifest(options.target, live.current) : undefined;
-  const liveFiles = live.current ? await readVersionFiles(options.target, live.current) : undefined;
-  if (live.current && isSameRender(liveFiles, files)) {
+  // A running nginx would reload into workers that answer 502 or lose their logs: refused first.
+  await checkSpecWorkerAccess(spec, { text: files[MAIN_CONFIG_FILE]!, file: MAIN_CONFIG_FILE });
+  const prepared = await prepareApply(options.target, {
+    files,
+    specDigest: digestSpec(spec),
+    appliedAt: new Date().toISOString(),
+  });
+  if (prepared.unchanged) {
     // A reload would only cost nginx its idle client connections: nothing to gain.
-    say(`unchanged: ${live.current} already holds this render; nothing written, nginx not reloaded`);
+    say(`unchanged: ${prepared.unchanged} already holds this render; nothing written, nginx not reloaded`);
     await record();
     return {
-      version: live.current,
+      version: prepared.unchanged,
       configPath: join(options.target, 'current', MAIN_CONFIG_FILE),
       unchanged: true,
-      ...(live.previous ? { previous: live.previous } : {}),
+      ...(prepared.before.previous ? { previous: prepared.before.previous } : {}),
     };
   }
-  const manifest = JSON.parse(files[VERSION_MANIFEST_FILE]!) as VersionManifest;
-  // A running nginx would reload into workers that answer 502 or lose their logs: refused first.
-  await checkSpecWorkerAccess(spec, { text: config[MAIN_CONFIG_FILE]!, file: MAIN_CONFIG_FILE });
-  const applied: VersionRecord = {
-    appliedAt: new Date().toISOString(),
-    specDigest: digestSpec(spec),
-    summary: summarizeChange(liveFiles && liveManifest ? { files: liveFiles, ...liveManifest } : undefined, {
-      files,
-      servers: manifest.servers ?? {},
-    }),
-  };
-  const staged = await stageVersion(options.target, {
-    ...files,
-    [VERSION_RECORD_FILE]: `${JSON.stringify(applied, null, 2)}\n`,
-  });
-  // Until the commit renames it, the staged directory is ours to remove on any failure.
-  const { before, masterPid, accessLog, logOffset, version } = await discardOnFailure(staged, async () => {
-    await testStaged(staged, config);
-    say('validated: nginx -t ok');
-
-    const before = await readVersionState(options.target);
-    const running = before.current ? await readManifest(options.target, before.current) : undefined;
-    const masterPid = await readLiveMasterPid((running ?? manifest).pidFile);
-    const accessLog = isLogFile(manifest.accessLog.path) ? manifest.accessLog.path : undefined;
-    const logOffset = accessLog ? await fileSize(accessLog) : 0;
-
-    const version = await commitStagedVersion(options.target, staged);
-    return { before, masterPid, accessLog, logOffset, version };
-  });
-  await switchCurrent(options.target, version);
+  say('validated: nginx -t ok');
+  const { before, masterPid, accessLog, logOffset } = prepared;
+  const switched = await switchApply(prepared);
+  const { version } = switched;
   const configPath = join(options.target, 'current', MAIN_CONFIG_FILE);
   say(`swapped: current -> ${version}${before.current ? ` (previous: ${before.current})` : ''}`);
   const report: ApplyReport = {
@@ -158,19 +114,13 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
     ...(before.current ? { previous: before.current } : {}),
   };
 
-  if (masterPid === undefined) {
+  if (!switched.reload || masterPid === undefined) {
     say(`nginx is not running: installed only; start it with nginx -c ${configPath}`);
     await record();
     await pruneVersions(options.target, KEEP_VERSIONS);
     return report;
   }
-  try {
-    report.reload = await reloadAndConfirm(masterPid, errorLogFile(manifest));
-  } catch (error) {
-    // nginx kept the old config: put the links back so the files match what runs.
-    await restoreVersionState(options.target, before);
-    throw error;
-  }
+  report.reload = switched.reload;
   say(
     `reloaded: master ${masterPid}, workers ${report.reload.workersBefore.join(',')} -> ${report.reload.workersAfter.join(',')}`,
   );
@@ -209,15 +159,6 @@ async function applyLocked(options: ApplyOptions): Promise<ApplyReport> {
   if (!report.rolledBack) await record();
   await pruneVersions(options.target, KEEP_VERSIONS);
   return report;
-}
-
-async function discardOnFailure<T>(staged: string, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    await discardStaged(staged);
-    throw error;
-  }
 }
 
 /** Result of a rollback. */
@@ -321,63 +262,4 @@ async function checkRollbackServers(
         'only once those instances run again',
     );
   return { record, forced: what };
-}
-
-/** Points the links as `wanted` says and reloads; if nginx refuses, the links go back. */
-async function switchAndReload(
-  target: string,
-  wanted: VersionState,
-  masterPid: number | undefined,
-): Promise<{ reload?: ReloadResult }> {
-  const before = await readVersionState(target);
-  await restoreVersionState(target, wanted);
-  if (masterPid === undefined || !wanted.current) return {};
-  try {
-    return {
-      reload: await reloadAndConfirm(masterPid, errorLogFile(await readManifest(target, wanted.current))),
-    };
-  } catch (error) {
-    await restoreVersionState(target, before);
-    throw error;
-  }
-}
-
-/** The validation of an apply: lint errors or a failing nginx -t stop it before anything live changes. */
-async function testStaged(dir: string, files: Record<string, string>): Promise<void> {
-  const scratch = await createTempPrefix('apply');
-  try {
-    const { lint } = await checkRenderedConfig(dir, files, {
-      prefix: scratch.dir,
-      startupErrorLog: join(scratch.dir, 'logs', 'error.log'),
-    });
-    if (hasLintErrors(lint)) {
-      const found = lint.findings
-        .filter((f) => f.severity === 'error')
-        .map((f) => `  ${f.file}:${f.line} ${f.ruleId}: ${f.what}`);
-      throw new ProxyopsError(
-        'LINT_FAILED',
-        ['lint found errors in the rendered config:', ...found].join('\n'),
-        {
-          details: lint,
-        },
-      );
-    }
-  } finally {
-    await scratch.remove();
-  }
-}
-
-async function readManifest(target: string, version: string): Promise<VersionManifest> {
-  const path = join(versionDir(target, version), VERSION_MANIFEST_FILE);
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as VersionManifest;
-  } catch (error) {
-    throw new ProxyopsError('VERSION_UNREADABLE', `cannot read ${path}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-}
-
-function errorLogFile(manifest: VersionManifest): string | undefined {
-  return isLogFile(manifest.errorLog) ? manifest.errorLog : undefined;
 }

@@ -51,11 +51,20 @@ export function registerConfig(program: Command): Command {
       'Show what config apply would change: a unified diff between the live version and the render',
     )
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
-    .requiredOption('--target <dir>', 'config directory given to config apply')
+    .option('--target <dir>', 'config directory given to config apply (default: every host under proxies)')
     .addOption(serversFromOption())
     .addHelpText('after', '\nExit codes follow diff(1): 0 no change, 1 changes shown, 2 trouble.')
-    .action((flags: { spec: string; target: string; serversFrom: ServersFrom }) =>
+    .action((flags: { spec: string; target?: string; serversFrom: ServersFrom }) =>
       runAction(async () => {
+        if (flags.target === undefined) {
+          const { diffProxies } = await import('../../proxy-config/apply-to-proxies.js');
+          const diffs = await diffProxies(flags.spec);
+          for (const { host, live, diff } of diffs) {
+            process.stdout.write(diff ? `== ${host}\n${diff}` : '');
+            if (!diff) process.stderr.write(`${host}: no change, ${live} already holds this render\n`);
+          }
+          return diffs.some((d) => d.diff) ? 1 : 0;
+        }
         const { diffConfig } = await import('../../proxy-config/diff-config.js');
         const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
           process.stderr.write(`${line}\n`),
@@ -70,7 +79,10 @@ export function registerConfig(program: Command): Command {
     .command('apply')
     .description('Render, validate, swap atomically, reload nginx and confirm; keeps the previous version')
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
-    .requiredOption('--target <dir>', 'config directory; nginx runs with -c DIR/current/nginx.conf')
+    .option(
+      '--target <dir>',
+      'config directory; nginx runs with -c DIR/current/nginx.conf (default: every host under proxies, over ssh)',
+    )
     .option('--watch <seconds>', 'watch the access log this long after the reload', parseSeconds)
     .option(
       '--rollback-on-5xx <ratio>',
@@ -81,12 +93,13 @@ export function registerConfig(program: Command): Command {
     .action(
       (flags: {
         spec: string;
-        target: string;
+        target?: string;
         watch?: number;
         rollbackOn5xx?: number;
         serversFrom: ServersFrom;
       }) =>
         runAction(async () => {
+          if (flags.target === undefined) return applyToProxies(flags);
           const { applyConfig } = await import('../../proxy-config/apply-config.js');
           const { formatApplyReport } = await import('../format-config.js');
           const report = await applyConfig({
@@ -105,12 +118,29 @@ export function registerConfig(program: Command): Command {
   config
     .command('history')
     .description('List the kept versions: when each was applied, its spec digest and what it changed')
-    .requiredOption('--target <dir>', 'config directory given to config apply')
+    .option('--target <dir>', 'config directory given to config apply')
+    .option('--spec <file>', 'without --target: the versions on every host under the spec’s proxies')
     .option('--json', 'print the versions as JSON')
-    .action((flags: { target: string; json?: boolean }) =>
+    .action((flags: { target?: string; spec?: string; json?: boolean }) =>
       runAction(async () => {
-        const { readConfigHistory } = await import('../../proxy-config/config-history.js');
         const { formatHistory } = await import('../format-config.js');
+        if (flags.target === undefined) {
+          const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
+          if (flags.spec === undefined)
+            throw new ProxyopsError(
+              'BAD_OPTION',
+              'give --target DIR, or --spec FILE for the hosts under its proxies',
+            );
+          const { readProxiesHistory } = await import('../../proxy-config/apply-to-proxies.js');
+          const hosts = await readProxiesHistory(flags.spec);
+          process.stdout.write(
+            flags.json
+              ? `${JSON.stringify(hosts, null, 2)}\n`
+              : hosts.map(({ host, versions }) => `== ${host}\n${formatHistory(versions)}`).join(''),
+          );
+          return;
+        }
+        const { readConfigHistory } = await import('../../proxy-config/config-history.js');
         const history = await readConfigHistory(flags.target);
         process.stdout.write(flags.json ? `${JSON.stringify(history, null, 2)}\n` : formatHistory(history));
       }),
@@ -146,6 +176,26 @@ export function registerConfig(program: Command): Command {
   registerConfigLint(config);
 
   return config;
+}
+
+/** `config apply` without --target: the spec's nginx hosts over ssh, as one change. */
+async function applyToProxies(flags: {
+  spec: string;
+  watch?: number;
+  rollbackOn5xx?: number;
+  serversFrom: ServersFrom;
+}): Promise<number> {
+  const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
+  if (flags.watch !== undefined || flags.rollbackOn5xx !== undefined || flags.serversFrom !== 'check')
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--watch, --rollback-on-5xx and --servers-from apply to one --target; with proxies every host checks its servers as --servers-from check does',
+    );
+  const { applyToProxies: apply } = await import('../../proxy-config/apply-to-proxies.js');
+  const report = await apply(flags.spec, (line) => process.stderr.write(`${line}\n`));
+  const { formatProxiesApplyReport } = await import('../format-config.js');
+  process.stdout.write(formatProxiesApplyReport(report));
+  return 0;
 }
 
 function serversFromOption(): Option {

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { DiagnoseOptions } from '../../proxy-config/diagnose.js';
 import { runAction } from '../run-action.js';
 
-/** Options of `proxyops diagnose`, as commander hands them over: the workflow's sources, and --json. */
-type DiagnoseFlags = Omit<DiagnoseOptions, 'symptom' | 'now'> & { json?: boolean };
+/** Options of `proxyops diagnose`, as commander hands them over: the workflow's sources, --json and --host. */
+type DiagnoseFlags = Omit<DiagnoseOptions, 'symptom' | 'now'> & { json?: boolean; host?: string };
 
 /** Registers `proxyops diagnose SYMPTOM`: ranked findings for 413/502/504/499 and the §7.3 patterns. */
 export function registerDiagnose(program: Command): void {
@@ -30,8 +30,10 @@ export function registerDiagnose(program: Command): void {
     .option('--pid-file <file>', 'the nginx master to diagnose, by its pid file (when several run)')
     .option('--insecure', 'accept self-signed certificates when probing')
     .option('--json', 'print findings as JSON')
+    .option('--host <ssh>', 'diagnose on that host over ssh, with the proxyops there (paths are that host’s)')
     .action((symptom: string, flags: DiagnoseFlags) =>
       runAction(async () => {
+        if (flags.host !== undefined) return diagnoseOnHost(flags.host, symptom, flags);
         const { parseSymptom } = await import('../../proxy-config/core/diagnose/symptoms.js');
         const { diagnose } = await import('../../proxy-config/diagnose.js');
         const { renderFindings } = await import('../../proxy-config/core/diagnose/render-findings.js');
@@ -46,4 +48,19 @@ export function registerDiagnose(program: Command): void {
         return result.findings.length > 0 ? EXIT.failed : EXIT.ok;
       }),
     );
+}
+
+/** `diagnose --host`: the same command run by the proxyops on that host, its output and exit code passed on. */
+async function diagnoseOnHost(host: string, symptom: string, flags: DiagnoseFlags): Promise<number> {
+  const { runProxyopsOn } = await import('../../proxy-config/run-on-host.js');
+  const args = ['diagnose', symptom];
+  for (const [name, value] of Object.entries(flags)) {
+    if (name === 'host' || value === undefined || value === false) continue;
+    const option = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    args.push(...(value === true ? [option] : [option, String(value)]));
+  }
+  const result = await runProxyopsOn(host, args);
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  return result.exitCode;
 }

@@ -7,6 +7,7 @@ import { registerDeploy } from './deploy.js';
 import { registerDiagnose } from './diagnose.js';
 import { registerUp } from './up.js';
 import { registerLogs } from './logs.js';
+import { registerRemote } from './remote.js';
 
 /** A register function and the top-level commands it defines (or adds to). */
 export interface CommandRow {
@@ -28,6 +29,7 @@ export const COMMANDS: readonly CommandRow[] = [
   { names: ['logs'], register: registerLogs },
   { names: ['deploy'], register: registerDeploy },
   { names: ['up', 'down'], register: registerUp },
+  { names: ['remote'], register: registerRemote },
 ];
 
 /**

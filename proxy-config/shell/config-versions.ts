@@ -150,13 +150,30 @@ export async function stageVersion(target: string, files: Record<string, string>
   return dir;
 }
 
-/** Renames a staged directory to the next version name and returns that name. */
-export async function commitStagedVersion(target: string, stagingDir: string): Promise<string> {
+/**
+ * Renames a staged directory to the next version name, or to `name` (a change to several targets
+ * gives each the same name, past every one's highest), and returns that name.
+ */
+export async function commitStagedVersion(
+  target: string,
+  stagingDir: string,
+  name?: string,
+): Promise<string> {
   const { versions } = await readVersionState(target);
   const last = Number(versions.at(-1)?.slice(1) ?? 0);
-  const name = `v${String(last + 1).padStart(4, '0')}`;
-  await rename(stagingDir, versionDir(target, name));
-  return name;
+  const chosen = name ?? toVersionName(last + 1);
+  if (versions.includes(chosen) || !/^v\d+$/.test(chosen))
+    throw new ProxyopsError(
+      'VERSION_TAKEN',
+      `cannot commit ${chosen} under ${target}: ${versions.includes(chosen) ? 'it exists' : 'not a version name'}`,
+    );
+  await rename(stagingDir, versionDir(target, chosen));
+  return chosen;
+}
+
+/** The name of version number `n`: v0001, v0002, … */
+export function toVersionName(n: number): string {
+  return `v${String(n).padStart(4, '0')}`;
 }
 
 /** Removes a staged directory that will not be used. */

@@ -61,6 +61,7 @@ export function applySpecDefaults(input: ProxySpecInput): ProxySpec {
       Object.entries(input.upstreams ?? {}).map(([name, upstream]) => [name, toUpstream(upstream ?? {})]),
     ),
     servers: (input.servers ?? []).map(toServer),
+    proxies: (input.proxies ?? []).map((p) => ({ ssh: p.ssh ?? '', target: p.target ?? '' })),
   };
 }
 

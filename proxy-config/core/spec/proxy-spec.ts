@@ -50,6 +50,19 @@ export interface ProxySpec {
   certificates: { warnDays: number };
   upstreams: Record<string, UpstreamSpec>;
   servers: ServerSpec[];
+  /**
+   * The nginx hosts this spec is applied to, over SSH, as one change; empty: the machine proxyops
+   * runs on, at `--target`.
+   */
+  proxies: ProxyHostSpec[];
+}
+
+/** One nginx host: an ssh destination and the config directory (`--target`) there. */
+export interface ProxyHostSpec {
+  /** A Host of ~/.ssh/config, or user@host. */
+  ssh: string;
+  /** Absolute path on that host; nginx there runs with -c TARGET/current/nginx.conf. */
+  target: string;
 }
 
 /** Size and lifetime of the shared response cache. */

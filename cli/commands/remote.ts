@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { isProxyopsError } from '../../proxy-config/core/errors.js';
+import { describeSystemError } from '../describe-error.js';
+import { runAction } from '../run-action.js';
+
+/**
+ * `proxyops remote steps --target DIR`: the far side of `config apply` and `config diff` with
+ * `proxies`, started over ssh by the proxyops that drives the change. Not for people: hidden from
+ * --help. Requests and replies are JSON lines on stdin and stdout (apply-steps-protocol.ts).
+ */
+export function registerRemote(program: Command): Command {
+  const remote = program
+    .command('remote', { hidden: true })
+    .description('the far side of a change to several hosts (started over ssh)');
+  remote
+    .command('steps')
+    .requiredOption('--target <dir>', 'config directory on this host')
+    .action((flags: { target: string }) =>
+      runAction(async () => {
+        const { createInterface } = await import('node:readline');
+        const { serveApplySteps } = await import('../../proxy-config/serve-apply-steps.js');
+        const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
+        const requests = {
+          async next() {
+            const line = await lines.next();
+            return line.done ? line : { done: false, value: JSON.parse(line.value) };
+          },
+        } as Parameters<typeof serveApplySteps>[1];
+        // The near end gone (a lost connection) must not end this process before it undoes its part
+        // and releases the locks: main's listener would exit on EPIPE.
+        process.stdout.removeAllListeners('error').on('error', () => undefined);
+        const reply = (answer: object) => process.stdout.write(`${JSON.stringify(answer)}\n`);
+        try {
+          await serveApplySteps(flags.target, requests, reply);
+        } catch (error) {
+          const message = isProxyopsError(error)
+            ? error.message
+            : (describeSystemError(error) ?? (error as Error).message);
+          reply({ ok: false, error: { code: isProxyopsError(error) ? error.code : 'FAILED', message } });
+        }
+      }),
+    );
+  return remote;
+}
