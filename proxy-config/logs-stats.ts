@@ -13,7 +13,7 @@ import type { LogEscape } from './core/logs/parse-log-format.js';
 import { defaultJobs } from './core/logs/parse-jobs-option.js';
 import { planFileThreads } from './core/logs/plan-file-threads.js';
 import { scanLogText } from './core/logs/scan-log-text.js';
-import type { StatsState } from './core/logs/stats-state.js';
+import { mergeStatsState, type StatsState } from './core/logs/stats-state.js';
 import { summarizeStats, type StatsSummary } from './core/logs/summarize-stats.js';
 import {
   bytesRead,
@@ -29,7 +29,13 @@ import {
   type LogRangeJob,
   type RangesResult,
 } from './shell/log-range-worker.js';
-import { openLogFile, readLogInput, splitAtLineStarts, type OpenedLog } from './shell/read-log-input.js';
+import {
+  logFileSize,
+  openLogFile,
+  readLogInput,
+  splitAtLineStarts,
+  type OpenedLog,
+} from './shell/read-log-input.js';
 
 /** Where the log format comes from; at most one source. Nothing given means the `proxyops` preset. */
 export interface LogFormatSource {
@@ -65,6 +71,8 @@ export interface LogStatsOptions {
   splitMinBytes?: number;
   /** Size of the ranges a split file is cut into (threads take them one at a time). */
   rangeBytes?: number;
+  /** Files opened at once (see OPEN_FILES_AT_ONCE). */
+  openFilesAtOnce?: number;
   /** Runs smaller than this are read without the WebAssembly scanner (see SCANNER_MIN_BYTES). */
   scannerMinBytes?: number;
   stdin?: Readable;
@@ -122,6 +130,13 @@ export interface LogDamage {
   lines: number;
 }
 
+/**
+ * Files open at once. Every file of a batch is opened before any is read (a rotation during the run
+ * then changes nothing); a run of more files than this reads them in batches, one after another, so
+ * it never runs out of descriptors (1 024 per process is a common limit).
+ */
+export const OPEN_FILES_AT_ONCE = 256;
+
 /** How often a run that waits for its threads still reports progress. */
 const PROGRESS_EVERY_MS = 200;
 
@@ -133,6 +148,33 @@ const PROGRESS_EVERY_MS = 200;
 export async function collectLogStats(
   options: LogStatsOptions,
 ): Promise<{ state: StatsState; damaged: LogDamage[] }> {
+  const { inputs, onProgress } = options;
+  const atOnce = options.openFilesAtOnce ?? OPEN_FILES_AT_ONCE;
+  if (inputs.length <= atOnce) return collectBatch(options);
+  // More inputs than descriptors to spare: batches of files, one after another, merged in order.
+  const total = onProgress
+    ? inputs.reduce((sum, input) => sum + (input === '-' ? 0 : logFileSize(input)), 0)
+    : 0;
+  let before = 0;
+  let state: StatsState | null = null;
+  const damaged: LogDamage[] = [];
+  for (let at = 0; at < inputs.length; at += atOnce) {
+    const batch = await collectBatch({
+      ...options,
+      inputs: inputs.slice(at, at + atOnce),
+      onProgress: onProgress && ((read) => onProgress(before + read, total)),
+    });
+    before += batch.bytes;
+    state = state ? mergeStatsState(state, batch.state) : batch.state;
+    damaged.push(...batch.damaged);
+  }
+  return { state: state!, damaged };
+}
+
+/** One batch of inputs, all files open at once: see collectLogStats. */
+async function collectBatch(
+  options: LogStatsOptions,
+): Promise<{ state: StatsState; damaged: LogDamage[]; bytes: number }> {
   const filter = options.filter ?? {};
   const intervalMs = options.intervalMs ?? 60_000;
   const kit = prepareLogStats(options.spec, filter);
@@ -184,6 +226,7 @@ export async function collectLogStats(
       const { state, damaged } = mergeRangeResults(pieces, counted);
       return {
         state,
+        bytes: totalBytes,
         damaged: damaged.map(({ range, offset, reason, lines }) => ({
           input: pieces[range]!.input,
           offset,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,31 @@ describe('.gz inputs and files rotated while read', () => {
     const sequential = await computeLogStats({ inputs: [part1, multi, part2], spec, jobs: 1 });
     expect(mixed).toEqual(sequential);
     expect(mixed.lines).toBe(64_000);
+  });
+
+  it('more files than are opened at once: read in batches, counted as one run, progress over them all', async () => {
+    const inputs: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const text = logLines(900, 1000 * i);
+      const name = join(dir, `batch-${i}.log${i % 2 ? '.gz' : ''}`);
+      await writeFile(name, i % 2 ? gzipSync(text) : text);
+      inputs.push(name);
+    }
+    const together = await computeLogStats({ inputs, spec, jobs: 1 });
+    const seen: Array<[number, number]> = [];
+    const batched = await computeLogStats({
+      inputs,
+      spec,
+      jobs: 1,
+      openFilesAtOnce: 2,
+      onProgress: (read, total) => seen.push([read, total]),
+    });
+    expect(batched).toEqual(together);
+    expect(together.lines).toBe(4500);
+    const total = inputs.reduce((sum, input) => sum + statSync(input).size, 0);
+    expect(seen.every(([, t]) => t === total)).toBe(true);
+    expect(seen.map(([read]) => read)).toEqual([...seen.map(([read]) => read)].sort((a, b) => a - b));
+    expect(seen.at(-1)![0]).toBe(total);
   });
 
   it('a truncated .gz: the lines before the damage are counted, the damage named with file and offset, exit 2', async () => {
