@@ -80,7 +80,7 @@ export interface RangesResult {
   damaged: PieceDamage[];
 }
 
-/** A fresh shared counter for `LogRangeJob.next`. */
+/** A fresh shared counter for `LogRangeJob.nextPlain` or `nextCompressed`. */
 export function createRangeCounter(): SharedArrayBuffer {
   return new SharedArrayBuffer(4);
 }
