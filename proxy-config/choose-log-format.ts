@@ -6,6 +6,7 @@ import type { LogFormatSpec } from './core/logs/log-format-presets.js';
 import { resolveLogFormat, type LogFormatSource } from './logs-stats.js';
 import { peekStream } from './shell/peek-stream.js';
 import { readLogInput } from './shell/read-log-input.js';
+import { openPathsOf } from './shell/proc-process-tree.js';
 import { findRunningNginx, readRunningConfig } from './shell/running-nginx.js';
 
 /** A log format and where it came from (printed on stderr, and `formatSource` of `--json`). */
@@ -42,7 +43,16 @@ async function sampleInput(
 /** The access_log of a running nginx that writes `input`, when its format parses the sample. */
 async function formatFromRunningNginx(input: string, lines: string[]): Promise<FormatChoice | null> {
   const file = await realpath(input).catch(() => input);
-  for (const master of await findRunningNginx()) {
+  // nginx's master holds open every log it writes to a fixed path (the only ones matched here): one
+  // without the file, or the live log of this rotated copy, open is not asked for its config, which
+  // costs `nginx -V` and a read of the whole config (on a host running other nginx instances, most of
+  // a one-line run). One whose open files this user may not see is asked, as before.
+  const holdsLog = async (pid: number) => {
+    const { liveLogPath } = await import('./core/nginx-config/configured-logs.js');
+    const open = await openPathsOf(pid);
+    return open === null || open.has(file) || open.has(liveLogPath(file));
+  };
+  for (const master of await findRunningNginx(holdsLog)) {
     // A master whose config this user cannot read, or that is being replaced, tells nothing.
     const config = await readRunningConfig(master).catch(() => null);
     const found = config

@@ -14,7 +14,14 @@ import { parseJobs } from './core/logs/parse-jobs-option.js';
 import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
 import { chooseLogFormat, noFormatMatches, type FormatChoice } from './choose-log-format.js';
 import { detectLogFormat } from './core/logs/detect-log-format.js';
-import { computeLogStats, prepareLogStats, type LogFormatSource } from './logs-stats.js';
+import {
+  computeLogStats,
+  describeDamage,
+  prepareLogStats,
+  type LogDamage,
+  type LogFormatSource,
+} from './logs-stats.js';
+import { createProgressLine } from './shell/progress-line.js';
 import { assertNotAnInput, assertWritableDir } from './shell/check-report-target.js';
 
 /** The options of `proxyops logs stats`, as commander hands them over. */
@@ -34,19 +41,25 @@ export interface LogsStatsCommandOptions extends LogFormatSource {
   serve?: string;
   interval?: string;
   jobs?: string;
+  quiet?: boolean;
 }
 
 /** Where the command writes; the CLI passes the process's streams. */
 export interface CommandIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
-  stderr: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
   stdin: Readable & { isTTY?: boolean };
   env: Record<string, string | undefined>;
+  /** The clock of the progress line; tests give their own. */
+  now?: () => number;
   /** Resolves when the user asks a --follow run to end (SIGINT); tests resolve it themselves. */
   untilStopped?: Promise<void>;
 }
 
-/** Runs `logs stats`; resolves with the exit code (1 when a --fail-if holds). */
+/** The exit code of a run that read a damaged `.gz` input: bad input (cli/exit-codes.ts), not a finding. */
+const DAMAGED_INPUT_EXIT = 2;
+
+/** Runs `logs stats`; resolves with the exit code (1 when a --fail-if holds, 2 when an input was damaged). */
 export async function runLogsStatsCommand(
   inputs: string[],
   options: LogsStatsCommandOptions,
@@ -90,7 +103,8 @@ export async function runLogsStatsCommand(
   const spec = choice.spec;
   // A format the user named needs no word; one we chose is said once, where a pipeline's log shows it.
   const sayFormat = () => {
-    if (!choice.fromFlags) io.stderr.write(`proxyops: format ${spec.name} (${choice.source})\n`);
+    if (!choice.fromFlags && !options.quiet)
+      io.stderr.write(`proxyops: format ${spec.name} (${choice.source})\n`);
   };
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
 
@@ -138,6 +152,11 @@ export async function runLogsStatsCommand(
     return finish(summary, failIf, options, io, false);
   }
 
+  // Progress only for a person watching: never on a pipe, never beside machine output, not when asked.
+  const machine = options.json || options.ndjson || options.prom;
+  const progress =
+    io.stderr.isTTY && !machine && !options.quiet ? createProgressLine(io.stderr, io.now) : undefined;
+  const damaged: LogDamage[] = [];
   const summary = await computeLogStats({
     inputs,
     spec,
@@ -146,7 +165,9 @@ export async function runLogsStatsCommand(
     intervalMs,
     jobs,
     stdin,
-  });
+    onProgress: progress?.update,
+    onDamage: (found) => damaged.push(...found),
+  }).finally(() => progress?.clear());
   assertMostLinesRead(summary, choice);
   sayFormat();
   if (options.json) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
@@ -154,7 +175,11 @@ export async function runLogsStatsCommand(
     for (const point of summary.timeline.points) io.stdout.write(JSON.stringify(point) + '\n');
   else if (options.prom) io.stdout.write(renderStatsProm(summary));
   else io.stdout.write(renderStatsTable(summary, { color }));
-  return finish(summary, failIf, options, io, !(options.json || options.ndjson || options.prom));
+  const code = await finish(summary, failIf, options, io, !(options.json || options.ndjson || options.prom));
+  // A damaged .gz input: what could be read is counted and shown, and the exit code says the input
+  // was damaged (2, bad input), whatever --fail-if found.
+  for (const damage of damaged) io.stderr.write(`proxyops: ${describeDamage(damage)}\n`);
+  return damaged.length > 0 ? DAMAGED_INPUT_EXIT : code;
 }
 
 async function finish(

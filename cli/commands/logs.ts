@@ -52,7 +52,8 @@ function registerLogsStats(logs: Command): void {
       '--interval <duration>',
       'timeline bucket (default 1m); with --follow, the update period (default 10s, 2s with --serve)',
     )
-    .option('--jobs <n>', 'worker threads for large files (default: number of cores)')
+    .option('--jobs <n>', 'threads for large runs (default: number of cores)')
+    .option('-q, --quiet', 'no progress line on a terminal, no note of the format chosen')
     .action((inputs: string[], options: Record<string, unknown>) =>
       runAction(async () => {
         const { runLogsStatsCommand } = await import('../../proxy-config/logs-stats-command.js');

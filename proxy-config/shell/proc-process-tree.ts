@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { ProxyopsError } from '../core/errors.js';
 
 /** A process as /proc shows it. */
@@ -89,6 +89,15 @@ export function pidsWithCommandLine(prefix: string): Array<{ pid: number; cmdlin
     if (cmdline.startsWith(prefix)) found.push({ pid, cmdline });
   }
   return found;
+}
+
+/** The paths a process has open (its /proc/PID/fd links), or null when this user may not see them. */
+export async function openPathsOf(pid: number): Promise<Set<string> | null> {
+  const dir = `/proc/${pid}/fd`;
+  const fds = await readdir(dir).catch(() => null);
+  if (fds === null) return null;
+  const paths = await Promise.all(fds.map((fd) => readlink(`${dir}/${fd}`).catch(() => '')));
+  return new Set(paths);
 }
 
 /** A master and its direct children (nginx workers, cache manager), found by their parent pid. */

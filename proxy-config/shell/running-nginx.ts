@@ -37,9 +37,14 @@ async function describeMaster(pid: number, title: string): Promise<RunningNginx 
   return { pid, binary, prefix, configFile: isAbsolute(config) ? config : join(prefix, config) };
 }
 
-/** Every nginx master running on this machine, from /proc. */
-export async function findRunningNginx(): Promise<RunningNginx[]> {
-  const masters = pidsWithCommandLine('nginx: master');
+/**
+ * Every nginx master running on this machine, from /proc; with `keep`, only those it keeps, asked
+ * before a master is described (which may run `nginx -V`).
+ */
+export async function findRunningNginx(keep?: (pid: number) => Promise<boolean>): Promise<RunningNginx[]> {
+  const all = pidsWithCommandLine('nginx: master');
+  const kept = keep ? await Promise.all(all.map((p) => keep(p.pid))) : all.map(() => true);
+  const masters = all.filter((_, i) => kept[i]);
   const found = await Promise.all(masters.map((p) => describeMaster(p.pid, p.cmdline)));
   return found.filter((m): m is RunningNginx => m !== null).sort((a, b) => a.pid - b.pid);
 }

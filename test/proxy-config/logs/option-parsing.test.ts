@@ -5,7 +5,7 @@ import {
   parseUpstreamFilter,
 } from '../../../proxy-config/core/logs/log-filter.js';
 import { defaultJobs, MAX_JOBS, parseJobs } from '../../../proxy-config/core/logs/parse-jobs-option.js';
-import { planFileThreads } from '../../../proxy-config/core/logs/plan-file-threads.js';
+import { COMPRESSED_BYTE_COST, planFileThreads } from '../../../proxy-config/core/logs/plan-file-threads.js';
 import {
   INTERVAL_BOUNDS,
   parseDuration,
@@ -159,11 +159,61 @@ describe('--jobs', () => {
 
   it('splits a plain file across threads from the split size on, one range per thread at least', () => {
     const MB = 1024 * 1024;
-    expect(planFileThreads(256 * MB - 1, 2, 256 * MB, 8 * MB)).toEqual({ threads: 1, ranges: 1 });
-    expect(planFileThreads(256 * MB, 2, 256 * MB, 8 * MB)).toEqual({ threads: 2, ranges: 32 });
-    expect(planFileThreads(1024 * MB + 1, 4, 256 * MB, 8 * MB)).toEqual({ threads: 4, ranges: 129 });
+    const plain = (size: number) => [{ size, compressed: false }];
+    const shape = ({ threads, ranges }: { threads: number; ranges: number[] }) => ({ threads, ranges });
+    expect(shape(planFileThreads(plain(256 * MB - 1), 2, 256 * MB, 8 * MB))).toEqual({
+      threads: 1,
+      ranges: [1],
+    });
+    expect(shape(planFileThreads(plain(256 * MB), 2, 256 * MB, 8 * MB))).toEqual({
+      threads: 2,
+      ranges: [32],
+    });
+    expect(shape(planFileThreads(plain(1024 * MB + 1), 4, 256 * MB, 8 * MB))).toEqual({
+      threads: 4,
+      ranges: [129],
+    });
     // --jobs 1 never splits; a tiny file forced to split still gives every thread a range.
-    expect(planFileThreads(1024 * MB, 1, 256 * MB, 8 * MB)).toEqual({ threads: 1, ranges: 1 });
-    expect(planFileThreads(100, 7, 0, 8 * MB)).toEqual({ threads: 7, ranges: 7 });
+    expect(shape(planFileThreads(plain(1024 * MB), 1, 256 * MB, 8 * MB))).toEqual({
+      threads: 1,
+      ranges: [1],
+    });
+    expect(shape(planFileThreads(plain(100), 7, 0, 8 * MB))).toEqual({ threads: 7, ranges: [7] });
+  });
+
+  it('plans several files as one run: the total decides, .gz files whole, largest first', () => {
+    const MB = 1024 * 1024;
+    // Four plain files that are small alone but large together are split as one 1 GB file would be.
+    const four = Array.from({ length: 4 }, () => ({ size: 256 * MB, compressed: false }));
+    const plan = planFileThreads(four, 2, 160 * MB, 2 * MB);
+    expect([plan.threads, plan.lanes]).toEqual([2, 1]);
+    expect(plan.ranges).toEqual([128, 128, 128, 128]);
+    expect(plan.plain).toEqual(Array.from({ length: 512 }, (_, i) => i));
+    expect(plan.compressed).toEqual([]);
+    // Compressed bytes weigh COMPRESSED_BYTE_COST plain ones: 24 MB of .gz is a large run.
+    const mixed = [
+      { size: 10 * MB, compressed: true },
+      { size: 4 * MB, compressed: false },
+      { size: 14 * MB, compressed: true },
+    ];
+    expect(COMPRESSED_BYTE_COST * 24 * MB).toBeGreaterThan(160 * MB);
+    expect(planFileThreads(mixed, 2, 160 * MB, 2 * MB)).toEqual({
+      threads: 2,
+      lanes: 2,
+      ranges: [1, 2, 1],
+      compressed: [3, 0],
+      plain: [1, 2],
+    });
+    // Three .gz files on two cores: two inflating at once, no thread for plain ranges.
+    const gz = Array.from({ length: 3 }, () => ({ size: 30 * MB, compressed: true }));
+    expect(planFileThreads(gz, 2, 160 * MB, 2 * MB)).toMatchObject({ threads: 1, lanes: 2 });
+    // A small run: one thread, one .gz file at a time, each file one piece.
+    expect(planFileThreads(mixed, 2, 1024 * MB, 2 * MB)).toEqual({
+      threads: 1,
+      lanes: 1,
+      ranges: [1, 1, 1],
+      compressed: [2, 0],
+      plain: [1],
+    });
   });
 });

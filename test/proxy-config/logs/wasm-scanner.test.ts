@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -158,13 +158,18 @@ function readRangeInPieces(file: string): void {
   const kit = createLogReaderKit(TEXT);
   const state = createStatsState(kit.capabilities);
   const scan = createLogScan(kit, state, file);
-  countFileRange(
-    file,
-    0,
-    Buffer.byteLength(lines.join('\n')),
-    createWasmLineScanner(module!, kit.format!)!,
-    scan,
-  );
+  const fd = openSync(file, 'r');
+  try {
+    countFileRange(
+      fd,
+      0,
+      Buffer.byteLength(lines.join('\n')),
+      createWasmLineScanner(module!, kit.format!)!,
+      scan,
+    );
+  } finally {
+    closeSync(fd);
+  }
   expect([state.lines, state.records, state.malformed]).toEqual([5002, 5001, 1]);
   expect(state.malformedSamples[0]).toMatchObject({ line: 5002, text: 'bad' });
   expect([...state.paths5xx.keys()][0]).toHaveLength(3 * 1024 * 1024 + 1);
