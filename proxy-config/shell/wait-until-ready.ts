@@ -12,7 +12,7 @@ export interface ReadyResult {
 const PROBE_TIMEOUT_MS = 1_000;
 
 /** GET `url`'s status; 0 without an answer. */
-async function fetchStatus(url: string): Promise<number> {
+export async function fetchStatus(url: string): Promise<number> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
     await response.body?.cancel();
