@@ -1,29 +1,20 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from './core/deploy/deploy-events.js';
-import { toInstanceCommand } from './core/deploy/instance-command.js';
+import { fillHook } from './core/deploy/instance-command.js';
 import { summarizeLogWindow, type LogWindow } from './core/deploy/log-window.js';
 import { toAddress, type DeployStep } from './core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from './core/deploy/status-watch.js';
 import { watchStatusEvent } from './core/deploy/status-event.js';
 import { judgeNewInstance } from './core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
-import { findListenerPid } from './shell/find-listener-pid.js';
-import {
-  isProcessAlive,
-  recordedStatus,
-  signalRecorded,
-  startInstance,
-  stopRecorded,
-  waitForExit,
-} from './shell/instance-process.js';
-import { readProcessIdentity } from './shell/process-identity.js';
+import type { InstanceLauncher } from './instance-launcher.js';
 import { fileSize } from './shell/read-file-range.js';
 import { readLogSince } from './shell/read-log-since.js';
+import { runHook } from './shell/run-hook.js';
 import type { InstanceRecord } from './shell/stack-state.js';
 import { waitUntilRefusing } from './shell/tcp-accepting.js';
 import { waitUntilReady } from './shell/wait-until-ready.js';
-import { strangerOrGone } from './switch-by-slot.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
 const COUNTDOWN_TICK_MS = 1_000;
@@ -31,6 +22,8 @@ const WATCH_POLL_MS = 250;
 const DRAIN_POLL_MS = 10;
 /** A killed process refuses connections a moment before it is seen gone: its exit is looked at this much later. */
 const EXIT_SETTLE_MS = 200;
+/** Longest run of a ready hook: it checks, it does not wait. */
+const READY_HOOK_BOUND_MS = 10_000;
 /** Part of the confirm-idle wait spent before its log window opens. */
 const CONFIRM_GRACE_MS = 100;
 /** nginx times requests with its cached clock: a request time may be short by a few milliseconds. */
@@ -71,6 +64,10 @@ export interface RoundInput {
   old: InstanceRecord;
   /** How traffic moves between the old and the new instance (slot rename, config change, …). */
   traffic: TrafficSwitch;
+  /** Who starts and stops instances (proxyops's child, or the spec's hooks). */
+  launcher: InstanceLauncher;
+  /** `--replace/--with`: the new instance, started by someone else (the round has no start step). */
+  given?: InstanceRecord;
   save: () => Promise<void>;
   control?: RoundControl;
 }
@@ -88,10 +85,12 @@ export class RoundRunner {
   private signalAt = 0;
   private signalLogOffset = 0;
   private refusing: Promise<number | undefined> | undefined;
+  private leaving: Promise<string | undefined> = Promise.resolve(undefined);
   private readonly context: DeployContext;
   private readonly emit: (event: DeployEvent) => void;
   private readonly old: InstanceRecord;
   private readonly traffic: TrafficSwitch;
+  private readonly launcher: InstanceLauncher;
   private readonly control: RoundControl;
 
   constructor(private readonly input: RoundInput) {
@@ -99,6 +98,8 @@ export class RoundRunner {
     this.emit = input.emit;
     this.old = input.old;
     this.traffic = input.traffic;
+    this.launcher = input.launcher;
+    this.fresh = input.given;
     this.control = input.control ?? UNCONTROLLED;
   }
 
@@ -130,9 +131,17 @@ export class RoundRunner {
   async cleanUp(): Promise<void> {
     const fresh = this.fresh;
     if (!fresh || fresh.inUpstream) return;
-    // Nothing routes to it: SIGINT skips the drain wait of `proxyops api`.
-    await stopRecorded(fresh, 'SIGINT', this.context.pool.deploy.stopTimeout * 1000);
+    await this.stopNew(fresh, false);
     await this.forget(fresh);
+  }
+
+  /**
+   * Stops a new instance this round is done with. One handed over (`--with`) is someone else's and
+   * left running, unless nginx lists its address anyway (an alternate): only a stop ends its traffic.
+   */
+  private async stopNew(fresh: InstanceRecord, serving: boolean): Promise<void> {
+    if (fresh === this.input.given && this.traffic.path !== 'alternate') return;
+    await this.launcher.stopNew(fresh, serving);
   }
 
   private async forget(instance: InstanceRecord): Promise<void> {
@@ -150,39 +159,40 @@ export class RoundRunner {
       : `on ${instance.socket} (pid ${instance.pid})`;
   }
 
+  /** Readiness of an instance at its own address: the ready hook's exit, else GET of the readiness path. */
+  private async isReady(instance: InstanceRecord): Promise<boolean> {
+    const { plan, logsDir } = this.context;
+    if (plan.launch.kind === 'hooks' && plan.launch.ready) {
+      const argv = fillHook(plan.launch.ready, { ...instance, version: plan.version });
+      const ran = await runHook(argv, { boundMs: READY_HOOK_BOUND_MS, logFile: join(logsDir, 'hooks.log') });
+      return ran.exitCode === 0;
+    }
+    return (await this.traffic.probe(instance, plan.readinessPath)) === 200;
+  }
+
   private async perform(step: DeployStep): Promise<string> {
     const { context, old, traffic, input } = this;
     const { pool, plan } = context;
     switch (step.kind) {
       case 'start': {
-        const place = await traffic.place(old);
-        const logFile = join(context.logsDir, place.logName);
-        const instance = await startInstance(toInstanceCommand(pool.deploy, pool, place.address), {
-          logFile,
-          env: context.instanceEnv,
-          stopSignal: pool.deploy.stopSignal,
-        });
-        this.fresh = {
-          ...place.address,
-          pid: instance.pid,
-          logFile,
-          inUpstream: false,
-          ...(instance.identity ? { identity: instance.identity } : {}),
-        };
+        const { record, outcome } = await this.launcher.start(await traffic.place(old));
+        this.fresh = record;
         context.state.upstreams[context.upstream] = [
           ...(context.state.upstreams[context.upstream] ?? []),
-          this.fresh,
+          record,
         ];
         await input.save();
-        return `started ${place.where} (pid ${instance.pid}, log ${logFile})`;
+        return outcome;
       }
       case 'wait-ready': {
         const fresh = this.fresh!;
+        const list = (context.state.upstreams[context.upstream] ??= []);
+        if (!list.includes(fresh)) list.push(fresh);
         const result = await waitUntilReady(plan.readinessPath, {
           boundMs: step.boundMs!,
           pollMs: Math.min(250, Math.max(20, Math.round(pool.healthCheck.interval * 250))),
-          isAlive: () => isProcessAlive(fresh.pid!),
-          probe: () => traffic.probe(fresh, plan.readinessPath),
+          isAlive: async () => !(await this.launcher.hasExited(fresh)),
+          probe: async () => ((await this.isReady(fresh)) ? 200 : 0),
         });
         if (!result.ready) {
           await this.cleanUp();
@@ -255,42 +265,32 @@ export class RoundRunner {
   }
 
   /**
-   * Tells the old instance to stop (its drain). The recorded process only while it still is the one
-   * proxyops started, never a stranger that took its pid; on TCP, otherwise the process listening on
-   * the old address, which is what nginx sends to.
+   * Tells the old instance to leave (its drain), by signal or by its stop hook. On TCP, polling for
+   * refused connections begins at once: its time since then is the drain measured.
    */
   private async signalOld(): Promise<string> {
     const { old, context } = this;
     const { pool, plan } = context;
-    if (this.traffic.tcp && (await recordedStatus(old)) !== 'ours') {
-      const found = await findListenerPid(old.port);
-      const identity = found === undefined ? undefined : await readProcessIdentity(found);
-      if (found === undefined || !identity)
-        throw new Abort(`cannot find the process listening on ${toAddress(old)} to stop it`, false);
-      Object.assign(old, { pid: found, identity });
-    }
     // Taken before the signal: the drain measured from it is never shorter than the real one.
     const signalledAt = Date.now();
-    // An old instance that exited meanwhile has nothing left to drain: the next step sees it gone.
-    const sent = await signalRecorded(old, pool.deploy.stopSignal);
+    const leaving = await this.launcher.stopOld(old);
+    this.leaving = leaving.done;
     this.signalLogOffset = await fileSize(context.accessLog);
     this.signalAt = Date.now();
-    if (this.traffic.tcp)
+    if (this.traffic.tcp && leaving.leaves)
       this.refusing = waitUntilRefusing(old.host, old.port, {
         boundMs: plan.drain.waitMs + pool.deploy.stopTimeout * 1000,
         pollMs: DRAIN_POLL_MS,
       }).then((ms) => (ms === undefined ? undefined : Date.now() - signalledAt));
-    return sent === 'sent'
-      ? `sent ${pool.deploy.stopSignal} to pid ${old.pid}`
-      : `the old process ${strangerOrGone(old.pid, sent)}`;
+    return leaving.outcome;
   }
 
-  /** Waits for the old instance to leave (killed past the step's bound, if it is ours) and forgets it. */
+  /** Waits for the old instance to leave (our own child killed past the step's bound) and forgets it. */
   private async waitForOld(step: DeployStep): Promise<string> {
-    const { old, context } = this;
+    const { old, context, input } = this;
     const pid = old.pid;
-    const left = Math.max(0, step.boundMs! - (Date.now() - this.signalAt));
-    // Polling for refused connections began right at the signal: its time since the signal is the drain measured.
+    const left = () => Math.max(0, step.boundMs! - (Date.now() - this.signalAt));
+    const failed = await within(this.leaving, left());
     const measuredMs = this.refusing ? ((await this.refusing) ?? null) : undefined;
     if (measuredMs !== undefined)
       this.emit({
@@ -300,15 +300,28 @@ export class RoundRunner {
         computedMs: context.plan.drain.waitMs,
         measuredMs,
       });
-    // Only the process proxyops started is waited for (and killed past the bound), never a stranger.
-    const ours = (await recordedStatus(old)) === 'ours';
-    const forced = ours && !(await waitForExit(pid!, left));
-    if (forced) await stopRecorded(old, 'SIGKILL', 2_000);
+    const gone = await this.launcher.waitGone(old, left());
+    // Out of the upstream's list (on an alternate pair nginx still lists the address, which now refuses).
+    if (input.current.includes(old)) input.current.splice(input.current.indexOf(old), 1);
+    old.inUpstream = false;
     await this.forget(old);
-    if (forced) return `${this.describe(old)} did not exit within ${step.boundMs} ms: killed`;
+    if (failed !== undefined)
+      throw new Abort(
+        failed === 'timeout'
+          ? `the stop hook for ${toAddress(old)} did not return within ${step.boundMs} ms; the new instance serves`
+          : `${failed}; the new instance serves`,
+        false,
+      );
+    if (gone === 'killed') return `${this.describe(old)} did not exit within ${step.boundMs} ms: killed`;
+    if (measuredMs === null)
+      return `${toAddress(old)} still accepts connections ${step.boundMs} ms after it was told to stop`;
+    if (gone === 'unknown')
+      return measuredMs === undefined
+        ? `${toAddress(old)} is idle and may be stopped`
+        : `${toAddress(old)} stopped accepting after ${measuredMs} ms: idle`;
     return measuredMs === undefined
       ? `pid ${pid ?? '?'} exited ${Date.now() - this.signalAt} ms after the signal`
-      : `${toAddress(old)} stopped accepting after ${measuredMs ?? '?'} ms and exited`;
+      : `${toAddress(old)} stopped accepting after ${measuredMs} ms and exited`;
   }
 
   /**
@@ -338,10 +351,10 @@ export class RoundRunner {
       const split = this.traffic.split(context.kit, text, fresh);
       const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
       const gate = judgeNewInstance(this.input.before, split.mine, split.others, context.plan.gates, minimum);
-      const ready = (await this.traffic.probe(fresh, context.plan.readinessPath)) === 200;
+      const ready = await this.isReady(fresh);
       // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.
       if (!ready) await sleep(EXIT_SETTLE_MS);
-      const exited = fresh.pid !== undefined && (await recordedStatus(fresh)) !== 'ours';
+      const exited = await this.launcher.hasExited(fresh);
       const badGateway = window.byAddress[toAddress(fresh)]?.badGateway ?? 0;
       const failure = exited
         ? `the new instance ${this.describe(fresh)} exited during the watch (see ${fresh.logFile})`
@@ -398,11 +411,7 @@ export class RoundRunner {
     if (!fresh) return;
     fresh.inUpstream = false;
     await input.save();
-    await stopRecorded(
-      fresh,
-      this.context.pool.deploy.stopSignal,
-      this.context.pool.deploy.stopTimeout * 1000,
-    );
+    await this.stopNew(fresh, true);
     await this.forget(fresh);
   }
 
@@ -415,4 +424,13 @@ export class RoundRunner {
       await sleep(Math.min(COUNTDOWN_TICK_MS, remaining));
     }
   }
+}
+
+/** `promise`'s value, or `timeout` after `ms`; the timer never outlives it (nor keeps the process up). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms))),
+  ]).finally(() => clearTimeout(timer));
 }

@@ -12,6 +12,8 @@ import { registerLogs } from './logs.js';
 export interface CommandRow {
   names: readonly string[];
   register: (program: Command) => void;
+  /** The command has a `--version <value>` of its own (`deploy --version V`), which the program's `--version` would take. */
+  ownsVersionOption?: true;
 }
 
 /**
@@ -26,7 +28,7 @@ export const COMMANDS: readonly CommandRow[] = [
   { names: ['config'], register: registerConfig },
   { names: ['diagnose'], register: registerDiagnose },
   { names: ['logs'], register: registerLogs },
-  { names: ['deploy'], register: registerDeploy },
+  { names: ['deploy'], register: registerDeploy, ownsVersionOption: true },
   { names: ['up', 'down'], register: registerUp },
 ];
 
