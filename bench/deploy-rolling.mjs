@@ -16,6 +16,8 @@ import { startLoad } from './_load.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const RATE = Number(process.env.BENCH_RATE ?? 200);
+/** Load without a deploy after the measured ones, to count what an idle alternate costs in steady state. */
+const IDLE_MS = 5_000;
 const env = { ...process.env, PROXYOPS_RATE_LIMIT: '10000000' };
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -41,7 +43,13 @@ const sizeOf = (path) => {
     return 0;
   }
 };
-const readFrom = (path, offset) => readFileSync(path).subarray(offset).toString('utf8');
+const readFrom = (path, offset, end) => readFileSync(path).subarray(offset, end).toString('utf8');
+const requestTime = (line) => Number(/ rt=([\d.]+) /.exec(line)?.[1] ?? NaN) * 1000;
+const median = (values) => {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  return sorted.length === 0 ? null : sorted[Math.floor(sorted.length / 2)];
+};
+
 /** nginx's worker pids (a reload replaces them). */
 const workersOf = (pidFile) =>
   spawnSync('ps', ['-o', 'pid=', '--ppid', readFileSync(pidFile, 'utf8').trim()], { encoding: 'utf8' })
@@ -134,21 +142,34 @@ async function measure(name, upFlags, { alternates = false } = {}) {
         throw new Error(`${name}: deploy exited ${deploy.status}:\n${deploy.stdout}${deploy.stderr}`);
     }
     const seconds = (performance.now() - started) / 1000;
+    // Between deploys, under the same load: the idle address of each pair is tried again after every
+    // fail_timeout, and refuses.
+    const errorTo = sizeOf(join(logs, 'error.log'));
+    const accessTo = sizeOf(join(logs, 'access.log'));
+    const idleFrom = errorTo;
+    await sleep(IDLE_MS);
+    const idleRefused = readFrom(join(logs, 'error.log'), idleFrom)
+      .split('\n')
+      .filter((line) => line.includes('111: Connection refused')).length;
     const [get, post] = await Promise.all(loads.map((load) => load.stop()));
-    const errorLog = readFrom(join(logs, 'error.log'), errorFrom).split('\n');
-    const access = readFrom(join(logs, 'access.log'), accessFrom).split('\n').filter(Boolean);
+    const errorLog = readFrom(join(logs, 'error.log'), errorFrom, errorTo).split('\n');
+    const access = readFrom(join(logs, 'access.log'), accessFrom, accessTo).split('\n').filter(Boolean);
     return {
       name,
       seconds,
       get,
       post,
       reloads,
+      idleRefused,
       workersChanged: workersOf(join(dir, 'nginx.pid')) !== workersBefore,
       refusedLines: errorLog.filter((line) => line.includes('111: Connection refused')).length,
       disabledLines: errorLog.filter((line) => line.includes('upstream server temporarily disabled')).length,
       requests: access.length,
       // Lines whose upstream address list names more than one attempt: a connect passed on.
       passedOn: access.filter((line) => / ua="[^"]*, /.test(line)).length,
+      // nginx's request time of those and of the others: what passing a refused connect on costs.
+      rtPassedOn: median(access.filter((line) => / ua="[^"]*, /.test(line)).map(requestTime)),
+      rtOthers: median(access.filter((line) => !/ ua="[^"]*, /.test(line)).map(requestTime)),
     };
   } finally {
     spawnSync(process.execPath, [cli, 'down', '--dir', dir], { env, stdio: 'ignore' });
@@ -165,9 +186,12 @@ const row = (r, kind) =>
 console.log(
   `deploy-rolling: two deploys in a row each; GET ${RATE} req/s on 4 and POST ${RATE / 2} req/s on 2 keep-alive connections, never retried`,
 );
+console.log(
+  `deploy-rolling: idle alternates between deploys (pool of 2 pairs, failTimeout 1 s, 1 nginx worker): ${alternate.idleRefused} refused connects in ${IDLE_MS / 1000} s of load`,
+);
 for (const r of [reload, slot, alternate]) {
   console.log(
-    `deploy-rolling: ${r.name}: ${r.seconds.toFixed(1)} s; nginx reloads ${r.reloads}, workers ${r.workersChanged ? 'replaced' : 'unchanged'}; error log: ${r.refusedLines} refused connects, ${r.disabledLines} "temporarily disabled"; ${r.passedOn} of ${r.requests} requests passed on to another server`,
+    `deploy-rolling: ${r.name}: ${r.seconds.toFixed(1)} s; nginx reloads ${r.reloads}, workers ${r.workersChanged ? 'replaced' : 'unchanged'}; error log: ${r.refusedLines} refused connects, ${r.disabledLines} "temporarily disabled"; ${r.passedOn} of ${r.requests} requests passed on to another server${r.passedOn > 0 ? ` (median request time ${r.rtPassedOn} ms, others ${r.rtOthers} ms)` : ''}`,
   );
   console.log(row(r, 'get'));
   console.log(row(r, 'post'));
