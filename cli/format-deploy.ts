@@ -13,6 +13,12 @@ function gate(limit: number | null): string {
   return limit === null ? 'report only' : `at most +${(limit * 100).toFixed(1)} points`;
 }
 
+/** How old instances are told to stop: proxyops's signal to its own child, or the stop hook. */
+function stopping(plan: DeployPlan): string {
+  if (plan.launch.kind === 'command') return `stop signal ${plan.stopSignal}`;
+  return plan.launch.stop ? 'stopped by the stop hook' : 'no stop hook: old instances are left running, idle';
+}
+
 /** The plan as people read it: the drain arithmetic, then every step with its computed wait. */
 export function formatDeployPlan(plan: DeployPlan): string {
   const d = plan.drain;
@@ -20,8 +26,8 @@ export function formatDeployPlan(plan: DeployPlan): string {
     `deploy plan: upstream ${plan.upstream}, ${plan.instances.length} instance(s) (${plan.instances.map(toAddress).join(', ')}), one at a time`,
     // The drain mode is how a reload-path instance leaves nginx; behind a slot nothing is reloaded.
     plan.paths.every((path) => path !== 'reload')
-      ? `stop signal ${plan.stopSignal}`
-      : `drain mode ${plan.drainMode} (reload-path instances), stop signal ${plan.stopSignal}`,
+      ? stopping(plan)
+      : `drain mode ${plan.drainMode} (reload-path instances), ${stopping(plan)}`,
     `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]

@@ -186,8 +186,6 @@ export class RoundRunner {
       }
       case 'wait-ready': {
         const fresh = this.fresh!;
-        const list = (context.state.upstreams[context.upstream] ??= []);
-        if (!list.includes(fresh)) list.push(fresh);
         const result = await waitUntilReady(plan.readinessPath, {
           boundMs: step.boundMs!,
           pollMs: Math.min(250, Math.max(20, Math.round(pool.healthCheck.interval * 250))),
@@ -195,11 +193,12 @@ export class RoundRunner {
           probe: async () => ((await this.isReady(fresh)) ? 200 : 0),
         });
         if (!result.ready) {
+          const kept = fresh === input.given && traffic.path !== 'alternate';
           await this.cleanUp();
           throw new Abort(
             result.reason === 'exited'
               ? `the new instance ${this.describe(fresh)} exited before it was ready (see ${fresh.logFile}); nothing else changed`
-              : `the new instance ${this.describe(fresh)} was not ready within ${step.boundMs} ms (last answer: ${result.lastStatus || 'none'}); it was stopped, nothing else changed`,
+              : `the new instance ${this.describe(fresh)} was not ready within ${step.boundMs} ms (last answer: ${result.lastStatus || 'none'}); it was ${kept ? 'left running' : 'stopped'}, nothing else changed`,
             false,
           );
         }

@@ -323,6 +323,9 @@ describe.runIf(DATABASE_URL)(
       expect((await hookRuns()).filter((l) => l === `stop app-${host}-${a}`).length).toBeGreaterThan(0);
       expect(await inState()).toContain(`${host}:${b}`);
       expect(await nginxPids(join(root, 'nginx.pid'))).toEqual(nginxBefore);
+      // The spec still describes what runs: an instance on its server's alternate is no drift.
+      const again = await runCli(['config', 'apply', '--spec', specs.spec!, '--target', target]);
+      expect(again.exitCode, again.stdout + again.stderr).toBe(0);
     }, 120_000);
 
     /** A failed deploy: exit 1, rolled back, the old instances serve on, and no stop hook ran for them. */
