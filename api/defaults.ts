@@ -41,6 +41,12 @@ export interface ApiConfig {
   graphqlDirectiveLimit: number;
   /** Schema introspection and "did you mean" hints: on, off, or auto (off when NODE_ENV=production). */
   graphqlIntrospection: 'auto' | 'on' | 'off';
+  /**
+   * How a stop signal drains on TCP: `readiness` (readiness turns 503, serve on for the drain wait,
+   * for a balancer that polls it) or `hand-over` (one of a blue/green pair the proxy lists both of:
+   * listen only once ready, close the listener first, never an idle connection).
+   */
+  drain: 'readiness' | 'hand-over';
   graphqlTokenLimit: number;
   graphqlTimeoutMs: number;
   /** Path of a persisted-query manifest; when set only its operations run (empty: off). */
@@ -99,6 +105,7 @@ export const API_DEFAULTS: ApiConfig = {
   graphqlAliasLimit: 30,
   graphqlDirectiveLimit: 50,
   graphqlIntrospection: 'auto',
+  drain: 'readiness',
   graphqlTokenLimit: 3_000,
   graphqlTimeoutMs: 5_000,
   graphqlAllowList: '',
@@ -323,6 +330,15 @@ export const API_OPTIONS: readonly ApiOption[] = [
     kind: 'integer',
     min: 0,
     description: 'most aliases one GraphQL document may use',
+  },
+  {
+    key: 'drain',
+    flag: '--drain',
+    env: 'PROXYOPS_DRAIN',
+    kind: 'choice',
+    choices: ['readiness', 'hand-over'],
+    description:
+      'on TCP, how a stop signal drains: readiness (readiness turns 503, serve on for interval x threshold + margin) or hand-over (listen only once ready; on the stop signal close the listener first, answer with Connection: close, exit once the proxy closed its connections)',
   },
   {
     key: 'graphqlIntrospection',

@@ -137,14 +137,23 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
   server.headersTimeout = config.keepAliveTimeoutMs + 1_000;
   server.requestTimeout = config.requestTimeoutMs;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(listenError(error, config.host, config.port)));
-    // nginx's workers run unprivileged: connect() needs write permission on the socket file.
-    if (config.socket) server.listen({ path: config.socket, readableAll: true, writableAll: true }, resolve);
-    else server.listen(config.port, config.host, () => resolve());
-  });
-  const url = config.socket ? `unix:${config.socket}` : toUrl(server.address() as AddressInfo);
-  logger.info({ url, phase: health.phase }, 'listening');
+  // One of a blue/green pair that nginx lists both of: accepting a connection is being in rotation, so
+  // the listener opens only once ready, and on a stop signal it closes first (nginx passes refused
+  // connections to the next server), as behind a slot.
+  const handOver = config.drain === 'hand-over' && !config.socket;
+  let url = config.socket ? `unix:${config.socket}` : `http://${config.host}:${config.port}`;
+  const listen = async () => {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error) => reject(listenError(error, config.host, config.port)));
+      // nginx's workers run unprivileged: connect() needs write permission on the socket file.
+      if (config.socket)
+        server.listen({ path: config.socket, readableAll: true, writableAll: true }, resolve);
+      else server.listen(config.port, config.host, () => resolve());
+    });
+    if (!config.socket) url = toUrl(server.address() as AddressInfo);
+    logger.info({ url, phase: health.phase }, 'listening');
+  };
+  if (!handOver) await listen();
   if (config.socket) {
     process.on('SIGUSR2', () => void (retiredAt ??= Date.now()));
     process.on('SIGHUP', () => void (retiredAt = undefined));
@@ -192,6 +201,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
   const graphqlWs = attachGraphqlWs(server, graphql, { jwtSecret, logger });
   handler = app;
   health.phase = 'ready';
+  if (handOver) await listen();
   logger.info({ url, store: store.kind, redis: Boolean(redis) }, 'ready');
 
   let resolveDone: () => void = () => undefined;
@@ -201,7 +211,7 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
 
   const shutdown = (reason: string, drain = true): Promise<void> => {
     shuttingDown ??= (async () => {
-      if (config.socket) return drainSlot(reason, drain);
+      if (config.socket || handOver) return drainSlot(reason, drain);
       health.phase = 'draining';
       const waitMs = drain ? drainWaitMs(config) : 0;
       logger.info({ reason, drainWaitMs: waitMs }, 'draining: readiness is 503, still serving');
@@ -240,7 +250,8 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
   const drainSlot = async (reason: string, drain: boolean) => {
     health.phase = 'draining';
     retiredAt ??= Date.now();
-    if (drain) await sleep(Math.max(0, SLOT_ACCEPT_GRACE_MS - (Date.now() - retiredAt)));
+    // Behind a slot, connections queued before the rename still arrive; a TCP listener just closes.
+    if (drain && config.socket) await sleep(Math.max(0, SLOT_ACCEPT_GRACE_MS - (Date.now() - retiredAt)));
     logger.info(
       { reason, inFlight },
       'slot drain: no longer accepting; closing each connection after its next answer',

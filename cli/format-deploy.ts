@@ -13,15 +13,21 @@ function gate(limit: number | null): string {
   return limit === null ? 'report only' : `at most +${(limit * 100).toFixed(1)} points`;
 }
 
+/** How old instances are told to stop: proxyops's signal to its own child, or the stop hook. */
+function stopping(plan: DeployPlan): string {
+  if (plan.launch.kind === 'command') return `stop signal ${plan.stopSignal}`;
+  return plan.launch.stop ? 'stopped by the stop hook' : 'no stop hook: old instances are left running, idle';
+}
+
 /** The plan as people read it: the drain arithmetic, then every step with its computed wait. */
 export function formatDeployPlan(plan: DeployPlan): string {
   const d = plan.drain;
   const lines = [
     `deploy plan: upstream ${plan.upstream}, ${plan.instances.length} instance(s) (${plan.instances.map(toAddress).join(', ')}), one at a time`,
     // The drain mode is how a reload-path instance leaves nginx; behind a slot nothing is reloaded.
-    plan.paths.every((path) => path === 'slot')
-      ? `stop signal ${plan.stopSignal}`
-      : `drain mode ${plan.drainMode} (reload-path instances), stop signal ${plan.stopSignal}`,
+    plan.paths.every((path) => path !== 'reload')
+      ? stopping(plan)
+      : `drain mode ${plan.drainMode} (reload-path instances), ${stopping(plan)}`,
     `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
@@ -31,10 +37,17 @@ export function formatDeployPlan(plan: DeployPlan): string {
       (c) =>
         `  setting ${c.name}=${c.value} (now ${c.was ?? 'unset'}) for the new instances; recorded for the stack only if the deploy succeeds`,
     ),
+    ...(plan.launch.kind === 'hooks'
+      ? [
+          `instances start and stop by the spec's hooks${plan.version === undefined ? '' : ` (version ${plan.version})`}; readiness: ${plan.launch.ready ? `the ready hook (${plan.launch.ready.join(' ')})` : `GET ${plan.readinessPath}`}`,
+        ]
+      : []),
     ...plan.instances.map((instance, i) =>
       plan.paths[i] === 'slot'
         ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
-        : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)`,
+        : plan.paths[i] === 'alternate'
+          ? `  ${toAddress(instance)}: alternate path (the new instance on ${toAddress(instance.alternate!)}, which nginx already lists; no nginx reload)`
+          : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)`,
     ),
     ...plan.steps.map(
       (s) =>

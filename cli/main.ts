@@ -5,18 +5,21 @@ import { EXIT } from './exit-codes.js';
 import { addHelpExamples } from './help-examples.js';
 import { PROXYOPS_VERSION } from '../proxy-config/core/version.js';
 
+const rows = commandsFor(process.argv.slice(2));
 const program = new Command('proxyops')
   .description(
     'Render, lint and apply nginx config, deploy without dropped requests, read access logs, diagnose incidents.',
   )
-  .version(PROXYOPS_VERSION)
   .option('--debug', 'print the stack trace of an error (also DEBUG=proxyops)')
   .showHelpAfterError('(run with --help for usage)')
   // Usage errors read like every other error of this CLI: `proxyops: ...`.
   .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'proxyops: ')) })
   .exitOverride();
 
-for (const { register } of commandsFor(process.argv.slice(2))) register(program);
+// commander lets a program option win over a command's option of the same name: a run of a command
+// with its own `--version <value>` (deploy) gets no program `-V, --version`.
+if (rows.length > 1 || !rows[0]!.ownsVersionOption) program.version(PROXYOPS_VERSION);
+for (const { register } of rows) register(program);
 addHelpExamples(program);
 
 // `proxyops ... | head` closes our stdout early: stop quietly, as Unix filters do, instead of a stack trace.

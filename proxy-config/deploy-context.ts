@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLogFile } from './core/apply/version-manifest.js';
 import { deployLogKit } from './core/deploy/deploy-log-kit.js';
-import { planDeploy, type DeployPlan, type DeployPlanInput } from './core/deploy/plan-deploy.js';
+import { planDeploy, toAddress, type DeployPlan, type DeployPlanInput } from './core/deploy/plan-deploy.js';
 import { ProxyopsError } from './core/errors.js';
 import type { LogReaderKit } from './core/logs/log-format-presets.js';
 import { parseSpecText } from './core/spec/parse-spec-text.js';
@@ -27,6 +27,8 @@ export interface DeployContext {
   kit: LogReaderKit;
   logsDir: string;
   plan: DeployPlan;
+  /** `--replace/--with`: the instance to hand over to, which proxyops did not start. */
+  handOverTo?: InstanceRecord;
   /** The environment new instances get: the recorded one with this deploy's `--env` changes. */
   instanceEnv: Record<string, string>;
 }
@@ -42,6 +44,10 @@ export interface DeployTarget {
   watch?: Pick<DeployPlanInput, 'gates' | 'canary'>;
   /** The local stack's (`--dir`): it must still run once the deploy holds the lock. */
   stack?: boolean;
+  /** `--version V`: filled into `{version}` of the command and hooks. */
+  version?: string;
+  /** `--replace OLD --with NEW` (`HOST:PORT` each): hand OLD's traffic over to NEW, which someone else started. */
+  handOver?: { replace: string; with: string };
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -56,7 +62,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
   if (!pool.deploy)
     throw new ProxyopsError(
       'SPEC_INVALID',
-      `${where.specPath}: upstreams.${upstream} has no deploy section (deploy.command starts a new instance)`,
+      `${where.specPath}: upstreams.${upstream} has no deploy section (deploy.command, or the start and stop hooks)`,
     );
   if (!isLogFile(spec.accessLog.path))
     throw new ProxyopsError(
@@ -78,14 +84,30 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
           ...(s.socket === undefined ? {} : { slot: s.socket }),
           inUpstream: true,
         }));
+  const handOver = where.handOver ? pickHandOver(where.handOver, upstream, instances) : undefined;
+  const rolled = handOver ? [handOver.old] : instances;
+  // A hand-over takes the alternate path only to the old instance's own pair.
+  const pairs = rolled.map((instance) => {
+    const pair = pairOf(pool, instance);
+    if (!handOver || !pair) return pair;
+    return pair.host === handOver.fresh.host && pair.port === handOver.fresh.port ? pair : undefined;
+  });
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
   const envChanges = where.envChanges ?? {};
   const plan = planDeploy({
     upstream,
     pool,
-    instances,
+    // Each with the idle address of its pair, where the spec declares one: the plan's `alternate` path.
+    instances: rolled.map((instance, i) => ({
+      host: instance.host,
+      port: instance.port,
+      ...(instance.slot === undefined ? {} : { slot: instance.slot }),
+      ...(pairs[i] ? { alternate: pairs[i] } : {}),
+    })),
     logDelayMs,
+    ...(where.version === undefined ? {} : { version: where.version }),
+    ...(handOver ? { handOverTo: { host: handOver.fresh.host, port: handOver.fresh.port } } : {}),
     ...where.watch,
     envChanges: Object.entries(envChanges).map(([name, value]) => ({
       name,
@@ -106,8 +128,65 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     kit: deployLogKit(spec.accessLog.format),
     logsDir: state.stack?.logsDir ?? join(where.target, 'logs'),
     plan,
+    ...(handOver ? { handOverTo: handOver.fresh } : {}),
     instanceEnv: { ...state.instanceEnv, ...envChanges },
   };
+}
+
+/**
+ * The other address of the blue/green pair `instance` is in (its server's `alternate`, or the server
+ * whose alternate it is), with the pair's fail_timeout; undefined when the spec declares no pair.
+ */
+export function pairOf(
+  pool: UpstreamSpec,
+  instance: { host: string; port: number; slot?: string | undefined },
+): { host: string; port: number; failTimeout: number } | undefined {
+  if (instance.slot !== undefined) return undefined;
+  const same = (a: { host: string; port: number }) => a.host === instance.host && a.port === instance.port;
+  for (const server of pool.servers) {
+    if (!server.alternate || server.socket !== undefined) continue;
+    if (same(server)) return { ...server.alternate, failTimeout: server.failTimeout };
+    if (same(server.alternate))
+      return { host: server.host, port: server.port, failTimeout: server.failTimeout };
+  }
+  return undefined;
+}
+
+/** `HOST:PORT` (or `[IPv6]:PORT`) as an address; BAD_OPTION naming the flag otherwise. */
+function parseAddress(flag: string, text: string): { host: string; port: number } {
+  const colon = text.lastIndexOf(':');
+  const host = text.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  const port = Number(text.slice(colon + 1));
+  if (colon <= 0 || host === '' || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `${flag} ${JSON.stringify(text)} must be HOST:PORT, such as 127.0.0.1:3001`,
+    );
+  return { host, port };
+}
+
+/** The instance `--replace` names (one of the upstream's now) and the record of `--with`'s. */
+function pickHandOver(
+  flags: { replace: string; with: string },
+  upstream: string,
+  instances: InstanceRecord[],
+): { old: InstanceRecord; fresh: InstanceRecord } {
+  const replace = parseAddress('--replace', flags.replace);
+  const given = parseAddress('--with', flags.with);
+  const same = (a: { host: string; port: number }, b: { host: string; port: number }) =>
+    a.host === b.host && a.port === b.port;
+  const old = instances.find((i) => i.slot === undefined && same(i, replace));
+  if (!old)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--replace ${flags.replace}: not an instance of upstream ${upstream} (its instances: ${instances.map((i) => toAddress(i)).join(', ')})`,
+    );
+  if (instances.some((i) => i.slot === undefined && same(i, given)))
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--with ${flags.with} already is an instance of upstream ${upstream}`,
+    );
+  return { old, fresh: { ...given, inUpstream: false } };
 }
 
 function pickUpstream(spec: ProxySpec, wanted: string | undefined): string {
@@ -141,16 +220,31 @@ export async function writeStepSpec(context: DeployContext, servers: InstanceRec
   delete template.host;
   delete template.port;
   delete template.socket;
+  delete template.alternate;
+  // A member of a declared pair keeps its server entry as written: nginx lists the pair whole.
+  const written = (pool.servers as Array<Record<string, unknown>> | undefined) ?? [];
+  const declared = (s: InstanceRecord) =>
+    pairOf(context.pool, s)
+      ? written[
+          context.pool.servers.findIndex(
+            (server) =>
+              (server.host === s.host && server.port === s.port) ||
+              (server.alternate?.host === s.host && server.alternate.port === s.port),
+          )
+        ]
+      : undefined;
   const derived = {
     ...context.rawSpec,
     upstreams: {
       ...upstreams,
       [context.upstream]: {
         ...pool,
-        servers: servers.map((s) =>
-          s.slot === undefined
-            ? { ...template, host: s.host, port: s.port }
-            : { ...template, socket: s.slot },
+        servers: servers.map(
+          (s) =>
+            declared(s) ??
+            (s.slot === undefined
+              ? { ...template, host: s.host, port: s.port }
+              : { ...template, socket: s.slot }),
         ),
       },
     },
@@ -180,9 +274,13 @@ export async function resolveDeployTarget(flags: {
   upstream?: string;
   envChanges?: Record<string, string>;
   watch?: DeployTarget['watch'];
+  version?: string;
+  handOver?: DeployTarget['handOver'];
 }): Promise<DeployTarget> {
   const upstream = {
+    ...(flags.handOver === undefined ? {} : { handOver: flags.handOver }),
     ...(flags.upstream === undefined ? {} : { upstream: flags.upstream }),
+    ...(flags.version === undefined ? {} : { version: flags.version }),
     ...(flags.envChanges === undefined ? {} : { envChanges: flags.envChanges }),
     ...(flags.watch === undefined ? {} : { watch: flags.watch }),
   };

@@ -5,16 +5,25 @@ import type { DeployEvent } from './core/deploy/deploy-events.js';
 import { summarizeLogWindow } from './core/deploy/log-window.js';
 import { toAddress } from './core/deploy/plan-deploy.js';
 import { isProxyopsError } from './core/errors.js';
-import { loadDeployContext, writeStepSpec, type DeployContext, type DeployTarget } from './deploy-context.js';
+import {
+  loadDeployContext,
+  pairOf,
+  writeStepSpec,
+  type DeployContext,
+  type DeployTarget,
+} from './deploy-context.js';
 import { Abort, RoundRunner, UNCONTROLLED, type RoundControl } from './deploy-round.js';
-import { SlotRoundRunner } from './deploy-slot-round.js';
 import { removeDeployProgress, writeDeployProgress, type DeployProgress } from './shell/deploy-progress.js';
 import { readProcessIdentity } from './shell/process-identity.js';
 import { fileSize } from './shell/read-file-range.js';
 import { readLastLines } from './shell/read-log-since.js';
 import { MAIN_CONFIG_FILE } from './core/render/render-nginx-config.js';
 import { checkSpecWorkerAccess } from './shell/worker-access.js';
-import { lockDeploys, writeStackState, type InstanceRecord } from './shell/stack-state.js';
+import { lockDeploys, writeStackState } from './shell/stack-state.js';
+import { childLauncher, hookLauncher } from './instance-launcher.js';
+import { alternateSwitch } from './switch-by-alternate.js';
+import { reloadSwitch } from './switch-by-reload.js';
+import { slotSwitch } from './switch-by-slot.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
 
@@ -23,10 +32,6 @@ export interface DeployReport {
   outcome: 'deployed' | 'aborted';
   instances: string[];
   ms: number;
-}
-
-function isSlotRecord(record: InstanceRecord): record is InstanceRecord & { slot: string } {
-  return record.slot !== undefined;
 }
 
 /**
@@ -52,15 +57,31 @@ export async function runDeploy(
     context.state.upstreams[context.upstream] = [...current, ...others.filter((i) => i.pid !== undefined)];
     await writeStackState(context.target, context.state);
   };
-  const apply = async (servers: InstanceRecord[]) => {
+  const byReload = reloadSwitch(context.upstream, async (servers) => {
     await applyConfig({ specPath: await writeStepSpec(context, servers), target: context.target });
-  };
+  });
 
+  const switches = {
+    slot: slotSwitch,
+    reload: byReload,
+    alternate: alternateSwitch((old) => pairOf(context.pool, old)!),
+  };
   for (let round = 1; round <= plan.instances.length; round++) {
     const old = current.find((i) => toAddress(i) === toAddress(plan.instances[round - 1]!))!;
-    const round_ = isSlotRecord(old)
-      ? new SlotRoundRunner(context, emit, before, current, old, save, control)
-      : new RoundRunner(context, emit, before, current, old, apply, save, control);
+    const traffic = switches[plan.paths[round - 1]!];
+    const launcher = plan.launch.kind === 'command' ? childLauncher(context, traffic) : hookLauncher(context);
+    const round_ = new RoundRunner({
+      context,
+      emit,
+      before,
+      current,
+      old,
+      traffic,
+      launcher,
+      ...(context.handOverTo ? { given: context.handOverTo } : {}),
+      save,
+      control,
+    });
     try {
       for (const step of plan.steps.filter((s) => s.round === round)) await round_.run(step);
     } catch (error) {

@@ -45,10 +45,11 @@ export async function reconcileServers(
     for (const { upstream } of drift) {
       const pool = upstreams[upstream]!;
       // Per-server settings (max_fails, weight, ...) come from the first server written in the spec.
-      const [first] = pool.servers;
+      // A recorded instance is no pair: the first server's alternate is not copied onto it.
+      const { alternate: _alternate, ...first } = pool.servers[0]!;
       upstreams[upstream] = {
         ...pool,
-        servers: serving[upstream]!.map((r) => ({ ...first!, host: r.host, port: r.port })),
+        servers: serving[upstream]!.map((r) => ({ ...first, host: r.host, port: r.port })),
       };
     }
     say(`servers from ${target}/instances.json: ${describeDrift(drift)}`);

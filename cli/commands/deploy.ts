@@ -13,6 +13,9 @@ interface DeployFlags {
   max4xxIncrease?: string;
   maxP99Ratio?: string;
   canary?: string;
+  version?: string;
+  replace?: string;
+  with?: string;
 }
 
 function fraction(flag: string, raw: string | undefined, max: number): number | null | undefined {
@@ -57,6 +60,15 @@ export function registerDeploy(program: Command): void {
       '2.5',
     )
     .option('--canary <seconds>', 'watch the first new instance this long before going on')
+    .option(
+      '--version <version>',
+      'the version to deploy: fills {version} in deploy.command and the start/stop/ready hooks (required when they name it)',
+    )
+    .option(
+      '--replace <host:port>',
+      'hand over: the instance whose traffic moves to --with (with --spec, --target, --upstream); it is drained, its stop hook run, then reported idle',
+    )
+    .option('--with <host:port>', 'hand over: the instance, already running, that takes over from --replace')
     .option('--json', 'one JSON event per line')
     .action((what: string | undefined, flags: DeployFlags) =>
       runAction(async () => {
@@ -66,8 +78,12 @@ export function registerDeploy(program: Command): void {
           await import('../../proxy-config/deploy-context.js');
         const { formatDeployEvent, formatDeployPlan } = await import('../format-deploy.js');
         const { parseApiSettings } = await import('../parse-api-settings.js');
+        if ((flags.replace === undefined) !== (flags.with === undefined))
+          throw new ProxyopsError('BAD_OPTION', '--replace and --with go together: --replace OLD --with NEW');
+        const { replace, with: given, ...rest } = flags;
         const where = await resolveDeployTarget({
-          ...flags,
+          ...rest,
+          ...(replace === undefined ? {} : { handOver: { replace, with: given! } }),
           envChanges: parseApiSettings('--env', flags.env),
           watch: {
             gates: {

@@ -13,6 +13,8 @@ import { registerRemote } from './remote.js';
 export interface CommandRow {
   names: readonly string[];
   register: (program: Command) => void;
+  /** The command has a `--version <value>` of its own (`deploy --version V`), which the program's `--version` would take. */
+  ownsVersionOption?: true;
 }
 
 /**
@@ -27,7 +29,7 @@ export const COMMANDS: readonly CommandRow[] = [
   { names: ['config'], register: registerConfig },
   { names: ['diagnose'], register: registerDiagnose },
   { names: ['logs'], register: registerLogs },
-  { names: ['deploy'], register: registerDeploy },
+  { names: ['deploy'], register: registerDeploy, ownsVersionOption: true },
   { names: ['up', 'down'], register: registerUp },
   { names: ['remote'], register: registerRemote },
 ];

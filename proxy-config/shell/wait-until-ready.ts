@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How a readiness wait ended. */
@@ -11,15 +12,21 @@ export interface ReadyResult {
 
 const PROBE_TIMEOUT_MS = 1_000;
 
-/** GET `url`'s status; 0 without an answer. */
-async function fetchStatus(url: string): Promise<number> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
-    await response.body?.cancel();
-    return response.status;
-  } catch {
-    return 0;
-  }
+/**
+ * GET `url`'s status on a connection of its own, closed after the answer; 0 without an answer. A
+ * probe never leaves an idle keep-alive connection behind: an instance that drains by waiting for
+ * its connections to close would wait for it.
+ */
+export function fetchStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent: false, timeout: PROBE_TIMEOUT_MS }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+    req.end();
+  });
 }
 
 /**

@@ -236,6 +236,45 @@ describe('the API process (built CLI)', () => {
   );
 
   it(
+    '--drain hand-over: listens only once ready; on SIGTERM closes its listener first, answers open connections with Connection: close, never closes an idle one, exits once they are closed',
+    async () => {
+      const server = startCli(['api', '--port', '0', '--drain', 'hand-over', ...TIMINGS, ...KEEP_ALIVE]);
+      // One of a blue/green pair: accepting a connection is being in rotation, so not before ready.
+      const listening = await server.waitFor('listening');
+      expect(listening.phase).toBe('ready');
+      const url = String(listening.url);
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const get = () =>
+        new Promise<{ status: number; connection: string | undefined; reused: boolean }>(
+          (resolve, reject) => {
+            const req = request(`${url}/health/live`, { agent }, (res) => {
+              res.resume();
+              res.on('end', () =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  connection: res.headers.connection,
+                  reused: req.reusedSocket,
+                }),
+              );
+            });
+            req.on('error', reject).end();
+          },
+        );
+      expect((await get()).connection).toBe('keep-alive');
+      server.child.kill('SIGTERM');
+      await server.waitFor('slot drain: no longer accepting; closing each connection after its next answer');
+      // No drain wait: new connections are refused at once (a proxy passes them to the next server).
+      await expect(send(`${url}/health/live`)).rejects.toThrow(/ECONNREFUSED/);
+      // The idle keep-alive connection was left open: the next request on it is answered, then closed.
+      const last = await get();
+      expect(last).toMatchObject({ status: 200, connection: 'close', reused: true });
+      agent.destroy();
+      expect(await server.exit).toBe(0);
+    },
+    SPAWN_TIMEOUT,
+  );
+
+  it(
     'refuses to start in production with the development signing secret',
     async () => {
       const { PROXYOPS_JWT_SECRET: _secret, ...env } = ENV;

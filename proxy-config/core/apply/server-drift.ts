@@ -2,6 +2,18 @@
 export interface ServerAddress {
   host: string;
   port: number;
+  /** The other address of a blue/green pair (the spec's `alternate`): either one serving is the server serving. */
+  alternate?: { host: string; port: number } | undefined;
+}
+
+/**
+ * The address a recorded instance stands for among `servers`: the server's own when the instance
+ * runs on its alternate (a deploy moved it there), else its own address.
+ */
+function asListed(servers: readonly ServerAddress[], instance: ServerAddress): string {
+  const address = toServerAddress(instance);
+  const pair = servers.find((s) => s.alternate && toServerAddress(s.alternate) === address);
+  return toServerAddress(pair ?? instance);
 }
 
 /** An upstream whose servers in the spec are not the instances a deploy or `up` recorded as serving. */
@@ -30,7 +42,7 @@ export function findServerDrift(
     const recorded = recordedPools[upstream];
     if (!recorded || recorded.length === 0) continue;
     const spec = servers.map(toServerAddress).sort();
-    const kept = recorded.map(toServerAddress).sort();
+    const kept = recorded.map((r) => asListed(servers, r)).sort();
     if (spec.join(' ') !== kept.join(' ')) drift.push({ upstream, spec, recorded: kept });
   }
   return drift;
@@ -77,7 +89,7 @@ export function findGoneServers(
     const answering = new Set(
       recorded
         .filter((r) => r.inUpstream || (r.pid !== undefined && running.has(r.pid)))
-        .map(toServerAddress),
+        .map((r) => asListed(servers, r)),
     );
     const gone = servers
       .map(toServerAddress)
@@ -116,9 +128,10 @@ export function recordAfterSwitch<T extends RecordedInstance>(
       continue;
     }
     const listed = new Set(servers.map(toServerAddress));
-    const known = new Set(records.map(toServerAddress));
+    // An instance on the alternate of a listed server is that server (nginx lists the pair whole).
+    const known = new Set(records.map((r) => asListed(servers, r)));
     pools[upstream] = [
-      ...records.map((r) => ({ ...r, inUpstream: listed.has(toServerAddress(r)) })),
+      ...records.map((r) => ({ ...r, inUpstream: listed.has(asListed(servers, r)) })),
       ...servers
         .filter((s) => !known.has(toServerAddress(s)))
         .map((s) => ({ host: s.host, port: s.port, inUpstream: true })),

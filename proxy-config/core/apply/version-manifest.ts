@@ -22,7 +22,11 @@ export function renderVersionManifest(spec: ProxySpec): string {
     servers: Object.fromEntries(
       Object.entries(spec.upstreams).map(([name, pool]) => [
         name,
-        pool.servers.map(({ host, port }) => ({ host, port })),
+        pool.servers.map(({ host, port, alternate }) => ({
+          host,
+          port,
+          ...(alternate ? { alternate: { host: alternate.host, port: alternate.port } } : {}),
+        })),
       ]),
     ),
   };

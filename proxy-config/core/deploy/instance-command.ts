@@ -1,3 +1,4 @@
+import { ProxyopsError } from '../errors.js';
 import type { DeploySpec, UpstreamSpec } from '../spec/proxy-spec.js';
 import type { InstanceAddress } from './plan-deploy.js';
 
@@ -26,14 +27,14 @@ export function instanceName(address: InstanceAddress & { socket?: string | unde
 export function toInstanceCommand(
   deploy: Pick<DeploySpec, 'command'>,
   pool: Pick<UpstreamSpec, 'healthCheck' | 'app' | 'keepaliveTimeout'>,
-  address: InstanceAddress & { socket?: string },
+  address: InstanceAddress & { socket?: string; version?: string | undefined; handOver?: boolean },
 ): InstanceCommand {
-  const fill = (arg: string) =>
-    arg
-      .replaceAll('{host}', address.host)
-      .replaceAll('{port}', String(address.port))
-      .replaceAll('{socket}', address.socket ?? '');
-  const [file, ...args] = deploy.command.map(fill);
+  if (!deploy.command)
+    throw new ProxyopsError(
+      'SPEC_INVALID',
+      'deploy.command is not set: the instances of this upstream are started by its start hook',
+    );
+  const [file, ...args] = fillHook(deploy.command, address);
   const ms = (seconds: number) => String(Math.round(seconds * 1000));
   return {
     file: file!,
@@ -43,6 +44,8 @@ export function toInstanceCommand(
         ? { PROXYOPS_HOST: address.host, PROXYOPS_PORT: String(address.port) }
         : { PROXYOPS_SOCKET: address.socket }),
       PROXYOPS_INSTANCE_NAME: instanceName(address),
+      // One of a blue/green pair nginx lists both of: listen once ready, leave by closing the listener first.
+      ...(address.handOver ? { PROXYOPS_DRAIN: 'hand-over' } : {}),
       PROXYOPS_HEALTH_INTERVAL_MS: ms(pool.healthCheck.interval),
       PROXYOPS_HEALTH_THRESHOLD: String(pool.healthCheck.failureThreshold),
       PROXYOPS_DRAIN_MARGIN_MS: ms(pool.healthCheck.margin),
@@ -50,4 +53,42 @@ export function toInstanceCommand(
       PROXYOPS_PROXY_KEEP_ALIVE_MS: ms(pool.keepaliveTimeout),
     },
   };
+}
+
+/** Where a hook acts: an instance's address (or socket) and the version being deployed. */
+export interface HookTarget {
+  host: string;
+  port: number;
+  socket?: string | undefined;
+  version?: string | undefined;
+}
+
+/** The placeholders of `command` and the lifecycle hooks, as documented in docs/deploys.md. */
+export const HOOK_PLACEHOLDERS = ['{host}', '{port}', '{socket}', '{version}'] as const;
+
+/**
+ * An argv with `{host}`, `{port}`, `{socket}` and `{version}` filled in. Each argument stays one
+ * argument whatever it holds (no shell), so a value cannot add arguments.
+ */
+export function fillHook(argv: readonly string[], at: HookTarget): string[] {
+  return argv.map((arg) =>
+    arg
+      .replaceAll('{host}', at.host)
+      .replaceAll('{port}', String(at.port))
+      .replaceAll('{socket}', at.socket ?? '')
+      .replaceAll('{version}', at.version ?? '{version}'),
+  );
+}
+
+/** True when a hook (or the command) of `deploy` names `{version}`: the deploy then needs `--version`. */
+export function needsVersion(deploy: Pick<DeploySpec, 'command' | 'start' | 'stop' | 'ready'>): boolean {
+  const argvs = [deploy.command, deploy.start, deploy.stop, Array.isArray(deploy.ready) ? deploy.ready : []];
+  return argvs.some((argv) => argv?.some((arg) => arg.includes('{version}')));
+}
+
+/** An argv as a person would type it: arguments with spaces or quotes quoted. */
+export function formatArgv(argv: readonly string[]): string {
+  return argv
+    .map((arg) => (/^[\w@%+=:,./{}-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`))
+    .join(' ');
 }

@@ -1,4 +1,5 @@
 import { ProxyopsError } from '../errors.js';
+import { fillHook, formatArgv, needsVersion } from './instance-command.js';
 import type { DeploySpec, DrainMode, UpstreamSpec } from '../spec/proxy-spec.js';
 import { formatWait, planDrainTiming, type DrainTiming } from './drain-timing.js';
 import { DEFAULT_GATES, type GateLimits } from './watch-gates.js';
@@ -8,10 +9,18 @@ export interface InstanceAddress {
   host: string;
   port: number;
   slot?: string;
+  /**
+   * The other address of its blue/green pair (the spec's `alternate`), idle now: both are in the
+   * rendered upstream, so a new instance there gets traffic without a reload.
+   */
+  alternate?: { host: string; port: number; failTimeout: number };
 }
 
-/** How a round replaces an instance: a rename over its slot (no nginx reload) or a config change and reload. */
-export type ReplacePath = 'slot' | 'reload';
+/**
+ * How a round replaces an instance: a rename over its slot, a new instance on the idle address of a
+ * pair that nginx already lists (`alternate`; neither reloads nginx), or a config change and reload.
+ */
+export type ReplacePath = 'slot' | 'alternate' | 'reload';
 
 /** The kinds of step a deploy round is made of, in the order they may appear. */
 export type DeployStepKind =
@@ -44,7 +53,11 @@ export interface DeployPlan {
   upstream: string;
   drainMode: DrainMode;
   stopSignal: DeploySpec['stopSignal'];
-  command: string[];
+  /** How instances start and stop: proxyops's own child (`command`) or the spec's lifecycle hooks. */
+  launch: DeployLaunch;
+  /** `deploy --version`, filled into `{version}`. */
+  version?: string;
+  /** Readiness of a new instance: GET this path (the hook's or healthCheck's) unless `launch.ready` is an argv. */
   readinessPath: string;
   drain: DrainTiming;
   /** Extra time the access log needs to show a request (its buffer flush), added to log windows. */
@@ -66,6 +79,11 @@ export interface DeployPlan {
   maxMs: number;
 }
 
+/** The argvs that start, stop and check instances, as the spec gives them (placeholders unfilled). */
+export type DeployLaunch =
+  | { kind: 'command'; command: string[] }
+  | { kind: 'hooks'; start?: string[]; stop?: string[]; ready?: string[] };
+
 /** One setting a deploy changes. */
 export interface EnvChange {
   name: string;
@@ -79,11 +97,18 @@ export interface DeployPlanInput {
   pool: Pick<UpstreamSpec, 'healthCheck' | 'deploy'>;
   instances: InstanceAddress[];
   logDelayMs: number;
+  /** `deploy --version`: required when a hook names `{version}`. */
+  version?: string;
   envChanges?: EnvChange[];
   /** Gates the flags set; the others take DEFAULT_GATES. */
   gates?: Partial<Omit<GateLimits, 'max5xxIncrease'>>;
   /** Seconds the first new instance is watched (a canary), when longer than deploy.watch. */
   canary?: number;
+  /**
+   * `--replace OLD --with NEW`: the one instance of `instances` is handed over to NEW, an instance
+   * someone else started (no start step). NEW is the old one's `alternate` when the spec pairs them.
+   */
+  handOverTo?: { host: string; port: number };
 }
 
 /** After the reload that removes an instance, how long the access log is read for requests still reaching it. */
@@ -96,9 +121,25 @@ export function toAddress(instance: InstanceAddress): string {
   return instance.slot === undefined ? `${instance.host}:${instance.port}` : `unix:${instance.slot}`;
 }
 
-/** Slots are replaced by a rename; instances proxyops does not run behind a slot need a reload. */
-export function toReplacePath(instance: InstanceAddress): ReplacePath {
-  return instance.slot === undefined ? 'reload' : 'slot';
+/**
+ * Slots are replaced by a rename; an instance with an idle alternate address by a new one there, when
+ * something can make the old one leave (proxyops's own child, or a stop hook); others need a reload.
+ */
+export function toReplacePath(instance: InstanceAddress, launch: DeployLaunch): ReplacePath {
+  if (instance.slot !== undefined) return 'slot';
+  const canStopOld = launch.kind === 'command' || launch.stop !== undefined;
+  return instance.alternate !== undefined && canStopOld ? 'alternate' : 'reload';
+}
+
+/** The launch of a deploy section: its command, or its hooks. */
+export function toLaunch(deploy: DeploySpec): DeployLaunch {
+  if (deploy.command) return { kind: 'command', command: deploy.command };
+  return {
+    kind: 'hooks',
+    ...(deploy.start ? { start: deploy.start } : {}),
+    ...(deploy.stop ? { stop: deploy.stop } : {}),
+    ...(Array.isArray(deploy.ready) ? { ready: deploy.ready } : {}),
+  };
 }
 
 /** Computes the steps of a rolling deploy of `instances`, one at a time, with every wait. */
@@ -111,6 +152,20 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     );
   if (input.instances.length === 0)
     throw new ProxyopsError('SPEC_INVALID', `upstreams.${input.upstream} has no instances to replace`);
+  if (input.version === undefined && needsVersion(deploy))
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `upstreams.${input.upstream}.deploy names {version}: give the version to deploy with --version V`,
+    );
+  const launch = toLaunch(deploy);
+  const readinessPath = typeof deploy.ready === 'string' ? deploy.ready : healthCheck.readinessPath;
+  const version = input.version;
+  const argvAt = (argv: string[], at: { host: string; port: number | string; socket?: string }) =>
+    formatArgv(fillHook(argv, { host: at.host, port: at.port as number, socket: at.socket, version }));
+  const readiness = (at: string) =>
+    launch.kind === 'hooks' && launch.ready
+      ? `run the ready hook until it exits 0: ${launch.ready.join(' ')}`
+      : `GET ${readinessPath} on the new instance${at} answers 200`;
   const drain = planDrainTiming(healthCheck);
   const s = (ms: number) => formatWait(ms);
   const roundWatchMs = Math.round(deploy.watch * 1000);
@@ -138,12 +193,61 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       i === 0 && canaryMs > roundWatchMs ? ' (canary: the first new instance is watched longer)' : '';
     const add = (kind: DeployStepKind, title: string, wait: { waitMs?: number; boundMs?: number } = {}) =>
       steps.push({ index: steps.length + 1, round: i + 1, kind, title, old, ...wait });
-    add('start', `start a new instance to replace ${at}: ${deploy.command.join(' ')}`);
+    const path = toReplacePath(old, launch);
+    const given = input.handOverTo;
+    // Where the new instance goes: the idle address of the pair, a fresh socket beside the slot, or a free port.
+    const next: { host: string; port: number | string; socket?: string } = given
+      ? given
+      : path === 'alternate'
+        ? { host: old.alternate!.host, port: old.alternate!.port }
+        : path === 'slot'
+          ? { host: old.host, port: old.port, socket: `${old.slot!.replace(/\.sock$/, '')}.XXXXXXXX.sock` }
+          : { host: old.host, port: '{port}' };
+    const nextAt =
+      path === 'reload' && !given
+        ? `${old.host}:{port} (a free port)`
+        : toAddress({ host: next.host, port: Number(next.port) });
+    if (!given)
+      add(
+        'start',
+        launch.kind === 'command'
+          ? `start a new instance to replace ${at}: ${argvAt(launch.command, next)}`
+          : `run the start hook for a new instance at ${next.socket ?? nextAt}: ${argvAt(launch.start ?? [], next)}`,
+      );
     add(
       'wait-ready',
-      `wait until GET ${healthCheck.readinessPath} on the new instance answers 200 (at most ${s(readyMs)}; else stop it, change nothing)`,
+      given
+        ? `check that ${nextAt}, started by you, is ready: ${readiness('')} (at most ${s(readyMs)}; else change nothing)`
+        : `wait until ${readiness(path === 'alternate' ? ` (${nextAt}; nginx sends it requests once it accepts connections)` : '')} (at most ${s(readyMs)}; else stop it, change nothing)`,
       { boundMs: readyMs },
     );
+    const stopOld =
+      launch.kind === 'hooks'
+        ? launch.stop
+          ? `run the stop hook for ${at}: ${argvAt(launch.stop, old)}`
+          : `leave ${at} running: no stop hook (it is idle and may be stopped)`
+        : undefined;
+    if (path === 'alternate') {
+      add(
+        'add',
+        `count the new instance in: nginx lists ${nextAt} beside ${at} and passes a refused connection to the next server (no reload)`,
+      );
+      // A worker that found the idle address refusing (max_fails) tries it again only after fail_timeout.
+      const retryMs = Math.round(old.alternate!.failTimeout * 1000);
+      add(
+        'watch',
+        `watch the new instance (exit, readiness, 502s naming it) and its status codes and p99 (${threshold})${canaryNote}, at least fail_timeout (${s(retryMs)}, after which every nginx worker tries ${nextAt} again); on failure stop it, ${at} serves on`,
+        { waitMs: Math.max(watchMs, retryMs) + input.logDelayMs },
+      );
+      add(
+        'signal',
+        `${stopOld ?? `send ${signal} to ${at}`}: it closes its listener first (new connections are refused and go to ${nextAt}), then answers with Connection: close`,
+      );
+      add('wait-exit', `wait until ${at} refuses connections and has left (at most ${s(exitBoundMs)})`, {
+        boundMs: exitBoundMs,
+      });
+      return;
+    }
     if (old.slot !== undefined) {
       add(
         'swap',
@@ -157,7 +261,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
         );
       add(
         'signal',
-        `send ${signal} to the old process: it stops accepting, closes each connection after its next answer, never an idle one`,
+        `${stopOld ?? `send ${signal} to the old process`}: it stops accepting, closes each connection after its next answer, never an idle one`,
       );
       add(
         'wait-exit',
@@ -181,12 +285,18 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       add('confirm-idle', `confirm from the access log that ${at} gets no new requests`, {
         waitMs: CONFIRM_IDLE_MS + input.logDelayMs,
       });
-      add('signal', `send ${signal} to ${at}: its readiness turns 503, it drains (${drainText})`);
+      add(
+        'signal',
+        `${stopOld ?? `send ${signal} to ${at}`}: its readiness turns 503, it drains (${drainText})`,
+      );
       add('wait-exit', `wait for ${at} to stop accepting (after ${s(drain.waitMs)}) and exit`, {
         boundMs: exitBoundMs,
       });
     } else {
-      add('signal', `send ${signal} to ${at}: its readiness turns 503 while it keeps serving`);
+      add(
+        'signal',
+        `${stopOld ?? `send ${signal} to ${at}`}: its readiness turns 503 while it keeps serving`,
+      );
       add(
         'drain-detect',
         `wait interval × threshold (${s(drain.detectMs)}) for a balancer polling readiness to take ${at} out`,
@@ -209,15 +319,16 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     upstream: input.upstream,
     drainMode: deploy.drainMode,
     stopSignal: signal,
-    command: deploy.command,
-    readinessPath: healthCheck.readinessPath,
+    launch,
+    ...(version === undefined ? {} : { version }),
+    readinessPath,
     drain,
     logDelayMs: input.logDelayMs,
     max5xxIncrease: deploy.max5xxIncrease,
     gates,
     canaryMs,
     instances: input.instances,
-    paths: input.instances.map(toReplacePath),
+    paths: input.instances.map((instance) => toReplacePath(instance, launch)),
     envChanges: input.envChanges ?? [],
     steps,
     minMs: fixed,

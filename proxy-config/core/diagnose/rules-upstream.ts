@@ -1,8 +1,32 @@
 import { formatCounts, peakMinute, statusFacts } from './access-facts.js';
+import { isProxyGenerated, lastUpstream } from './access-record.js';
+import type { ClassifiedErrorLine } from './classify-error-log.js';
 import type { DiagnosisRule } from './diagnosis-rule.js';
 import { describeErrors, errorsOf } from './error-facts.js';
 import type { Evidence } from './evidence.js';
 import { symptomStatus } from './symptoms.js';
+import { toHostPort } from './upstream-endpoints.js';
+
+/**
+ * The refused connects that clients saw: with an access log, those towards an address that ended a
+ * request as a 502 nginx produced. nginx passes a refused connect on to the next server, where the
+ * request then succeeds; the idle address of a blue/green pair (`alternate` in the spec) refuses
+ * between deploys by design, and its error-log lines are no incident.
+ */
+function refusalsClientsSaw(evidence: Evidence, lines: ClassifiedErrorLine[]): ClassifiedErrorLine[] {
+  const records = evidence.access?.records;
+  if (!records || records.length === 0) return lines;
+  const failed = new Set(
+    records
+      .filter((record) => record.status === 502 && isProxyGenerated(record))
+      .map((record) => lastUpstream(record))
+      .map((addr) => (addr === null ? null : toHostPort(addr))),
+  );
+  return lines.filter((line) => {
+    const address = line.upstream === null ? null : toHostPort(line.upstream);
+    return address === null || failed.has(address);
+  });
+}
 
 function proxyGeneratedLine(evidence: Evidence, status: number): string[] {
   const facts = statusFacts(evidence, status);
@@ -22,7 +46,10 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
     title: 'nothing accepts connections on the upstream address (down, or wrong port)',
     symptoms: ['502'],
     test(evidence) {
-      const refused = errorsOf(evidence, ['upstream-refused', 'upstream-connect-failed']);
+      const refused = refusalsClientsSaw(
+        evidence,
+        errorsOf(evidence, ['upstream-refused', 'upstream-connect-failed']),
+      );
       if (refused.length === 0) return null;
       return [
         ...describeErrors(refused, 'connect() to the upstream failed'),

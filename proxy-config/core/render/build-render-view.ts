@@ -83,12 +83,18 @@ export function buildRenderView(spec: ProxySpec) {
         const upstream = spec.upstreams[name]!;
         return {
           name,
-          servers: upstream.servers.map((s) => ({
-            address: s.socket === undefined ? `${toHostPart(s.host)}:${s.port}` : `unix:${s.socket}`,
-            maxFails: s.maxFails,
-            failTimeout: toNginxDuration(s.failTimeout),
-            weight: s.weight,
-          })),
+          // A blue/green pair is listed whole: the idle address refuses, nginx passes to the next server.
+          servers: upstream.servers.flatMap((s) =>
+            [s, ...(s.alternate ? [{ ...s, ...s.alternate, socket: undefined }] : [])].map((entry) => ({
+              address:
+                entry.socket === undefined
+                  ? `${toHostPart(entry.host)}:${entry.port}`
+                  : `unix:${entry.socket}`,
+              maxFails: s.maxFails,
+              failTimeout: toNginxDuration(s.failTimeout),
+              weight: s.weight,
+            })),
+          ),
           keepalive: upstream.keepalive,
           keepaliveTimeout: toNginxDuration(upstream.keepaliveTimeout),
           keepaliveRequests: upstream.keepaliveRequests,

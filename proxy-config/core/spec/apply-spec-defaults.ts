@@ -1,5 +1,5 @@
 import { DEFAULTS } from './defaults.js';
-import type { ProxySpec, RouteSpec, ServerSpec, StaticSpec, UpstreamSpec } from './proxy-spec.js';
+import type { DeploySpec, ProxySpec, RouteSpec, ServerSpec, StaticSpec, UpstreamSpec } from './proxy-spec.js';
 
 type Loose<T> = {
   [K in keyof T]?: T[K] extends Array<infer U> ? Loose<U>[] : T[K] extends object ? Loose<T[K]> : T[K];
@@ -67,12 +67,18 @@ export function applySpecDefaults(input: ProxySpecInput): ProxySpec {
 
 function toUpstream(input: Loose<UpstreamSpec>): UpstreamSpec {
   return {
-    servers: (input.servers ?? []).map((s) => ({
-      ...DEFAULTS.upstreamServer,
-      ...s,
-      host: s.host ?? '',
-      port: s.port ?? 0,
-    })),
+    servers: (input.servers ?? []).map((s) => {
+      const { alternate, ...rest } = s;
+      const host = s.host ?? '';
+      const pair = toAlternate(alternate as unknown, host);
+      return {
+        ...DEFAULTS.upstreamServer,
+        ...rest,
+        host,
+        port: s.port ?? 0,
+        ...(pair ? { alternate: pair } : {}),
+      };
+    }),
     ...DEFAULTS.upstream,
     ...withoutUndefined({
       keepalive: input.keepalive,
@@ -81,9 +87,31 @@ function toUpstream(input: Loose<UpstreamSpec>): UpstreamSpec {
     }),
     app: { ...DEFAULTS.app, ...input.app },
     healthCheck: { ...DEFAULTS.healthCheck, ...input.healthCheck },
-    ...(input.deploy?.command
-      ? { deploy: { ...DEFAULTS.deploy, ...input.deploy, command: [...input.deploy.command] } }
-      : {}),
+    ...(input.deploy ? { deploy: toDeploy(input.deploy) } : {}),
+  };
+}
+
+/** `alternate` as written (a port on the same host, or `HOST:PORT`) as an address. */
+function toAlternate(written: unknown, host: string): { host: string; port: number } | undefined {
+  if (typeof written === 'number') return { host, port: written };
+  if (typeof written !== 'string') return undefined;
+  const colon = written.lastIndexOf(':');
+  const name = written.slice(0, colon);
+  return { host: name.startsWith('[') ? name.slice(1, -1) : name, port: Number(written.slice(colon + 1)) };
+}
+
+function toDeploy(input: Loose<DeploySpec>): DeploySpec {
+  const argv = (value: unknown) =>
+    Array.isArray(value) ? value.filter((a): a is string => typeof a === 'string') : undefined;
+  return {
+    ...DEFAULTS.deploy,
+    ...input,
+    ...withoutUndefined({
+      command: argv(input.command),
+      start: argv(input.start),
+      stop: argv(input.stop),
+      ready: typeof input.ready === 'string' ? input.ready : argv(input.ready),
+    }),
   };
 }
 

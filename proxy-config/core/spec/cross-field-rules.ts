@@ -174,6 +174,66 @@ export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
         ? [{ path: 'cache', message: 'is set but no route caches; set cache: true on the routes to cache' }]
         : [],
   },
+  {
+    id: 'deploy-command-or-hooks',
+    description:
+      'a deploy section starts instances one way: `command` (proxyops runs them) or lifecycle hooks (`start`, `stop`, `ready`)',
+    check: (spec) =>
+      Object.entries(spec.upstreams).flatMap(([name, upstream]) => {
+        const deploy = upstream.deploy;
+        if (!deploy) return [];
+        const path = `upstreams.${name}.deploy`;
+        const hooks = ['start', 'stop'].filter((k) => deploy[k as 'start' | 'stop'] !== undefined);
+        if (deploy.command && hooks.length > 0)
+          return [
+            {
+              path,
+              message: `names both command and ${hooks.join(' and ')}: keep one way to start instances`,
+            },
+          ];
+        if (!deploy.command && hooks.length === 0)
+          return [
+            {
+              path,
+              message:
+                'names no way to start instances: command (proxyops runs them) or start/stop hooks (systemd, supervisord, Docker)',
+            },
+          ];
+        return [];
+      }),
+  },
+  {
+    id: 'alternate-pairs-distinct',
+    description:
+      "an `alternate` is a TCP address other than its server's, and no address is listed twice in a pool (primaries and alternates together)",
+    check: (spec) =>
+      Object.entries(spec.upstreams).flatMap(([name, upstream]) => {
+        if (!upstream.servers.some((server) => server.alternate)) return [];
+        const seen = new Map<string, string>();
+        return upstream.servers.flatMap((server, i) => {
+          const path = `upstreams.${name}.servers[${i}]`;
+          if (server.socket !== undefined && !server.alternate) return [];
+          if (server.socket !== undefined)
+            return [
+              {
+                path: `${path}.alternate`,
+                message: 'is for TCP servers; a socket server (slot) is replaced by a rename',
+              },
+            ];
+          const own = `${server.host}:${server.port}`;
+          const other = server.alternate ? `${server.alternate.host}:${server.alternate.port}` : undefined;
+          if (own === other)
+            return [{ path: `${path}.alternate`, message: `is the server's own address (${own})` }];
+          return [own, ...(other === undefined ? [] : [other])].flatMap((address) => {
+            const first = seen.get(address);
+            seen.set(address, first ?? path);
+            return first === undefined
+              ? []
+              : [{ path, message: `lists ${address}, which ${first} lists too` }];
+          });
+        });
+      }),
+  },
 ];
 
 function eachRoute(spec: ProxySpec) {

@@ -87,6 +87,11 @@ export interface UpstreamSpec {
     host: string;
     port: number;
     socket?: string;
+    /**
+     * The other address of a blue/green pair (written as a port on the same host, or `HOST:PORT`):
+     * nginx lists both, the idle one refuses connections, and a deploy moves between them with no reload.
+     */
+    alternate?: { host: string; port: number };
     maxFails: number;
     failTimeout: number;
     weight: number;
@@ -111,8 +116,21 @@ export type DrainMode = 'reload' | 'health-check';
 
 /** The rolling-deploy settings of one upstream pool. Durations are seconds. */
 export interface DeploySpec {
-  /** argv of a new instance; `{host}` and `{port}` are replaced by its address, `{socket}` by its fresh socket path behind a slot. */
-  command: string[];
+  /**
+   * argv of a new instance proxyops runs as its child; `{host}` and `{port}` are replaced by its
+   * address, `{socket}` by its fresh socket path behind a slot. Absent when `start` is given.
+   */
+  command?: string[];
+  /**
+   * Lifecycle hooks, in place of `command`, for instances something else runs (systemd, supervisord,
+   * Docker): `start` starts one at `{host}:{port}` (or `{socket}`) and returns, `stop` stops one after
+   * its drain; `{version}` is `deploy --version`. proxyops knows such an instance by its address and
+   * readiness, never by a pid.
+   */
+  start?: string[];
+  stop?: string[];
+  /** Readiness of a new instance: a URL path (instead of healthCheck.readinessPath) or an argv that exits 0 when ready. */
+  ready?: string | string[];
   drainMode: DrainMode;
   /** Graceful stop signal (SIGQUIT, as for containers). */
   stopSignal: 'SIGQUIT' | 'SIGTERM' | 'SIGINT';

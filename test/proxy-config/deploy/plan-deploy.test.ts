@@ -88,4 +88,85 @@ describe('planDeploy', () => {
       planDeploy({ upstream: 'api', pool: { healthCheck, deploy: deploy() }, instances: [], logDelayMs: 0 }),
     ).toThrow(expect.objectContaining({ code: 'SPEC_INVALID' }));
   });
+
+  const hooks = (over: Partial<DeploySpec> = {}): DeploySpec => {
+    const { command: _command, ...rest } = deploy();
+    return {
+      ...rest,
+      start: ['systemctl', 'start', 'app@{port}'],
+      stop: ['systemctl', 'stop', 'app@{port}'],
+      ...over,
+    };
+  };
+  const paired = [
+    { host: '10.0.0.7', port: 3001, alternate: { host: '10.0.0.7', port: 3002, failTimeout: 4 } },
+    { host: '10.0.0.8', port: 3002, alternate: { host: '10.0.0.8', port: 3001, failTimeout: 4 } },
+  ];
+
+  it('takes the alternate path for paired TCP instances: no add or remove step, the exact hook commands, a watch of at least fail_timeout', () => {
+    const plan = planDeploy({
+      upstream: 'app',
+      pool: { healthCheck, deploy: hooks() },
+      instances: paired,
+      logDelayMs: 0,
+    });
+    expect(plan.paths).toEqual(['alternate', 'alternate']);
+    const round = ['start', 'wait-ready', 'add', 'watch', 'signal', 'wait-exit'];
+    expect(plan.steps.map((s) => s.kind)).toEqual([...round, ...round]);
+    expect(plan.steps[0]!.title).toContain('at 10.0.0.7:3002: systemctl start app@3002');
+    expect(plan.steps[4]!.title).toContain('run the stop hook for 10.0.0.7:3001: systemctl stop app@3001');
+    expect(plan.steps[6]!.title).toContain('systemctl start app@3001');
+    expect(plan.steps[3]!.waitMs).toBe(4_000);
+    expect(plan.steps.some((s) => /validate, swap, reload/.test(s.title))).toBe(false);
+  });
+
+  it('keeps the reload path for a pair that nothing can stop (hooks without stop) and for unpaired instances', () => {
+    const noStop = planDeploy({
+      upstream: 'app',
+      pool: { healthCheck, deploy: hooks({ stop: undefined }) },
+      instances: paired,
+      logDelayMs: 0,
+    });
+    expect(noStop.paths).toEqual(['reload', 'reload']);
+    expect(noStop.steps.find((s) => s.kind === 'signal')!.title).toMatch(/no stop hook/);
+    const unpaired = planDeploy({
+      upstream: 'app',
+      pool: { healthCheck, deploy: hooks() },
+      instances,
+      logDelayMs: 0,
+    });
+    expect(unpaired.paths).toEqual(['reload', 'reload']);
+  });
+
+  it('fills {version}, and asks for --version when a hook names it', () => {
+    const withVersion = hooks({ start: ['docker', 'run', '-d', 'app:{version}'] });
+    expect(() =>
+      planDeploy({
+        upstream: 'app',
+        pool: { healthCheck, deploy: withVersion },
+        instances: paired,
+        logDelayMs: 0,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
+    const plan = planDeploy({
+      upstream: 'app',
+      pool: { healthCheck, deploy: withVersion },
+      instances: paired,
+      logDelayMs: 0,
+      version: '1.4.2',
+    });
+    expect(plan.steps[0]!.title).toContain('docker run -d app:1.4.2');
+  });
+
+  it('a hand-over (--replace/--with) has no start step and checks the given instance first', () => {
+    const plan = planDeploy({
+      upstream: 'app',
+      pool: { healthCheck, deploy: hooks() },
+      instances: paired.slice(0, 1),
+      logDelayMs: 0,
+      handOverTo: { host: '10.0.0.7', port: 3002 },
+    });
+    expect(plan.steps.map((s) => s.kind)).toEqual(['wait-ready', 'add', 'watch', 'signal', 'wait-exit']);
+    expect(plan.steps[0]!.title).toContain('check that 10.0.0.7:3002, started by you, is ready');
+  });
 });

@@ -94,4 +94,48 @@ describe('DIAGNOSIS_RULES', () => {
       /1 × connect\(\) to the upstream failed towards http:\/\/127\.0\.0\.1:9109\//,
     );
   });
+
+  it('takes no refused connect that nginx passed on to the next server for the 502 (an idle blue/green address)', () => {
+    const refusedAt = (address: string) => ({
+      kind: 'upstream-refused' as const,
+      time: null,
+      level: 'error',
+      upstream: `http://${address}/orders`,
+      request: null,
+      bodyBytes: null,
+      line: `2026/11/22 02:31:05 [error] 1#1: *1 connect() failed (111: Connection refused) while connecting to upstream, upstream: "http://${address}/orders"`,
+    });
+    const record = (status: number, addrs: string[], headerTimes: (number | null)[]) => ({
+      time: null,
+      status,
+      path: '/orders',
+      requestTime: 0.01,
+      upstreamStatus: addrs.map(() => status),
+      upstreamConnectTime: headerTimes,
+      upstreamHeaderTime: headerTimes,
+      upstreamAddr: addrs,
+    });
+    const evidence: Evidence = {
+      symptom: '502',
+      ...EMPTY,
+      errors: { source: 'error.log', lines: [refusedAt('127.0.0.2:3002'), refusedAt('127.0.0.9:4000')] },
+      access: {
+        source: 'access.log',
+        splitKnown: true,
+        connectKnown: true,
+        records: [
+          // Refused, passed on, answered: the idle alternate.
+          record(201, ['127.0.0.2:3002', '127.0.0.2:3001'], [null, 0.002]),
+          // Refused and nothing else to try: the client got nginx's 502.
+          record(502, ['127.0.0.9:4000'], [null]),
+        ],
+      },
+    };
+    const refused = rankFindings(evidence).find((finding) => finding.id === 'upstream-refused')!;
+    expect(refused.evidence[0]).toMatch(
+      /1 × connect\(\) to the upstream failed towards http:\/\/127\.0\.0\.9:4000\//,
+    );
+    evidence.access!.records.pop();
+    expect(rankFindings(evidence).map((finding) => finding.id)).not.toContain('upstream-refused');
+  });
 });

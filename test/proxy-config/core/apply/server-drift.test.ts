@@ -104,3 +104,21 @@ describe('recordAfterSwitch', () => {
     });
   });
 });
+
+describe('blue/green pairs (alternate)', () => {
+  const paired = (port: number, alternate: number) => ({ ...at(port), alternate: at(alternate) });
+  const serving = (port: number) => ({ ...at(port), inUpstream: true });
+
+  it('an instance on the alternate of a listed server is no drift, no gone server, and stays in its upstream', () => {
+    const spec = { api: [paired(1, 2), paired(3, 4)] };
+    expect(findServerDrift(spec, { api: [at(2), at(3)] })).toEqual([]);
+    expect(findGoneServers(spec, { api: [serving(2), serving(3)] }, new Set())).toEqual([]);
+    expect(recordAfterSwitch({ api: [serving(2), serving(3)] }, spec)).toEqual({
+      api: [serving(2), serving(3)],
+    });
+  });
+
+  it('an address outside every pair is still drift', () => {
+    expect(findServerDrift({ api: [paired(1, 2)] }, { api: [at(5)] })[0]?.recorded).toEqual(['127.0.0.1:5']);
+  });
+});

@@ -212,6 +212,8 @@ describe('validateSpec: cross-field rules', () => {
       'unique-location-path',
       'server-has-locations',
       'cache-has-routes',
+      'deploy-command-or-hooks',
+      'alternate-pairs-distinct',
     ]);
   });
 
@@ -252,7 +254,41 @@ describe('validateSpec: cross-field rules', () => {
     ],
     ['server-has-locations', [['servers.0.routes', []]], 'servers[0]'],
     ['cache-has-routes', [['cache', { maxSize: '2g' }]], 'cache'],
+    [
+      'deploy-command-or-hooks',
+      [['upstreams.api.deploy', { command: ['app'], stop: ['systemctl', 'stop', 'app@{port}'] }]],
+      'upstreams.api.deploy',
+    ],
+    ['deploy-command-or-hooks', [['upstreams.api.deploy', { watch: 3 }]], 'upstreams.api.deploy'],
+    [
+      'alternate-pairs-distinct',
+      [['upstreams.api.servers.0.alternate', 8080]],
+      'upstreams.api.servers[0].alternate',
+    ],
+    [
+      'alternate-pairs-distinct',
+      [['upstreams.api.servers.1', { host: '127.0.0.1', port: 8081, alternate: '127.0.0.1:8080' }]],
+      'upstreams.api.servers[1]',
+    ],
   ];
+
+  it('reads alternate as a port on the same host or as HOST:PORT, and takes hooks in place of command', () => {
+    const data = changed(
+      ['upstreams.api.servers.0.alternate', 8081],
+      ['upstreams.api.servers.1', { host: '10.0.0.8', port: 3001, alternate: '[::1]:3002' }],
+      ['upstreams.api.deploy', { start: ['systemctl', 'start', 'app@{port}'], ready: '/ready' }],
+    );
+    expect(problemsOf(data)).toEqual([]);
+    const spec = validateSpec(data, 'spec.yaml');
+    expect(spec.upstreams.api!.servers.map((s) => s.alternate)).toEqual([
+      { host: '127.0.0.1', port: 8081 },
+      { host: '::1', port: 3002 },
+    ]);
+    expect(spec.upstreams.api!.deploy).toMatchObject({
+      start: ['systemctl', 'start', 'app@{port}'],
+      ready: '/ready',
+    });
+  });
 
   it.each(cases)('%s fires at the field that breaks it', (rule, edits, path) => {
     expect(problemsOf(baseSpec())).toEqual([]);
