@@ -12,8 +12,12 @@ import { parseJobs } from './core/logs/parse-jobs-option.js';
 import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from './core/logs/parse-time-option.js';
 import { chooseLogFormat, noFormatMatches, type FormatChoice } from './choose-log-format.js';
 import { detectLogFormat } from './core/logs/detect-log-format.js';
-import { computeLogStats, prepareLogStats, type LogFormatSource } from './logs-stats.js';
+import { collectLogStats, prepareLogStats, type LogFormatSource } from './logs-stats.js';
 import { assertNotAnInput, assertWritableDir } from './shell/check-report-target.js';
+import { summarizeStats } from './core/logs/summarize-stats.js';
+import type { StatsState } from './core/logs/stats-state.js';
+import type { LogFormatSpec } from './core/logs/log-format-presets.js';
+import { parseListenAddress, parseMetricLabels } from './core/logs/log-metric-labels.js';
 
 /** The options of `proxyops logs stats`, as commander hands them over. */
 export interface LogsStatsCommandOptions extends LogFormatSource {
@@ -30,7 +34,17 @@ export interface LogsStatsCommandOptions extends LogFormatSource {
   follow?: boolean;
   interval?: string;
   jobs?: string;
+  stateOut?: string;
+  metricsListen?: string;
+  promTextfile?: string;
+  label?: string[];
 }
+
+/** The outputs `logs stats` and `logs merge` share. */
+export type StatsOutputOptions = Pick<
+  LogsStatsCommandOptions,
+  'json' | 'ndjson' | 'prom' | 'html' | 'failIf' | 'stateOut' | 'promTextfile' | 'label'
+>;
 
 /** Where the command writes; the CLI passes the process's streams. */
 export interface CommandIo {
@@ -48,14 +62,22 @@ export async function runLogsStatsCommand(
   options: LogsStatsCommandOptions,
   io: CommandIo,
 ): Promise<number> {
-  const outputs = [options.json, options.ndjson, options.prom].filter(Boolean).length;
-  if (outputs > 1) throw new ProxyopsError('BAD_OPTION', 'give only one of --json, --ndjson, --prom');
+  const checked = await checkOutputOptions(options, inputs, io);
+  const listen =
+    options.metricsListen === undefined
+      ? undefined
+      : parseListenAddress(options.metricsListen, '--metrics-listen');
+  if (listen && !options.follow)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--metrics-listen needs --follow (a one-off run can write --prom-textfile)',
+    );
   if (inputs.length === 0) {
     if (io.stdin.isTTY) throw new ProxyopsError('BAD_OPTION', 'give log files, or - to read standard input');
     inputs = ['-'];
   }
   const filter = toFilter(options, Date.now());
-  const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
+  const { failIf } = checked;
   const jobs = options.jobs === undefined ? undefined : parseJobs(options.jobs);
   const intervalMs =
     options.interval !== undefined
@@ -63,11 +85,6 @@ export async function runLogsStatsCommand(
       : options.follow
         ? 10_000
         : 60_000;
-  if (options.html !== undefined) {
-    if (options.html === '') throw new ProxyopsError('BAD_OPTION', '--html: name the report file');
-    await assertWritableDir(options.html);
-    await assertNotAnInput(options.html, inputs, (io.stdin as { fd?: unknown }).fd);
-  }
   // Reading io.stdin makes process.stdin, a stream whose set-up is a tenth of a one-line run: only "-" needs it.
   const { choice, stdin } = await chooseLogFormat(
     inputs,
@@ -89,6 +106,11 @@ export async function runLogsStatsCommand(
     let tripped: () => void = () => undefined;
     const holds = new Promise<void>((resolve) => (tripped = resolve));
     const { followLogStats } = await import('./logs-follow.js');
+    const metrics = checked.metricLabels ? await createMetrics(checked.metricLabels) : undefined;
+    const writeTextfile = () =>
+      metrics && options.promTextfile !== undefined
+        ? writePromTextfile(options.promTextfile, metrics)
+        : Promise.resolve();
     const handle = followLogStats({
       inputs,
       spec,
@@ -96,7 +118,12 @@ export async function runLogsStatsCommand(
       intervalMs,
       stdin,
       formatSource: choice.source,
+      onRead: metrics ? (delta) => metrics.add(delta) : undefined,
       onUpdate(total, interval) {
+        // A failed write of the textfile is said, and the run goes on: the next update writes it again.
+        writeTextfile().catch((error: unknown) => {
+          io.stderr.write(`proxyops: cannot write ${options.promTextfile}: ${(error as Error).message}\n`);
+        });
         if (options.ndjson) io.stdout.write(JSON.stringify(toIntervalLine(interval, Date.now())) + '\n');
         else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
         else if (options.prom) io.stdout.write(renderStatsProm(total));
@@ -104,18 +131,33 @@ export async function runLogsStatsCommand(
         if (failIf.some(({ expr }) => evaluateFailIf(expr, total))) tripped();
       },
     });
+    const server =
+      listen && metrics
+        ? await serveMetrics(listen, metrics, () => handle.collect()).catch((error: unknown) => {
+            handle.stop();
+            throw error;
+          })
+        : undefined;
+    if (server)
+      io.stderr.write(`proxyops: metrics on http://${formatHost(server.host)}:${server.port}/metrics\n`);
     const stopped =
       io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     // A failed input ends the run too: left running, its timer and followers keep the process alive.
-    await Promise.race([stopped, handle.ended, holds]).catch((error: unknown) => {
-      handle.stop();
-      throw error;
-    });
+    try {
+      await Promise.race([stopped, handle.ended, holds]).catch((error: unknown) => {
+        handle.stop();
+        throw error;
+      });
+    } finally {
+      await server?.close();
+    }
     const summary = handle.stop();
+    await writeTextfile();
+    await writeState(options.stateOut, handle.total, spec, choice.source, inputs);
     return finish(summary, failIf, options, io, false);
   }
 
-  const summary = await computeLogStats({
+  const state = await collectLogStats({
     inputs,
     spec,
     formatSource: choice.source,
@@ -124,20 +166,130 @@ export async function runLogsStatsCommand(
     jobs,
     stdin,
   });
+  const summary = summarizeStats(state, { format: spec.name, formatSource: choice.source, inputs });
   assertMostLinesRead(summary, choice);
   sayFormat();
+  return writeStatsOutputs(state, summary, checked, options, io, spec);
+}
+
+/** Checks the output options before anything is read: one stdout format, writable report targets. */
+export async function checkOutputOptions(
+  options: StatsOutputOptions,
+  inputs: string[],
+  io: CommandIo,
+): Promise<{ failIf: Array<{ text: string; expr: FailIfExpr }>; metricLabels?: Record<string, string> }> {
+  const outputs = [options.json, options.ndjson, options.prom].filter(Boolean).length;
+  if (outputs > 1) throw new ProxyopsError('BAD_OPTION', 'give only one of --json, --ndjson, --prom');
+  const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
+  const metricLabels = parseMetricLabels(options.label ?? []);
+  const wantsMetrics =
+    options.promTextfile !== undefined || (options as LogsStatsCommandOptions).metricsListen !== undefined;
+  if (!wantsMetrics && options.label?.length)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--label labels the metrics of --metrics-listen or --prom-textfile: give one',
+    );
+  const fd = (io.stdin as { fd?: unknown }).fd;
+  for (const [flag, file] of [
+    ['--html', options.html],
+    ['--state-out', options.stateOut],
+    ['--prom-textfile', options.promTextfile],
+  ] as const) {
+    if (file === undefined) continue;
+    if (file === '') throw new ProxyopsError('BAD_OPTION', `${flag}: name the file`);
+    await assertWritableDir(file);
+    await assertNotAnInput(file, inputs, fd);
+  }
+  return { failIf, metricLabels: wantsMetrics ? metricLabels : undefined };
+}
+
+/** Writes a finished run's outputs (stdout, --state-out, --prom-textfile, --html) and applies --fail-if. */
+export async function writeStatsOutputs(
+  state: StatsState,
+  summary: StatsSummary,
+  checked: { failIf: Array<{ text: string; expr: FailIfExpr }>; metricLabels?: Record<string, string> },
+  options: StatsOutputOptions,
+  io: CommandIo,
+  spec: LogFormatSpec,
+): Promise<number> {
+  const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
   if (options.json) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
   else if (options.ndjson)
     for (const point of summary.timeline.points) io.stdout.write(JSON.stringify(point) + '\n');
   else if (options.prom) io.stdout.write(renderStatsProm(summary));
   else io.stdout.write(renderStatsTable(summary, { color }));
-  return finish(summary, failIf, options, io, !(options.json || options.ndjson || options.prom));
+  await writeState(options.stateOut, state, spec, summary.formatSource, summary.inputs);
+  if (options.promTextfile !== undefined && checked.metricLabels) {
+    const metrics = await createMetrics(checked.metricLabels);
+    metrics.add(state);
+    await writePromTextfile(options.promTextfile, metrics);
+  }
+  return finish(summary, checked.failIf, options, io, !(options.json || options.ndjson || options.prom));
+}
+
+async function createMetrics(labels: Record<string, string>) {
+  const { createLogMetrics } = await import('./log-metrics.js');
+  return createLogMetrics(labels);
+}
+
+/** Readable by node_exporter, which runs as another user. */
+const TEXTFILE_MODE = 0o644;
+
+async function writePromTextfile(path: string, metrics: { text(): Promise<string> }): Promise<void> {
+  const { writeAtomically } = await import('./shell/stack-state.js');
+  await writeAtomically(path, await metrics.text(), TEXTFILE_MODE).catch((error: unknown) => {
+    throw new ProxyopsError('WRITE_FAILED', `cannot write ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  });
+}
+
+async function writeState(
+  path: string | undefined,
+  state: StatsState,
+  format: LogFormatSpec,
+  formatSource: string,
+  inputs: string[],
+): Promise<void> {
+  if (path === undefined) return;
+  const { toStateDocument } = await import('./core/logs/stats-state-document.js');
+  const { writeAtomically } = await import('./shell/stack-state.js');
+  const text = JSON.stringify(toStateDocument(state, { format, formatSource, inputs })) + '\n';
+  await writeAtomically(path, text).catch((error: unknown) => {
+    throw new ProxyopsError('WRITE_FAILED', `cannot write ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  });
+}
+
+async function serveMetrics(
+  listen: { host: string; port: number },
+  metrics: { text(): Promise<string>; contentType: string },
+  collect: () => void,
+) {
+  const { serveHttpRoutes } = await import('./shell/serve-http-routes.js');
+  return serveHttpRoutes(
+    listen.host,
+    listen.port,
+    {
+      '/metrics': async (_request, response) => {
+        collect();
+        const body = await metrics.text();
+        response.writeHead(200, { 'content-type': metrics.contentType }).end(body);
+      },
+    },
+    '--metrics-listen',
+  );
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
 }
 
 async function finish(
   summary: StatsSummary,
   failIf: Array<{ text: string; expr: FailIfExpr }>,
-  options: LogsStatsCommandOptions,
+  options: StatsOutputOptions,
   io: CommandIo,
   tableShown: boolean,
 ): Promise<number> {

@@ -113,3 +113,16 @@ export function toPercentiles(h: Histogram): Percentiles {
     max: h.total === 0 ? null : h.max / 1000,
   };
 }
+
+/**
+ * Calls `each(valueMs, count)` for every bucket that holds values, with the value the percentiles
+ * report for it: exact below 2^(subBits+1) ms, else the bucket's middle (≤ max).
+ */
+export function forEachBucket(h: Histogram, each: (valueMs: number, count: number) => void): void {
+  for (let i = 0; i < h.counts.length; i++) {
+    const count = h.counts[i]!;
+    if (count === 0) continue;
+    const [low, width] = bucketRange(i, h.subBits);
+    each(Math.min(width === 1 ? low : low + (width - 1) / 2, h.max), count);
+  }
+}
