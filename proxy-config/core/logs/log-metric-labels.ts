@@ -2,12 +2,13 @@ import { ProxyopsError } from '../errors.js';
 
 /**
  * Upper bounds (seconds) of the classic histograms' `le` buckets: request and upstream times of a web
- * service, from 1 ms (a cache hit) to 60 s (nginx's default proxy_read_timeout), about 2.5x apart so
- * that histogram_quantile lands within one bucket of the log's percentile. Bounds up to 0.25 s are
- * exact (every whole millisecond there has a bucket of its own in our histograms).
+ * service, from 1 ms (a cache hit) to 64 s (past nginx's default 60 s proxy_read_timeout), 2 to 2.5x
+ * apart. Each bound is exact for the exponential histograms the counts come from: up to 0.197 s every
+ * whole millisecond has a bucket of its own, and the bounds above are powers of two seconds, which
+ * are bucket bounds at every scale. So the `le` counts are what counting each line would give.
  */
 export const LE_BUCKETS_SECONDS = [
-  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64,
 ] as const;
 
 /** Distinct `status` label values; codes seen after these are exported as `other`. */

@@ -1,5 +1,5 @@
 import { ProxyopsError } from '../errors.js';
-import type { Histogram } from './histogram.js';
+import { slotCount, slotIndex, type Histogram } from './histogram.js';
 import type { FactsCapabilities } from './line-facts.js';
 import type { LogFormatSpec } from './log-format-presets.js';
 import {
@@ -16,12 +16,18 @@ import {
 /** Version of the state file; a reader accepts only its own (schema in docs/access-logs.md). */
 export const STATE_SCHEMA = 'proxyops.logs.state/1';
 
-/** A histogram on disk: its scheme and only the buckets that hold values, as [index, count] pairs. */
+/**
+ * A histogram on disk, as OpenTelemetry's ExponentialHistogram data point over seconds: `scale`, the
+ * count of values, the zero count (0 ms), the largest value in seconds, and the positive buckets that
+ * hold values as [index, count] pairs, bucket `index` holding (2^(index·2^-scale), 2^((index+1)·2^-scale)]
+ * seconds (a Prometheus native histogram of schema `scale` numbers the same bucket index + 1).
+ */
 export interface HistogramDocument {
-  subBits: number;
-  total: number;
+  scale: number;
+  count: number;
+  zeroCount: number;
   max: number;
-  buckets: Array<[number, number]>;
+  positive: Array<[number, number]>;
 }
 
 interface UpstreamDocument {
@@ -91,7 +97,10 @@ function sparse(counts: Float64Array): Array<[number, number]> {
 }
 
 function histogramDocument(h: Histogram): HistogramDocument {
-  return { subBits: h.subBits, total: h.total, max: h.max, buckets: sparse(h.counts) };
+  const positive: Array<[number, number]> = [];
+  for (let slot = 1; slot < h.counts.length; slot++)
+    if (h.counts[slot]) positive.push([slotIndex(slot, h.scale), h.counts[slot]!]);
+  return { scale: h.scale, count: h.total, zeroCount: h.counts[0]!, max: h.max / 1000, positive };
 }
 
 function upstreamDocument(address: string, up: UpstreamState): UpstreamDocument {
@@ -168,19 +177,29 @@ function fill(into: Float64Array, pairs: unknown, name: string): void {
   }
 }
 
-function readHistogram(doc: unknown, subBits: number, name: string): Histogram {
+function readHistogram(doc: unknown, scale: number, name: string): Histogram {
   const h = doc as Partial<HistogramDocument> | null;
-  if (!h || h.subBits !== subBits || !isCount(h.total) || !isCount(h.max) || !Array.isArray(h.buckets))
+  if (!h || h.scale !== scale || !isCount(h.count) || !isCount(h.zeroCount) || !isCount(h.max))
     throw unreadable(
       name,
-      `its histograms are not the log-linear ones with subBits ${subBits} this proxyops writes; write the states again with this version`,
+      `its histograms are not exponential ones of scale ${scale} as this proxyops writes; write the states again with this version`,
     );
-  let top = 0;
-  for (const pair of h.buckets)
-    if (Array.isArray(pair) && Number.isInteger(pair[0])) top = Math.max(top, pair[0] + 1);
-  const counts = new Float64Array(Math.ceil(top / 32) * 32 || 32);
-  fill(counts, h.buckets, name);
-  return { subBits, counts, total: h.total, max: h.max };
+  if (!Array.isArray(h.positive)) throw unreadable(name, 'not a proxyops state file (bad histogram)');
+  const slots = slotCount(scale);
+  const first = slotIndex(1, scale);
+  const pairs: Array<[number, number]> = [[0, h.zeroCount]];
+  let top = 1;
+  for (const pair of h.positive) {
+    const slot = Array.isArray(pair) && Number.isInteger(pair[0]) ? (pair[0] as number) - first + 1 : -1;
+    if (slot < 1 || slot >= slots)
+      throw unreadable(name, `not a proxyops state file (bad bucket ${JSON.stringify(pair)})`);
+    pairs.push([slot, pair[1]]);
+    top = Math.max(top, slot + 1);
+  }
+  const counts = new Float64Array(Math.ceil(top / 32) * 32);
+  fill(counts, pairs, name);
+  // Milliseconds as nginx writes them: the seconds on disk came from whole ms.
+  return { scale, counts, total: h.count, max: Math.round(h.max * 1000) };
 }
 
 /**
@@ -221,16 +240,16 @@ export function fromStateDocument(doc: unknown, name: string): { state: StatsSta
   fill(state.proxyGenerated, d.proxyGenerated, name);
   fill(state.upstreamReturned, d.upstreamReturned, name);
   state.retriedRequests = d.retriedRequests ?? 0;
-  state.requestTime = readHistogram(d.requestTime, state.requestTime.subBits, name);
+  const scale = state.requestTime.scale;
+  state.requestTime = readHistogram(d.requestTime, scale, name);
   const cc = d.clientClosed;
   state.clientClosed = {
     count: cc.count,
     noUpstream: cc.noUpstream,
-    requestTime: readHistogram(cc.requestTime, state.requestTime.subBits, name),
-    upstreamConnect: readHistogram(cc.upstreamConnect, state.requestTime.subBits, name),
-    upstreamResponse: readHistogram(cc.upstreamResponse, state.requestTime.subBits, name),
+    requestTime: readHistogram(cc.requestTime, scale, name),
+    upstreamConnect: readHistogram(cc.upstreamConnect, scale, name),
+    upstreamResponse: readHistogram(cc.upstreamResponse, scale, name),
   };
-  const subBits = state.requestTime.subBits;
   for (const up of d.upstreams ?? []) {
     const target = createUpstreamState();
     Object.assign(target, {
@@ -239,9 +258,9 @@ export function fromStateDocument(doc: unknown, name: string): { state: StatsSta
       status5xx: up.status5xx,
       proxyGenerated: up.proxyGenerated,
       retries: up.retries,
-      connect: readHistogram(up.connect, subBits, name),
-      header: readHistogram(up.header, subBits, name),
-      response: readHistogram(up.response, subBits, name),
+      connect: readHistogram(up.connect, scale, name),
+      header: readHistogram(up.header, scale, name),
+      response: readHistogram(up.response, scale, name),
     });
     state.upstreams.set(up.address, target);
   }
@@ -254,7 +273,7 @@ export function fromStateDocument(doc: unknown, name: string): { state: StatsSta
   for (const [start, counts, h] of d.timeline.points) {
     const point: TimelinePoint = {
       counts: Float64Array.from(counts),
-      requestTime: readHistogram(h, slots.requestTime.subBits, name),
+      requestTime: readHistogram(h, slots.requestTime.scale, name),
     };
     state.timeline.set(start, point);
   }
