@@ -137,7 +137,7 @@ export function mergeHistogram(into: Histogram, from: Histogram): void {
 
 /**
  * The nearest-rank quantiles `qs` (0..1, ascending) in ms, in one walk over the slots: the slot's
- * value (see slotValue, ≤ max); null when the histogram is empty.
+ * value (see slotValue, ≤ max), and max itself for the highest rank; null when the histogram is empty.
  */
 export function histogramQuantiles(h: Histogram, qs: readonly number[]): Array<number | null> {
   if (h.total === 0) return qs.map(() => null);
@@ -148,7 +148,9 @@ export function histogramQuantiles(h: Histogram, qs: readonly number[]): Array<n
   for (let i = 0; i < h.counts.length && next < ranks.length; i++) {
     seen += h.counts[i]!;
     while (next < ranks.length && seen >= ranks[next]!) {
-      values[next++] = Math.min(slotValue(i, h.scale), h.max);
+      // The highest rank is the largest value, known exactly; the others are their bucket's value.
+      values[next] = ranks[next] === h.total ? h.max : Math.min(slotValue(i, h.scale), h.max);
+      next++;
     }
   }
   return values;
