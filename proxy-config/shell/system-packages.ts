@@ -11,13 +11,15 @@ export interface SystemPackage {
 }
 
 /**
- * The packages: nginx (the proxy itself), its njs module (loaded by configs whose routes cache) and
- * chromium (only the HTML report test uses it).
+ * The packages: nginx (the proxy itself), its njs module (loaded by configs whose routes cache),
+ * chromium (only the HTML report test uses it) and prometheus (only the tests of `logs stats`'s
+ * metrics use it: the server scrapes them, and its promtool checks the text).
  */
-export const SYSTEM_PACKAGES: Record<'nginx' | 'njs' | 'chromium', SystemPackage> = {
+export const SYSTEM_PACKAGES: Record<'nginx' | 'njs' | 'chromium' | 'prometheus', SystemPackage> = {
   nginx: { name: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'] },
   njs: { name: NJS_MODULE.package, candidates: [`${DEFAULTS.paths.modulesDir}/${NJS_MODULE.file}`] },
   chromium: { name: 'chromium', candidates: ['/usr/bin/chromium'] },
+  prometheus: { name: 'prometheus', candidates: ['/usr/bin/prometheus'] },
 };
 
 /** What to do about missing packages: nothing, install them (root on Debian), or tell the exact command. */
