@@ -111,35 +111,38 @@ export async function runLogsStatsCommand(
       metrics && options.promTextfile !== undefined
         ? writePromTextfile(options.promTextfile, metrics)
         : Promise.resolve();
-    const handle = followLogStats({
-      inputs,
-      spec,
-      filter,
-      intervalMs,
-      stdin,
-      formatSource: choice.source,
-      onRead: metrics ? (delta) => metrics.add(delta) : undefined,
-      onUpdate(total, interval) {
-        // A failed write of the textfile is said, and the run goes on: the next update writes it again.
-        writeTextfile().catch((error: unknown) => {
-          io.stderr.write(`proxyops: cannot write ${options.promTextfile}: ${(error as Error).message}\n`);
-        });
-        if (options.ndjson) io.stdout.write(JSON.stringify(toIntervalLine(interval, Date.now())) + '\n');
-        else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
-        else if (options.prom) io.stdout.write(renderStatsProm(total));
-        else io.stdout.write((color ? '\x1b[H\x1b[2J' : '\n') + renderStatsTable(total, { color }));
-        if (failIf.some(({ expr }) => evaluateFailIf(expr, total))) tripped();
-      },
-    });
-    const server =
-      listen && metrics
-        ? await serveMetrics(listen, metrics, () => handle.collect()).catch((error: unknown) => {
-            handle.stop();
-            throw error;
-          })
-        : undefined;
+    // Listening first: a busy port fails the run before anything is read or printed.
+    let collect: () => void = () => undefined;
+    const server = listen && metrics ? await serveMetrics(listen, metrics, () => collect()) : undefined;
     if (server)
       io.stderr.write(`proxyops: metrics on http://${formatHost(server.host)}:${server.port}/metrics\n`);
+    let handle: ReturnType<typeof followLogStats>;
+    try {
+      handle = followLogStats({
+        inputs,
+        spec,
+        filter,
+        intervalMs,
+        stdin,
+        formatSource: choice.source,
+        onRead: metrics ? (delta) => metrics.add(delta) : undefined,
+        onUpdate(total, interval) {
+          // A failed write of the textfile is said, and the run goes on: the next update writes it again.
+          writeTextfile().catch((error: unknown) => {
+            io.stderr.write(`proxyops: cannot write ${options.promTextfile}: ${(error as Error).message}\n`);
+          });
+          if (options.ndjson) io.stdout.write(JSON.stringify(toIntervalLine(interval, Date.now())) + '\n');
+          else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
+          else if (options.prom) io.stdout.write(renderStatsProm(total));
+          else io.stdout.write((color ? '\x1b[H\x1b[2J' : '\n') + renderStatsTable(total, { color }));
+          if (failIf.some(({ expr }) => evaluateFailIf(expr, total))) tripped();
+        },
+      });
+      collect = () => handle.collect();
+    } catch (error) {
+      await server?.close();
+      throw error;
+    }
     const stopped =
       io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     // A failed input ends the run too: left running, its timer and followers keep the process alive.
@@ -190,15 +193,15 @@ export async function checkOutputOptions(
       '--label labels the metrics of --metrics-listen or --prom-textfile: give one',
     );
   const fd = (io.stdin as { fd?: unknown }).fd;
-  for (const [flag, file] of [
-    ['--html', options.html],
-    ['--state-out', options.stateOut],
-    ['--prom-textfile', options.promTextfile],
+  for (const [flag, file, noun] of [
+    ['--html', options.html, 'report'],
+    ['--state-out', options.stateOut, 'state'],
+    ['--prom-textfile', options.promTextfile, 'metrics'],
   ] as const) {
     if (file === undefined) continue;
-    if (file === '') throw new ProxyopsError('BAD_OPTION', `${flag}: name the file`);
-    await assertWritableDir(file);
-    await assertNotAnInput(file, inputs, fd);
+    if (file === '') throw new ProxyopsError('BAD_OPTION', `${flag}: name the ${noun} file`);
+    await assertWritableDir(file, flag, noun);
+    await assertNotAnInput(file, inputs, fd, flag, noun);
   }
   return { failIf, metricLabels: wantsMetrics ? metricLabels : undefined };
 }
