@@ -11,7 +11,7 @@ export interface Histogram {
   scale: number;
   /**
    * Counts per slot, grown on demand up to the largest slot seen: slot 0 counts zeros, slot k ≥ 1 the
-   * bucket index k - 1 + firstIndex(scale) (slot 1 holds 1 ms).
+   * k-th bucket that whole milliseconds fall in (slot 1 holds 1 ms; see slotOf, slotIndex).
    */
   counts: Float64Array;
   total: number;
@@ -44,25 +44,55 @@ export function exponentialIndex(ms: number, scale: number): number {
 
 /** Slots of the values below SMALL, looked up rather than computed (most request times). */
 const SMALL = 4096;
-const tables = new Map<number, { first: number; small: Uint16Array }>();
 
-function tableOf(scale: number): { first: number; small: Uint16Array } {
-  let table = tables.get(scale);
+/**
+ * Per scale: slots are the buckets that whole milliseconds can fall in, numbered in order (below
+ * about 200 ms most buckets are narrower than a millisecond and can hold none: numbering only the
+ * others keeps the arrays half as long). `small` holds the slots of 0..SMALL-1 ms, `smallIndex` the
+ * bucket index of each of those slots; above, slots and bucket indexes advance together.
+ */
+interface ScaleTable {
+  small: Uint16Array;
+  smallIndex: Int32Array;
+  /** The slot of SMALL-1 ms and its bucket index. */
+  top: number;
+  topIndex: number;
+  /** Each slot's reported value, once computed. */
+  values: Float64Array;
+}
+// An array by scale, not a Map: it is read for every value counted.
+const tables: Array<ScaleTable | undefined> = [];
+
+function tableOf(scale: number): ScaleTable {
+  let table = tables[scale];
   if (!table) {
-    const first = exponentialIndex(1, scale);
     const small = new Uint16Array(SMALL);
-    for (let v = 1; v < SMALL; v++) small[v] = exponentialIndex(v, scale) - first + 1;
-    table = { first, small };
-    tables.set(scale, table);
+    const indexes = [NaN];
+    for (let v = 1; v < SMALL; v++) {
+      const index = exponentialIndex(v, scale);
+      if (index !== indexes.at(-1)) indexes.push(index);
+      small[v] = indexes.length - 1;
+    }
+    const top = indexes.length - 1;
+    const topIndex = indexes[top]!;
+    const slots = exponentialIndex(MAX_VALUE, scale) - topIndex + top + 1;
+    table = {
+      small,
+      smallIndex: Int32Array.from(indexes),
+      top,
+      topIndex,
+      values: new Float64Array(slots).fill(NaN),
+    };
+    tables[scale] = table;
   }
   return table;
 }
 
-/** The slot of `counts` that a value of `ms` (0..2^31-1) is counted in. */
+/** The slot of `counts` that a value of `ms` (0..2^31-1) is counted in (slot 0: 0 ms). */
 export function slotOf(ms: number, scale: number): number {
   const table = tableOf(scale);
   if (ms < SMALL) return table.small[ms]!;
-  return exponentialIndex(ms, scale) - table.first + 1;
+  return exponentialIndex(ms, scale) - table.topIndex + table.top;
 }
 
 /** Slots a histogram of `scale` can use (the slot of 2^31-1 ms, plus one). */
@@ -72,7 +102,25 @@ export function slotCount(scale: number): number {
 
 /** The exponential bucket index of slot k ≥ 1 (slot 0 is the zero count). */
 export function slotIndex(slot: number, scale: number): number {
-  return slot - 1 + tableOf(scale).first;
+  const table = tableOf(scale);
+  return slot <= table.top ? table.smallIndex[slot]! : slot - table.top + table.topIndex;
+}
+
+/** The slot of exponential bucket `index`, or -1 when no whole millisecond falls in that bucket. */
+export function indexSlot(index: number, scale: number): number {
+  const table = tableOf(scale);
+  if (index > table.topIndex) return index - table.topIndex + table.top;
+  // smallIndex ascends: a binary search (only state files are read this way).
+  let lo = 1;
+  let hi = table.top;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = table.smallIndex[mid]!;
+    if (at === index) return mid;
+    if (at < index) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 /** An empty histogram: HISTOGRAM_SCALE for headline numbers, TIMELINE_HISTOGRAM_SCALE for the many per-interval ones. */
@@ -96,8 +144,13 @@ function slotMillis(slot: number, scale: number): [number, number] {
 
 /** The value reported for a slot: its one whole millisecond, or the middle of its whole milliseconds. */
 function slotValue(slot: number, scale: number): number {
-  const [low, high] = slotMillis(slot, scale);
-  return (low + high) / 2;
+  const values = tableOf(scale).values;
+  let value = values[slot]!;
+  if (value !== value) {
+    const [low, high] = slotMillis(slot, scale);
+    value = values[slot] = (low + high) / 2;
+  }
+  return value;
 }
 
 /** Adds one value (ms); negative values (absent) are ignored. */

@@ -1,5 +1,5 @@
 import { ProxyopsError } from '../errors.js';
-import { slotCount, slotIndex, type Histogram } from './histogram.js';
+import { indexSlot, slotCount, slotIndex, type Histogram } from './histogram.js';
 import type { FactsCapabilities } from './line-facts.js';
 import type { LogFormatSpec } from './log-format-presets.js';
 import {
@@ -186,11 +186,10 @@ function readHistogram(doc: unknown, scale: number, name: string): Histogram {
     );
   if (!Array.isArray(h.positive)) throw unreadable(name, 'not a proxyops state file (bad histogram)');
   const slots = slotCount(scale);
-  const first = slotIndex(1, scale);
   const pairs: Array<[number, number]> = [[0, h.zeroCount]];
   let top = 1;
   for (const pair of h.positive) {
-    const slot = Array.isArray(pair) && Number.isInteger(pair[0]) ? (pair[0] as number) - first + 1 : -1;
+    const slot = Array.isArray(pair) && Number.isInteger(pair[0]) ? indexSlot(pair[0] as number, scale) : -1;
     if (slot < 1 || slot >= slots)
       throw unreadable(name, `not a proxyops state file (bad bucket ${JSON.stringify(pair)})`);
     pairs.push([slot, pair[1]]);

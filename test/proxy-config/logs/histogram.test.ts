@@ -4,6 +4,7 @@ import {
   createHistogram,
   exponentialIndex,
   histogramQuantiles,
+  indexSlot,
   mergeHistogram,
   slotCount,
   slotIndex,
@@ -56,9 +57,13 @@ describe('base-2 exponential histogram', () => {
     memory.grow(need - memory.buffer.byteLength / 65536);
     (wasm.configure as () => void)();
     const wasmSlot = wasm.histogramSlot as (ms: number, scale: number) => number;
+    // The scanner's histograms have room for every slot.
+    expect((wasm.HISTOGRAM_BYTES as WebAssembly.Global).value).toBe(16 + 4 * slotCount(7));
+    const slotBytes = (wasm.SLOT_BYTES as WebAssembly.Global).value as number;
+    expect(slotBytes % 8).toBe(0);
+    expect(slotBytes).toBeGreaterThanOrEqual(48 + 16 + 4 * slotCount(5));
     for (const scale of [5, 7]) {
       const bounds = boundFloors(scale);
-      expect(bounds.length).toBe(slotCount(scale) - 2);
       for (const { index, floor } of bounds) {
         // floor is at or below bound `index`, floor + 1 above it: the index only grows with the value,
         // so checking both sides of every bound checks every whole millisecond.
@@ -68,6 +73,8 @@ describe('base-2 exponential histogram', () => {
         expect(wasmSlot(floor + 1, scale)).toBe(slotOf(floor + 1, scale));
       }
       expect(slotOf(1, scale)).toBe(1);
+      expect(indexSlot(slotIndex(700, scale), scale)).toBe(700);
+      expect(indexSlot(exponentialIndex(1, scale) + 1, scale)).toBe(-1); // no whole ms in it
       expect(wasmSlot(0, scale)).toBe(0);
     }
   });
