@@ -80,7 +80,7 @@ function registerLogsMerge(logs: Command): void {
   logs
     .command('merge')
     .description(
-      'Merge state files of logs stats --state-out: prints what one run over all their inputs would',
+      'Merge the state files of logs stats --state-out: prints what one run over all their inputs would print',
     )
     .argument('<states...>', 'state files written by logs stats --state-out, of one log format')
     .option('--json', 'one JSON document (schema in docs/access-logs.md)')
