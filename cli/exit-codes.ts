@@ -25,6 +25,8 @@ const USAGE_CODES = new Set([
   'VERSION_NOT_FOUND',
   'OUTPUT_UNWRITABLE',
   'STATE_UNREADABLE',
+  // `logs merge` of state files from another log format or another state version.
+  'STATE_INCOMPATIBLE',
   // `logs rotate --pid-file` naming a live process that is not nginx (a stale or wrong file).
   'NOT_NGINX_MASTER',
   // The environment, not our code: a person fixes these (a busy port, a database that is down).

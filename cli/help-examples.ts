@@ -62,6 +62,7 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   ],
   logs: [
     'logs stats /var/log/nginx/access.log',
+    'logs merge web1.state.json web2.state.json --json',
     'logs rotate --log /var/log/nginx/access.log --pid-file /run/nginx.pid',
   ],
   'logs stats': [
@@ -71,6 +72,13 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'logs stats --follow access.log --interval 10s',
     'logs stats access.log --html report.html',
     'logs stats --follow access.log --serve 127.0.0.1:9180',
+    'logs stats access.log.1 --state-out web1.state.json',
+    'logs stats --follow access.log --metrics-listen 127.0.0.1:9145 --label host=web1',
+    'logs stats --follow access.log --serve 127.0.0.1:9180 --metrics-listen 127.0.0.1:9180',
+  ],
+  'logs merge': [
+    'logs merge web1.state.json web2.state.json',
+    "logs merge /srv/stats/*.state.json --json --fail-if '5xx_ratio>1%'",
   ],
   'logs rotate': ['logs rotate --log /var/log/nginx/access.log --pid-file /run/nginx.pid --compress'],
   deploy: [

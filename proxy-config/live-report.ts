@@ -2,15 +2,7 @@ import { contentSecurityPolicy } from './core/logs/html/page-assets.js';
 import { renderReportBody, renderStatsHtml } from './core/logs/render-stats-html.js';
 import type { StatsSummary } from './core/logs/summarize-stats.js';
 import { createEventStream } from './shell/event-stream.js';
-import { serveRoutes, type RouteHandler } from './shell/serve-routes.js';
-
-/** The live HTML report of a --follow run. */
-export interface LiveReport {
-  url: string;
-  /** The follow run's new totals: every open page is updated in place. */
-  update(summary: StatsSummary): void;
-  close(): Promise<void>;
-}
+import type { RouteHandler } from './shell/serve-http-routes.js';
 
 /**
  * The live report's routes: `/` the page (the same page `--html` writes, made from the latest totals)
@@ -47,19 +39,5 @@ export function liveReportRoutes(first: StatsSummary): {
       if (events.clients() > 0) events.send('report', body());
     },
     close: () => events.close(),
-  };
-}
-
-/** Serves the live report on host:port until closed. */
-export async function startLiveReport(host: string, port: number, first: StatsSummary): Promise<LiveReport> {
-  const live = liveReportRoutes(first);
-  const listener = await serveRoutes(host, port, live.routes);
-  return {
-    url: listener.url,
-    update: live.update,
-    async close() {
-      live.close();
-      await listener.close();
-    },
   };
 }

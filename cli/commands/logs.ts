@@ -46,7 +46,7 @@ function registerLogsStats(logs: Command): void {
     .option('--follow', 'keep reading as the logs grow, across rotation and truncation')
     .option(
       '--serve <host:port>',
-      'with --follow, serve the live HTML report at http://HOST:PORT/ (updated in place)',
+      'with --follow, serve the live HTML report at http://HOST:PORT/ (updated in place; the same HOST:PORT as --metrics-listen shares one listener)',
     )
     .option(
       '--interval <duration>',
@@ -54,6 +54,16 @@ function registerLogsStats(logs: Command): void {
     )
     .option('--jobs <n>', 'threads for large runs (default: number of cores)')
     .option('-q, --quiet', 'no progress line on a terminal, no note of the format chosen')
+    .option('--state-out <file>', 'also write the exact state (mergeable with logs merge) as JSON')
+    .option(
+      '--metrics-listen <host:port>',
+      'with --follow: serve Prometheus metrics on http://HOST:PORT/metrics while following',
+    )
+    .option(
+      '--prom-textfile <file>',
+      "also write the metrics atomically to FILE for node_exporter's textfile collector (with --follow: every update)",
+    )
+    .option('--label <name=value>', 'a label on every metric, e.g. host=web1 (repeatable)', collect)
     .action((inputs: string[], options: Record<string, unknown>) =>
       runAction(async () => {
         const { runLogsStatsCommand } = await import('../../proxy-config/logs-stats-command.js');
@@ -70,8 +80,50 @@ function registerLogsStats(logs: Command): void {
     );
 }
 
+/** `proxyops logs merge`: what one `logs stats` over all the inputs of some state files would print. */
+function registerLogsMerge(logs: Command): void {
+  logs
+    .command('merge')
+    .description(
+      'Merge the state files of logs stats --state-out: prints what one run over all their inputs would print',
+    )
+    .argument('<states...>', 'state files written by logs stats --state-out, of one log format')
+    .option('--json', 'one JSON document (schema in docs/access-logs.md)')
+    .option('--ndjson', 'the timeline, one JSON point per line')
+    .option('--prom', 'Prometheus text exposition')
+    .option('--html <file>', 'also write a self-contained HTML report with charts')
+    .option(
+      '--fail-if <expr>',
+      "exit 1 when this holds, e.g. '5xx_ratio>0.01' or '499>100' (repeatable)",
+      collect,
+    )
+    .option('--state-out <file>', 'also write the merged state')
+    .option(
+      '--prom-textfile <file>',
+      "also write the metrics atomically for node_exporter's textfile collector",
+    )
+    .option('--label <name=value>', 'a label on every metric, e.g. host=web1 (repeatable)', collect)
+    .action((states: string[], options: Record<string, unknown>) =>
+      runAction(async () => {
+        const { runLogsMergeCommand } = await import('../../proxy-config/logs-merge-command.js');
+        return runLogsMergeCommand(states, options, {
+          stdout: process.stdout,
+          stderr: process.stderr,
+          get stdin() {
+            return process.stdin;
+          },
+          env: process.env,
+        });
+      }),
+    );
+}
+
 /** The subcommands of `proxyops logs`; adding one is adding its register function here. */
-const LOGS_SUBCOMMANDS: Array<(logs: Command) => void> = [registerLogsStats, registerLogsRotate];
+const LOGS_SUBCOMMANDS: Array<(logs: Command) => void> = [
+  registerLogsStats,
+  registerLogsMerge,
+  registerLogsRotate,
+];
 
 /** `proxyops logs ...`: the access-log command group. */
 export function registerLogs(program: Command): void {

@@ -15,6 +15,7 @@ export {
   clearTimeline,
   FINAL,
   HISTOGRAM_BYTES,
+  histogramSlot,
   POOL,
   POOL_ADDRESSES,
   PROXY_MADE,

@@ -3,24 +3,33 @@ import { access, realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
 
-/** Checks where the --html report goes before the logs are read, so a typo fails fast and as bad input. */
-export async function assertWritableDir(file: string): Promise<void> {
+/**
+ * Checks where an output file (the --html report, or `flag`'s `noun` file) goes before the logs are
+ * read, so a typo fails fast and as bad input.
+ */
+export async function assertWritableDir(file: string, flag = '--html', noun = 'report'): Promise<void> {
   const path = resolve(file);
   const dir = dirname(path);
   if (!(await stat(dir).catch(() => undefined))?.isDirectory())
-    throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} does not exist`);
+    throw new ProxyopsError('BAD_OPTION', `${flag} ${file}: the directory ${dir} does not exist`);
   if ((await stat(path).catch(() => undefined))?.isDirectory())
-    throw new ProxyopsError('BAD_OPTION', `--html ${file}: is a directory; name the report file`);
+    throw new ProxyopsError('BAD_OPTION', `${flag} ${file}: is a directory; name the ${noun} file`);
   await access(dir, constants.W_OK).catch(() => {
-    throw new ProxyopsError('BAD_OPTION', `--html ${file}: the directory ${dir} is not writable`);
+    throw new ProxyopsError('BAD_OPTION', `${flag} ${file}: the directory ${dir} is not writable`);
   });
 }
 
 /**
- * Refuses an --html target that is one of the inputs (also through a link, or standard input redirected
- * from it): the report would replace the log it was made from.
+ * Refuses an --html target (or `flag`'s `noun` file) that is one of the inputs (also through a link, or
+ * standard input redirected from it): the output would replace the input it was made from.
  */
-export async function assertNotAnInput(file: string, inputs: string[], stdinFd: unknown): Promise<void> {
+export async function assertNotAnInput(
+  file: string,
+  inputs: string[],
+  stdinFd: unknown,
+  flag = '--html',
+  noun = 'report',
+): Promise<void> {
   const target = await stat(file).catch(() => undefined);
   const targetPath = await realpath(file).catch(() => resolve(file));
   for (const input of inputs) {
@@ -38,7 +47,7 @@ export async function assertNotAnInput(file: string, inputs: string[], stdinFd: 
     if (same)
       throw new ProxyopsError(
         'BAD_OPTION',
-        `--html ${file} is the input ${input === '-' ? 'on standard input' : input}: the report would replace the log`,
+        `${flag} ${file} is the input ${input === '-' ? 'on standard input' : input}: the ${noun} would replace it`,
       );
   }
 }

@@ -12,16 +12,18 @@ export interface SystemPackage {
 
 /**
  * The packages: nginx (the proxy itself), its njs module (loaded by configs whose routes cache),
- * chromium (only the HTML report test uses it), the OpenSSH client (the transport to the nginx hosts
- * of a spec's `proxies`) and server (the test hosts run it).
+ * chromium (only the HTML report test uses it), prometheus (only the tests of `logs stats`'s metrics
+ * use it: the server scrapes them, and its promtool checks the text), the OpenSSH client (the
+ * transport to the nginx hosts of a spec's `proxies`) and server (the test hosts run it).
  */
 export const SYSTEM_PACKAGES: Record<
-  'nginx' | 'njs' | 'chromium' | 'sshClient' | 'sshServer',
+  'nginx' | 'njs' | 'chromium' | 'prometheus' | 'sshClient' | 'sshServer',
   SystemPackage
 > = {
   nginx: { name: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'] },
   njs: { name: NJS_MODULE.package, candidates: [`${DEFAULTS.paths.modulesDir}/${NJS_MODULE.file}`] },
   chromium: { name: 'chromium', candidates: ['/usr/bin/chromium'] },
+  prometheus: { name: 'prometheus', candidates: ['/usr/bin/prometheus'] },
   sshClient: { name: 'openssh-client', candidates: ['/usr/bin/ssh'] },
   sshServer: { name: 'openssh-server', candidates: ['/usr/sbin/sshd'] },
 };

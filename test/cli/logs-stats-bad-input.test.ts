@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -94,6 +95,55 @@ describe('proxyops logs stats: bad input (CLI)', () => {
     expectRefused(
       await proxyops([log, '--preset', 'json', '--escape', 'json']),
       /--escape needs --log-format/,
+    );
+  });
+
+  it('refuses --state-out and --prom-textfile targets like --html, and bad metrics options', async () => {
+    expectRefused(await proxyops([log, '--state-out', '']), /--state-out: name the state file/);
+    expectRefused(
+      await proxyops([log, '--prom-textfile', log]),
+      /--prom-textfile .*access\.log is the input .*access\.log: the metrics would replace it/,
+    );
+    expectRefused(
+      await proxyops([log, '--state-out', join(dir, 'nowhere', 's.json')]),
+      /--state-out .*: the directory .*nowhere does not exist/,
+    );
+    expectRefused(
+      await proxyops([log, '--metrics-listen', '127.0.0.1:9145']),
+      /--metrics-listen needs --follow/,
+    );
+    for (const listen of ['127.0.0.1:port', 'host:99999', 'nowhere'])
+      expectRefused(
+        await proxyops(['--follow', log, '--metrics-listen', listen], { killAfterMs: 3000 }),
+        /--metrics-listen wants HOST:PORT \(e\.g\. 127\.0\.0\.1:9180\) or a port/,
+      );
+    expectRefused(
+      await proxyops([log, '--label', 'host=web1']),
+      /--label labels the metrics of --metrics-listen/,
+    );
+    expectRefused(
+      await proxyops([log, '--prom-textfile', join(dir, 'm.prom'), '--label', 'bad-name=x']),
+      /--label bad-name=x: give NAME=VALUE/,
+    );
+    expect(await readFile(log, 'utf8')).toBe(LINE);
+  });
+
+  it('--metrics-listen on a port in use is one line naming the option, and nothing is left running', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    const result = await proxyops(
+      ['--follow', log, '--preset', 'proxyops', '--metrics-listen', `127.0.0.1:${port}`],
+      {
+        killAfterMs: 10_000,
+      },
+    );
+    busy.close();
+    expectRefused(
+      result,
+      new RegExp(
+        `cannot listen on 127\\.0\\.0\\.1:${port}: another process uses that port; choose another with --metrics-listen`,
+      ),
     );
   });
 

@@ -1,5 +1,5 @@
 import type { FactsCapabilities } from './line-facts.js';
-import { createHistogram, mergeHistogram, type Histogram } from './histogram.js';
+import { createHistogram, mergeHistogram, TIMELINE_HISTOGRAM_SCALE, type Histogram } from './histogram.js';
 
 /** Per upstream address, counted per attempt (a retried request counts once on each address it tried). */
 export interface UpstreamState {
@@ -136,7 +136,10 @@ export function createUpstreamState(): UpstreamState {
 
 /** An empty timeline point. */
 export function createTimelinePoint(): TimelinePoint {
-  return { counts: new Float64Array(TIMELINE_COUNTS.length), requestTime: createHistogram(5) };
+  return {
+    counts: new Float64Array(TIMELINE_COUNTS.length),
+    requestTime: createHistogram(TIMELINE_HISTOGRAM_SCALE),
+  };
 }
 
 function addArray(into: Float64Array, from: Float64Array): void {

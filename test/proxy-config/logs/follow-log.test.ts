@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, rename, truncate, writeFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +90,58 @@ describe('logs stats --follow', () => {
   const line = (n: number, status = 200) =>
     `10.0.0.9 - - [21/Nov/2026:10:00:01 +0000] "GET /n/${n} HTTP/1.1" ${status} 5 "-" "ua" rt=0.020 ` +
     `uct="0.001" uht="0.002" urt="0.015" ua="10.0.0.1:80" us="${status}" rid="r" ui="-"\n`;
+
+  it('--state-out writes the state when the follow ends; --prom-textfile counts lines as read, times are the log its own', async () => {
+    const path = join(dir, 'state-follow.log');
+    const state = join(dir, 'follow.state.json');
+    const textfile = join(dir, 'follow.prom');
+    await writeFile(path, '');
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    let out = '';
+    const run = runLogsStatsCommand(
+      [path],
+      {
+        follow: true,
+        ndjson: true,
+        interval: '100ms',
+        stateOut: state,
+        promTextfile: textfile,
+        preset: 'proxyops',
+      },
+      {
+        stdout: { write: (t: string) => (out += t), isTTY: false },
+        stderr: { write: () => true },
+        stdin: Object.assign(Readable.from([]), { isTTY: true }),
+        env: {},
+        untilStopped: stopped,
+      },
+    );
+    await until(() => out !== '');
+    // A line written late with an old time (a rotated file picked up late): counted now, kept at its minute.
+    const late = line(1).replace('21/Nov/2026:10:00:01', '20/Nov/2026:23:59:30');
+    await appendFile(path, line(0) + late + line(2, 502));
+    await until(
+      () => existsSync(textfile) && readFileSync(textfile, 'utf8').includes('proxyops_log_lines_total 3'),
+    );
+    stop();
+    expect(await run).toBe(0);
+    const doc = JSON.parse(readFileSync(state, 'utf8')) as {
+      records: number;
+      timeline: { intervalMs: number; points: Array<[number, number[]]> };
+      timeRange: { firstMs: number; lastMs: number };
+    };
+    expect(doc.records).toBe(3);
+    expect(doc.timeline.points.map(([start, counts]) => [new Date(start).toISOString(), counts[0]])).toEqual([
+      ['2026-11-20T23:59:00.000Z', 1],
+      ['2026-11-21T10:00:00.000Z', 2],
+    ]);
+    expect(doc.timeRange.lastMs).toBe(Date.UTC(2026, 10, 21, 10, 0, 1));
+    const prom = readFileSync(textfile, 'utf8');
+    expect(prom).toContain(
+      `proxyops_log_newest_record_timestamp_seconds ${Date.UTC(2026, 10, 21, 10, 0, 1) / 1000}\n`,
+    );
+  });
 
   it('streams NDJSON per interval and ends with exact totals across move + recreate and truncation', async () => {
     const path = join(dir, 'access.log');

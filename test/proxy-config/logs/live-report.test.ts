@@ -130,13 +130,31 @@ describe('logs stats --follow --serve: the live report in Chromium', () => {
     ).rejects.toThrow('--serve wants HOST:PORT');
   });
 
+  it('shares one listener with --metrics-listen given the same HOST:PORT', async () => {
+    const log = join(dir, 'shared.log');
+    await writeFile(log, '');
+    // A port the system picked and freed: both options name it, so only one listener can take it.
+    const probe = await startLive([log]);
+    const port = new URL(probe.url).port;
+    await probe.stop();
+    const live = await startLive([log], { serve: `127.0.0.1:${port}`, metricsListen: `127.0.0.1:${port}` });
+    await appendFile(log, incidentLog({ upstreams: 2, minutes: 1, perMinute: 5, seed: 3 }).text);
+    const page = await fetch(live.url);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const metrics = await fetch(new URL('/metrics', live.url));
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('proxyops_log_lines_total');
+    await live.stop();
+  }, 30_000);
+
   it('says the address is in use when it is', async () => {
     const log = join(dir, 'busy.log');
     await writeFile(log, '');
     const first = await startLive([log]);
     const port = new URL(first.url).port;
     await expect(startLive([log], { serve: `127.0.0.1:${port}` })).rejects.toMatchObject({
-      code: 'EADDRINUSE',
+      code: 'PORT_IN_USE',
+      message: expect.stringContaining('--serve') as unknown,
     });
     await first.stop();
   }, 30_000);

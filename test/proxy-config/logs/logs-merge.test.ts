@@ -1,0 +1,241 @@
+import fc from 'fast-check';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLogsMergeCommand } from '../../../proxy-config/logs-merge-command.js';
+import {
+  runLogsStatsCommand,
+  type LogsStatsCommandOptions,
+} from '../../../proxy-config/logs-stats-command.js';
+import { seededRandom } from '../../support/seeded-random.js';
+import { textLine } from './log-line-corpus.js';
+
+const io = () => {
+  const out = { stdout: '', stderr: '' };
+  return {
+    out,
+    io: {
+      stdout: { write: (t: string) => (out.stdout += t), isTTY: false },
+      stderr: { write: (t: string) => (out.stderr += t) },
+      stdin: Object.assign(Readable.from([]), { isTTY: false }),
+      env: {},
+    },
+  };
+};
+
+async function stats(inputs: string[], options: LogsStatsCommandOptions) {
+  const { out, io: streams } = io();
+  const code = await runLogsStatsCommand(inputs, { preset: 'proxyops', ...options }, streams);
+  return { code, ...out };
+}
+
+async function merge(states: string[], options: LogsStatsCommandOptions) {
+  const { out, io: streams } = io();
+  const code = await runLogsMergeCommand(states, options, streams).catch((error: unknown) => {
+    out.stderr += (error as Error).message;
+    return (error as { code?: string }).code === 'STATE_INCOMPATIBLE' ? 2 : -1;
+  });
+  return { code, ...out };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const sec = (ms: number) => (ms / 1000).toFixed(3);
+
+/**
+ * A log over three hours with what makes merging hard: every status family, 499s, proxy-made 5xx,
+ * retries across upstream groups (`a, b : c`), "-" times, 0 ms, times from 0 ms to 70 s (exact and
+ * approximate percentile buckets), 5xx paths, malformed lines, and lines out of time order.
+ */
+function generateLog(lines: number, seed: number): string {
+  const r = seededRandom(seed);
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    if (r.int(0, 200) === 0) {
+      out.push(`\x16\x03\x01 garbage ${i}`);
+      continue;
+    }
+    const minute = Math.min(179, Math.floor((i / lines) * 180) + r.int(-3, 3) * (r.int(0, 20) === 0 ? 1 : 0));
+    const t = Math.max(0, minute);
+    const time = `21/Nov/2026:${pad(10 + Math.floor(t / 60))}:${pad(t % 60)}:${pad(r.int(0, 59))} +0000`;
+    const kind = r.int(0, 19);
+    const rt = [0, 1, 3, 12, 45, 150, 197, 250, 800, 2_500, 70_000][r.int(0, 10)]! + r.int(0, 40);
+    const path = ['/users', '/orders/7', '/graphql', '/static/app.js'][r.int(0, 3)]!;
+    if (kind === 0)
+      out.push(
+        textLine({
+          status: '413',
+          rt: sec(rt),
+          uct: '-',
+          uht: '-',
+          urt: '-',
+          ua: '-',
+          us: '-',
+          request: `POST ${path} HTTP/1.1`,
+        }),
+      );
+    else if (kind === 1)
+      out.push(textLine({ status: '499', time, rt: sec(rt), uct: sec(1), uht: '-', urt: sec(rt), us: '-' }));
+    else if (kind === 2)
+      out.push(
+        textLine({
+          status: '502',
+          time,
+          rt: sec(rt),
+          uct: `-, ${sec(r.int(0, 3))} : -`,
+          uht: '-, - : -',
+          urt: `${sec(r.int(0, 2))}, ${sec(rt)} : 0.000`,
+          ua: '10.0.1.11:8080, 10.0.1.12:8080 : unix:/run/app.sock',
+          us: '502, 502 : 502',
+          request: `GET ${path} HTTP/1.1`,
+        }),
+      );
+    else if (kind === 3)
+      out.push(
+        textLine({
+          status: '200',
+          time,
+          rt: sec(rt + 3),
+          uct: `-, ${sec(1)}`,
+          uht: `-, ${sec(rt)}`,
+          urt: `${sec(0)}, ${sec(rt + 2)}`,
+          ua: '10.0.1.13:8080, 10.0.1.11:8080',
+          us: '502, 200',
+        }),
+      );
+    else {
+      const status = ['200', '200', '200', '201', '304', '404', '500', '503'][r.int(0, 7)]!;
+      out.push(
+        textLine({
+          status,
+          time,
+          rt: sec(rt),
+          uct: sec(r.int(0, 2)),
+          uht: sec(Math.max(0, rt - 1)),
+          urt: sec(rt),
+          ua: `10.0.1.${10 + r.int(1, 3)}:8080`,
+          us: status,
+          request: `GET ${path}?q=${i} HTTP/1.1`,
+        }),
+      );
+    }
+  }
+  return out.join('\n') + '\n';
+}
+
+/** The parts of a --json document that do not depend on how the input was cut into files. */
+function cutIndependent(json: string): unknown {
+  const doc = JSON.parse(json) as Record<string, unknown> & { malformed: { count: number } };
+  return { ...doc, inputs: null, malformed: doc.malformed.count };
+}
+
+describe('logs merge', () => {
+  let dir: string;
+  let whole: string;
+  let wholeJson: string;
+  let text: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'proxyops-logs-merge-'));
+    text = generateLog(6_000, 27);
+    whole = join(dir, 'whole.log');
+    await writeFile(whole, text);
+    const run = await stats([whole], { json: true });
+    expect(run.code).toBe(0);
+    wholeJson = run.stdout;
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('of the states of a log cut at random lines into 2 to 20 files prints what one run over them prints, byte for byte', async () => {
+    const lines = text.slice(0, -1).split('\n');
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: lines.length - 1 }), { minLength: 1, maxLength: 19 }),
+        async (cuts) => {
+          const at = [0, ...cuts.sort((a, b) => a - b), lines.length];
+          const sub = join(dir, `round-${round++}`);
+          const parts: string[] = [];
+          for (let k = 0; k + 1 < at.length; k++) {
+            const part = `${sub}-part-${k}.log`;
+            await writeFile(part, lines.slice(at[k], at[k + 1]).join('\n') + '\n');
+            parts.push(part);
+          }
+          const states: string[] = [];
+          for (const part of parts) {
+            const state = `${part}.state.json`;
+            const run = await stats([part], { json: true, stateOut: state });
+            expect(run.code).toBe(0);
+            states.push(state);
+          }
+          const one = await stats(parts, { json: true });
+          const merged = await merge(states, { json: true });
+          expect(merged.code).toBe(0);
+          // Byte for byte what one run over the same files prints: counts, percentiles, timeline.
+          expect(merged.stdout).toBe(one.stdout);
+          // And the same counts, percentiles and timeline as one run over the uncut log.
+          expect(cutIndependent(merged.stdout)).toEqual(cutIndependent(wholeJson));
+          const doc = JSON.parse(merged.stdout) as { records: number; timeline: { points: unknown[] } };
+          expect(doc.records).toBeGreaterThan(5_000);
+          expect(doc.timeline.points.length).toBeGreaterThan(150);
+        },
+      ),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+
+  it('of its own output state is the same run again (a state reads back exactly)', async () => {
+    const first = join(dir, 'first.state.json');
+    const second = join(dir, 'second.state.json');
+    await stats([whole], { json: true, stateOut: first });
+    const again = await merge([first], { json: true, stateOut: second });
+    expect(again.stdout).toBe(wholeJson);
+    expect(await readFile(second, 'utf8')).toBe(await readFile(first, 'utf8'));
+    const doc = JSON.parse(await readFile(first, 'utf8')) as {
+      schema: string;
+      requestTime: { scale: number; count: number; zeroCount: number; positive: Array<[number, number]> };
+    };
+    expect(doc.schema).toBe('proxyops.logs.state/1');
+    expect(doc.requestTime.scale).toBe(7);
+    expect(doc.requestTime.zeroCount).toBeGreaterThan(0);
+    const inBuckets = doc.requestTime.positive.reduce((n, [, c]) => n + c, doc.requestTime.zeroCount);
+    expect(inBuckets).toBe(doc.requestTime.count);
+  });
+
+  it('applies --fail-if and --prom to the merged counts', async () => {
+    const state = join(dir, 'fail.state.json');
+    await stats([whole], { json: true, stateOut: state });
+    const merged = await merge([state, state], { failIf: ['records>6000'], prom: true });
+    expect(merged.code).toBe(1);
+    expect(merged.stderr).toMatch(/--fail-if holds: records>6000 \(records=\d+\)/);
+    const records = (JSON.parse(wholeJson) as { records: number }).records;
+    expect(merged.stdout).toContain(`proxyops_log_records_total ${2 * records}\n`);
+  });
+
+  it('refuses states of another format, another version, or no state at all, in one line with a hint', async () => {
+    const proxyops = join(dir, 'p.state.json');
+    const combined = join(dir, 'c.state.json');
+    const log = join(dir, 'combined.log');
+    await writeFile(log, '10.0.0.1 - - [21/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "ua"\n');
+    await stats([whole], { json: true, stateOut: proxyops });
+    await stats([log], { json: true, stateOut: combined, preset: 'combined' });
+    const mixed = await merge([proxyops, combined], { json: true });
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toBe(
+      `${combined}: format combined differs from ${proxyops}'s (proxyops); states merge only within one log format: merge each format's states on their own`,
+    );
+    const future = join(dir, 'future.state.json');
+    const doc = JSON.parse(await readFile(proxyops, 'utf8')) as Record<string, unknown>;
+    await writeFile(future, JSON.stringify({ ...doc, schema: 'proxyops.logs.state/2' }));
+    const newer = await merge([proxyops, future], { json: true });
+    expect(newer.code).toBe(2);
+    expect(newer.stderr).toMatch(
+      /state version proxyops\.logs\.state\/2 is not read by this proxyops .*write the states with/,
+    );
+    expect(newer.stderr).not.toContain('\n');
+    const notState = await merge([whole], { json: true });
+    expect(notState.code).toBe(2);
+    expect(notState.stderr).toMatch(/whole\.log: not a proxyops state file \(not JSON\); write one with/);
+  });
+});
