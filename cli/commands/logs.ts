@@ -4,6 +4,19 @@ import { registerLogsRotate } from './logs-rotate.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** The process's streams for a logs command. */
+function processIo() {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    // A getter: process.stdin is made on first read, and a run over files never reads it.
+    get stdin() {
+      return process.stdin;
+    },
+    env: process.env,
+  };
+}
+
 /** `proxyops logs stats`: the access-log statistics command. */
 function registerLogsStats(logs: Command): void {
   logs
@@ -67,15 +80,7 @@ function registerLogsStats(logs: Command): void {
     .action((inputs: string[], options: Record<string, unknown>) =>
       runAction(async () => {
         const { runLogsStatsCommand } = await import('../../proxy-config/logs-stats-command.js');
-        return runLogsStatsCommand(inputs, options, {
-          stdout: process.stdout,
-          stderr: process.stderr,
-          // A getter: process.stdin is made on first read, and a run over files never reads it.
-          get stdin() {
-            return process.stdin;
-          },
-          env: process.env,
-        });
+        return runLogsStatsCommand(inputs, options, processIo());
       }),
     );
 }
@@ -106,14 +111,7 @@ function registerLogsMerge(logs: Command): void {
     .action((states: string[], options: Record<string, unknown>) =>
       runAction(async () => {
         const { runLogsMergeCommand } = await import('../../proxy-config/logs-merge-command.js');
-        return runLogsMergeCommand(states, options, {
-          stdout: process.stdout,
-          stderr: process.stderr,
-          get stdin() {
-            return process.stdin;
-          },
-          env: process.env,
-        });
+        return runLogsMergeCommand(states, options, processIo());
       }),
     );
 }

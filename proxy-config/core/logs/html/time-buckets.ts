@@ -1,17 +1,8 @@
+import { TIMELINE_COUNTS } from '../stats-state.js';
 import type { TimelineSummary } from '../summarize-stats.js';
 
-/** Counts of the timeline the report draws, per bucket. */
-export const BUCKET_SERIES = [
-  'records',
-  '1xx',
-  '2xx',
-  '3xx',
-  '4xx',
-  '5xx',
-  'other',
-  '499',
-  'proxy5xx',
-] as const;
+/** Counts of the timeline the report draws, per bucket: the timeline's own slots. */
+export const BUCKET_SERIES = TIMELINE_COUNTS;
 export type BucketSeries = (typeof BUCKET_SERIES)[number];
 
 /** The timeline regrouped into at most `maxBuckets` equal buckets, gaps filled with zeros (no requests). */
