@@ -15,7 +15,8 @@ import { toHostPort } from './upstream-endpoints.js';
  */
 function refusalsClientsSaw(evidence: Evidence, lines: ClassifiedErrorLine[]): ClassifiedErrorLine[] {
   const records = evidence.access?.records;
-  if (!records || records.length === 0) return lines;
+  // Without $upstream_header_time and $upstream_addr (a `combined` log) no refusal can be cleared.
+  if (!records || records.length === 0 || !evidence.access!.splitKnown) return lines;
   const failed = new Set(
     records
       .filter((record) => record.status === 502 && isProxyGenerated(record))
