@@ -129,9 +129,14 @@ export function createLogMetrics(labels: Record<string, string> = {}): LogMetric
       for (const [address, up] of delta.upstreams) {
         const upstream = upstreamLabel(address);
         attempts.inc({ upstream }, up.requests);
-        if (up.status5xx > up.proxyGenerated)
-          attempts5xx.inc({ upstream, origin: 'upstream' }, up.status5xx - up.proxyGenerated);
-        if (up.proxyGenerated) attempts5xx.inc({ upstream, origin: 'nginx' }, up.proxyGenerated);
+        // Without $upstream_header_time nobody can tell who made a 5xx: its origin is unknown.
+        if (!delta.capabilities.headerTime) {
+          if (up.status5xx) attempts5xx.inc({ upstream, origin: 'unknown' }, up.status5xx);
+        } else {
+          if (up.status5xx > up.proxyGenerated)
+            attempts5xx.inc({ upstream, origin: 'upstream' }, up.status5xx - up.proxyGenerated);
+          if (up.proxyGenerated) attempts5xx.inc({ upstream, origin: 'nginx' }, up.proxyGenerated);
+        }
         if (up.retries) retries.inc({ upstream }, up.retries);
         for (const [kind, histogram] of upstreamTimes) {
           const h = up[kind];

@@ -63,7 +63,7 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
     head(`upstreams (retried requests ${n(summary.retriedRequests)})`);
     for (const up of summary.upstreams) {
       out.push(
-        `${c.cyan(up.address)}  requests ${n(up.requests)}  5xx ${n(up.status5xx)}  proxy-made ${n(up.proxyGenerated)}  retries ${n(up.retries)}`,
+        `${c.cyan(up.address)}  requests ${n(up.requests)}  5xx ${n(up.status5xx)}  proxy-made ${up.proxyGenerated === null ? 'unknown' : n(up.proxyGenerated)}  retries ${n(up.retries)}`,
       );
       out.push(`  connect   ${p(up.connectTime)}`);
       out.push(`  header    ${p(up.headerTime)}`);

@@ -11,7 +11,8 @@ export interface UpstreamSummary {
   requests: number;
   final: number;
   status5xx: number;
-  proxyGenerated: number;
+  /** The 5xx attempts nginx made itself; null when the format cannot tell ($upstream_header_time). */
+  proxyGenerated: number | null;
   retries: number;
   connectTime: Percentiles;
   headerTime: Percentiles;
@@ -172,7 +173,7 @@ export function summarizeStats(
         requests: up.requests,
         final: up.final,
         status5xx: up.status5xx,
-        proxyGenerated: up.proxyGenerated,
+        proxyGenerated: caps.headerTime ? up.proxyGenerated : null,
         retries: up.retries,
         connectTime: toPercentiles(up.connect),
         headerTime: toPercentiles(up.header),

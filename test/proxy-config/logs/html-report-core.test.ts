@@ -1,3 +1,4 @@
+import { renderStatsTable } from '../../../proxy-config/core/logs/render-stats-table.js';
 import { describe, expect, it } from 'vitest';
 import { addToHistogram } from '../../../proxy-config/core/logs/histogram.js';
 import { formatTimeTick, linearTicks, timeTicks } from '../../../proxy-config/core/logs/html/scales.js';
@@ -165,7 +166,11 @@ describe('a format with upstreams but no $upstream_header_time (ingress-nginx)',
     addToHistogram(up.response, 20);
     state.upstreams.set('10.244.0.10:8080', up);
     state.retriedRequests = 2;
-    const html = renderStatsHtml(summarizeStats(state, { format: 'ingress-nginx', inputs: ['a.log'] }));
+    const summary = summarizeStats(state, { format: 'ingress-nginx', inputs: ['a.log'] });
+    // --json and the table say unknown per upstream too, never the header-less count.
+    expect(summary.upstreams[0]!.proxyGenerated).toBeNull();
+    expect(renderStatsTable(summary, { color: false })).toContain('proxy-made unknown');
+    const html = renderStatsHtml(summary);
     expect(html).toContain('<dd data-metric="retried">2</dd>');
     expect(html).toContain('<dd data-metric="proxy5xx" title="needs $upstream_header_time">unknown</dd>');
     expect(html).toContain('<td data-col="5xx made by nginx">unknown</td>');

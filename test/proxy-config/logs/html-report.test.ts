@@ -155,7 +155,7 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
     expect(row).toContain(
       `${first.address}: p50 ${first.responseTime.p50!.toFixed(3)} s, p90 ${first.responseTime.p90!.toFixed(3)} s, p99 ${first.responseTime.p99!.toFixed(3)} s`,
     );
-    expect(row).toContain(`5xx made by nginx ${count(first.proxyGenerated)}`);
+    expect(row).toContain(`5xx made by nginx ${count(first.proxyGenerated!)}`);
     expect(row).toContain(`retries ${count(first.retries)}`);
   });
 

@@ -216,7 +216,7 @@ function tables(s: StatsSummary): string {
             exactCount(u.requests),
             exactCount(u.final),
             exactCount(u.status5xx),
-            split ? exactCount(u.proxyGenerated) : 'unknown',
+            split ? exactCount(u.proxyGenerated ?? 0) : 'unknown',
             exactCount(u.retries),
             seconds(u.connectTime.p99),
             split ? seconds(u.headerTime.p99) : 'unknown',

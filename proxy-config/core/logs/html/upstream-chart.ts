@@ -35,8 +35,8 @@ export function upstreamRows(
       timing: u.responseTime,
       attempts: {
         requests: u.requests,
-        proxy5xx: split ? u.proxyGenerated : 0,
-        upstream5xx: split ? u.status5xx - u.proxyGenerated : u.status5xx,
+        proxy5xx: split ? (u.proxyGenerated ?? 0) : 0,
+        upstream5xx: split ? u.status5xx - (u.proxyGenerated ?? 0) : u.status5xx,
         retries: u.retries,
       },
     });
