@@ -12,7 +12,9 @@ const MAX_REMEMBERED = 10_000;
 export function memoizeTrust(trust: TrustFunction): TrustFunction {
   const byHop: Array<Map<string, boolean>> = [];
   return (address, hop) => {
-    if (address === undefined) return trust(address, hop);
+    // A unix-socket peer (an nginx upstream slot) has no address: it is a process of this machine
+    // that may open the socket file, trusted as loopback is (so X-Forwarded-* count behind a slot).
+    if (address === undefined) return hop === 0 && trust('127.0.0.1', hop);
     const known = (byHop[hop] ??= new Map());
     let answer = known.get(address);
     if (answer === undefined) {
