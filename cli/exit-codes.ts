@@ -32,6 +32,8 @@ const USAGE_CODES = new Set([
   'LISTEN_FAILED',
   'DATABASE_UNREACHABLE',
   'NO_SPACE',
+  // `deploy check` on a file that is not a manifest, unit or compose file it can read.
+  'DEPLOY_CHECK_INPUT_INVALID',
 ]);
 
 /** Maps an error code to the process exit code. */

@@ -67,6 +67,11 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'deploy --dir .proxyops',
     'deploy --spec proxy.yaml --target /etc/proxyops --upstream api --json',
   ],
+  'deploy check': [
+    'deploy check k8s/deployment.yaml',
+    'deploy check /etc/systemd/system/app@.service --interval 2 --threshold 3 --margin 1',
+    'deploy check compose.yaml k8s/*.yaml --format json',
+  ],
   up: ['up', 'up --instances 3 --port 8081 --dir /tmp/stack', 'up --log-max-size 64m --log-keep 5'],
   down: ['down', 'down --dir /tmp/stack'],
 };
