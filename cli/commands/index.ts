@@ -8,6 +8,7 @@ import { registerDeployCheck } from './deploy-check.js';
 import { registerDiagnose } from './diagnose.js';
 import { registerUp } from './up.js';
 import { registerLogs } from './logs.js';
+import { registerMaintenance } from './maintenance.js';
 
 /** A register function and the top-level commands it defines (or adds to). */
 export interface CommandRow {
@@ -30,6 +31,7 @@ export const COMMANDS: readonly CommandRow[] = [
   { names: ['deploy'], register: registerDeploy },
   { names: ['deploy'], register: registerDeployCheck },
   { names: ['up', 'down'], register: registerUp },
+  { names: ['maintenance'], register: registerMaintenance },
 ];
 
 /**

@@ -32,7 +32,11 @@ export function planLocalStackSpec(input: LocalStackInput): ProxySpecInput {
   return {
     version: 1,
     layerName: 'proxyops-local',
-    paths: { pidFile: `${input.dir}/nginx.pid`, tempDir: `${input.dir}/temp` },
+    paths: {
+      pidFile: `${input.dir}/nginx.pid`,
+      tempDir: `${input.dir}/temp`,
+      maintenanceDir: `${input.dir}/maintenance`,
+    },
     workers: { processes: 1, connections: 1024, rlimitNofile: 4096 },
     accessLog: { path: `${input.dir}/logs/access.log`, format: 'text', buffer: null, flush: null },
     errorLog: { path: `${input.dir}/logs/error.log`, level: 'warn' },
