@@ -1,4 +1,4 @@
-import type { LogWindow } from './log-window.js';
+import { WARMUP_REQUESTS, type LogWindow } from './log-window.js';
 import { mannWhitneyGreater, median } from './mann-whitney.js';
 
 /** The limits a watch holds the new version to; null turns a gate into a report only. */
@@ -18,7 +18,7 @@ export interface GateLimits {
 export const DEFAULT_GATES = { max4xxIncrease: 0.05, maxP99Ratio: 2.5 } as const;
 
 /** Request times each side needs (after the warm-up) before the latency gate decides anything. */
-export const LATENCY_MIN_REQUESTS = 30;
+export const LATENCY_MIN_REQUESTS = 50;
 /**
  * One-sided significance of the latency test. The watch looks again at every poll, so the level is
  * strict; the median ratio must also exceed the limit, which a version that is not slower never does.
@@ -158,6 +158,8 @@ export function judgeLatency(baseline: LogWindow, after: LogWindow, maxRatio: nu
  * canary comparison: same time, same load, same database), else with the log before the deploy. Its
  * request times after its warm-up (see splitByInstance) are compared with the other instances' over
  * the same stretch when they have LATENCY_MIN_REQUESTS of them, else with the log before the deploy.
+ * While the window is open (`minRequests` above 1) that waits for the whole warm-up to be behind it;
+ * at the end, the warm-up is at most half of what it answered.
  */
 export function judgeNewInstance(
   before: LogWindow,
@@ -169,8 +171,9 @@ export function judgeNewInstance(
   const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
   const shares = judgeGates(useOthers ? others : before, mine, { ...limits, maxP99Ratio: null }, minRequests);
   const latencyOthers = others.latencyMs.length >= LATENCY_MIN_REQUESTS;
+  const warmingUp = minRequests > 1 && mine.warmupSkipped < WARMUP_REQUESTS;
   const latency =
-    shares || limits.maxP99Ratio === null
+    shares || limits.maxP99Ratio === null || warmingUp
       ? undefined
       : judgeLatency(latencyOthers ? others : before, mine, limits.maxP99Ratio);
   const fired = shares ?? latency;

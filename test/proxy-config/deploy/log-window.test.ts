@@ -90,22 +90,22 @@ describe('the warm-up left out of the latency gate', () => {
   const SLOT = 'unix:/srv/slots/slot-0.sock';
   const ms = (n: number) => (n / 1000).toFixed(3);
 
-  it('drops the new instance’s first requests (at most 50, at most half) and the others’ logged before they ended', () => {
-    // The new process answers 120 requests: the first 50 slow (cold), then like its peers; the
+  it('drops the new instance’s first requests (at most 100, at most half) and the others’ logged before they ended', () => {
+    // The new process answers 240 requests: the first 100 slow (cold), then like its peers; the
     // other instance answers one request between each two of the new one's.
     const lines: string[] = [];
-    for (let i = 0; i < 120; i++) {
-      lines.push(line(200, SLOT, ms(i < 50 ? 90 : 20), 'slot-0.new'));
-      lines.push(line(200, 'unix:/srv/slots/slot-1.sock', ms(i < 50 ? 19 : 21), 'slot-1.old'));
+    for (let i = 0; i < 240; i++) {
+      lines.push(line(200, SLOT, ms(i < 100 ? 90 : 20), 'slot-0.new'));
+      lines.push(line(200, 'unix:/srv/slots/slot-1.sock', ms(i < 100 ? 19 : 21), 'slot-1.old'));
     }
     const { mine, others } = splitByInstance(kit, `${lines.join('\n')}\n`, { instance: 'slot-0.new' });
-    expect(mine.warmupSkipped).toBe(50);
-    expect(mine.latencyMs).toEqual(Array<number>(70).fill(20));
+    expect(mine.warmupSkipped).toBe(100);
+    expect(mine.latencyMs).toEqual(Array<number>(140).fill(20));
     // Statuses still count every request: only the latency sample leaves the warm-up out.
-    expect(mine.distribution.total).toBe(120);
-    // The peers' sample starts after the 50th line of the new process: the same stretch of time.
-    expect(others.latencyMs).toEqual([19, ...Array<number>(70).fill(21)]);
-    expect(others.distribution.total).toBe(120);
+    expect(mine.distribution.total).toBe(240);
+    // The peers' sample starts after the 100th line of the new process: the same stretch of time.
+    expect(others.latencyMs).toEqual([19, ...Array<number>(140).fill(21)]);
+    expect(others.distribution.total).toBe(240);
   });
 
   it('never leaves out more than half of what the new instance answered', () => {

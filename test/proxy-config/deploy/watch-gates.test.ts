@@ -100,7 +100,7 @@ describe('judgeGates', () => {
     expect(
       judgeGates(
         window({ '200': 100 }, times(100, 40, random)),
-        window({ '200': 29 }, times(29, 400, random)),
+        window({ '200': 29 }, times(49, 400, random)),
         limits,
       ),
     ).toBeUndefined();
@@ -123,11 +123,11 @@ describe('judgeGates', () => {
       ...Array<number>(fast).fill(12),
       ...Array<number>(slow).fill(100),
     ];
-    const baseline = fastSlow(16, 14);
-    const after = fastSlow(14, 16);
+    const baseline = fastSlow(26, 24);
+    const after = fastSlow(24, 26);
     expect(median(after) / median(baseline)).toBeGreaterThan(2.5);
     expect(mannWhitneyGreater(after, baseline).p).toBeGreaterThan(0.1);
-    expect(judgeLatency(window({ '200': 30 }, baseline), window({ '200': 30 }, after), 2.5)).toBeUndefined();
+    expect(judgeLatency(window({ '200': 50 }, baseline), window({ '200': 50 }, after), 2.5)).toBeUndefined();
   });
 
   it('decides nothing on fewer requests than asked, and a null limit only reports', () => {
@@ -192,6 +192,24 @@ describe('judgeNewInstance', () => {
         limits,
       ),
     ).toMatchObject({ gate: 'latency', against: 'before' });
+  });
+
+  it('while the watch is open, waits until the whole warm-up is behind the new instance', () => {
+    const random = seededRandom(testSeed());
+    const before = window({ '200': 300 }, times(300, 20, random));
+    const peers = window({ '200': 200 }, times(200, 20, random));
+    // 120 requests answered: the warm-up left out is only half of them, 60; no early verdict.
+    expect(
+      judgeNewInstance(before, window({ '200': 120 }, times(60, 60, random), 60), peers, limits, 20),
+    ).toBeUndefined();
+    // At the end of the watch the same numbers decide.
+    expect(
+      judgeNewInstance(before, window({ '200': 120 }, times(60, 60, random), 60), peers, limits, 1),
+    ).toMatchObject({ gate: 'latency' });
+    // Past the whole warm-up, an early verdict.
+    expect(
+      judgeNewInstance(before, window({ '200': 200 }, times(100, 60, random), 100), peers, limits, 20),
+    ).toMatchObject({ gate: 'latency' });
   });
 
   it('lets through an unchanged version over many seeded watches', () => {
