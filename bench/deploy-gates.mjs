@@ -1,7 +1,8 @@
 // Do the deploy gates cry wolf? Under a steady load that never retries (GET and POST on keep-alive
 // connections through nginx, `proxyops up` with 2 instances behind slots), N deploys of the unchanged
 // version (goal: none rolled back), then M deploys of a bad version (goal: all rolled back): half made
-// 3x slower (`--env PROXYOPS_TEST_DELAY_MS`, twice the median request time nginx logged before),
+// 3x slower (`--env PROXYOPS_TEST_DELAY_MS`, twice the median request time nginx logged before, with a
+// median of 30 ms at least: the gate counts medians under 10 ms as 10 ms),
 // half answering 5 % 500s (`--env PROXYOPS_TEST_ERROR_PERMILLE=50`). The gates are the defaults
 // (4xx +5 points, latency 2.5x with the Mann-Whitney test) and `up --max-5xx-increase 0.02`.
 // Counts: BENCH_GATES_GOOD (30) and BENCH_GATES_BAD (10). Prints both counts and each rollback's reason.
@@ -106,9 +107,11 @@ try {
       `deploy-gates: unchanged ${i + 1}/${GOOD}: ${good.at(-1).rolledBack ? `rolled back: ${good.at(-1).reason}` : 'deployed'}\n`,
     );
   }
-  // Twice the median of the last 1000 requests added to every answer: the bad version's median is three times it.
+  // Twice the median of the last 1000 requests added to every answer: the bad version's median is three
+  // times it. The gate counts medians under 10 ms as 10 ms (a few ms are no regression worth a rollback),
+  // so on a fast stack the bad version's median is made 30 ms at least: three times that floor.
   const baselineMs = loggedMedianMs(join(dir, 'logs', 'access.log'), 1000);
-  const delayMs = Math.max(1, Math.round(2 * baselineMs));
+  const delayMs = Math.max(1, Math.round(2 * baselineMs), Math.round(30 - baselineMs));
   const bad = [];
   for (let i = 0; i < BAD; i++) {
     const slow = i % 2 === 0;
