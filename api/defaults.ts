@@ -51,6 +51,10 @@ export interface ApiConfig {
   graphqlTimeoutMs: number;
   /** Path of a persisted-query manifest; when set only its operations run (empty: off). */
   graphqlAllowList: string;
+  /** Test only (bench:gates): milliseconds added to every answer but the health checks', to make a version slow on purpose. */
+  testDelayMs: number;
+  /** Test only (bench:gates): this many answers per thousand (but the health checks') are 500s, evenly spread. */
+  testErrorPermille: number;
 }
 
 /** One configurable setting: how it is named on the command line and in the environment. */
@@ -109,6 +113,8 @@ export const API_DEFAULTS: ApiConfig = {
   graphqlTokenLimit: 3_000,
   graphqlTimeoutMs: 5_000,
   graphqlAllowList: '',
+  testDelayMs: 0,
+  testErrorPermille: 0,
 };
 
 /** The option table: flag, environment variable and meaning of every API setting. */
@@ -379,6 +385,26 @@ export const API_OPTIONS: readonly ApiOption[] = [
     env: 'PROXYOPS_GRAPHQL_ALLOW_LIST',
     kind: 'string',
     description: 'persisted-query manifest: only its operations run (off when unset)',
+  },
+  {
+    key: 'testDelayMs',
+    flag: '--test-delay-ms',
+    env: 'PROXYOPS_TEST_DELAY_MS',
+    kind: 'integer',
+    min: 0,
+    max: 60_000,
+    description:
+      'test only: add this many ms to every answer but the health checks (a slow version for bench:gates)',
+  },
+  {
+    key: 'testErrorPermille',
+    flag: '--test-error-permille',
+    env: 'PROXYOPS_TEST_ERROR_PERMILLE',
+    kind: 'integer',
+    min: 0,
+    max: 1000,
+    description:
+      'test only: answer 500 to this many requests per thousand but the health checks (a failing version)',
   },
 ];
 

@@ -43,6 +43,8 @@ const USAGE_CODES = new Set([
   'SSH_AUTH_FAILED',
   'REMOTE_PROXYOPS_MISSING',
   'REMOTE_PROXYOPS_VERSION',
+  // `deploy check` on a file that is not a manifest, unit or compose file it can read.
+  'DEPLOY_CHECK_INPUT_INVALID',
 ]);
 
 /** Maps an error code to the process exit code. */

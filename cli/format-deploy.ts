@@ -1,6 +1,7 @@
 import { formatStatusDistribution } from '../proxy-config/core/apply/status-distribution.js';
 import type { DeployEvent } from '../proxy-config/core/deploy/deploy-events.js';
 import { formatWait } from '../proxy-config/core/deploy/drain-timing.js';
+import { WARMUP_REQUESTS } from '../proxy-config/core/deploy/log-window.js';
 import { toAddress, type DeployPlan, type DeployStep } from '../proxy-config/core/deploy/plan-deploy.js';
 
 function stepWait(step: DeployStep): string {
@@ -32,7 +33,7 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
-    `gates: 5xx ${gate(plan.gates.max5xxIncrease)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), p99 ${plan.gates.maxP99Ratio === null ? 'report only' : `at most ${plan.gates.maxP99Ratio}x`} the one before${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    `gates: 5xx ${gate(plan.gates.max5xxIncrease)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first ${WARMUP_REQUESTS} requests are its warm-up`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
     ...plan.envChanges.map(
       (c) =>
         `  setting ${c.name}=${c.value} (now ${c.was ?? 'unset'}) for the new instances; recorded for the stack only if the deploy succeeds`,

@@ -86,6 +86,16 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'deploy --dir .proxyops',
     'deploy --spec proxy.yaml --target /etc/proxyops --upstream api --json',
   ],
+  'deploy check': [
+    'deploy check k8s/deployment.yaml',
+    'deploy check /etc/systemd/system/app@.service --interval 2 --threshold 3 --margin 1',
+    'deploy check compose.yaml k8s/*.yaml --format json',
+  ],
+  maintenance: [
+    'maintenance on --upstream api --retry-after 600     # the local stack in .proxyops',
+    'maintenance off --upstream api',
+    'maintenance on --spec proxy.yaml --target /etc/proxyops --upstream api',
+  ],
   up: [
     'up',
     'up --instances 3 --port 8081 --dir /tmp/stack',

@@ -23,6 +23,7 @@ import {
 import { createGraphqlRouter } from '../graphql/http/graphql-router.js';
 import type { GraphqlEndpointDeps } from '../graphql/http/handler.js';
 import { createRateLimit } from './rate-limit.js';
+import { createTestFaults } from './test-faults.js';
 import { rejectUnknownQuery } from './query-names.js';
 import { handleRoute } from './route-handler.js';
 import { ROUTES, toExpressPath } from './routes.js';
@@ -87,6 +88,10 @@ export function frontMiddleware(deps: AppDeps): Array<[name: string, handler: Re
     READ_ONLY_PATHS.map((path) => [path, answerOtherMethods(path, READ_ONLY_METHODS)]),
   );
   const openapi = buildOpenApi(deps.config);
+  const faults = createTestFaults({
+    delayMs: deps.config.testDelayMs,
+    errorPermille: deps.config.testErrorPermille,
+  });
   return [
     ['response marks', markResponse],
     ['access log', createHttpLogger(deps.logger)],
@@ -121,6 +126,7 @@ export function frontMiddleware(deps: AppDeps): Array<[name: string, handler: Re
         res.json(openapi);
       }),
     ],
+    ...(faults ? [['test faults', faults] as [string, RequestHandler]] : []),
     [
       'rate limit',
       createRateLimit({

@@ -56,7 +56,7 @@ export function registerDeploy(program: Command): void {
     )
     .option(
       '--max-p99-ratio <ratio>',
-      'roll back when p99 request time exceeds this multiple of the one before the deploy (p99s under 10 ms count as 10 ms), or off',
+      "roll back when the new instance's median request time exceeds this multiple of the other instances' (or of the log before the deploy) and a Mann-Whitney U test finds it slower (p < 0.001); its first 100 requests are left out as its warm-up; medians under 10 ms count as 10 ms; or off",
       '2.5',
     )
     .option('--canary <seconds>', 'watch the first new instance this long before going on')

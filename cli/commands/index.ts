@@ -4,9 +4,11 @@ import { registerGraphqlManifest } from './graphql-manifest.js';
 import { registerCert } from './cert.js';
 import { registerConfig } from './config.js';
 import { registerDeploy } from './deploy.js';
+import { registerDeployCheck } from './deploy-check.js';
 import { registerDiagnose } from './diagnose.js';
 import { registerUp } from './up.js';
 import { registerLogs } from './logs.js';
+import { registerMaintenance } from './maintenance.js';
 import { registerRemote } from './remote.js';
 
 /** A register function and the top-level commands it defines (or adds to). */
@@ -20,7 +22,7 @@ export interface CommandRow {
 /**
  * Every top-level command. Each module only declares its options; its work is imported lazily
  * inside the action so that `proxyops --help` loads nothing heavy. In order: graphql-manifest goes
- * under api.
+ * under api, check under deploy.
  */
 export const COMMANDS: readonly CommandRow[] = [
   { names: ['api'], register: registerApi },
@@ -30,7 +32,9 @@ export const COMMANDS: readonly CommandRow[] = [
   { names: ['diagnose'], register: registerDiagnose },
   { names: ['logs'], register: registerLogs },
   { names: ['deploy'], register: registerDeploy, ownsVersionOption: true },
+  { names: ['deploy'], register: registerDeployCheck },
   { names: ['up', 'down'], register: registerUp },
+  { names: ['maintenance'], register: registerMaintenance },
   { names: ['remote'], register: registerRemote },
 ];
 

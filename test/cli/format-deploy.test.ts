@@ -19,10 +19,10 @@ describe('deploy progress for people', () => {
     expect(text).toContain('drain wait = interval × threshold 15 s + margin 5 s = 20 s');
     expect(text).toMatch(/ 2\. \[1\/1\] wait-ready: .*\[at most 30 s\]/);
     expect(text).toMatch(
-      / 4\. \[1\/1\] watch: .*5xx \+5\.0 points, 4xx \+5\.0 points, p99 2\.5x.*\[wait 5 s\]/,
+      / 4\. \[1\/1\] watch: .*5xx \+5\.0 points, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s\]/,
     );
     expect(text).toContain(
-      'gates: 5xx at most +5.0 points, 4xx at most +5.0 points (429, 401/403, 404 shown), p99 at most 2.5x',
+      "gates: 5xx at most +5.0 points, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first 100 requests are its warm-up",
     );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');

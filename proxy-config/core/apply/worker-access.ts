@@ -159,6 +159,8 @@ export function workerPaths(spec: ProxySpec): WorkerPath[] {
   const paths: WorkerPath[] = [
     ...sockets,
     { path: spec.paths.tempDir, need: 'search', what: 'the temp directory (and the cache under it)' },
+    // Every proxied request tests its upstream's flag there: unreachable, maintenance would never show.
+    { path: spec.paths.maintenanceDir, need: 'search', what: 'the maintenance flag directory' },
     ...logs,
   ];
   return paths.filter((p, i) => paths.findIndex((q) => q.path === p.path) === i);

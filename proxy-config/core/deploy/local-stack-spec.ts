@@ -36,8 +36,13 @@ export function planLocalStackSpec(input: LocalStackInput): ProxySpecInput {
   return {
     version: 1,
     layerName: 'proxyops-local',
-    // The master writes the pid file before it switches user; the workers open the rest.
-    paths: { pidFile: `${input.dir}/nginx.pid`, tempDir: `${input.runtimeDir}/temp` },
+    // The master writes the pid file before it switches user; the workers open the rest (and test
+    // the maintenance flags on every request).
+    paths: {
+      pidFile: `${input.dir}/nginx.pid`,
+      tempDir: `${input.runtimeDir}/temp`,
+      maintenanceDir: `${input.runtimeDir}/maintenance`,
+    },
     workers: { processes: 1, connections: 1024, rlimitNofile: 4096 },
     accessLog: { path: `${input.runtimeDir}/logs/access.log`, format: 'text', buffer: null, flush: null },
     errorLog: { path: `${input.runtimeDir}/logs/error.log`, level: 'warn' },

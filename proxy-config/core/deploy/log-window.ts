@@ -23,6 +23,10 @@ export interface LogWindow {
   p99Ms: number;
   /** Lines that name the instance that answered (`ui=`, from its X-Proxyops-Instance header). */
   named: number;
+  /** The request times the latency gate compares (ms, in log order): all of them, or those after a warm-up. */
+  latencyMs: number[];
+  /** The new instance's first requests left out of latencyMs as its warm-up (0 for other windows). */
+  warmupSkipped: number;
 }
 
 /** Which lines a window keeps. */
@@ -39,6 +43,16 @@ export function summarizeLogWindow(
   freshBelowMs = 0,
   pick: LinePick = () => true,
 ): LogWindow {
+  return summarize(kit, text, freshBelowMs, pick).window;
+}
+
+/** summarizeLogWindow, plus the line number of each request time (to align two windows in time). */
+function summarize(
+  kit: LogReaderKit,
+  text: string,
+  freshBelowMs: number,
+  pick: LinePick,
+): { window: LogWindow; timeLines: number[] } {
   const { read } = kit.createReader();
   const facts = createLineFacts();
   const byStatus: Record<string, number> = {};
@@ -48,8 +62,11 @@ export function summarizeLogWindow(
   let skipped = 0;
   let named = 0;
   const times: number[] = [];
+  const timeLines: number[] = [];
+  let lineNo = 0;
   let start = 0;
   while (start < text.length) {
+    lineNo++;
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     if (end > start) {
@@ -61,7 +78,10 @@ export function summarizeLogWindow(
         total++;
         const is5xx = facts.status >= 500 && facts.status <= 599;
         if (is5xx) fivexx++;
-        if (facts.requestTimeMs >= 0) times.push(facts.requestTimeMs);
+        if (facts.requestTimeMs >= 0) {
+          times.push(facts.requestTimeMs);
+          timeLines.push(lineNo);
+        }
         const fresh = facts.requestTimeMs >= 0 && facts.requestTimeMs < freshBelowMs;
         for (let k = 0; k < facts.attempts; k++) {
           const address = facts.addr[k]!;
@@ -75,15 +95,45 @@ export function summarizeLogWindow(
     }
     start = end + 1;
   }
-  return {
+  const sorted = [...times].sort((a, b) => a - b);
+  const window = {
     distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
     byAddress,
     skipped,
     named,
-    p99Ms:
-      times.length === 0
-        ? 0
-        : times.sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!,
+    p99Ms: sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
+    latencyMs: times,
+    warmupSkipped: 0,
+  };
+  return { window, timeLines };
+}
+
+/**
+ * A new process answers its first requests slower (code still compiling, pools filling): the
+ * latency gate leaves out its first WARMUP_REQUESTS requests, and never more than half of those it
+ * answered, so a version slow from the start is still judged on the other half at the end of the
+ * watch (while the watch is open, the gate waits for the whole warm-up: see judgeNewInstance).
+ * bench:gates saw new processes of an unchanged version 3x slower than their peers over their
+ * first 40 to 75 requests on a loaded machine.
+ */
+export const WARMUP_REQUESTS = 100;
+
+/**
+ * Leaves the new instance's warm-up out of both latency samples: its own first requests, and the
+ * other instances' requests logged before its warm-up ended, so the two cover the same stretch of time.
+ */
+function withoutWarmup(
+  mine: { window: LogWindow; timeLines: number[] },
+  others: { window: LogWindow; timeLines: number[] },
+): { mine: LogWindow; others: LogWindow } {
+  const skip = Math.min(WARMUP_REQUESTS, Math.floor(mine.timeLines.length / 2));
+  const warmEnd = skip === 0 ? 0 : mine.timeLines[skip - 1]!;
+  return {
+    mine: { ...mine.window, latencyMs: mine.window.latencyMs.slice(skip), warmupSkipped: skip },
+    others: {
+      ...others.window,
+      latencyMs: others.window.latencyMs.filter((_, i) => others.timeLines[i]! > warmEnd),
+    },
   };
 }
 
@@ -111,9 +161,15 @@ export function splitByInstance(kit: LogReaderKit, text: string, key: NewInstanc
     'instance' in key
       ? (f) => f.attempts > 0 && f.instance === key.instance
       : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === key.address;
-  const mine = summarizeLogWindow(kit, text, 0, isMine);
-  const others = summarizeLogWindow(kit, text, 0, (f) => f.attempts > 0 && !isMine(f));
-  if ('instance' in key && mine.named + others.named === 0)
-    return { mine: summarizeLogWindow(kit, text), others: summarizeLogWindow(kit, ''), separated: false };
-  return { mine, others, separated: true };
+  const mine = summarize(kit, text, 0, isMine);
+  const others = summarize(kit, text, 0, (f) => f.attempts > 0 && !isMine(f));
+  if ('instance' in key && mine.window.named + others.window.named === 0)
+    return {
+      ...withoutWarmup(
+        summarize(kit, text, 0, () => true),
+        summarize(kit, '', 0, () => true),
+      ),
+      separated: false,
+    };
+  return { ...withoutWarmup(mine, others), separated: true };
 }

@@ -64,7 +64,7 @@ export interface DeployPlan {
   logDelayMs: number;
   /** Roll back when the 5xx share rises by more than this; null reports only. */
   max5xxIncrease: number | null;
-  /** Every gate of the watch (5xx from the spec, 4xx and p99 from flags or their defaults). */
+  /** Every gate of the watch (5xx from the spec, 4xx and latency from flags or their defaults). */
   gates: GateLimits;
   /** The first round's watch when longer than the others (`--canary`). */
   canaryMs: number;
@@ -183,7 +183,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
   const canaryMs = Math.round((input.canary ?? 0) * 1000);
   const rise = (limit: number | null, what: string) =>
     limit === null ? `${what}: report only` : `${what} +${(limit * 100).toFixed(1)} points`;
-  const threshold = `roll back above: ${rise(gates.max5xxIncrease, '5xx')}, ${rise(gates.max4xxIncrease, '4xx')}, p99 ${gates.maxP99Ratio === null ? 'report only' : `${gates.maxP99Ratio}x`}`;
+  const threshold = `roll back above: ${rise(gates.max5xxIncrease, '5xx')}, ${rise(gates.max4xxIncrease, '4xx')}, latency ${gates.maxP99Ratio === null ? 'report only' : `${gates.maxP99Ratio}x (median, Mann-Whitney U)`}`;
 
   const steps: DeployStep[] = [];
   input.instances.forEach((old, i) => {
@@ -256,7 +256,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       if (watchMs > 0)
         add(
           'watch',
-          `watch the new process (exit, readiness, 502s naming the slot, status codes and p99 against the ones before the deploy: ${threshold})${canaryNote}; on failure rename the old socket back`,
+          `watch the new process (exit, readiness, 502s naming the slot, status codes and request times against the other instances or the log before the deploy: ${threshold})${canaryNote}; on failure rename the old socket back`,
           { waitMs: watchMs + input.logDelayMs },
         );
       add(
@@ -274,7 +274,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     if (watchMs > 0)
       add(
         'watch',
-        `watch the new instance (exit, readiness, 502s naming it) and the access log status codes and p99 against the ones before the deploy (${threshold})${canaryNote}`,
+        `watch the new instance (exit, readiness, 502s naming it) and the access log status codes and request times against the other instances or the log before the deploy (${threshold})${canaryNote}`,
         {
           waitMs: watchMs + input.logDelayMs,
         },

@@ -1,4 +1,5 @@
-import type { LogWindow } from './log-window.js';
+import { WARMUP_REQUESTS, type LogWindow } from './log-window.js';
+import { mannWhitneyGreater, median } from './mann-whitney.js';
 
 /** The limits a watch holds the new version to; null turns a gate into a report only. */
 export interface GateLimits {
@@ -6,31 +7,38 @@ export interface GateLimits {
   max5xxIncrease: number | null;
   /** Largest rise of the 4xx share (429, 401/403, 404 and the rest). */
   max4xxIncrease: number | null;
-  /** Largest p99 request time as a multiple of the one before. */
+  /**
+   * Largest median request time as a multiple of the comparison's, once a Mann–Whitney U test says
+   * the new instance is slower at all (the spec and flag keep their first name, `--max-p99-ratio`).
+   */
   maxP99Ratio: number | null;
 }
 
-/** Defaults of the gates the spec does not set: a version that answers 4xx to 5 % more requests, or is 2.5 times as slow at p99, is rolled back. */
+/** Defaults of the gates the spec does not set: a version that answers 4xx to 5 % more requests, or is 2.5 times as slow, is rolled back. */
 export const DEFAULT_GATES = { max4xxIncrease: 0.05, maxP99Ratio: 2.5 } as const;
 
+/** Request times each side needs (after the warm-up) before the latency gate decides anything. */
+export const LATENCY_MIN_REQUESTS = 50;
 /**
- * Fewer requests than this on either side give no p99 worth comparing: the p99 of 100 requests is the
- * second slowest, of 20 it is simply the slowest one, and one slow request on a busy host is no verdict.
+ * One-sided significance of the latency test. The watch looks again at every poll, so the level is
+ * strict; the median ratio must also exceed the limit, which a version that is not slower never does.
  */
-export const P99_MIN_REQUESTS = 100;
+export const LATENCY_ALPHA = 0.001;
 /** The other instances must have answered this many requests in the window to stand in for "before". */
 export const PEER_MIN_REQUESTS = 20;
-/** nginx times requests in whole milliseconds: p99s under this compare as this, so 1 ms against 3 ms is no regression. */
-export const P99_FLOOR_MS = 10;
+/** nginx times requests in whole milliseconds: medians under this compare as this, so 1 ms against 3 ms is no regression. */
+export const LATENCY_FLOOR_MS = 10;
 
 /** Which gate fired, with the numbers that made it fire. */
 export interface FiredGate {
-  gate: '5xx' | '4xx' | 'p99';
+  gate: '5xx' | '4xx' | 'latency';
   /** What the new instance was compared with: the other instances in the same window, or the log before the deploy. */
   against?: 'others' | 'before';
   before: number;
   after: number;
   limit: number;
+  /** The latency gate's one-sided Mann–Whitney p-value. */
+  p?: number;
   /** One line for people: what rose, by how much, against which limit. */
   text: string;
 }
@@ -114,31 +122,44 @@ export function judgeGates(
       text: `the 4xx share rose from ${points(b4)} to ${points(a4)} (${shown}; limit +${points(limits.max4xxIncrease)})`,
     };
   }
-  if (
-    limits.maxP99Ratio !== null &&
-    before.distribution.total >= P99_MIN_REQUESTS &&
-    after.distribution.total >= P99_MIN_REQUESTS
-  ) {
-    const ratio = Math.max(after.p99Ms, P99_FLOOR_MS) / Math.max(before.p99Ms, P99_FLOOR_MS);
-    if (ratio > limits.maxP99Ratio)
-      return {
-        gate: 'p99',
-        before: before.p99Ms,
-        after: after.p99Ms,
-        limit: limits.maxP99Ratio,
-        text: `p99 request time rose from ${before.p99Ms} ms to ${after.p99Ms} ms (${ratio.toFixed(2)}x; limit ${limits.maxP99Ratio}x)`,
-      };
-  }
-  return undefined;
+  return limits.maxP99Ratio === null ? undefined : judgeLatency(before, after, limits.maxP99Ratio);
+}
+
+/**
+ * The latency gate: `after` is slower than `baseline` when a one-sided Mann–Whitney U test over
+ * their request times says so at LATENCY_ALPHA and its median is more than `maxRatio` times the
+ * baseline's (both at least LATENCY_FLOOR_MS). A rank test weighs every request and how many there
+ * were, where a ratio of two p99s hangs on the few slowest (of 100 requests, the second slowest).
+ */
+export function judgeLatency(baseline: LogWindow, after: LogWindow, maxRatio: number): FiredGate | undefined {
+  const x = after.latencyMs;
+  const y = baseline.latencyMs;
+  if (x.length < LATENCY_MIN_REQUESTS || y.length < LATENCY_MIN_REQUESTS) return undefined;
+  const b = median(y);
+  const a = median(x);
+  const ratio = Math.max(a, LATENCY_FLOOR_MS) / Math.max(b, LATENCY_FLOOR_MS);
+  if (ratio <= maxRatio) return undefined;
+  const { p } = mannWhitneyGreater(x, y);
+  if (p >= LATENCY_ALPHA) return undefined;
+  const warmup = after.warmupSkipped > 0 ? ` after a warm-up of ${after.warmupSkipped}` : '';
+  return {
+    gate: 'latency',
+    before: b,
+    after: a,
+    limit: maxRatio,
+    p,
+    text: `median request time rose from ${b} ms to ${a} ms (${ratio.toFixed(2)}x; limit ${maxRatio}x; Mann-Whitney U over ${x.length} requests${warmup} against ${y.length}: p = ${p.toExponential(1)})`,
+  };
 }
 
 /**
  * The watch rule for one new instance: its own requests (`mine`). Its 5xx and 4xx shares are compared
  * with the other instances' over the same window when they answered at least PEER_MIN_REQUESTS (the
  * canary comparison: same time, same load, same database), else with the log before the deploy. Its
- * p99 is always compared with the log before the deploy: a process's first requests are slower than
- * its warm peers' (code still compiling), and over a short window the p99 of a few dozen requests is
- * their slowest one, so against the peers a healthy new process would read as slow.
+ * request times after its warm-up (see splitByInstance) are compared with the other instances' over
+ * the same stretch when they have LATENCY_MIN_REQUESTS of them, else with the log before the deploy.
+ * While the window is open (`minRequests` above 1) that waits for the whole warm-up to be behind it;
+ * at the end, the warm-up is at most half of what it answered.
  */
 export function judgeNewInstance(
   before: LogWindow,
@@ -149,11 +170,15 @@ export function judgeNewInstance(
 ): FiredGate | undefined {
   const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
   const shares = judgeGates(useOthers ? others : before, mine, { ...limits, maxP99Ratio: null }, minRequests);
-  const fired =
-    shares ??
-    judgeGates(before, mine, { ...limits, max5xxIncrease: null, max4xxIncrease: null }, minRequests);
+  const latencyOthers = others.latencyMs.length >= LATENCY_MIN_REQUESTS;
+  const warmingUp = minRequests > 1 && mine.warmupSkipped < WARMUP_REQUESTS;
+  const latency =
+    shares || limits.maxP99Ratio === null || warmingUp
+      ? undefined
+      : judgeLatency(latencyOthers ? others : before, mine, limits.maxP99Ratio);
+  const fired = shares ?? latency;
   if (!fired) return undefined;
-  const against = shares && useOthers ? 'others' : 'before';
+  const against = (shares ? useOthers : latencyOthers) ? 'others' : 'before';
   return {
     ...fired,
     against,

@@ -23,4 +23,6 @@ export const RUNBOOKS = {
   requestForgery: 'runbooks/proxy-security-report.md#server-side-request-forgery',
   accessLists: 'runbooks/proxy-security-report.md#access-lists',
   originChecks: 'runbooks/proxy-security-report.md#origin-and-host-checks',
+  stoppedBeforeRemoved: 'runbooks/failed-deploy.md#the-old-instance-stopped-before-it-was-removed',
+  trafficBeforeReady: 'runbooks/failed-deploy.md#the-new-instance-took-traffic-before-it-was-ready',
 } as const;

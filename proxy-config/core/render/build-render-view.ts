@@ -8,6 +8,7 @@ import {
 } from './log-formats.js';
 import { hostHeaderPattern, planCatchAllServers, primaryName } from './host-safety.js';
 import { NJS_MODULE } from './nginx-modules.js';
+import { buildMaintenanceMaps, buildMaintenancePages, toMaintenanceTest } from './maintenance-view.js';
 import { RETRY_AFTER_VARIABLE, toNginxProblemViews } from './nginx-problems.js';
 import { REQUEST_ID_PATTERN } from './request-id.js';
 
@@ -118,6 +119,7 @@ export function buildRenderView(spec: ProxySpec) {
         }
       : false,
     limitZones: listLimitZones(spec),
+    maintenance: buildMaintenanceMaps(spec),
     servers: spec.servers.map((server, index) => toServerView(server, index, spec)),
     hostMaps: spec.servers.map((server, index) => ({
       variable: forwardedHostVariable(index),
@@ -241,11 +243,18 @@ function toServerView(server: ServerSpec, index: number, spec: ProxySpec) {
     locations: [
       ...server.routes.map((route, r) => ({
         path: route.path,
-        proxy: toProxyView(route, limitZoneNames(index, r), cacheKey(spec, index)),
+        proxy: {
+          ...toProxyView(route, limitZoneNames(index, r), cacheKey(spec, index)),
+          maintenance: toMaintenanceTest(spec, route.upstream),
+        },
         static: false,
       })),
       ...server.static.map((s) => ({ path: s.path, proxy: false, static: s })),
     ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    maintenancePages: buildMaintenancePages(
+      spec,
+      server.routes.map((route) => route.upstream),
+    ),
   };
 }
 

@@ -15,7 +15,13 @@ export const DEFAULTS = {
     minLength: 1024,
   },
   trustedProxies: { addresses: [] as string[], header: 'X-Forwarded-For' },
-  paths: { pidFile: '/run/nginx.pid', tempDir: '/var/lib/nginx', modulesDir: '/usr/lib/nginx/modules' },
+  /** maintenanceDir: the files `proxyops maintenance` writes and nginx tests on each request. */
+  paths: {
+    pidFile: '/run/nginx.pid',
+    tempDir: '/var/lib/nginx',
+    modulesDir: '/usr/lib/nginx/modules',
+    maintenanceDir: '/var/lib/proxyops/maintenance',
+  },
   /** 1 GB of bodies; 10 MB of keys holds about 80 000 entries; an unused entry leaves after 10 minutes. */
   cache: { maxSize: '1g', keysZone: '10m', inactive: 600 },
   workers: { processes: 'auto', connections: 1024, rlimitNofile: 4096 },

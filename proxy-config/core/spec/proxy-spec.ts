@@ -32,8 +32,11 @@ export interface ProxySpec {
    * the spec sets none (routes that cache then get the defaults).
    */
   cache: CacheSpec | null;
-  /** `modulesDir`: where nginx's dynamic modules are (Debian's), for the ones an option loads. */
-  paths: { pidFile: string; tempDir: string; modulesDir: string };
+  /**
+   * `modulesDir`: where nginx's dynamic modules are (Debian's), for the ones an option loads;
+   * `maintenanceDir`: where `proxyops maintenance` puts the files nginx tests on each request.
+   */
+  paths: { pidFile: string; tempDir: string; modulesDir: string; maintenanceDir: string };
   workers: { processes: number | 'auto'; connections: number; rlimitNofile: number };
   timeouts: {
     /** Request timeout of the load balancer in front of nginx; absent when nothing sits in front. */

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import type { LogWindow } from '../../../proxy-config/core/deploy/log-window.js';
+import { mannWhitneyGreater, median } from '../../../proxy-config/core/deploy/mann-whitney.js';
 import {
   breakDown4xx,
   DEFAULT_GATES,
   judgeGates,
+  judgeLatency,
   judgeNewInstance,
 } from '../../../proxy-config/core/deploy/watch-gates.js';
+import { seededRandom, testSeed } from '../../support/seeded-random.js';
 
-const window = (byStatus: Record<string, number>, p99Ms = 5): LogWindow => {
+/** Request times as a loaded service logs them: whole ms, mostly near `typical`, a long tail. */
+function times(count: number, typical: number, random: ReturnType<typeof seededRandom>): number[] {
+  return Array.from({ length: count }, () => {
+    const tail = random.int(1, 100) > 95 ? random.int(2, 6) : 1;
+    return Math.round(typical * tail * (0.6 + random.int(0, 80) / 100));
+  });
+}
+
+const window = (byStatus: Record<string, number>, latencyMs: number[] = [], warmupSkipped = 0): LogWindow => {
   const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
   const fivexx = Object.entries(byStatus)
     .filter(([s]) => s.startsWith('5'))
@@ -17,7 +28,9 @@ const window = (byStatus: Record<string, number>, p99Ms = 5): LogWindow => {
     byAddress: {},
     skipped: 0,
     named: 0,
-    p99Ms,
+    p99Ms: 0,
+    latencyMs,
+    warmupSkipped,
   };
 };
 const limits = { max5xxIncrease: 0.05, ...DEFAULT_GATES };
@@ -49,21 +62,84 @@ describe('judgeGates', () => {
     ).toBeUndefined();
   });
 
-  it('fires the p99 gate on a version three times slower, not on noise under the floor', () => {
-    expect(judgeGates(window({ '200': 100 }, 40), window({ '200': 100 }, 120), limits)).toMatchObject({
-      gate: 'p99',
-    });
-    expect(judgeGates(window({ '200': 100 }, 40), window({ '200': 100 }, 70), limits)).toBeUndefined();
-    expect(judgeGates(window({ '200': 100 }, 1), window({ '200': 100 }, 6), limits)).toBeUndefined();
-    // Too few requests on either side: no p99 verdict (of 50 requests, the p99 is the slowest one).
-    expect(judgeGates(window({ '200': 5 }, 40), window({ '200': 100 }, 400), limits)).toBeUndefined();
-    expect(judgeGates(window({ '200': 100 }, 40), window({ '200': 50 }, 400), limits)).toBeUndefined();
+  it('fires the latency gate on a version three times slower, not on noise under the floor', () => {
+    const random = seededRandom(testSeed());
+    const fired = judgeGates(
+      window({ '200': 100 }, times(100, 40, random)),
+      window({ '200': 100 }, times(100, 120, random)),
+      limits,
+    );
+    expect(fired, `seed ${random.seed}`).toMatchObject({ gate: 'latency', limit: 2.5 });
+    expect(fired!.p).toBeLessThan(0.001);
+    expect(fired!.text).toMatch(
+      /^median request time rose from \d+(\.\d+)? ms to \d+(\.\d+)? ms \(\d\.\d\dx; limit 2\.5x; Mann-Whitney U over 100 requests against 100: p = /,
+    );
+    expect(
+      judgeGates(
+        window({ '200': 100 }, times(100, 40, random)),
+        window({ '200': 100 }, times(100, 70, random)),
+        limits,
+      ),
+    ).toBeUndefined();
+    // 1 ms against 3 ms is significant but under the floor: no regression worth a rollback.
+    expect(
+      judgeGates(
+        window({ '200': 100 }, times(100, 1, random)),
+        window({ '200': 100 }, times(100, 3, random)),
+        limits,
+      ),
+    ).toBeUndefined();
+    // Too few request times on either side: no verdict.
+    expect(
+      judgeGates(
+        window({ '200': 20 }, times(20, 40, random)),
+        window({ '200': 100 }, times(100, 400, random)),
+        limits,
+      ),
+    ).toBeUndefined();
+    expect(
+      judgeGates(
+        window({ '200': 100 }, times(100, 40, random)),
+        window({ '200': 29 }, times(49, 400, random)),
+        limits,
+      ),
+    ).toBeUndefined();
+  });
+
+  it('is not moved by a few slow requests that would triple a p99', () => {
+    const random = seededRandom(testSeed());
+    const baseline = times(100, 20, random);
+    // The same service, but two requests of the new instance waited on something for 600 ms.
+    const after = [...times(98, 20, random), 600, 610];
+    const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)]!;
+    expect(p99(after) / p99(baseline), `seed ${random.seed}`).toBeGreaterThan(2.5);
+    expect(
+      judgeLatency(window({ '200': 100 }, baseline), window({ '200': 100 }, after), 2.5),
+    ).toBeUndefined();
+  });
+
+  it('needs the rank test as well as the median ratio: two mixes of the same fast and slow answers', () => {
+    const fastSlow = (fast: number, slow: number) => [
+      ...Array<number>(fast).fill(12),
+      ...Array<number>(slow).fill(100),
+    ];
+    const baseline = fastSlow(26, 24);
+    const after = fastSlow(24, 26);
+    expect(median(after) / median(baseline)).toBeGreaterThan(2.5);
+    expect(mannWhitneyGreater(after, baseline).p).toBeGreaterThan(0.1);
+    expect(judgeLatency(window({ '200': 50 }, baseline), window({ '200': 50 }, after), 2.5)).toBeUndefined();
   });
 
   it('decides nothing on fewer requests than asked, and a null limit only reports', () => {
     expect(judgeGates(window({ '200': 100 }), window({ '500': 5 }), limits, 20)).toBeUndefined();
     const off = { max5xxIncrease: null, max4xxIncrease: null, maxP99Ratio: null };
-    expect(judgeGates(window({ '200': 100 }, 5), window({ '500': 50, '429': 50 }, 500), off)).toBeUndefined();
+    expect(
+      judgeGates(
+        window({ '200': 100 }, Array<number>(100).fill(5)),
+        window({ '500': 50, '429': 50 }, Array<number>(100).fill(500)),
+        off,
+      ),
+    ).toBeUndefined();
   });
 
   it('breaks the 4xx down the way people tell them apart', () => {
@@ -86,21 +162,71 @@ describe('judgeNewInstance', () => {
     expect(judgeNewInstance(before, window({ '200': 30 }), window({ '200': 270 }), limits)).toBeUndefined();
   });
 
-  it('judges the p99 against the log before the deploy, not against warm peers', () => {
-    const before = window({ '200': 100 }, 20);
-    // Three times slower than before the deploy: rolled back, whatever its peers do.
-    expect(
-      judgeNewInstance(before, window({ '200': 100 }, 90), window({ '200': 50 }, 80), limits),
-    ).toMatchObject({ gate: 'p99', against: 'before' });
-    // A new process's first slow requests against its warm peers alone are no regression.
+  it('judges the request times against the other instances over the same stretch, else the log before', () => {
+    const random = seededRandom(testSeed());
+    const before = window({ '200': 300 }, times(300, 20, random));
+    // Three times slower than its peers in the same window: rolled back against them.
+    const slow = judgeNewInstance(
+      before,
+      window({ '200': 100 }, times(100, 60, random), 50),
+      window({ '200': 200 }, times(200, 20, random)),
+      limits,
+    );
+    expect(slow, `seed ${random.seed}`).toMatchObject({ gate: 'latency', against: 'others' });
+    expect(slow!.text).toContain('after a warm-up of 50');
+    // The whole stack slowed down (a busy database): the new instance is as slow as its peers, not blamed.
     expect(
       judgeNewInstance(
-        window({ '200': 100 }, 60),
-        window({ '200': 100 }, 90),
-        window({ '200': 50 }, 20),
+        before,
+        window({ '200': 100 }, times(100, 60, random)),
+        window({ '200': 200 }, times(200, 60, random)),
         limits,
       ),
     ).toBeUndefined();
+    // No peers with enough requests: compared with the log before the deploy.
+    expect(
+      judgeNewInstance(
+        before,
+        window({ '200': 100 }, times(100, 60, random)),
+        window({ '200': 10 }, times(10, 20, random)),
+        limits,
+      ),
+    ).toMatchObject({ gate: 'latency', against: 'before' });
+  });
+
+  it('while the watch is open, waits until the whole warm-up is behind the new instance', () => {
+    const random = seededRandom(testSeed());
+    const before = window({ '200': 300 }, times(300, 20, random));
+    const peers = window({ '200': 200 }, times(200, 20, random));
+    // 120 requests answered: the warm-up left out is only half of them, 60; no early verdict.
+    expect(
+      judgeNewInstance(before, window({ '200': 120 }, times(60, 60, random), 60), peers, limits, 20),
+    ).toBeUndefined();
+    // At the end of the watch the same numbers decide.
+    expect(
+      judgeNewInstance(before, window({ '200': 120 }, times(60, 60, random), 60), peers, limits, 1),
+    ).toMatchObject({ gate: 'latency' });
+    // Past the whole warm-up, an early verdict.
+    expect(
+      judgeNewInstance(before, window({ '200': 200 }, times(100, 60, random), 100), peers, limits, 20),
+    ).toMatchObject({ gate: 'latency' });
+  });
+
+  it('lets through an unchanged version over many seeded watches', () => {
+    const random = seededRandom(testSeed());
+    let fired = 0;
+    for (let run = 0; run < 200; run++) {
+      const before = window({ '200': 300 }, times(300, 20, random));
+      fired += judgeNewInstance(
+        before,
+        window({ '200': 60 }, times(60, 22, random)),
+        window({ '200': 120 }, times(120, 20, random)),
+        limits,
+      )
+        ? 1
+        : 0;
+    }
+    expect(fired, `seed ${random.seed}`).toBe(0);
   });
 
   it('falls back to the log before the deploy when the others answered too few requests', () => {

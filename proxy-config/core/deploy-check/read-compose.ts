@@ -1,0 +1,100 @@
+import { isMap, LineCounter, parseDocument } from 'yaml';
+import { ProxyopsError } from '../errors.js';
+import { normalizeSignal, parseDurationMs } from './parse-durations.js';
+import type { Place, ReadStopSetups, StopSetup } from './stop-setup.js';
+
+/** Docker's defaults: 10 s between the stop signal and SIGKILL, SIGTERM, healthcheck every 30 s, 3 retries. */
+export const COMPOSE_DEFAULTS = {
+  stopGracePeriodMs: 10_000,
+  stopSignal: 'SIGTERM',
+  intervalMs: 30_000,
+  retries: 3,
+};
+
+interface ComposeService {
+  stop_grace_period?: unknown;
+  stop_signal?: unknown;
+  ports?: unknown[];
+  expose?: unknown[];
+  healthcheck?: { disable?: boolean; test?: unknown; interval?: unknown; retries?: unknown };
+}
+
+/**
+ * The stop settings of each service of a compose file: stop_grace_period, stop_signal, and the
+ * healthcheck (interval × retries is how long a balancer reading Docker's health takes to notice).
+ */
+export function readComposeFile(file: string, text: string): ReadStopSetups {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  const services = doc.get('services');
+  if (!isMap(services))
+    throw new ProxyopsError('DEPLOY_CHECK_INPUT_INVALID', `${file}: no services in this compose file`);
+  const placeOf = (path: string[], fallback: Place): Place => {
+    const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+    return node?.range ? { file, line: lines.linePos(node.range[0]).line } : fallback;
+  };
+  const setups: StopSetup[] = [];
+  for (const pair of services.items) {
+    const name = String((pair.key as { value?: unknown })?.value ?? pair.key);
+    const service = (isMap(pair.value) ? pair.value.toJSON() : {}) as ComposeService;
+    const at = ['services', name];
+    const place = placeOf(at, { file, line: 1 });
+    const grace =
+      service.stop_grace_period === undefined
+        ? undefined
+        : duration(
+            String(service.stop_grace_period),
+            placeOf([...at, 'stop_grace_period'], place),
+            'stop_grace_period',
+          );
+    const signal =
+      service.stop_signal === undefined ? undefined : normalizeSignal(String(service.stop_signal));
+    if (service.stop_signal !== undefined && signal === undefined)
+      throw invalid(
+        placeOf([...at, 'stop_signal'], place),
+        `stop_signal ${String(service.stop_signal)} is not a signal`,
+      );
+    const check = service.healthcheck;
+    const healthy =
+      check && check.disable !== true && !(Array.isArray(check.test) && check.test[0] === 'NONE');
+    setups.push({
+      source: 'compose',
+      name: `service ${name}`,
+      place,
+      ...(healthy
+        ? {
+            readiness: {
+              periodMs:
+                check.interval === undefined
+                  ? COMPOSE_DEFAULTS.intervalMs
+                  : duration(
+                      String(check.interval),
+                      placeOf([...at, 'healthcheck', 'interval'], place),
+                      'interval',
+                    ),
+              threshold: typeof check.retries === 'number' ? check.retries : COMPOSE_DEFAULTS.retries,
+              place: placeOf([...at, 'healthcheck'], place),
+            },
+          }
+        : {}),
+      servesTraffic: true,
+      stopTimeoutMs: grace ?? COMPOSE_DEFAULTS.stopGracePeriodMs,
+      stopTimeoutPlace: grace === undefined ? place : placeOf([...at, 'stop_grace_period'], place),
+      stopTimeoutName: 'stop_grace_period',
+      stopSignal: signal ?? COMPOSE_DEFAULTS.stopSignal,
+      stopSignalPlace: signal === undefined ? place : placeOf([...at, 'stop_signal'], place),
+      stopSignalName: 'stop_signal',
+    });
+  }
+  return { setups, notes: [] };
+}
+
+function duration(raw: string, place: Place, key: string): number {
+  const ms = parseDurationMs(raw);
+  if (ms === undefined) throw invalid(place, `${key} ${raw} is not a duration (such as 30s or 1m30s)`);
+  return ms;
+}
+
+function invalid(place: Place, why: string): ProxyopsError {
+  return new ProxyopsError('DEPLOY_CHECK_INPUT_INVALID', `${place.file}:${place.line}: ${why}`);
+}
