@@ -95,10 +95,10 @@ describe('resolveWorkerUser', () => {
 });
 
 describe('workerPaths and the refusal line', () => {
-  it("names the sockets, the temp directory and the log directories, not the master's files", () => {
+  it("names the sockets, the temp, maintenance and log directories, not the master's files", () => {
     const spec = applySpecDefaults({
       version: 1,
-      paths: { pidFile: '/root/p/nginx.pid', tempDir: '/run/p/temp' },
+      paths: { pidFile: '/root/p/nginx.pid', tempDir: '/run/p/temp', maintenanceDir: '/run/p/maintenance' },
       accessLog: { path: '/root/p/logs/access.log' },
       errorLog: { path: 'stderr' },
       upstreams: { api: { servers: [{ socket: '/run/p/slots/slot-0.sock' }] } },
@@ -107,6 +107,7 @@ describe('workerPaths and the refusal line', () => {
     expect(workerPaths(spec)).toEqual([
       { path: '/run/p/slots/slot-0.sock', need: 'connect', what: 'the socket of upstream api' },
       { path: '/run/p/temp', need: 'search', what: 'the temp directory (and the cache under it)' },
+      { path: '/run/p/maintenance', need: 'search', what: 'the maintenance flag directory' },
       { path: '/root/p/logs', need: 'search', what: 'the log directory' },
     ]);
   });
