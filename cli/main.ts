@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { commandsFor } from './commands/index.js';
+import { COMMANDS, commandsFor } from './commands/index.js';
 import { EXIT } from './exit-codes.js';
 import { addHelpExamples } from './help-examples.js';
 import { PROXYOPS_VERSION } from '../proxy-config/core/version.js';
@@ -18,7 +18,7 @@ const program = new Command('proxyops')
 
 // commander lets a program option win over a command's option of the same name: a run of a command
 // with its own `--version <value>` (deploy) gets no program `-V, --version`.
-if (rows.length > 1 || !rows[0]!.ownsVersionOption) program.version(PROXYOPS_VERSION);
+if (rows === COMMANDS || !rows.some((row) => row.ownsVersionOption)) program.version(PROXYOPS_VERSION);
 for (const { register } of rows) register(program);
 addHelpExamples(program);
 
