@@ -252,13 +252,14 @@ export async function startApiServer(options: ServerOptions): Promise<RunningSer
     retiredAt ??= Date.now();
     // Behind a slot, connections queued before the rename still arrive; a TCP listener just closes.
     if (drain && config.socket) await sleep(Math.max(0, SLOT_ACCEPT_GRACE_MS - (Date.now() - retiredAt)));
+    // http.Server#close would also close idle keep-alive connections (Node 19+): stop listening only.
+    // The listener closes now, before anything awaits: once the line below is logged, connects are refused.
+    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
     logger.info(
       { reason, inFlight },
       'slot drain: no longer accepting; closing each connection after its next answer',
     );
     await graphqlWs.close();
-    // http.Server#close would also close idle keep-alive connections (Node 19+): stop listening only.
-    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
     const timedOut = await Promise.race([
       closed.then(() => false),
       sleep(config.shutdownTimeoutMs).then(() => true),
