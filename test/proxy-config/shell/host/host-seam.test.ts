@@ -100,8 +100,13 @@ describe.each(cases)('the host seam on $label', ({ make }) => {
     const pid = await new Promise<number>((resolve) =>
       session.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
     );
-    const listed = await host.listProcesses();
-    expect(listed.find((p) => p.pid === pid)?.cmdline).toBe('sleep 30');
+    // The shell prints its pid before it execs sleep: wait for the exec to show.
+    let cmdline: string | undefined;
+    for (let tries = 0; tries < 100 && cmdline !== 'sleep 30'; tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      cmdline = (await host.listProcesses()).find((p) => p.pid === pid)?.cmdline;
+    }
+    expect(cmdline).toBe('sleep 30');
     await host.signal(pid, 'SIGTERM');
     session.stdin.end();
     expect((await session.done).exitCode).not.toBe(0);
