@@ -8,10 +8,10 @@
 // Counts: BENCH_GATES_GOOD (30) and BENCH_GATES_BAD (10). Prints both counts and each rollback's reason.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, sleep } from './_local.mjs';
 import { startLoad } from './_load.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -19,15 +19,6 @@ const GOOD = Number(process.env.BENCH_GATES_GOOD ?? 30);
 const BAD = Number(process.env.BENCH_GATES_BAD ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const env = { ...process.env, PROXYOPS_RATE_LIMIT: '10000000' };
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
 const run = (args) =>
   new Promise((resolve) =>

@@ -4,10 +4,10 @@
 // the first minute; goal (issue 24): under 50 MB, with the database's data on disk under --dir.
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, sleep } from './_local.mjs';
 import { startLoad } from './_load.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -16,15 +16,6 @@ const RATE = Number(process.env.BENCH_RATE ?? 300);
 const GOAL_MB = 50;
 const SAMPLE_MS = 5_000;
 const env = { ...process.env, PROXYOPS_RATE_LIMIT: '10000000', DATABASE_URL: '' };
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
 /** Resident set size of `pid` in MB (VmRSS of /proc/PID/status). */
 const rssMb = (pid) =>
