@@ -1,4 +1,4 @@
-import type { CertCheckReport } from '../proxy-config/check-certs.js';
+import type { CertCheckReport } from '../proxy-config/certs/check-certs.js';
 
 const LABEL = { ok: 'ok', expiring: 'EXPIRING', expired: 'EXPIRED' } as const;
 

@@ -1,8 +1,8 @@
-import type { ApplyReport, RollbackReport } from '../proxy-config/apply-config.js';
-import type { ProxiesApplyReport } from '../proxy-config/apply-to-proxies.js';
-import type { HistoryEntry } from '../proxy-config/config-history.js';
+import type { ApplyReport, RollbackReport } from '../proxy-config/config/apply-config.js';
+import type { ProxiesApplyReport } from '../proxy-config/config/apply-to-proxies.js';
+import type { HistoryEntry } from '../proxy-config/config/config-history.js';
 import { formatStatusDistribution } from '../proxy-config/core/apply/status-distribution.js';
-import type { ValidateReport } from '../proxy-config/validate-config.js';
+import type { ValidateReport } from '../proxy-config/config/validate-config.js';
 import { formatLintReport } from './format-lint-report.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from 'node:path';
 import { Chalk } from 'chalk';
-import type { LintFinding, LintReport } from '../proxy-config/lint-config.js';
+import type { LintFinding, LintReport } from '../proxy-config/config/lint-config.js';
 
 /** The `config lint --json` document: the report plus `ok` (false when an error-severity rule fired). */
 export function toLintJson(report: LintReport): LintReport & { ok: boolean } {

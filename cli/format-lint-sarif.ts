@@ -1,7 +1,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LintRule } from '../proxy-config/core/lint/types.js';
-import type { LintReport, LintSeverity } from '../proxy-config/lint-config.js';
+import type { LintReport, LintSeverity } from '../proxy-config/config/lint-config.js';
 
 /** Where the SARIF document's links point. */
 export interface SarifOptions {

@@ -14,7 +14,7 @@ export function registerCert(program: Command): Command {
     .option('--json', 'print the report as JSON')
     .action((files: string[], flags: { host?: string[]; spec?: string; warnDays?: number; json?: boolean }) =>
       runAction(async () => {
-        const { checkCertificates } = await import('../../proxy-config/check-certs.js');
+        const { checkCertificates } = await import('../../proxy-config/certs/check-certs.js');
         const { formatCertReport } = await import('../format-cert-report.js');
         const report = await checkCertificates({
           files,

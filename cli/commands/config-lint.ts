@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Option, type Command } from 'commander';
-import type { LintReport } from '../../proxy-config/lint-config.js';
+import type { LintReport } from '../../proxy-config/config/lint-config.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
 
@@ -55,7 +55,7 @@ export function registerConfigLint(configCommand: Command): Command {
         },
       ) =>
         runAction(async () => {
-          const { failsAt, lintNginxConfigFiles } = await import('../../proxy-config/lint-config.js');
+          const { failsAt, lintNginxConfigFiles } = await import('../../proxy-config/config/lint-config.js');
           const report = await lintNginxConfigFiles(file, {
             confPrefix: flags.confPrefix,
             context: flags.context,

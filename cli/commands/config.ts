@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { ServersFrom } from '../../proxy-config/reconcile-servers.js';
+import type { ServersFrom } from '../../proxy-config/config/reconcile-servers.js';
 import { runAction } from '../run-action.js';
 import { registerConfigLint } from './config-lint.js';
 
@@ -14,7 +14,7 @@ export function registerConfig(program: Command): Command {
     .option('--out <dir>', 'write the files here instead of printing nginx.conf')
     .action((flags: { spec: string; out?: string }) =>
       runAction(async () => {
-        const { renderConfigFile } = await import('../../proxy-config/render-config.js');
+        const { renderConfigFile } = await import('../../proxy-config/config/render-config.js');
         const result = await renderConfigFile(flags.spec, flags.out);
         if (flags.out) for (const path of result.written) process.stdout.write(`wrote ${path}\n`);
         else {
@@ -36,7 +36,7 @@ export function registerConfig(program: Command): Command {
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
     .action((flags: { spec: string }) =>
       runAction(async () => {
-        const { validateConfigFile } = await import('../../proxy-config/validate-config.js');
+        const { validateConfigFile } = await import('../../proxy-config/config/validate-config.js');
         const { formatValidateReport } = await import('../format-config.js');
         const report = await validateConfigFile(flags.spec);
         const color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
@@ -57,7 +57,7 @@ export function registerConfig(program: Command): Command {
     .action((flags: { spec: string; target?: string; serversFrom: ServersFrom }) =>
       runAction(async () => {
         if (flags.target === undefined) {
-          const { diffProxies } = await import('../../proxy-config/apply-to-proxies.js');
+          const { diffProxies } = await import('../../proxy-config/config/apply-to-proxies.js');
           const diffs = await diffProxies(flags.spec);
           for (const { host, live, diff } of diffs) {
             process.stdout.write(diff ? `== ${host}\n${diff}` : '');
@@ -65,7 +65,7 @@ export function registerConfig(program: Command): Command {
           }
           return diffs.some((d) => d.diff) ? 1 : 0;
         }
-        const { diffConfig } = await import('../../proxy-config/diff-config.js');
+        const { diffConfig } = await import('../../proxy-config/config/diff-config.js');
         const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
           process.stderr.write(`${line}\n`),
         );
@@ -100,7 +100,7 @@ export function registerConfig(program: Command): Command {
       }) =>
         runAction(async () => {
           if (flags.target === undefined) return applyToProxies(flags);
-          const { applyConfig } = await import('../../proxy-config/apply-config.js');
+          const { applyConfig } = await import('../../proxy-config/config/apply-config.js');
           const { formatApplyReport } = await import('../format-config.js');
           const report = await applyConfig({
             specPath: flags.spec,
@@ -131,7 +131,7 @@ export function registerConfig(program: Command): Command {
               'BAD_OPTION',
               'give --target DIR, or --spec FILE for the hosts under its proxies',
             );
-          const { readProxiesHistory } = await import('../../proxy-config/apply-to-proxies.js');
+          const { readProxiesHistory } = await import('../../proxy-config/config/apply-to-proxies.js');
           const hosts = await readProxiesHistory(flags.spec);
           process.stdout.write(
             flags.json
@@ -140,7 +140,7 @@ export function registerConfig(program: Command): Command {
           );
           return;
         }
-        const { readConfigHistory } = await import('../../proxy-config/config-history.js');
+        const { readConfigHistory } = await import('../../proxy-config/config/config-history.js');
         const history = await readConfigHistory(flags.target);
         process.stdout.write(flags.json ? `${JSON.stringify(history, null, 2)}\n` : formatHistory(history));
       }),
@@ -160,7 +160,7 @@ export function registerConfig(program: Command): Command {
     )
     .action((flags: { target: string; to?: string; force?: boolean }) =>
       runAction(async () => {
-        const { rollbackConfig } = await import('../../proxy-config/apply-config.js');
+        const { rollbackConfig } = await import('../../proxy-config/config/apply-config.js');
         const { formatRollbackReport } = await import('../format-config.js');
         process.stdout.write(
           formatRollbackReport(
@@ -191,7 +191,7 @@ async function applyToProxies(flags: {
       'BAD_OPTION',
       '--watch, --rollback-on-5xx and --servers-from apply to one --target; with proxies every host checks its servers as --servers-from check does',
     );
-  const { applyToProxies: apply } = await import('../../proxy-config/apply-to-proxies.js');
+  const { applyToProxies: apply } = await import('../../proxy-config/config/apply-to-proxies.js');
   const report = await apply(flags.spec, (line) => process.stderr.write(`${line}\n`));
   const { formatProxiesApplyReport } = await import('../format-config.js');
   process.stdout.write(formatProxiesApplyReport(report));

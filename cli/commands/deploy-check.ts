@@ -67,7 +67,7 @@ export function registerDeployCheck(program: Command): void {
     .option('-q, --quiet', 'text: the findings only, one line each')
     .action((files: string[], flags: DeployCheckFlags, command: Command) =>
       runAction(async () => {
-        const { checkDeployFiles } = await import('../../proxy-config/deploy-check.js');
+        const { checkDeployFiles } = await import('../../proxy-config/deploy/deploy-check.js');
         const report = await checkDeployFiles(files, {
           healthCheck: {
             interval: seconds('--interval', flags.interval),

@@ -75,7 +75,7 @@ export function registerDeploy(program: Command): void {
         if (what !== undefined && what !== 'plan')
           throw new ProxyopsError('USAGE', `deploy ${what}: unknown; did you mean deploy plan?`);
         const { loadDeployContext, resolveDeployTarget } =
-          await import('../../proxy-config/deploy-context.js');
+          await import('../../proxy-config/deploy/deploy-context.js');
         const { formatDeployEvent, formatDeployPlan } = await import('../format-deploy.js');
         const { parseApiSettings } = await import('../parse-api-settings.js');
         if ((flags.replace === undefined) !== (flags.with === undefined))
@@ -100,7 +100,7 @@ export function registerDeploy(program: Command): void {
           );
           return EXIT.ok;
         }
-        const { deploy } = await import('../../proxy-config/deploy.js');
+        const { deploy } = await import('../../proxy-config/deploy/deploy.js');
         // Ctrl-C (or `proxyops down`): finish the step under way, then put the round back as it was
         // and exit 1. A second one must not kill the deploy half-way through putting it back.
         const interrupt = new AbortController();

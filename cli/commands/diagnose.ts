@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { DiagnoseOptions } from '../../proxy-config/diagnose.js';
+import type { DiagnoseOptions } from '../../proxy-config/diagnose/diagnose.js';
 import { runAction } from '../run-action.js';
 
 /** Options of `proxyops diagnose`, as commander hands them over: the workflow's sources, --json and --host. */
@@ -35,7 +35,7 @@ export function registerDiagnose(program: Command): void {
       runAction(async () => {
         if (flags.host !== undefined) return diagnoseOnHost(flags.host, symptom, flags);
         const { parseSymptom } = await import('../../proxy-config/core/diagnose/symptoms.js');
-        const { diagnose } = await import('../../proxy-config/diagnose.js');
+        const { diagnose } = await import('../../proxy-config/diagnose/diagnose.js');
         const { renderFindings } = await import('../../proxy-config/core/diagnose/render-findings.js');
         const { EXIT } = await import('../exit-codes.js');
         const { withInvokedName } = await import('../invoked-name.js');
@@ -52,7 +52,7 @@ export function registerDiagnose(program: Command): void {
 
 /** `diagnose --host`: the same command run by the proxyops on that host, its output and exit code passed on. */
 async function diagnoseOnHost(host: string, symptom: string, flags: DiagnoseFlags): Promise<number> {
-  const { runProxyopsOn } = await import('../../proxy-config/run-on-host.js');
+  const { runProxyopsOn } = await import('../../proxy-config/diagnose/run-on-host.js');
   const args = ['diagnose', symptom];
   for (const [name, value] of Object.entries(flags)) {
     if (name === 'host' || value === undefined || value === false) continue;

@@ -24,7 +24,7 @@ export function registerLogsRotate(logs: Command): void {
     .option('--json', 'print the result as JSON')
     .action((flags: RotateFlags) =>
       runAction(async () => {
-        const { rotateLogs } = await import('../../proxy-config/rotate-logs.js');
+        const { rotateLogs } = await import('../../proxy-config/logs/rotate-logs.js');
         const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
         const timeoutMs = Number(flags.timeout);
         if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {

@@ -79,7 +79,7 @@ function registerLogsStats(logs: Command): void {
     .option('--label <name=value>', 'a label on every metric, e.g. host=web1 (repeatable)', collect)
     .action((inputs: string[], options: Record<string, unknown>) =>
       runAction(async () => {
-        const { runLogsStatsCommand } = await import('../../proxy-config/logs-stats-command.js');
+        const { runLogsStatsCommand } = await import('../../proxy-config/logs/logs-stats-command.js');
         return runLogsStatsCommand(inputs, options, processIo());
       }),
     );
@@ -110,7 +110,7 @@ function registerLogsMerge(logs: Command): void {
     .option('--label <name=value>', 'a label on every metric, e.g. host=web1 (repeatable)', collect)
     .action((states: string[], options: Record<string, unknown>) =>
       runAction(async () => {
-        const { runLogsMergeCommand } = await import('../../proxy-config/logs-merge-command.js');
+        const { runLogsMergeCommand } = await import('../../proxy-config/logs/logs-merge-command.js');
         return runLogsMergeCommand(states, options, processIo());
       }),
     );

@@ -41,8 +41,8 @@ export function registerMaintenance(program: Command): void {
             'BAD_OPTION',
             `--retry-after ${JSON.stringify(flags.retryAfter)} must be whole seconds from 0 to 86400`,
           );
-        const { resolveDeployTarget } = await import('../../proxy-config/deploy-context.js');
-        const { setMaintenance } = await import('../../proxy-config/maintenance.js');
+        const { resolveDeployTarget } = await import('../../proxy-config/deploy/deploy-context.js');
+        const { setMaintenance } = await import('../../proxy-config/deploy/maintenance.js');
         const where = await resolveDeployTarget(flags);
         const outcome = await setMaintenance(where, { upstream: flags.upstream, state, retryAfter });
         if (flags.json) process.stdout.write(`${JSON.stringify(outcome)}\n`);

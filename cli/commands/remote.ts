@@ -18,7 +18,7 @@ export function registerRemote(program: Command): Command {
     .action((flags: { target: string }) =>
       runAction(async () => {
         const { createInterface } = await import('node:readline');
-        const { serveApplySteps } = await import('../../proxy-config/serve-apply-steps.js');
+        const { serveApplySteps } = await import('../../proxy-config/config/serve-apply-steps.js');
         const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
         const requests = {
           async next() {

@@ -127,7 +127,7 @@ export function registerUp(program: Command): void {
           ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}),
           ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}),
         };
-        const { startStack } = await import('../../proxy-config/up.js');
+        const { startStack } = await import('../../proxy-config/stack/up.js');
         const say = (line: string) => process.stdout.write(`${line}\n`);
         // A closed output (`proxyops up | tee log`: Ctrl-C ends tee too) must not kill this process
         // before it has stopped what it started: write errors (EPIPE) are dropped.
@@ -174,7 +174,7 @@ export function registerUp(program: Command): void {
     .option('--dir <dir>', 'directory of the local stack', '.proxyops')
     .action((flags: { dir: string }) =>
       runAction(async () => {
-        const { stopStack } = await import('../../proxy-config/up.js');
+        const { stopStack } = await import('../../proxy-config/stack/up.js');
         const say = (line: string) => process.stdout.write(`${line}\n`);
         say((await stopStack(flags.dir, say)) ? 'stopped' : `nothing runs from ${flags.dir}`);
       }),

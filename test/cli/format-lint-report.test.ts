@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatLintReport, toLintJson } from '../../cli/format-lint-report.js';
-import type { LintReport } from '../../proxy-config/lint-config.js';
+import type { LintReport } from '../../proxy-config/config/lint-config.js';
 
 const REPORT: LintReport = {
   mainFile: '/etc/nginx/nginx.conf',

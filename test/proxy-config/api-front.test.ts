@@ -11,7 +11,7 @@ import { signalNginx, startNginx, type NginxTarget } from '../../proxy-config/sh
 import { readSpecFile } from '../../proxy-config/shell/read-spec-file.js';
 import { createTempPrefix } from '../../proxy-config/shell/temp-prefix.js';
 import { writeRenderedFiles } from '../../proxy-config/shell/write-rendered-files.js';
-import { renderSpec } from '../../proxy-config/render-config.js';
+import { renderSpec } from '../../proxy-config/config/render-config.js';
 import { captureLogs } from '../api/support/harness.js';
 import { freePort } from '../support/ports.js';
 

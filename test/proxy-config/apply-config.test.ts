@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyConfig, rollbackConfig } from '../../proxy-config/apply-config.js';
+import { applyConfig, rollbackConfig } from '../../proxy-config/config/apply-config.js';
 import { readVersionState, versionDir } from '../../proxy-config/shell/config-versions.js';
 import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
 import { processFamily } from '../../proxy-config/shell/proc-process-tree.js';

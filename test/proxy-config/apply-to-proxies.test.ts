@@ -12,7 +12,7 @@ import {
   VERSION_MANIFEST_FILE,
 } from '../../proxy-config/core/apply/version-manifest.js';
 import type { ProxySpec } from '../../proxy-config/core/spec/proxy-spec.js';
-import { renderSpec } from '../../proxy-config/render-config.js';
+import { renderSpec } from '../../proxy-config/config/render-config.js';
 import { createSshHost } from '../../proxy-config/shell/host/ssh-host.js';
 import { openStepSession } from '../../proxy-config/shell/host/step-session.js';
 import { freePort } from '../support/ports.js';
@@ -278,7 +278,7 @@ describe('config apply to every nginx host of the spec, as one change', () => {
 
   it('the far side undoes its part when its session ends before finish: the near side gone, or the host lost', async () => {
     const specPath = await writeSpec('layer-j', { names: ['web1'] });
-    const { readProxiesSpec } = await import('../../proxy-config/apply-to-proxies.js');
+    const { readProxiesSpec } = await import('../../proxy-config/config/apply-to-proxies.js');
     const spec = await readProxiesSpec(specPath);
     const files = await renderFiles(spec);
     const previous = process.env.PROXYOPS_SSH_CONFIG;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkCertificates } from '../../proxy-config/check-certs.js';
+import { checkCertificates } from '../../proxy-config/certs/check-certs.js';
 import { freePort } from '../support/ports.js';
 import { makeCertificate } from './helpers/make-certificate.js';
 import { runCli } from '../support/run-cli.js';

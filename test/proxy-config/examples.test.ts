@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readSpecFile } from '../../proxy-config/shell/read-spec-file.js';
-import { renderSpec } from '../../proxy-config/render-config.js';
-import { checkSpecInTempPrefix, validateConfigFile } from '../../proxy-config/validate-config.js';
+import { renderSpec } from '../../proxy-config/config/render-config.js';
+import { checkSpecInTempPrefix, validateConfigFile } from '../../proxy-config/config/validate-config.js';
 import { makeCertificate } from './helpers/make-certificate.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../proxy-config/examples');

@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSpecFile } from '../../proxy-config/shell/read-spec-file.js';
-import { renderSpec } from '../../proxy-config/render-config.js';
+import { renderSpec } from '../../proxy-config/config/render-config.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../proxy-config/examples');
 const GOLDEN = join(import.meta.dirname, 'golden');

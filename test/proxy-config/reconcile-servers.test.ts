@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applySpecDefaults } from '../../proxy-config/core/spec/apply-spec-defaults.js';
-import { reconcileServers } from '../../proxy-config/reconcile-servers.js';
+import { reconcileServers } from '../../proxy-config/config/reconcile-servers.js';
 
 describe('reconcileServers --servers-from spec', () => {
   let target: string;

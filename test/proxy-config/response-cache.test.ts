@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
 import { startAppliedNginx } from '../support/live-nginx.js';
-import { validateConfigFile } from '../../proxy-config/validate-config.js';
+import { validateConfigFile } from '../../proxy-config/config/validate-config.js';
 import { freePort } from '../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';
 import { makeCertificate } from './helpers/make-certificate.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLastLines } from '../../proxy-config/shell/read-log-since.js';
-import { readStatusesBefore } from '../../proxy-config/watch-status-codes.js';
+import { readStatusesBefore } from '../../proxy-config/config/watch-status-codes.js';
 
 const line = (status: number) =>
   `127.0.0.1 - - [22/Nov/2026:03:00:00 +0000] "GET /x HTTP/1.1" ${status} 5 "-" "curl"\n`;

@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, readFile, rm, writeFile, chmod } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { applyConfig } from '../../proxy-config/apply-config.js';
+import { applyConfig } from '../../proxy-config/config/apply-config.js';
 import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
 import {
   signalNginx,

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diagnose } from '../../../proxy-config/diagnose.js';
+import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
 import { readFileTail } from '../../../proxy-config/shell/read-input-file.js';
 
 // nginx writes error-log times in local time: build the lines the same way.

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isProxyopsError } from '../../../proxy-config/core/errors.js';
-import { diagnose } from '../../../proxy-config/diagnose.js';
+import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'proxy-config', 'examples', 'api-front.yaml');
 

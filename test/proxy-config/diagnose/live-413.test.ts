@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diagnose } from '../../../proxy-config/diagnose.js';
+import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { startUpstreamApp } from '../../support/upstream-app.js';

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diagnose } from '../../../proxy-config/diagnose.js';
+import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../../support/upstream-app.js';

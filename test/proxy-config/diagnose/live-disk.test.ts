@@ -1,6 +1,6 @@
 import { rename, unlink } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diagnose } from '../../../proxy-config/diagnose.js';
+import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { expectTopFinding, sourcesOf, waitForLines } from './live-helpers.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { diagnose } from '../../../proxy-config/diagnose.js';
+import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { expectTopFinding, sourcesOf, startScriptedApp } from './live-helpers.js';

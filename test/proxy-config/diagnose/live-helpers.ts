@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
-import type { DiagnoseOptions, DiagnoseResult } from '../../../proxy-config/diagnose.js';
+import type { DiagnoseOptions, DiagnoseResult } from '../../../proxy-config/diagnose/diagnose.js';
 import type { LiveNginx } from '../../support/live-nginx.js';
 
 /** A loopback HTTP server whose every answer the test writes. */

@@ -1,6 +1,6 @@
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lintNginxConfigFiles, type LintFinding } from '../../../proxy-config/lint-config.js';
+import { lintNginxConfigFiles, type LintFinding } from '../../../proxy-config/config/lint-config.js';
 import { FIELD_CORPUS, type Judgement } from './field-judgements.js';
 import { FIXTURE_DIR } from './fixtures.js';
 

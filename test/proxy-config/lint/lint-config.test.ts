@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig } from '../../../proxy-config/core/nginx-config/types.js';
-import { lintNginxConfig } from '../../../proxy-config/lint-config.js';
+import { lintNginxConfig } from '../../../proxy-config/config/lint-config.js';
 
 const lint = (text: string) => {
   const config: NginxConfig = {

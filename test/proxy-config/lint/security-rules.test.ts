@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import { originRegexProblem } from '../../../proxy-config/core/lint/rules/origin-regex.js';
-import { lintNginxConfig } from '../../../proxy-config/lint-config.js';
+import { lintNginxConfig } from '../../../proxy-config/config/lint-config.js';
 
 // Forms the installed nginx (1.22) cannot load, so they have no fixture pair run through nginx -t:
 // directives of nginx 1.29.3 and of NGINX Plus, and third-party modules.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
-import { lintNginxConfig } from '../../../proxy-config/lint-config.js';
+import { lintNginxConfig } from '../../../proxy-config/config/lint-config.js';
 
 // The false positives of issue 26, each on the pattern as published configs write it, next to the
 // near twin where the rule must still fire.
@@ -307,7 +307,7 @@ describe('forwarded-proto-missing when proxy_params was not found', () => {
     const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { lintNginxConfigFiles } = await import('../../../proxy-config/lint-config.js');
+    const { lintNginxConfigFiles } = await import('../../../proxy-config/config/lint-config.js');
     const dir = await mkdtemp(join(tmpdir(), 'proxyops-proxy-params-'));
     try {
       const site = join(dir, 'app');

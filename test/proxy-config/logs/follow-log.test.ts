@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signalNginx } from '../../../proxy-config/shell/nginx-process.js';
 import { followLogFile } from '../../../proxy-config/shell/follow-log-file.js';
-import { runLogsStatsCommand } from '../../../proxy-config/logs-stats-command.js';
+import { runLogsStatsCommand } from '../../../proxy-config/logs/logs-stats-command.js';
 import { PROXYOPS_LOG_FORMAT_TEXT } from '../../../proxy-config/core/render/log-formats.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';

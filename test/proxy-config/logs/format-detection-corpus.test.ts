@@ -183,7 +183,7 @@ describe('logs stats finds the format of logs real nginx wrote', () => {
 
   it('standard input is detected too, and read whole', async () => {
     const { Readable } = await import('node:stream');
-    const { runLogsStatsCommand } = await import('../../../proxy-config/logs-stats-command.js');
+    const { runLogsStatsCommand } = await import('../../../proxy-config/logs/logs-stats-command.js');
     let out = '';
     let err = '';
     const code = await runLogsStatsCommand(

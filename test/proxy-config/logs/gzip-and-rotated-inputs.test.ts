@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
-import { computeLogStats } from '../../../proxy-config/logs-stats.js';
+import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
 
 const cli = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
 const spec = presetFormat('proxyops');
@@ -69,7 +69,7 @@ describe('.gz inputs and files rotated while read', () => {
     );
     // Built (worker threads for the plain ranges), several .gz files inflating at once, mixed inputs.
     const built = (await import(
-      new URL('../../../dist/proxy-config/logs-stats.js', import.meta.url).href
+      new URL('../../../dist/proxy-config/logs/logs-stats.js', import.meta.url).href
     )) as {
       computeLogStats: typeof computeLogStats;
     };
@@ -178,7 +178,7 @@ describe('.gz inputs and files rotated while read', () => {
       };
     };
     const built = (await import(
-      new URL('../../../dist/proxy-config/logs-stats.js', import.meta.url).href
+      new URL('../../../dist/proxy-config/logs/logs-stats.js', import.meta.url).href
     )) as {
       computeLogStats: typeof computeLogStats;
     };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
 import { renderStatsHtml } from '../../../proxy-config/core/logs/render-stats-html.js';
 import type { StatsSummary } from '../../../proxy-config/core/logs/summarize-stats.js';
-import { computeLogStats } from '../../../proxy-config/logs-stats.js';
+import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
 import { combinedLog, incidentLog, type SampleCounts } from '../../support/report-sample-logs.mjs';
 import {
   background,

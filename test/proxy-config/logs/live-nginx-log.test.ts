@@ -10,7 +10,7 @@ import {
   PROXYOPS_LOG_FORMAT_JSON,
   PROXYOPS_LOG_FORMAT_TEXT,
 } from '../../../proxy-config/core/render/log-formats.js';
-import { computeLogStats } from '../../../proxy-config/logs-stats.js';
+import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../../support/upstream-app.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLogsStatsCommand } from '../../../proxy-config/logs-stats-command.js';
+import { runLogsStatsCommand } from '../../../proxy-config/logs/logs-stats-command.js';
 import { incidentLog } from '../../support/report-sample-logs.mjs';
 import { hoverDetail, launchChromium, openWatched, overlappingLabels } from './report-browser.js';
 

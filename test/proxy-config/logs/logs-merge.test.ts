@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLogsMergeCommand } from '../../../proxy-config/logs-merge-command.js';
+import { runLogsMergeCommand } from '../../../proxy-config/logs/logs-merge-command.js';
 import {
   runLogsStatsCommand,
   type LogsStatsCommandOptions,
-} from '../../../proxy-config/logs-stats-command.js';
+} from '../../../proxy-config/logs/logs-stats-command.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { textLine } from './log-line-corpus.js';
 

@@ -9,8 +9,8 @@ import { PROXYOPS_LOG_FORMAT_JSON } from '../../../proxy-config/core/render/log-
 import {
   runLogsStatsCommand,
   type LogsStatsCommandOptions,
-} from '../../../proxy-config/logs-stats-command.js';
-import { computeLogStats } from '../../../proxy-config/logs-stats.js';
+} from '../../../proxy-config/logs/logs-stats-command.js';
+import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
 
 const LINE = (status: string, uht: string, minute = '00') =>
   `10.0.0.9 - - [21/Nov/2026:10:${minute}:01 +0000] "GET /api/x HTTP/1.1" ${status} 5 "-" "ua" rt=0.020 ` +
@@ -253,7 +253,7 @@ describe('proxyops logs stats (command)', () => {
     expect(one.malformed.samples.map((s) => s.line)).toEqual([1, 98, 195, 292, 389]);
     // Real worker threads need the compiled module (npm test builds dist/ first).
     const built = (await import(
-      new URL('../../../dist/proxy-config/logs-stats.js', import.meta.url).href
+      new URL('../../../dist/proxy-config/logs/logs-stats.js', import.meta.url).href
     )) as {
       computeLogStats: typeof computeLogStats;
     };
@@ -276,7 +276,7 @@ describe('proxyops logs stats (command)', () => {
     const size = Buffer.byteLength(lines.join(''));
     const spec = presetFormat('proxyops');
     const built = (await import(
-      new URL('../../../dist/proxy-config/logs-stats.js', import.meta.url).href
+      new URL('../../../dist/proxy-config/logs/logs-stats.js', import.meta.url).href
     )) as { computeLogStats: typeof computeLogStats };
     const run = (splitMinBytes: number) =>
       built.computeLogStats({ inputs: [file], spec, jobs: 2, splitMinBytes, rangeBytes: 16 * 1024 });

@@ -13,7 +13,7 @@ import {
 import {
   runLogsStatsCommand,
   type LogsStatsCommandOptions,
-} from '../../../proxy-config/logs-stats-command.js';
+} from '../../../proxy-config/logs/logs-stats-command.js';
 import { createProgressLine } from '../../../proxy-config/shell/progress-line.js';
 
 describe('the progress line of a long logs stats run', () => {

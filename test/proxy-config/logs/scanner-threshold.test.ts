@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
-import { computeLogStats } from '../../../proxy-config/logs-stats.js';
+import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
 import { SCANNER_MIN_BYTES } from '../../../proxy-config/shell/log-range-worker.js';
 import { mutations, TEXT, TEXT_LINES } from './log-line-corpus.js';
 

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { histogramQuantiles } from '../../../proxy-config/core/logs/histogram.js';
 import { MAX_UPSTREAM_LABELS } from '../../../proxy-config/core/logs/log-metric-labels.js';
 import { presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
-import { createLogMetrics } from '../../../proxy-config/log-metrics.js';
-import { runLogsStatsCommand } from '../../../proxy-config/logs-stats-command.js';
-import { collectLogStats } from '../../../proxy-config/logs-stats.js';
+import { createLogMetrics } from '../../../proxy-config/logs/log-metrics.js';
+import { runLogsStatsCommand } from '../../../proxy-config/logs/logs-stats-command.js';
+import { collectLogStats } from '../../../proxy-config/logs/logs-stats.js';
 import { textLine } from './log-line-corpus.js';
 
 // Each form nginx writes in $upstream_* (docs/access-logs.md, the proxy-generated rule), checked in

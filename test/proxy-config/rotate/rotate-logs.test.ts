@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProxyopsError } from '../../../proxy-config/core/errors.js';
-import { rotateLogs } from '../../../proxy-config/rotate-logs.js';
+import { rotateLogs } from '../../../proxy-config/logs/rotate-logs.js';
 import { holdsInode } from '../../../proxy-config/shell/proc-fds.js';
 import { processFamily } from '../../../proxy-config/shell/proc-process-tree.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readProcessIdentity } from '../../../proxy-config/shell/process-identity.js';
-import { stopStackProcesses } from '../../../proxy-config/up.js';
+import { stopStackProcesses } from '../../../proxy-config/stack/up.js';
 import { isAlive } from '../deploy/stack-harness.js';
 
 describe('a stale state file whose pids now belong to other processes', () => {

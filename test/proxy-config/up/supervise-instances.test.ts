@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { superviseInstances } from '../../../proxy-config/supervise-instances.js';
+import { superviseInstances } from '../../../proxy-config/stack/supervise-instances.js';
 
 describe('superviseInstances', () => {
   let dir: string;

@@ -1,0 +1,40 @@
+import { LINT_RULES } from '../core/lint/lint-rules.js';
+import { runLintRules } from '../core/lint/run-lint-rules.js';
+import type { LintReport } from '../core/lint/types.js';
+import type { SnippetContext } from '../core/nginx-config/check-directives.js';
+import type { NginxConfig } from '../core/nginx-config/types.js';
+import { readNginxConfig } from '../shell/read-nginx-config.js';
+
+import { LINT_SEVERITIES, type LintSeverity } from '../core/lint/types.js';
+
+export type { LintFinding, LintReport, LintSeverity } from '../core/lint/types.js';
+
+/** Lints a parsed nginx config with every rule of LINT_RULES (pure). */
+export function lintNginxConfig(config: NginxConfig): LintReport {
+  return runLintRules(config, LINT_RULES);
+}
+
+/**
+ * Reads an nginx config from its main file (includes resolved against `confPrefix`, by default
+ * the main file's directory) and lints it; `context` says where a snippet is included (by default
+ * guessed, see topLevelContext). An include of a missing file is a finding (`include-missing`),
+ * not a stop. Throws NGINX_CONFIG_UNREADABLE / NGINX_CONFIG_INVALID (file:line) when it cannot
+ * be read or parsed.
+ */
+export async function lintNginxConfigFiles(
+  mainPath: string,
+  options: { confPrefix?: string; context?: SnippetContext } = {},
+): Promise<LintReport> {
+  return lintNginxConfig(await readNginxConfig(mainPath, { ...options, missingIncludes: 'keep' }));
+}
+
+/** True when a report holds an error-severity finding (the CLI then exits 1). */
+export function hasLintErrors(report: LintReport): boolean {
+  return report.counts.error > 0;
+}
+
+/** True when a report holds a finding of `failOn`'s severity or a more severe one (`--fail-on`). */
+export function failsAt(report: LintReport, failOn: LintSeverity): boolean {
+  const upTo = LINT_SEVERITIES.slice(0, LINT_SEVERITIES.indexOf(failOn) + 1);
+  return upTo.some((severity) => report.counts[severity] > 0);
+}

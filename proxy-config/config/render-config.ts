@@ -1,0 +1,27 @@
+import { renderNginxConfig, type RenderedFiles } from '../core/render/render-nginx-config.js';
+import type { ProxySpec } from '../core/spec/proxy-spec.js';
+import { readSpecFile } from '../shell/read-spec-file.js';
+import { readTemplates } from '../shell/read-templates.js';
+import { writeRenderedFiles } from '../shell/write-rendered-files.js';
+
+/** A spec and what it renders to. */
+export interface RenderResult {
+  spec: ProxySpec;
+  files: RenderedFiles;
+}
+
+/** Renders a validated spec with the shipped templates. */
+export async function renderSpec(spec: ProxySpec): Promise<RenderedFiles> {
+  return renderNginxConfig(spec, await readTemplates());
+}
+
+/** Reads, validates and renders a spec file; with `outDir`, also writes the files there. */
+export async function renderConfigFile(
+  specPath: string,
+  outDir?: string,
+): Promise<RenderResult & { written: string[] }> {
+  const spec = await readSpecFile(specPath);
+  const files = await renderSpec(spec);
+  const written = outDir ? await writeRenderedFiles(outDir, files) : [];
+  return { spec, files, written };
+}

@@ -1,0 +1,306 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isLogFile } from '../core/apply/version-manifest.js';
+import { deployLogKit } from '../core/deploy/deploy-log-kit.js';
+import { planDeploy, toAddress, type DeployPlan, type DeployPlanInput } from '../core/deploy/plan-deploy.js';
+import { ProxyopsError } from '../core/errors.js';
+import type { LogReaderKit } from '../core/logs/log-format-presets.js';
+import { parseSpecText } from '../core/spec/parse-spec-text.js';
+import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
+import { checkTargetLayout } from '../shell/config-versions.js';
+import { readSpecFile } from '../shell/read-spec-file.js';
+import { readStackState, type InstanceRecord, type StackState } from '../shell/stack-state.js';
+
+/** Everything a deploy works from, read before any step runs. */
+export interface DeployContext {
+  specPath: string;
+  target: string;
+  spec: ProxySpec;
+  /** The spec as written, to derive the specs of each step from. */
+  rawSpec: Record<string, unknown>;
+  upstream: string;
+  pool: UpstreamSpec & { deploy: NonNullable<UpstreamSpec['deploy']> };
+  state: StackState;
+  /** The instances in the upstream now, in replacement order. */
+  instances: InstanceRecord[];
+  accessLog: string;
+  kit: LogReaderKit;
+  logsDir: string;
+  plan: DeployPlan;
+  /** `--replace/--with`: the instance to hand over to, which proxyops did not start. */
+  handOverTo?: InstanceRecord;
+  /** The environment new instances get: the recorded one with this deploy's `--env` changes. */
+  instanceEnv: Record<string, string>;
+}
+
+/** Where to deploy: a spec and its config target, and which pool. */
+export interface DeployTarget {
+  specPath: string;
+  target: string;
+  upstream?: string;
+  /** Settings this deploy changes (`--env NAME=VALUE`): recorded in the state only when it succeeds. */
+  envChanges?: Record<string, string>;
+  /** The watch's gates and canary, from the flags. */
+  watch?: Pick<DeployPlanInput, 'gates' | 'canary'>;
+  /** The local stack's (`--dir`): it must still run once the deploy holds the lock. */
+  stack?: boolean;
+  /** `--version V`: filled into `{version}` of the command and hooks. */
+  version?: string;
+  /** `--replace OLD --with NEW` (`HOST:PORT` each): hand OLD's traffic over to NEW, which someone else started. */
+  handOver?: { replace: string; with: string };
+}
+
+/** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
+export async function loadDeployContext(where: DeployTarget): Promise<DeployContext> {
+  const spec = await readSpecFile(where.specPath);
+  const rawSpec = parseSpecText(await readFile(where.specPath, 'utf8'), where.specPath) as Record<
+    string,
+    unknown
+  >;
+  const upstream = pickUpstream(spec, where.upstream);
+  const pool = spec.upstreams[upstream]!;
+  if (!pool.deploy)
+    throw new ProxyopsError(
+      'SPEC_INVALID',
+      `${where.specPath}: upstreams.${upstream} has no deploy section (deploy.command, or the start and stop hooks)`,
+    );
+  if (!isLogFile(spec.accessLog.path))
+    throw new ProxyopsError(
+      'SPEC_INVALID',
+      `${where.specPath}: accessLog.path is ${spec.accessLog.path}; a deploy watches the access log, so it must be a file`,
+    );
+  const recordedState = await readStackState(where.target);
+  // `proxyops down` may have stopped the stack between resolving the target and taking the lock.
+  if (where.stack && !recordedState?.stack)
+    throw new ProxyopsError('BAD_OPTION', `the local stack of ${where.target} is not running any more`);
+  const state = recordedState ?? { version: 1, upstreams: {} };
+  const recorded = state.upstreams[upstream]?.filter((i) => i.inUpstream);
+  const instances =
+    recorded && recorded.length > 0
+      ? recorded
+      : pool.servers.map((s) => ({
+          host: s.host,
+          port: s.port,
+          ...(s.socket === undefined ? {} : { slot: s.socket }),
+          inUpstream: true,
+        }));
+  const handOver = where.handOver ? pickHandOver(where.handOver, upstream, instances) : undefined;
+  const rolled = handOver ? [handOver.old] : instances;
+  // A hand-over takes the alternate path only to the old instance's own pair.
+  const pairs = rolled.map((instance) => {
+    const pair = pairOf(pool, instance);
+    if (!handOver || !pair) return pair;
+    return pair.host === handOver.fresh.host && pair.port === handOver.fresh.port ? pair : undefined;
+  });
+  // A buffered access log shows a request only after its flush: log windows grow by that much.
+  const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
+  const envChanges = where.envChanges ?? {};
+  const plan = planDeploy({
+    upstream,
+    pool,
+    // Each with the idle address of its pair, where the spec declares one: the plan's `alternate` path.
+    instances: rolled.map((instance, i) => ({
+      host: instance.host,
+      port: instance.port,
+      ...(instance.slot === undefined ? {} : { slot: instance.slot }),
+      ...(pairs[i] ? { alternate: pairs[i] } : {}),
+    })),
+    logDelayMs,
+    ...(where.version === undefined ? {} : { version: where.version }),
+    ...(handOver ? { handOverTo: { host: handOver.fresh.host, port: handOver.fresh.port } } : {}),
+    ...where.watch,
+    envChanges: Object.entries(envChanges).map(([name, value]) => ({
+      name,
+      value,
+      ...(state.instanceEnv?.[name] === undefined ? {} : { was: state.instanceEnv[name] }),
+    })),
+  });
+  return {
+    specPath: where.specPath,
+    target: where.target,
+    spec,
+    rawSpec,
+    upstream,
+    pool: { ...pool, deploy: pool.deploy },
+    state,
+    instances,
+    accessLog: spec.accessLog.path,
+    kit: deployLogKit(spec.accessLog.format),
+    logsDir: state.stack?.logsDir ?? join(where.target, 'logs'),
+    plan,
+    ...(handOver ? { handOverTo: handOver.fresh } : {}),
+    instanceEnv: { ...state.instanceEnv, ...envChanges },
+  };
+}
+
+/**
+ * The other address of the blue/green pair `instance` is in (its server's `alternate`, or the server
+ * whose alternate it is), with the pair's fail_timeout; undefined when the spec declares no pair.
+ */
+export function pairOf(
+  pool: UpstreamSpec,
+  instance: { host: string; port: number; slot?: string | undefined },
+): { host: string; port: number; failTimeout: number } | undefined {
+  if (instance.slot !== undefined) return undefined;
+  const same = (a: { host: string; port: number }) => a.host === instance.host && a.port === instance.port;
+  for (const server of pool.servers) {
+    if (!server.alternate || server.socket !== undefined) continue;
+    if (same(server)) return { ...server.alternate, failTimeout: server.failTimeout };
+    if (same(server.alternate))
+      return { host: server.host, port: server.port, failTimeout: server.failTimeout };
+  }
+  return undefined;
+}
+
+/** `HOST:PORT` (or `[IPv6]:PORT`) as an address; BAD_OPTION naming the flag otherwise. */
+function parseAddress(flag: string, text: string): { host: string; port: number } {
+  const colon = text.lastIndexOf(':');
+  const host = text.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
+  const port = Number(text.slice(colon + 1));
+  if (colon <= 0 || host === '' || !Number.isInteger(port) || port < 1 || port > 65535)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `${flag} ${JSON.stringify(text)} must be HOST:PORT, such as 127.0.0.1:3001`,
+    );
+  return { host, port };
+}
+
+/** The instance `--replace` names (one of the upstream's now) and the record of `--with`'s. */
+function pickHandOver(
+  flags: { replace: string; with: string },
+  upstream: string,
+  instances: InstanceRecord[],
+): { old: InstanceRecord; fresh: InstanceRecord } {
+  const replace = parseAddress('--replace', flags.replace);
+  const given = parseAddress('--with', flags.with);
+  const same = (a: { host: string; port: number }, b: { host: string; port: number }) =>
+    a.host === b.host && a.port === b.port;
+  const old = instances.find((i) => i.slot === undefined && same(i, replace));
+  if (!old)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--replace ${flags.replace}: not an instance of upstream ${upstream} (its instances: ${instances.map((i) => toAddress(i)).join(', ')})`,
+    );
+  if (instances.some((i) => i.slot === undefined && same(i, given)))
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--with ${flags.with} already is an instance of upstream ${upstream}`,
+    );
+  return { old, fresh: { ...given, inUpstream: false } };
+}
+
+function pickUpstream(spec: ProxySpec, wanted: string | undefined): string {
+  if (wanted !== undefined) {
+    if (!spec.upstreams[wanted])
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        `--upstream ${wanted}: no such upstream (known: ${Object.keys(spec.upstreams).join(', ')})`,
+      );
+    return wanted;
+  }
+  const deployable = Object.keys(spec.upstreams).filter((name) => spec.upstreams[name]!.deploy);
+  if (deployable.length === 1) return deployable[0]!;
+  throw new ProxyopsError(
+    deployable.length === 0 ? 'SPEC_INVALID' : 'BAD_OPTION',
+    deployable.length === 0
+      ? 'no upstream has a deploy section (upstreams.NAME.deploy.command)'
+      : `several upstreams have a deploy section (${deployable.join(', ')}): pick one with --upstream`,
+  );
+}
+
+/**
+ * Writes the spec of one step: the spec as written with the pool's servers replaced by `servers`
+ * (each keeping the first written server's maxFails/failTimeout/weight). Returns its path.
+ */
+export async function writeStepSpec(context: DeployContext, servers: InstanceRecord[]): Promise<string> {
+  const upstreams = context.rawSpec.upstreams as Record<string, Record<string, unknown>>;
+  const pool = upstreams[context.upstream]!;
+  const [first] = (pool.servers as Array<Record<string, unknown>> | undefined) ?? [];
+  const template = { ...first };
+  delete template.host;
+  delete template.port;
+  delete template.socket;
+  delete template.alternate;
+  // A member of a declared pair keeps its server entry as written: nginx lists the pair whole.
+  const written = (pool.servers as Array<Record<string, unknown>> | undefined) ?? [];
+  const declared = (s: InstanceRecord) =>
+    pairOf(context.pool, s)
+      ? written[
+          context.pool.servers.findIndex(
+            (server) =>
+              (server.host === s.host && server.port === s.port) ||
+              (server.alternate?.host === s.host && server.alternate.port === s.port),
+          )
+        ]
+      : undefined;
+  const derived = {
+    ...context.rawSpec,
+    upstreams: {
+      ...upstreams,
+      [context.upstream]: {
+        ...pool,
+        servers: servers.map(
+          (s) =>
+            declared(s) ??
+            (s.slot === undefined
+              ? { ...template, host: s.host, port: s.port }
+              : { ...template, socket: s.slot }),
+        ),
+      },
+    },
+  };
+  await mkdir(context.target, { recursive: true, mode: 0o755 });
+  const path = join(context.target, 'deploy-spec.json');
+  await writeFile(path, `${JSON.stringify(derived, null, 2)}\n`);
+  return path;
+}
+
+/** Default directory of the local stack (`proxyops up`), relative to the working directory. */
+export const DEFAULT_STACK_DIR = '.proxyops';
+
+/** The config target of the local stack in `dir`. */
+export function stackTarget(dir: string): string {
+  return join(dir, 'config');
+}
+
+/**
+ * Where a deploy goes: `--spec` with `--target`, or, with neither, the local stack running in `dir`
+ * (its spec and config target, as `proxyops up` recorded them).
+ */
+export async function resolveDeployTarget(flags: {
+  spec?: string;
+  target?: string;
+  dir?: string;
+  upstream?: string;
+  envChanges?: Record<string, string>;
+  watch?: DeployTarget['watch'];
+  version?: string;
+  handOver?: DeployTarget['handOver'];
+}): Promise<DeployTarget> {
+  const upstream = {
+    ...(flags.handOver === undefined ? {} : { handOver: flags.handOver }),
+    ...(flags.upstream === undefined ? {} : { upstream: flags.upstream }),
+    ...(flags.version === undefined ? {} : { version: flags.version }),
+    ...(flags.envChanges === undefined ? {} : { envChanges: flags.envChanges }),
+    ...(flags.watch === undefined ? {} : { watch: flags.watch }),
+  };
+  if (flags.spec !== undefined) {
+    if (flags.target === undefined)
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        '--spec needs --target DIR (the config target of `proxyops config apply`)',
+      );
+    await checkTargetLayout(flags.target);
+    return { specPath: flags.spec, target: flags.target, ...upstream };
+  }
+  if (flags.target !== undefined) throw new ProxyopsError('BAD_OPTION', '--target needs --spec FILE');
+  const dir = flags.dir ?? DEFAULT_STACK_DIR;
+  await checkTargetLayout(stackTarget(dir));
+  const state = await readStackState(stackTarget(dir));
+  if (!state?.stack)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `no local stack in ${dir} (start one with \`proxyops up --dir ${dir}\`) and no --spec given`,
+    );
+  return { specPath: state.stack.specPath, target: stackTarget(dir), stack: true, ...upstream };
+}

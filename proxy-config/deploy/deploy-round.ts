@@ -1,0 +1,435 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DeployEvent } from '../core/deploy/deploy-events.js';
+import { fillHook } from '../core/deploy/instance-command.js';
+import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js';
+import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
+import { EARLY_DECISION_REQUESTS } from '../core/deploy/status-watch.js';
+import { watchStatusEvent } from '../core/deploy/status-event.js';
+import { judgeNewInstance } from '../core/deploy/watch-gates.js';
+import type { DeployContext } from './deploy-context.js';
+import type { InstanceLauncher } from './instance-launcher.js';
+import { fileSize } from '../shell/read-file-range.js';
+import { readLogSince } from '../shell/read-log-since.js';
+import { runHook } from '../shell/run-hook.js';
+import type { InstanceRecord } from '../shell/stack-state.js';
+import { waitUntilRefusing } from '../shell/tcp-accepting.js';
+import { waitUntilReady } from '../shell/wait-until-ready.js';
+import type { TrafficSwitch } from './traffic-switch.js';
+
+const COUNTDOWN_TICK_MS = 1_000;
+const WATCH_POLL_MS = 250;
+const DRAIN_POLL_MS = 10;
+/** A killed process refuses connections a moment before it is seen gone: its exit is looked at this much later. */
+const EXIT_SETTLE_MS = 200;
+/** Longest run of a ready hook: it checks, it does not wait. */
+const READY_HOOK_BOUND_MS = 10_000;
+/** Part of the confirm-idle wait spent before its log window opens. */
+const CONFIRM_GRACE_MS = 100;
+/** nginx times requests with its cached clock: a request time may be short by a few milliseconds. */
+const NGINX_CLOCK_SLACK_MS = 20;
+
+/** A step failed in a way that ends the deploy (after cleaning up what the round started). */
+export class Abort extends Error {
+  constructor(
+    message: string,
+    readonly rolledBack: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** What a round gets from the deploy around it: the interruption, and a call as each step starts. */
+export interface RoundControl {
+  /** Ctrl-C or `proxyops down`: the round is put back at the next step (see `run`). */
+  interrupted: AbortSignal;
+  /** Awaited once a step has started, before it acts: records the deploy's progress (and may hold it there). */
+  atStep(step: DeployStep): Promise<void>;
+}
+
+/** A control that is never interrupted and records nothing. */
+export const UNCONTROLLED: RoundControl = {
+  interrupted: new AbortController().signal,
+  atStep: () => Promise.resolve(),
+};
+
+/** What a round works on: the deploy's context and the list of instances it keeps up to date. */
+export interface RoundInput {
+  context: DeployContext;
+  emit: (event: DeployEvent) => void;
+  /** The access log before the deploy: the gates' baseline. */
+  before: LogWindow;
+  /** The instances in the upstream, changed in place as the round goes. */
+  current: InstanceRecord[];
+  old: InstanceRecord;
+  /** How traffic moves between the old and the new instance (slot rename, config change, …). */
+  traffic: TrafficSwitch;
+  /** Who starts and stops instances (proxyops's child, or the spec's hooks). */
+  launcher: InstanceLauncher;
+  /** `--replace/--with`: the new instance, started by someone else (the round has no start step). */
+  given?: InstanceRecord;
+  save: () => Promise<void>;
+  control?: RoundControl;
+}
+
+/**
+ * Runs the steps of one round (one old instance replaced) and keeps what they learn. The steps are
+ * the same on every path; only moving traffic (`traffic`) differs. Any failure before the old instance
+ * is told to stop puts the round back: traffic to the old instance, the new one stopped and forgotten.
+ */
+export class RoundRunner {
+  stepIndex = 0;
+  private fresh: InstanceRecord | undefined;
+  private watchFrom = 0;
+  private removedAt = 0;
+  private signalAt = 0;
+  private signalLogOffset = 0;
+  private refusing: Promise<number | undefined> | undefined;
+  private leaving: Promise<string | undefined> = Promise.resolve(undefined);
+  private readonly context: DeployContext;
+  private readonly emit: (event: DeployEvent) => void;
+  private readonly old: InstanceRecord;
+  private readonly traffic: TrafficSwitch;
+  private readonly launcher: InstanceLauncher;
+  private readonly control: RoundControl;
+
+  constructor(private readonly input: RoundInput) {
+    this.context = input.context;
+    this.emit = input.emit;
+    this.old = input.old;
+    this.traffic = input.traffic;
+    this.launcher = input.launcher;
+    this.fresh = input.given;
+    this.control = input.control ?? UNCONTROLLED;
+  }
+
+  private get interrupted(): AbortSignal {
+    return this.control.interrupted;
+  }
+
+  async run(step: DeployStep): Promise<void> {
+    // Once the old instance was told to stop, the round is finished rather than left half-way.
+    if (this.interrupted.aborted && this.signalAt === 0) await this.interrupt(step);
+    this.stepIndex = step.index;
+    this.emit({ type: 'step-start', step });
+    await this.control.atStep(step);
+    const began = Date.now();
+    const outcome = await this.perform(step);
+    this.emit({ type: 'step-done', step, ms: Date.now() - began, outcome });
+  }
+
+  /** Ends the round at an interruption: traffic back to the old instance, the new one stopped. */
+  private async interrupt(step: DeployStep): Promise<never> {
+    this.stepIndex = step.index;
+    const serving = this.fresh?.inUpstream === true || !this.old.inUpstream;
+    if (serving) await this.rollBack();
+    else await this.cleanUp();
+    throw new Abort(`interrupted before step ${step.index} (${step.kind})`, serving);
+  }
+
+  /** Stops a new instance that gets no traffic yet and forgets it. */
+  async cleanUp(): Promise<void> {
+    const fresh = this.fresh;
+    if (!fresh || fresh.inUpstream) return;
+    await this.stopNew(fresh, false);
+    await this.forget(fresh);
+  }
+
+  /**
+   * Stops a new instance this round is done with. One handed over (`--with`) is someone else's and
+   * left running, unless nginx lists its address anyway (an alternate): only a stop ends its traffic.
+   */
+  private async stopNew(fresh: InstanceRecord, serving: boolean): Promise<void> {
+    if (fresh === this.input.given && this.traffic.path !== 'alternate') return;
+    await this.launcher.stopNew(fresh, serving);
+  }
+
+  private async forget(instance: InstanceRecord): Promise<void> {
+    const { context } = this;
+    await this.traffic.release(instance);
+    if (instance === this.fresh) this.fresh = undefined;
+    const list = context.state.upstreams[context.upstream] ?? [];
+    context.state.upstreams[context.upstream] = list.filter((i) => i !== instance);
+    await this.input.save();
+  }
+
+  private describe(instance: InstanceRecord): string {
+    return instance.socket === undefined
+      ? toAddress(instance)
+      : `on ${instance.socket} (pid ${instance.pid})`;
+  }
+
+  /** Readiness of an instance at its own address: the ready hook's exit, else GET of the readiness path. */
+  private async isReady(instance: InstanceRecord): Promise<boolean> {
+    const { plan, logsDir } = this.context;
+    if (plan.launch.kind === 'hooks' && plan.launch.ready) {
+      const argv = fillHook(plan.launch.ready, { ...instance, version: plan.version });
+      const ran = await runHook(argv, { boundMs: READY_HOOK_BOUND_MS, logFile: join(logsDir, 'hooks.log') });
+      return ran.exitCode === 0;
+    }
+    return (await this.traffic.probe(instance, plan.readinessPath)) === 200;
+  }
+
+  private async perform(step: DeployStep): Promise<string> {
+    const { context, old, traffic, input } = this;
+    const { pool, plan } = context;
+    switch (step.kind) {
+      case 'start': {
+        const { record, outcome } = await this.launcher.start(await traffic.place(old));
+        this.fresh = record;
+        context.state.upstreams[context.upstream] = [
+          ...(context.state.upstreams[context.upstream] ?? []),
+          record,
+        ];
+        await input.save();
+        return outcome;
+      }
+      case 'wait-ready': {
+        const fresh = this.fresh!;
+        const result = await waitUntilReady(plan.readinessPath, {
+          boundMs: step.boundMs!,
+          pollMs: Math.min(250, Math.max(20, Math.round(pool.healthCheck.interval * 250))),
+          isAlive: async () => !(await this.launcher.hasExited(fresh)),
+          probe: async () => ((await this.isReady(fresh)) ? 200 : 0),
+        });
+        if (!result.ready) {
+          const kept = fresh === input.given && traffic.path !== 'alternate';
+          await this.cleanUp();
+          throw new Abort(
+            result.reason === 'exited'
+              ? `the new instance ${this.describe(fresh)} exited before it was ready (see ${fresh.logFile}); nothing else changed`
+              : `the new instance ${this.describe(fresh)} was not ready within ${step.boundMs} ms (last answer: ${result.lastStatus || 'none'}); it was ${kept ? 'left running' : 'stopped'}, nothing else changed`,
+            false,
+          );
+        }
+        return `ready after ${result.ms} ms`;
+      }
+      case 'swap':
+      case 'add': {
+        const fresh = this.fresh!;
+        const { outcome, oldOut } = await traffic.switchIn(fresh, old, input.current);
+        if (oldOut) {
+          input.current.splice(input.current.indexOf(old), 1, fresh);
+          old.inUpstream = false;
+        } else input.current.push(fresh);
+        fresh.inUpstream = true;
+        await input.save();
+        this.watchFrom = await fileSize(context.accessLog);
+        return outcome;
+      }
+      case 'watch': {
+        const window = await this.watch(step, this.watchFrom);
+        return `new instance alive and ready, status codes ok (${window.distribution.total} requests)`;
+      }
+      case 'remove': {
+        const rest = input.current.filter((i) => i !== old);
+        await traffic.takeOut(old, rest);
+        input.current.splice(input.current.indexOf(old), 1);
+        old.inUpstream = false;
+        this.removedAt = Date.now();
+        await input.save();
+        return `${toAddress(old)} is out of upstream ${context.upstream}`;
+      }
+      case 'confirm-idle': {
+        // Requests the old workers were still finishing are logged in the first moments; a request
+        // logged later with a request time shorter than the time since the reload began after it.
+        await sleep(CONFIRM_GRACE_MS);
+        const windowStart = Date.now();
+        const from = await fileSize(context.accessLog);
+        const freshBelowMs = windowStart - this.removedAt - NGINX_CLOCK_SLACK_MS;
+        const window = await this.watch(step, from, freshBelowMs, step.waitMs! - CONFIRM_GRACE_MS);
+        const reached = window.byAddress[toAddress(old)]?.fresh ?? 0;
+        if (reached > 0) {
+          const rolledBack = this.signalAt === 0;
+          if (rolledBack) await this.rollBack();
+          throw new Abort(
+            `${toAddress(old)} still got ${reached} new request(s) after the reload`,
+            rolledBack,
+          );
+        }
+        return `no new requests reached ${toAddress(old)}`;
+      }
+      case 'signal':
+        return this.signalOld();
+      case 'drain-detect': {
+        await this.countdown(step, step.waitMs!);
+        // Readiness fails now, yet the instance must keep answering until the balancer took it out.
+        const { text } = await readLogSince(context.accessLog, this.signalLogOffset);
+        const served = summarizeLogWindow(context.kit, text).byAddress[toAddress(old)];
+        return `${toAddress(old)} served ${served?.total ?? 0} request(s) (${served?.fivexx ?? 0} 5xx) while failing readiness`;
+      }
+      case 'wait-exit':
+        return this.waitForOld(step);
+    }
+  }
+
+  /**
+   * Tells the old instance to leave (its drain), by signal or by its stop hook. On TCP, polling for
+   * refused connections begins at once: its time since then is the drain measured.
+   */
+  private async signalOld(): Promise<string> {
+    const { old, context } = this;
+    const { pool, plan } = context;
+    // Taken before the signal: the drain measured from it is never shorter than the real one.
+    const signalledAt = Date.now();
+    const leaving = await this.launcher.stopOld(old);
+    this.leaving = leaving.done;
+    this.signalLogOffset = await fileSize(context.accessLog);
+    this.signalAt = Date.now();
+    if (this.traffic.tcp && leaving.leaves)
+      this.refusing = waitUntilRefusing(old.host, old.port, {
+        boundMs: plan.drain.waitMs + pool.deploy.stopTimeout * 1000,
+        pollMs: DRAIN_POLL_MS,
+      }).then((ms) => (ms === undefined ? undefined : Date.now() - signalledAt));
+    return leaving.outcome;
+  }
+
+  /** Waits for the old instance to leave (our own child killed past the step's bound) and forgets it. */
+  private async waitForOld(step: DeployStep): Promise<string> {
+    const { old, context, input } = this;
+    const pid = old.pid;
+    const left = () => Math.max(0, step.boundMs! - (Date.now() - this.signalAt));
+    const failed = await within(this.leaving, left());
+    const measuredMs = this.refusing ? ((await this.refusing) ?? null) : undefined;
+    if (measuredMs !== undefined)
+      this.emit({
+        type: 'drain',
+        step: step.index,
+        address: toAddress(old),
+        computedMs: context.plan.drain.waitMs,
+        measuredMs,
+      });
+    const gone = await this.launcher.waitGone(old, left());
+    // Out of the upstream's list (on an alternate pair nginx still lists the address, which now refuses).
+    if (input.current.includes(old)) input.current.splice(input.current.indexOf(old), 1);
+    old.inUpstream = false;
+    await this.forget(old);
+    if (failed !== undefined)
+      throw new Abort(
+        failed === 'timeout'
+          ? `the stop hook for ${toAddress(old)} did not return within ${step.boundMs} ms; the new instance serves`
+          : `${failed}; the new instance serves`,
+        false,
+      );
+    if (gone === 'killed') return `${this.describe(old)} did not exit within ${step.boundMs} ms: killed`;
+    if (measuredMs === null)
+      return `${toAddress(old)} still accepts connections ${step.boundMs} ms after it was told to stop`;
+    if (gone === 'unknown')
+      return measuredMs === undefined
+        ? `${toAddress(old)} is idle and may be stopped`
+        : `${toAddress(old)} stopped accepting after ${measuredMs} ms: idle`;
+    return measuredMs === undefined
+      ? `pid ${pid ?? '?'} exited ${Date.now() - this.signalAt} ms after the signal`
+      : `${toAddress(old)} stopped accepting after ${measuredMs} ms and exited`;
+  }
+
+  /**
+   * Reads the log from `from` for the step's wait, counting down. The new instance must stay alive
+   * and ready, no proxy-generated 502 may name it, and its status codes and p99 must pass the gates;
+   * any of these rolls the round back whatever the request count.
+   */
+  private async watch(
+    step: DeployStep,
+    from: number,
+    freshBelowMs = 0,
+    windowMs = step.waitMs!,
+  ): Promise<LogWindow> {
+    const { context } = this;
+    const deadline = Date.now() + windowMs;
+    let text = '';
+    let offset = from;
+    let lastTick = 0;
+    for (;;) {
+      const chunk = await readLogSince(context.accessLog, offset);
+      text += chunk.text;
+      offset = chunk.end;
+      const window = summarizeLogWindow(context.kit, text, freshBelowMs);
+      const remaining = deadline - Date.now();
+      const done = remaining <= 0 || this.interrupted.aborted;
+      const fresh = this.fresh!;
+      const split = this.traffic.split(context.kit, text, fresh);
+      const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
+      const gate = judgeNewInstance(this.input.before, split.mine, split.others, context.plan.gates, minimum);
+      const ready = await this.isReady(fresh);
+      // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.
+      if (!ready) await sleep(EXIT_SETTLE_MS);
+      const exited = await this.launcher.hasExited(fresh);
+      const badGateway = window.byAddress[toAddress(fresh)]?.badGateway ?? 0;
+      const failure = exited
+        ? `the new instance ${this.describe(fresh)} exited during the watch (see ${fresh.logFile})`
+        : !ready
+          ? `the new instance ${this.describe(fresh)} failed its readiness check during the watch`
+          : badGateway > 0
+            ? `nginx answered 502 for ${badGateway} request(s) to ${toAddress(fresh)} during the watch`
+            : gate?.text;
+      if (done || failure) {
+        this.emit(
+          watchStatusEvent({
+            step: step.index,
+            before: this.input.before,
+            window,
+            failed: Boolean(failure),
+            newInstance: {
+              address: toAddress(fresh),
+              ...(split.instance === undefined ? {} : { instance: split.instance }),
+              mine: split.mine,
+              separated: split.separated,
+            },
+            gate,
+          }),
+        );
+        if (failure) {
+          await this.rollBack();
+          throw new Abort(`${failure}: rolled back`, true);
+        }
+        return window;
+      }
+      if (Date.now() - lastTick >= COUNTDOWN_TICK_MS) {
+        this.emit({ type: 'countdown', step: step.index, remainingMs: remaining });
+        lastTick = Date.now();
+      }
+      await sleep(Math.min(WATCH_POLL_MS, remaining));
+    }
+  }
+
+  /**
+   * Back to the traffic before this round: the new instance out and stopped, the old one serving
+   * again unless it was already told to stop.
+   */
+  private async rollBack(): Promise<void> {
+    const { old, input } = this;
+    const fresh = this.fresh;
+    const servers = [...input.current];
+    const oldBack = this.signalAt === 0 && !servers.includes(old);
+    const at = fresh ? servers.indexOf(fresh) : -1;
+    if (at >= 0) servers.splice(at, 1, ...(oldBack ? [old] : []));
+    else if (oldBack) servers.push(old);
+    if (fresh) await this.traffic.switchBack(fresh, old, servers);
+    input.current.splice(0, input.current.length, ...servers);
+    if (oldBack) old.inUpstream = true;
+    if (!fresh) return;
+    fresh.inUpstream = false;
+    await input.save();
+    await this.stopNew(fresh, true);
+    await this.forget(fresh);
+  }
+
+  private async countdown(step: DeployStep, ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 || this.interrupted.aborted) return;
+      this.emit({ type: 'countdown', step: step.index, remainingMs: remaining });
+      await sleep(Math.min(COUNTDOWN_TICK_MS, remaining));
+    }
+  }
+}
+
+/** `promise`'s value, or `timeout` after `ms`; the timer never outlives it (nor keeps the process up). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms))),
+  ]).finally(() => clearTimeout(timer));
+}

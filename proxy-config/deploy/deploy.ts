@@ -1,0 +1,177 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { applyConfig } from '../config/apply-config.js';
+import type { DeployEvent } from '../core/deploy/deploy-events.js';
+import { summarizeLogWindow } from '../core/deploy/log-window.js';
+import { toAddress } from '../core/deploy/plan-deploy.js';
+import { isProxyopsError } from '../core/errors.js';
+import {
+  loadDeployContext,
+  pairOf,
+  writeStepSpec,
+  type DeployContext,
+  type DeployTarget,
+} from './deploy-context.js';
+import { Abort, RoundRunner, UNCONTROLLED, type RoundControl } from './deploy-round.js';
+import { removeDeployProgress, writeDeployProgress, type DeployProgress } from '../shell/deploy-progress.js';
+import { readProcessIdentity } from '../shell/process-identity.js';
+import { fileSize } from '../shell/read-file-range.js';
+import { readLastLines } from '../shell/read-log-since.js';
+import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
+import { checkSpecWorkerAccess } from '../shell/worker-access.js';
+import { lockDeploys, writeStackState } from '../shell/stack-state.js';
+import { childLauncher, hookLauncher } from './instance-launcher.js';
+import { alternateSwitch } from './switch-by-alternate.js';
+import { reloadSwitch } from './switch-by-reload.js';
+import { slotSwitch } from './switch-by-slot.js';
+
+export { loadDeployContext, type DeployContext, type DeployTarget };
+
+/** How a deploy ended. */
+export interface DeployReport {
+  outcome: 'deployed' | 'aborted';
+  instances: string[];
+  ms: number;
+}
+
+/**
+ * Walks the plan: for each old instance, start a new one, wait until it is ready, add it, watch the
+ * status codes, take the old one out and drain it. Any failure before the old instance is signalled
+ * leaves the old instances serving and the config as it was; the report says `aborted`.
+ */
+export async function runDeploy(
+  context: DeployContext,
+  emit: (event: DeployEvent) => void,
+  control: RoundControl = UNCONTROLLED,
+): Promise<DeployReport> {
+  const started = Date.now();
+  const { plan } = context;
+  emit({ type: 'plan', plan });
+  const current = [...context.instances];
+  const baselineEnd = await fileSize(context.accessLog);
+  const before = summarizeLogWindow(context.kit, await readLastLines(context.accessLog, baselineEnd));
+  const save = async () => {
+    const others = (context.state.upstreams[context.upstream] ?? []).filter(
+      (i) => !i.inUpstream && !current.includes(i),
+    );
+    context.state.upstreams[context.upstream] = [...current, ...others.filter((i) => i.pid !== undefined)];
+    await writeStackState(context.target, context.state);
+  };
+  const byReload = reloadSwitch(context.upstream, async (servers) => {
+    await applyConfig({ specPath: await writeStepSpec(context, servers), target: context.target });
+  });
+
+  const switches = {
+    slot: slotSwitch,
+    reload: byReload,
+    alternate: alternateSwitch((old) => pairOf(context.pool, old)!),
+  };
+  for (let round = 1; round <= plan.instances.length; round++) {
+    const old = current.find((i) => toAddress(i) === toAddress(plan.instances[round - 1]!))!;
+    const traffic = switches[plan.paths[round - 1]!];
+    const launcher = plan.launch.kind === 'command' ? childLauncher(context, traffic) : hookLauncher(context);
+    const round_ = new RoundRunner({
+      context,
+      emit,
+      before,
+      current,
+      old,
+      traffic,
+      launcher,
+      ...(context.handOverTo ? { given: context.handOverTo } : {}),
+      save,
+      control,
+    });
+    try {
+      for (const step of plan.steps.filter((s) => s.round === round)) await round_.run(step);
+    } catch (error) {
+      const rolledBack = error instanceof Abort ? error.rolledBack : false;
+      const reason = error instanceof Abort || isProxyopsError(error) ? error.message : String(error);
+      if (!(error instanceof Abort)) await round_.cleanUp().catch(() => undefined);
+      emit({ type: 'abort', step: round_.stepIndex, reason, rolledBack });
+      const report = {
+        outcome: 'aborted' as const,
+        instances: current.map(toAddress),
+        ms: Date.now() - started,
+      };
+      emit({ type: 'done', ...report });
+      if (!(error instanceof Abort) && !isProxyopsError(error)) throw error;
+      return report;
+    }
+  }
+  // The settings changed on purpose become the stack's only now that every instance runs with them.
+  if (plan.envChanges.length > 0) {
+    context.state.instanceEnv = context.instanceEnv;
+    await writeStackState(context.target, context.state);
+  }
+  const report = {
+    outcome: 'deployed' as const,
+    instances: current.map(toAddress),
+    ms: Date.now() - started,
+  };
+  emit({ type: 'done', ...report });
+  return report;
+}
+
+/**
+ * Holds a deploy inside the first step of this kind (after it started, before it acts) until the
+ * deploy is interrupted, with `held` in its progress file: what lets a test stop the stack during a
+ * step that otherwise takes no time (a swap, a signal). Unset in normal use.
+ */
+export const HOLD_ENV = 'PROXYOPS_DEPLOY_HOLD';
+const HOLD_BOUND_MS = 120_000;
+
+/**
+ * Takes the target's deploy lock, reads the context under it and runs the deploy, recording before
+ * each step where it is (`deploy-progress.json`, with this process's identity, so `proxyops down` can
+ * find it and interrupt it). `interrupted` (Ctrl-C, `down`) ends it before the next step with the
+ * round rolled back.
+ */
+export async function deploy(
+  where: DeployTarget,
+  emit: (event: DeployEvent) => void,
+  interrupted: AbortSignal = new AbortController().signal,
+): Promise<DeployReport> {
+  await mkdir(where.target, { recursive: true, mode: 0o755 });
+  const unlock = await lockDeploys(where.target);
+  const identity = await readProcessIdentity(process.pid);
+  const record = (at: Omit<DeployProgress, 'pid' | 'identity'>) =>
+    writeDeployProgress(where.target, { pid: process.pid, ...(identity ? { identity } : {}), ...at });
+  let holdAt = process.env[HOLD_ENV];
+  const control: RoundControl = {
+    interrupted,
+    async atStep(step) {
+      const held = step.kind === holdAt;
+      await record({ round: step.round, step: step.index, kind: step.kind, ...(held ? { held } : {}) });
+      if (!held) return;
+      holdAt = undefined;
+      await untilAborted(interrupted, HOLD_BOUND_MS);
+    },
+  };
+  try {
+    await record({ round: 0, step: 0, kind: 'plan' });
+    const context = await loadDeployContext(where);
+    // New instances listen beside their slot (or on a port): nginx's workers must reach them.
+    await checkSpecWorkerAccess(context.spec, await readCurrentConfig(context.target));
+    return await runDeploy(context, emit, control);
+  } finally {
+    await removeDeployProgress(where.target);
+    await unlock();
+  }
+}
+
+/** The live main config of a target (its `user` directive names the workers), when there is one. */
+async function readCurrentConfig(target: string): Promise<{ text: string; file: string } | undefined> {
+  const file = join(target, 'current', MAIN_CONFIG_FILE);
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : { text, file };
+}
+
+function untilAborted(signal: AbortSignal, boundMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, boundMs);
+    const done = () => (clearTimeout(timer), resolve());
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', done, { once: true });
+  });
+}

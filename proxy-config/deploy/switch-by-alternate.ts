@@ -1,0 +1,47 @@
+import { splitByInstance } from '../core/deploy/log-window.js';
+import { toAddress } from '../core/deploy/plan-deploy.js';
+import { ProxyopsError } from '../core/errors.js';
+import type { InstanceRecord } from '../shell/stack-state.js';
+import { isAccepting } from '../shell/tcp-accepting.js';
+import { fetchStatus } from '../shell/wait-until-ready.js';
+import type { TrafficSwitch } from './traffic-switch.js';
+
+/**
+ * Traffic moves between the two addresses of a blue/green pair that the rendered upstream lists
+ * both of (the spec's `alternate`): no config change, no reload. The idle address refuses
+ * connections, which nginx passes to the next server (a request never sent upstream, so even a POST).
+ * The new instance gets requests once it accepts connections; the old one leaves by closing its
+ * listener first. Back: the new instance is stopped, its address refuses again.
+ */
+export function alternateSwitch(
+  alternateOf: (old: InstanceRecord) => { host: string; port: number },
+): TrafficSwitch {
+  return {
+    path: 'alternate',
+    tcp: true,
+    async place(old) {
+      const address = alternateOf(old);
+      // An instance is known by its address: the idle one of the pair must be idle.
+      if (await isAccepting(address.host, address.port))
+        throw new ProxyopsError(
+          'ALTERNATE_BUSY',
+          `${toAddress(address)}, the alternate of ${toAddress(old)}, already accepts connections: something else listens there (stop it, or deploy with --replace ${toAddress(old)} --with ${toAddress(address)}); nothing changed`,
+        );
+      return { address, logName: `instance-${address.port}.log`, where: toAddress(address) };
+    },
+    probe: (instance, path) => fetchStatus(`http://${toAddress(instance)}${path}`),
+    switchIn(fresh, old) {
+      return Promise.resolve({
+        oldOut: false,
+        outcome: `${toAddress(fresh)} gets requests beside ${toAddress(old)} (both are in the upstream; no reload)`,
+      });
+    },
+    // Stopping the new instance (the runner's next move) is what sends its traffic back.
+    switchBack: () => Promise.resolve(),
+    takeOut() {
+      return Promise.reject(new Error('an alternate round takes no instance out of the upstream'));
+    },
+    split: (kit, text, fresh) => splitByInstance(kit, text, { address: toAddress(fresh) }),
+    release: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,132 @@
+import { realpath } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { ProxyopsError } from '../core/errors.js';
+import { detectLogFormat, sampleLines, type FormatDetection } from '../core/logs/detect-log-format.js';
+import type { LogFormatSpec } from '../core/logs/log-format-presets.js';
+import { resolveLogFormat, type LogFormatSource } from './logs-stats.js';
+import { peekStream } from '../shell/peek-stream.js';
+import { readLogInput } from '../shell/read-log-input.js';
+import { openPathsOf } from '../shell/proc-process-tree.js';
+import { findRunningNginx, readRunningConfig } from '../shell/running-nginx.js';
+
+/** A log format and where it came from (printed on stderr, and `formatSource` of `--json`). */
+export interface FormatChoice {
+  spec: LogFormatSpec;
+  source: string;
+  /** Named by --preset, --log-format or --nginx-conf rather than chosen here. */
+  fromFlags: boolean;
+}
+
+/** Bytes of the first input the formats are tried on. */
+const SAMPLE_BYTES = 64 * 1024;
+
+/** The first lines of an input, and standard input given back whole when it was the one read. */
+async function sampleInput(
+  input: string,
+  stdin: Readable | undefined,
+): Promise<{ lines: string[]; stdin: Readable | undefined }> {
+  if (input === '-') {
+    const peeked = await peekStream(stdin ?? process.stdin, SAMPLE_BYTES);
+    return {
+      lines: sampleLines(peeked.head.toString('latin1'), undefined, peeked.ended),
+      stdin: peeked.stream,
+    };
+  }
+  let text = '';
+  for await (const chunk of readLogInput(input)) {
+    text += chunk;
+    if (text.length >= SAMPLE_BYTES) break;
+  }
+  return { lines: sampleLines(text), stdin };
+}
+
+/** The access_log of a running nginx that writes `input`, when its format parses the sample. */
+async function formatFromRunningNginx(input: string, lines: string[]): Promise<FormatChoice | null> {
+  const file = await realpath(input).catch(() => input);
+  // nginx's master holds open every log it writes to a fixed path (the only ones matched here): one
+  // without the file, or the live log of this rotated copy, open is not asked for its config, which
+  // costs `nginx -V` and a read of the whole config (on a host running other nginx instances, most of
+  // a one-line run). One whose open files this user may not see is asked, as before.
+  const holdsLog = async (pid: number) => {
+    const { liveLogPath } = await import('../core/nginx-config/configured-logs.js');
+    const open = await openPathsOf(pid);
+    return open === null || open.has(file) || open.has(liveLogPath(file));
+  };
+  for (const master of await findRunningNginx(holdsLog)) {
+    // A master whose config this user cannot read, or that is being replaced, tells nothing.
+    const config = await readRunningConfig(master).catch(() => null);
+    const found = config
+      ? (await import('../core/nginx-config/configured-logs.js')).accessLogFor(config, master.prefix, file)
+      : null;
+    if (!found || !detectLogFormat(lines, [found.spec]).spec) continue;
+    return {
+      spec: found.spec,
+      source: `running nginx (pid ${master.pid}): access_log at ${found.log.where}, log_format ${found.spec.name}`,
+      fromFlags: false,
+    };
+  }
+  return null;
+}
+
+/** The error for a log most of whose lines no known format parses: the closest format, its flag, a sample. */
+export function noFormatMatches(input: string, detection: FormatDetection, given?: string): ProxyopsError {
+  const closest = detection.closest;
+  const hint = closest
+    ? `closest known format: ${closest.spec.name} (${closest.hits} of ${detection.sampled} lines), select it with --preset ${closest.spec.name}`
+    : "no known format parses any of them; give the nginx log_format with --log-format '...'";
+  const sample =
+    detection.unmatched === null
+      ? ''
+      : `; a line not matched: ${JSON.stringify(detection.unmatched.slice(0, 200))}`;
+  return new ProxyopsError(
+    'LOG_FORMAT_UNKNOWN',
+    `${input}: most of the first ${detection.sampled} lines match ${given ? `no line of format ${given}` : 'no known log format'}; ${hint}${sample}`,
+    { details: { closest: closest?.spec.name ?? null } },
+  );
+}
+
+/**
+ * The format to read `inputs` with: the flags when given; else the format of the running nginx's
+ * access_log writing the first input; else the known format that parses most of its first lines.
+ */
+export async function chooseLogFormat(
+  inputs: string[],
+  source: LogFormatSource,
+  stdin: Readable | undefined,
+): Promise<{ choice: FormatChoice; stdin: Readable | undefined }> {
+  if (source.logFormat !== undefined || source.nginxConf !== undefined || source.preset !== undefined) {
+    const spec = await resolveLogFormat(source);
+    const flag =
+      source.preset !== undefined
+        ? `--preset ${source.preset}`
+        : source.nginxConf !== undefined
+          ? `--nginx-conf ${source.nginxConf} --format-name ${source.formatName}`
+          : '--log-format';
+    return { choice: { spec, source: flag, fromFlags: true }, stdin };
+  }
+  await resolveLogFormat(source); // the checks of lone --escape / --format-name
+  const input = inputs[0] ?? '-';
+  const sample = await sampleInput(input, stdin);
+  if (sample.lines.length === 0)
+    return {
+      choice: {
+        spec: await resolveLogFormat({ preset: 'proxyops' }),
+        source: 'default (empty input)',
+        fromFlags: false,
+      },
+      stdin: sample.stdin,
+    };
+  const running = input === '-' ? null : await formatFromRunningNginx(input, sample.lines);
+  if (running) return { choice: running, stdin: sample.stdin };
+  const detection = detectLogFormat(sample.lines);
+  if (!detection.spec) throw noFormatMatches(input, detection);
+  const hits = detection.closest?.hits ?? 0;
+  return {
+    choice: {
+      spec: detection.spec,
+      source: `detected: parses ${hits} of the first ${detection.sampled} lines of ${input}`,
+      fromFlags: false,
+    },
+    stdin: sample.stdin,
+  };
+}

@@ -1,0 +1,60 @@
+import { readFile } from 'node:fs/promises';
+import { ProxyopsError } from '../core/errors.js';
+import { assertSameFormat, fromStateDocument, type StateMeta } from '../core/logs/stats-state-document.js';
+import { createStatsState, mergeStatsState, type StatsState } from '../core/logs/stats-state.js';
+import { summarizeStats } from '../core/logs/summarize-stats.js';
+import {
+  checkOutputOptions,
+  writeStatsOutputs,
+  type CommandIo,
+  type StatsOutputOptions,
+} from './logs-stats-command.js';
+
+/**
+ * Runs `logs merge STATE...`: the states written by `logs stats --state-out`, added in the order given,
+ * print what one `logs stats` over all their inputs (in that order) would have printed.
+ */
+export async function runLogsMergeCommand(
+  files: string[],
+  options: StatsOutputOptions,
+  io: CommandIo,
+): Promise<number> {
+  if (files.length === 0)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      'give the state files to merge (written by logs stats --state-out)',
+    );
+  const checked = await checkOutputOptions(options, files, io);
+  const read: Array<{ state: StatsState; meta: StateMeta; name: string }> = [];
+  for (const name of files) {
+    const text = await readFile(name, 'utf8').catch((error: unknown) => {
+      throw new ProxyopsError('STATE_UNREADABLE', `cannot read ${name}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    });
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      throw new ProxyopsError(
+        'STATE_INCOMPATIBLE',
+        `${name}: not a proxyops state file (not JSON); write one with \`proxyops logs stats --state-out FILE\``,
+      );
+    }
+    const one = { ...fromStateDocument(doc, name), name };
+    if (read.length) assertSameFormat(read[0]!, one);
+    read.push(one);
+  }
+  const first = read[0]!;
+  // As one run: an empty total at the finest interval, each input's state added in order.
+  const intervalMs = Math.min(...read.map((one) => one.state.intervalMs));
+  const total = createStatsState(first.state.capabilities, intervalMs);
+  for (const one of read) mergeStatsState(total, one.state);
+  const inputs = read.flatMap((one) => one.meta.inputs);
+  const summary = summarizeStats(total, {
+    format: first.meta.format.name,
+    formatSource: first.meta.formatSource,
+    inputs,
+  });
+  return writeStatsOutputs(total, summary, checked, options, io, first.meta.format);
+}

@@ -1,0 +1,443 @@
+// `logs stats` runs dozens of times in an incident and in every pipeline check: what only some runs
+// need (--follow, --html, an nginx config's log_format) is imported where it is used (bench:cli).
+import { writeFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { ProxyopsError } from '../core/errors.js';
+import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from '../core/logs/fail-if.js';
+import { parseStatusFilter, parseUpstreamFilter, type LogFilter } from '../core/logs/log-filter.js';
+import { renderStatsProm } from '../core/logs/render-stats-prom.js';
+import { renderStatsTable } from '../core/logs/render-stats-table.js';
+import { toIntervalLine, type StatsSummary } from '../core/logs/summarize-stats.js';
+import { parseJobs } from '../core/logs/parse-jobs-option.js';
+import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from '../core/logs/parse-time-option.js';
+import { chooseLogFormat, noFormatMatches, type FormatChoice } from './choose-log-format.js';
+import { detectLogFormat } from '../core/logs/detect-log-format.js';
+import { collectLogStats, describeDamage, prepareLogStats, type LogFormatSource } from './logs-stats.js';
+import { createProgressLine } from '../shell/progress-line.js';
+import { assertNotAnInput, assertWritableDir } from '../shell/check-report-target.js';
+import { summarizeStats } from '../core/logs/summarize-stats.js';
+import type { StatsState } from '../core/logs/stats-state.js';
+import type { LogFormatSpec } from '../core/logs/log-format-presets.js';
+import { parseMetricLabels } from '../core/logs/log-metric-labels.js';
+import { createStatsState } from '../core/logs/stats-state.js';
+import { listenUrl, parseListenAddress } from '../core/parse-listen-address.js';
+import type { RouteHandler } from '../shell/serve-http-routes.js';
+
+/** The options of `proxyops logs stats`, as commander hands them over. */
+export interface LogsStatsCommandOptions extends LogFormatSource {
+  since?: string;
+  until?: string;
+  status?: string;
+  path?: string;
+  upstream?: string[];
+  json?: boolean;
+  ndjson?: boolean;
+  prom?: boolean;
+  html?: string;
+  failIf?: string[];
+  follow?: boolean;
+  interval?: string;
+  jobs?: string;
+  stateOut?: string;
+  metricsListen?: string;
+  promTextfile?: string;
+  label?: string[];
+  /** HOST:PORT where a --follow run serves its live HTML report (may be --metrics-listen's too). */
+  serve?: string;
+  quiet?: boolean;
+}
+
+/** The outputs `logs stats` and `logs merge` share. */
+export type StatsOutputOptions = Pick<
+  LogsStatsCommandOptions,
+  'json' | 'ndjson' | 'prom' | 'html' | 'failIf' | 'stateOut' | 'promTextfile' | 'label'
+>;
+
+/** Where the command writes; the CLI passes the process's streams. */
+export interface CommandIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  stdin: Readable & { isTTY?: boolean };
+  env: Record<string, string | undefined>;
+  /** The clock of the progress line; tests give their own. */
+  now?: () => number;
+  /** Resolves when the user asks a --follow run to end (SIGINT); tests resolve it themselves. */
+  untilStopped?: Promise<void>;
+}
+
+/** Runs `logs stats`; resolves with the exit code (1 when a --fail-if holds). */
+export async function runLogsStatsCommand(
+  inputs: string[],
+  options: LogsStatsCommandOptions,
+  io: CommandIo,
+): Promise<number> {
+  const checked = await checkOutputOptions(options, inputs, io);
+  const listen =
+    options.metricsListen === undefined
+      ? undefined
+      : parseListenAddress(options.metricsListen, '--metrics-listen');
+  if (listen && !options.follow)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--metrics-listen needs --follow (a one-off run can write --prom-textfile)',
+    );
+  if (options.serve !== undefined && !options.follow)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--serve needs --follow (the report of a finished run is --html FILE)',
+    );
+  const serve = options.serve === undefined ? undefined : parseListenAddress(options.serve, '--serve');
+  if (inputs.length === 0) {
+    if (io.stdin.isTTY) throw new ProxyopsError('BAD_OPTION', 'give log files, or - to read standard input');
+    inputs = ['-'];
+  }
+  const filter = toFilter(options, Date.now());
+  const { failIf } = checked;
+  const jobs = options.jobs === undefined ? undefined : parseJobs(options.jobs);
+  const intervalMs =
+    options.interval !== undefined
+      ? parseDuration(options.interval, '--interval', INTERVAL_BOUNDS)
+      : options.follow
+        ? serve
+          ? 2_000
+          : 10_000
+        : 60_000;
+  // Reading io.stdin makes process.stdin, a stream whose set-up is a tenth of a one-line run: only "-" needs it.
+  const { choice, stdin } = await chooseLogFormat(
+    inputs,
+    options,
+    inputs.includes('-') ? io.stdin : undefined,
+  );
+  const spec = choice.spec;
+  // A format the user named needs no word; one we chose is said once, where a pipeline's log shows it.
+  const sayFormat = () => {
+    if (!choice.fromFlags && !options.quiet)
+      io.stderr.write(`proxyops: format ${spec.name} (${choice.source})\n`);
+  };
+  const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
+
+  if (options.follow) {
+    const kit = prepareLogStats(spec, filter);
+    sayFormat();
+    // Evaluated at every update, not only at the end: a followed log is watched for the condition,
+    // and the run ends (exit 1) as soon as one holds.
+    let tripped: () => void = () => undefined;
+    const holds = new Promise<void>((resolve) => (tripped = resolve));
+    const { followLogStats } = await import('./logs-follow.js');
+    const metrics = checked.metricLabels ? await createMetrics(checked.metricLabels) : undefined;
+    const writeTextfile = () =>
+      metrics && options.promTextfile !== undefined
+        ? writePromTextfile(options.promTextfile, metrics)
+        : Promise.resolve();
+    // Listening first: a busy port fails the run before anything is read or printed.
+    let collect: () => void = () => undefined;
+    const { live, close: closeListeners } = await startListeners(
+      {
+        ...(listen && metrics
+          ? { metrics: { at: listen, routes: metricsRoutes(metrics, () => collect()) } }
+          : {}),
+        ...(serve
+          ? {
+              serve: {
+                at: serve,
+                first: summarizeStats(createStatsState(kit.capabilities), {
+                  format: spec.name,
+                  formatSource: choice.source,
+                  inputs,
+                }),
+              },
+            }
+          : {}),
+      },
+      io,
+    );
+    let handle: ReturnType<typeof followLogStats>;
+    try {
+      handle = followLogStats({
+        inputs,
+        spec,
+        filter,
+        intervalMs,
+        stdin,
+        formatSource: choice.source,
+        onRead: metrics ? (delta) => metrics.add(delta) : undefined,
+        onUpdate(total, interval) {
+          live?.update(total);
+          // A failed write of the textfile is said, and the run goes on: the next update writes it again.
+          writeTextfile().catch((error: unknown) => {
+            io.stderr.write(`proxyops: cannot write ${options.promTextfile}: ${(error as Error).message}\n`);
+          });
+          if (options.ndjson) io.stdout.write(JSON.stringify(toIntervalLine(interval, Date.now())) + '\n');
+          else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
+          else if (options.prom) io.stdout.write(renderStatsProm(total));
+          else io.stdout.write((color ? '\x1b[H\x1b[2J' : '\n') + renderStatsTable(total, { color }));
+          if (failIf.some(({ expr }) => evaluateFailIf(expr, total))) tripped();
+        },
+      });
+      collect = () => handle.collect();
+    } catch (error) {
+      await closeListeners();
+      throw error;
+    }
+    const stopped =
+      io.untilStopped ?? new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    // A failed input ends the run too: left running, its timer and followers keep the process alive.
+    try {
+      await Promise.race([stopped, handle.ended, holds]).catch((error: unknown) => {
+        handle.stop();
+        throw error;
+      });
+    } finally {
+      await closeListeners();
+    }
+    const summary = handle.stop();
+    await writeTextfile();
+    await writeState(options.stateOut, handle.total, spec, choice.source, inputs);
+    return finish(summary, failIf, options, io, false);
+  }
+
+  // Progress only for a person watching: never on a pipe, never beside machine output, not when asked.
+  const machine = options.json || options.ndjson || options.prom;
+  const progress =
+    io.stderr.isTTY && !machine && !options.quiet ? createProgressLine(io.stderr, io.now) : undefined;
+  const { state, damaged } = await collectLogStats({
+    inputs,
+    spec,
+    formatSource: choice.source,
+    filter,
+    intervalMs,
+    jobs,
+    stdin,
+    onProgress: progress?.update,
+  }).finally(() => progress?.clear());
+  const summary = summarizeStats(state, { format: spec.name, formatSource: choice.source, inputs });
+  assertMostLinesRead(summary, choice);
+  sayFormat();
+  const code = await writeStatsOutputs(state, summary, checked, options, io, spec);
+  // A damaged .gz input: what could be read is counted and shown, and the exit code says the input
+  // was damaged (2, bad input), whatever --fail-if found.
+  for (const damage of damaged) io.stderr.write(`proxyops: ${describeDamage(damage)}\n`);
+  return damaged.length > 0 ? DAMAGED_INPUT_EXIT : code;
+}
+
+/** The exit code of a run that read a damaged `.gz` input: bad input (cli/exit-codes.ts), not a finding. */
+const DAMAGED_INPUT_EXIT = 2;
+
+/** Checks the output options before anything is read: one stdout format, writable report targets. */
+export async function checkOutputOptions(
+  options: StatsOutputOptions,
+  inputs: string[],
+  io: CommandIo,
+): Promise<{ failIf: Array<{ text: string; expr: FailIfExpr }>; metricLabels?: Record<string, string> }> {
+  const outputs = [options.json, options.ndjson, options.prom].filter(Boolean).length;
+  if (outputs > 1) throw new ProxyopsError('BAD_OPTION', 'give only one of --json, --ndjson, --prom');
+  const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
+  const metricLabels = parseMetricLabels(options.label ?? []);
+  const wantsMetrics =
+    options.promTextfile !== undefined || (options as LogsStatsCommandOptions).metricsListen !== undefined;
+  if (!wantsMetrics && options.label?.length)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--label labels the metrics of --metrics-listen or --prom-textfile: give one',
+    );
+  const fd = (io.stdin as { fd?: unknown }).fd;
+  for (const [flag, file, noun] of [
+    ['--html', options.html, 'report'],
+    ['--state-out', options.stateOut, 'state'],
+    ['--prom-textfile', options.promTextfile, 'metrics'],
+  ] as const) {
+    if (file === undefined) continue;
+    if (file === '') throw new ProxyopsError('BAD_OPTION', `${flag}: name the ${noun} file`);
+    await assertWritableDir(file, flag, noun);
+    await assertNotAnInput(file, inputs, fd, flag, noun);
+  }
+  return { failIf, metricLabels: wantsMetrics ? metricLabels : undefined };
+}
+
+/** Writes a finished run's outputs (stdout, --state-out, --prom-textfile, --html) and applies --fail-if. */
+export async function writeStatsOutputs(
+  state: StatsState,
+  summary: StatsSummary,
+  checked: { failIf: Array<{ text: string; expr: FailIfExpr }>; metricLabels?: Record<string, string> },
+  options: StatsOutputOptions,
+  io: CommandIo,
+  spec: LogFormatSpec,
+): Promise<number> {
+  const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
+  if (options.json) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+  else if (options.ndjson)
+    for (const point of summary.timeline.points) io.stdout.write(JSON.stringify(point) + '\n');
+  else if (options.prom) io.stdout.write(renderStatsProm(summary));
+  else io.stdout.write(renderStatsTable(summary, { color }));
+  await writeState(options.stateOut, state, spec, summary.formatSource, summary.inputs);
+  if (options.promTextfile !== undefined && checked.metricLabels) {
+    const metrics = await createMetrics(checked.metricLabels);
+    metrics.add(state);
+    await writePromTextfile(options.promTextfile, metrics);
+  }
+  return finish(summary, checked.failIf, options, io, !(options.json || options.ndjson || options.prom));
+}
+
+async function createMetrics(labels: Record<string, string>) {
+  const { createLogMetrics } = await import('./log-metrics.js');
+  return createLogMetrics(labels);
+}
+
+/** Readable by node_exporter, which runs as another user. */
+const TEXTFILE_MODE = 0o644;
+
+async function writePromTextfile(path: string, metrics: { text(): Promise<string> }): Promise<void> {
+  const { writeAtomically } = await import('../shell/stack-state.js');
+  await writeAtomically(path, await metrics.text(), TEXTFILE_MODE).catch((error: unknown) => {
+    throw new ProxyopsError('WRITE_FAILED', `cannot write ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  });
+}
+
+async function writeState(
+  path: string | undefined,
+  state: StatsState,
+  format: LogFormatSpec,
+  formatSource: string,
+  inputs: string[],
+): Promise<void> {
+  if (path === undefined) return;
+  const { toStateDocument } = await import('../core/logs/stats-state-document.js');
+  const { writeAtomically } = await import('../shell/stack-state.js');
+  const text = JSON.stringify(toStateDocument(state, { format, formatSource, inputs })) + '\n';
+  await writeAtomically(path, text).catch((error: unknown) => {
+    throw new ProxyopsError('WRITE_FAILED', `cannot write ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  });
+}
+
+function metricsRoutes(
+  metrics: { text(): Promise<string>; contentType: string },
+  collect: () => void,
+): Record<string, RouteHandler> {
+  return {
+    '/metrics': async (_request, response) => {
+      collect();
+      const body = await metrics.text();
+      response.writeHead(200, { 'content-type': metrics.contentType }).end(body);
+    },
+  };
+}
+
+type ListenAt = { host: string; port: number };
+
+/**
+ * Starts the follow run's listeners: /metrics (--metrics-listen) and the live page (--serve). Given
+ * the same HOST:PORT, one listener serves both.
+ */
+async function startListeners(
+  wanted: {
+    metrics?: { at: ListenAt; routes: Record<string, RouteHandler> };
+    serve?: { at: ListenAt; first: StatsSummary };
+  },
+  io: CommandIo,
+): Promise<{ live?: { update(summary: StatsSummary): void }; close(): Promise<void> }> {
+  if (!wanted.metrics && !wanted.serve) return { close: async () => undefined };
+  const { serveHttpRoutes } = await import('../shell/serve-http-routes.js');
+  const live = wanted.serve && (await import('./live-report.js')).liveReportRoutes(wanted.serve.first);
+  const same =
+    wanted.metrics &&
+    wanted.serve &&
+    wanted.metrics.at.host === wanted.serve.at.host &&
+    wanted.metrics.at.port === wanted.serve.at.port;
+  const plans: Array<{ at: ListenAt; routes: Record<string, RouteHandler>; option: string }> = [];
+  if (same)
+    plans.push({
+      at: wanted.metrics!.at,
+      routes: { ...wanted.metrics!.routes, ...live!.routes },
+      option: '--metrics-listen',
+    });
+  else {
+    if (wanted.metrics) plans.push({ ...wanted.metrics, option: '--metrics-listen' });
+    if (wanted.serve) plans.push({ at: wanted.serve.at, routes: live!.routes, option: '--serve' });
+  }
+  const servers: Array<{ close(): Promise<void> }> = [];
+  const close = async () => {
+    live?.close();
+    await Promise.all(servers.map((server) => server.close()));
+  };
+  try {
+    for (const plan of plans) {
+      const server = await serveHttpRoutes(plan.at.host, plan.at.port, plan.routes, plan.option);
+      servers.push(server);
+      if (plan.routes['/metrics'])
+        io.stderr.write(`proxyops: metrics on ${listenUrl(server.host, server.port)}metrics\n`);
+      if (plan.routes['/'])
+        io.stderr.write(`proxyops: live report at ${listenUrl(server.host, server.port)}\n`);
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { ...(live ? { live } : {}), close };
+}
+
+async function finish(
+  summary: StatsSummary,
+  failIf: Array<{ text: string; expr: FailIfExpr }>,
+  options: StatsOutputOptions,
+  io: CommandIo,
+  tableShown: boolean,
+): Promise<number> {
+  if (options.html !== undefined) {
+    const { renderStatsHtml } = await import('../core/logs/render-stats-html.js');
+    await writeFile(options.html, renderStatsHtml(summary)).catch((error: unknown) => {
+      throw new ProxyopsError('WRITE_FAILED', `cannot write ${options.html}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    });
+  }
+  if (!tableShown && summary.malformed.count > 0) {
+    io.stderr.write(`proxyops: ${summary.malformed.count} malformed line(s); first:\n`);
+    for (const s of summary.malformed.samples) io.stderr.write(`  ${s.input}:${s.line}: ${s.text}\n`);
+  }
+  let code = 0;
+  for (const { text, expr } of failIf) {
+    if (!evaluateFailIf(expr, summary)) continue;
+    const values = metricsOf(expr)
+      .map((m) => `${m}=${failIfMetric(summary, m)}`)
+      .join(' ');
+    io.stderr.write(`proxyops: --fail-if holds: ${text} (${values})\n`);
+    code = 1;
+  }
+  return code;
+}
+
+/**
+ * A run where most lines matched no format found nothing usable: an error (exit 2) naming the
+ * closest known format, never "0 records" and exit 0.
+ */
+function assertMostLinesRead(summary: StatsSummary, choice: FormatChoice): void {
+  if (summary.malformed.count * 2 <= summary.lines) return;
+  const samples = summary.malformed.samples.map((sample) => sample.text);
+  const detection = detectLogFormat(samples);
+  const input = summary.malformed.samples[0]?.input ?? summary.inputs[0] ?? '-';
+  throw noFormatMatches(
+    input,
+    { ...detection, sampled: summary.lines, unmatched: samples[0] ?? null },
+    choice.spec.name,
+  );
+}
+
+function metricsOf(expr: FailIfExpr): string[] {
+  if (expr.kind === 'compare') return [expr.metric];
+  if (expr.kind === 'not') return metricsOf(expr.expr);
+  return [...new Set([...metricsOf(expr.left), ...metricsOf(expr.right)])];
+}
+
+function toFilter(options: LogsStatsCommandOptions, nowMs: number): LogFilter {
+  const filter: LogFilter = {};
+  if (options.since !== undefined) filter.sinceMs = parseTimeOption(options.since, '--since', nowMs);
+  if (options.until !== undefined) filter.untilMs = parseTimeOption(options.until, '--until', nowMs);
+  if (options.status !== undefined) filter.status = parseStatusFilter(options.status);
+  if (options.path !== undefined) filter.path = options.path;
+  if (options.upstream?.length) filter.upstream = options.upstream.map(parseUpstreamFilter);
+  return filter;
+}
