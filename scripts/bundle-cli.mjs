@@ -168,10 +168,10 @@ for (let todo = Object.keys(lazyEntries); todo.length > 0;) {
   todo = Object.keys(lazyEntries).filter((name) => !built.has(name));
 }
 
-// The worker threads of a large `logs stats` run start from dist/proxy-config/shell/log-range-thread.js:
+// The worker threads of a large `logs stats` run start from dist/proxy-config/shell/logs/log-range-thread.js:
 // bundled in place into one ES module, a thread boots in about 25 ms instead of 40 (it loaded some
 // twenty-five files).
-const threadFile = resolve(distDir, 'proxy-config', 'shell', 'log-range-thread.js');
+const threadFile = resolve(distDir, 'proxy-config', 'shell', 'logs', 'log-range-thread.js');
 const thread = await build({
   entryPoints: [threadFile],
   outfile: threadFile,

@@ -75,7 +75,7 @@ async function render(report: LintReport, format: LintFormat, quiet: boolean): P
   if (format === 'sarif') {
     const { toLintSarif } = await import('../format-lint-sarif.js');
     const { LINT_RULES } = await import('../../proxy-config/core/lint/lint-rules.js');
-    const { findTemplatesDir } = await import('../../proxy-config/shell/read-templates.js');
+    const { findTemplatesDir } = await import('../../proxy-config/shell/nginx/read-templates.js');
     const { PROXYOPS_VERSION } = await import('../../proxy-config/core/version.js');
     // runbooks/ ships next to templates/ in the package root.
     const runbookBase = pathToFileURL(`${dirname(findTemplatesDir())}/`).href;

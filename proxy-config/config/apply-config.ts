@@ -6,13 +6,18 @@ import type { VersionManifest } from '../core/apply/version-manifest.js';
 import { digestSpec } from '../core/apply/config-change.js';
 import { ProxyopsError } from '../core/errors.js';
 import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
-import { checkTargetLayout, pruneVersions, readVersionState, versionDir } from '../shell/config-versions.js';
-import { readLiveMasterPid } from '../shell/nginx-master.js';
-import { isAlive } from '../shell/proc-process-tree.js';
+import {
+  checkTargetLayout,
+  pruneVersions,
+  readVersionState,
+  versionDir,
+} from '../shell/nginx/config-versions.js';
+import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
+import { isAlive } from '../shell/process/proc-process-tree.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from '../shell/stack-state.js';
-import type { ReloadResult } from '../shell/reload-nginx.js';
-import { withTargetLock } from '../shell/target-lock.js';
-import { checkSpecWorkerAccess } from '../shell/worker-access.js';
+import type { ReloadResult } from '../shell/nginx/reload-nginx.js';
+import { withTargetLock } from '../shell/nginx/target-lock.js';
+import { checkSpecWorkerAccess } from '../shell/nginx/worker-access.js';
 import type { ServersFrom } from './reconcile-servers.js';
 import { renderForTarget } from './render-for-target.js';
 import { prepareApply, readManifest, switchAndReload, switchApply, testStaged } from './apply-steps.js';

@@ -19,11 +19,11 @@ import {
   switchCurrent,
   versionDir,
   type VersionState,
-} from '../shell/config-versions.js';
-import { readLiveMasterPid } from '../shell/nginx-master.js';
-import { fileSize } from '../shell/read-file-range.js';
-import { reloadAndConfirm, type ReloadResult } from '../shell/reload-nginx.js';
-import { createTempPrefix } from '../shell/temp-prefix.js';
+} from '../shell/nginx/config-versions.js';
+import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
+import { fileSize } from '../shell/logs/read-file-range.js';
+import { reloadAndConfirm, type ReloadResult } from '../shell/nginx/reload-nginx.js';
+import { createTempPrefix } from '../shell/nginx/temp-prefix.js';
 import { hasLintErrors } from './lint-config.js';
 import { checkRenderedConfig } from './validate-config.js';
 

@@ -3,8 +3,8 @@ import { renderVersionManifest, VERSION_MANIFEST_FILE } from '../core/apply/vers
 import type { VersionFiles } from '../core/apply/config-change.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { ProxyHostSpec, ProxySpec } from '../core/spec/proxy-spec.js';
-import { toVersionName } from '../shell/config-versions.js';
-import type { ReloadResult } from '../shell/reload-nginx.js';
+import { toVersionName } from '../shell/nginx/config-versions.js';
+import type { ReloadResult } from '../shell/nginx/reload-nginx.js';
 import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
 import { openStepSession, type StepAnswer, type StepSession } from '../shell/host/step-session.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { VersionRecord } from '../core/apply/config-change.js';
 import { ProxyopsError } from '../core/errors.js';
-import { checkTargetLayout, readVersionRecord, readVersionState } from '../shell/config-versions.js';
+import { checkTargetLayout, readVersionRecord, readVersionState } from '../shell/nginx/config-versions.js';
 
 /** One kept version as `config history` lists it. */
 export interface HistoryEntry {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { diffVersions } from '../core/apply/config-change.js';
-import { checkTargetLayout, readVersionFiles, readVersionState } from '../shell/config-versions.js';
+import { checkTargetLayout, readVersionFiles, readVersionState } from '../shell/nginx/config-versions.js';
 import type { ServersFrom } from './reconcile-servers.js';
 import { renderForTarget } from './render-for-target.js';
 

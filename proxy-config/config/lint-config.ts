@@ -3,7 +3,7 @@ import { runLintRules } from '../core/lint/run-lint-rules.js';
 import type { LintReport } from '../core/lint/types.js';
 import type { SnippetContext } from '../core/nginx-config/check-directives.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
-import { readNginxConfig } from '../shell/read-nginx-config.js';
+import { readNginxConfig } from '../shell/nginx/read-nginx-config.js';
 
 import { LINT_SEVERITIES, type LintSeverity } from '../core/lint/types.js';
 

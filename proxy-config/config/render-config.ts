@@ -1,8 +1,8 @@
 import { renderNginxConfig, type RenderedFiles } from '../core/render/render-nginx-config.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
-import { readTemplates } from '../shell/read-templates.js';
-import { writeRenderedFiles } from '../shell/write-rendered-files.js';
+import { readTemplates } from '../shell/nginx/read-templates.js';
+import { writeRenderedFiles } from '../shell/nginx/write-rendered-files.js';
 
 /** A spec and what it renders to. */
 export interface RenderResult {

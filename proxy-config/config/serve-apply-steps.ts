@@ -7,8 +7,8 @@ import {
   pruneVersions,
   readVersionFiles,
   readVersionState,
-} from '../shell/config-versions.js';
-import { withTargetLock } from '../shell/target-lock.js';
+} from '../shell/nginx/config-versions.js';
+import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { KEEP_VERSIONS, outsideDeploys } from './apply-config.js';
 import { readConfigHistory } from './config-history.js';
 import { discardApply, prepareApply, switchApply, undoApply } from './apply-steps.js';

@@ -6,10 +6,10 @@ import { MAIN_CONFIG_FILE, type RenderedFiles } from '../core/render/render-ngin
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { relocateRuntimePaths } from '../core/spec/relocate-runtime-paths.js';
 import { hasLintErrors, lintNginxConfigFiles, type LintReport } from './lint-config.js';
-import { testNginxConfig } from '../shell/nginx-process.js';
+import { testNginxConfig } from '../shell/nginx/nginx-process.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
-import { createTempPrefix } from '../shell/temp-prefix.js';
-import { writeRenderedFiles } from '../shell/write-rendered-files.js';
+import { createTempPrefix } from '../shell/nginx/temp-prefix.js';
+import { writeRenderedFiles } from '../shell/nginx/write-rendered-files.js';
 import { renderSpec } from './render-config.js';
 
 /** What the rendered files got from lint and from nginx -t. */

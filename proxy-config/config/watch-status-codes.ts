@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { countStatusCodes, type StatusDistribution } from '../core/apply/status-distribution.js';
-import { fileSize, readFileRange } from '../shell/read-file-range.js';
-import { readLastLines } from '../shell/read-log-since.js';
+import { fileSize, readFileRange } from '../shell/logs/read-file-range.js';
+import { readLastLines } from '../shell/logs/read-log-since.js';
 
 /** Early rollback needs this many requests; the end of the window decides on any number. */
 const EARLY_DECISION_REQUESTS = 20;

@@ -7,7 +7,7 @@ import { ProxyopsError } from '../core/errors.js';
 import type { LogReaderKit } from '../core/logs/log-format-presets.js';
 import { parseSpecText } from '../core/spec/parse-spec-text.js';
 import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
-import { checkTargetLayout } from '../shell/config-versions.js';
+import { checkTargetLayout } from '../shell/nginx/config-versions.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
 import { readStackState, type InstanceRecord, type StackState } from '../shell/stack-state.js';
 

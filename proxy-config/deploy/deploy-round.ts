@@ -9,12 +9,12 @@ import { watchStatusEvent } from '../core/deploy/status-event.js';
 import { judgeNewInstance } from '../core/deploy/watch-gates.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
-import { fileSize } from '../shell/read-file-range.js';
-import { readLogSince } from '../shell/read-log-since.js';
-import { runHook } from '../shell/run-hook.js';
+import { fileSize } from '../shell/logs/read-file-range.js';
+import { readLogSince } from '../shell/logs/read-log-since.js';
+import { runHook } from '../shell/process/run-hook.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
-import { waitUntilRefusing } from '../shell/tcp-accepting.js';
-import { waitUntilReady } from '../shell/wait-until-ready.js';
+import { waitUntilRefusing } from '../shell/process/tcp-accepting.js';
+import { waitUntilReady } from '../shell/process/wait-until-ready.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
 const COUNTDOWN_TICK_MS = 1_000;

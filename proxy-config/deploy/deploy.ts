@@ -14,11 +14,11 @@ import {
 } from './deploy-context.js';
 import { Abort, RoundRunner, UNCONTROLLED, type RoundControl } from './deploy-round.js';
 import { removeDeployProgress, writeDeployProgress, type DeployProgress } from '../shell/deploy-progress.js';
-import { readProcessIdentity } from '../shell/process-identity.js';
-import { fileSize } from '../shell/read-file-range.js';
-import { readLastLines } from '../shell/read-log-since.js';
+import { readProcessIdentity } from '../shell/process/process-identity.js';
+import { fileSize } from '../shell/logs/read-file-range.js';
+import { readLastLines } from '../shell/logs/read-log-since.js';
 import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
-import { checkSpecWorkerAccess } from '../shell/worker-access.js';
+import { checkSpecWorkerAccess } from '../shell/nginx/worker-access.js';
 import { lockDeploys, writeStackState } from '../shell/stack-state.js';
 import { childLauncher, hookLauncher } from './instance-launcher.js';
 import { alternateSwitch } from './switch-by-alternate.js';

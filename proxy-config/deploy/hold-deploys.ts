@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProxyopsError } from '../core/errors.js';
 import { readDeployProgress } from '../shell/deploy-progress.js';
-import { recordedStatus, signalRecorded, stopRecorded } from '../shell/instance-process.js';
+import { recordedStatus, signalRecorded, stopRecorded } from '../shell/process/instance-process.js';
 import { lockDeploys } from '../shell/stack-state.js';
 
 /**

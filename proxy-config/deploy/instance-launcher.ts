@@ -3,16 +3,16 @@ import { fillHook, formatArgv, toInstanceCommand } from '../core/deploy/instance
 import { toAddress } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { DeployContext } from './deploy-context.js';
-import { findListenerPid } from '../shell/find-listener-pid.js';
+import { findListenerPid } from '../shell/process/find-listener-pid.js';
 import {
   recordedStatus,
   signalRecorded,
   startInstance,
   stopRecorded,
   waitForExit,
-} from '../shell/instance-process.js';
-import { readProcessIdentity } from '../shell/process-identity.js';
-import { describeHookRun, runHook } from '../shell/run-hook.js';
+} from '../shell/process/instance-process.js';
+import { readProcessIdentity } from '../shell/process/process-identity.js';
+import { describeHookRun, runHook } from '../shell/process/run-hook.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
 import { strangerOrGone } from './switch-by-slot.js';
 import type { NewPlace, TrafficSwitch } from './traffic-switch.js';

@@ -5,7 +5,7 @@ import { ProxyopsError } from '../core/errors.js';
 import { maintenanceFlagPath } from '../core/maintenance/maintenance-files.js';
 import { describeHealthPaths } from '../core/render/maintenance-view.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
-import { writeMaintenanceOff, writeMaintenanceOn } from '../shell/maintenance-switch.js';
+import { writeMaintenanceOff, writeMaintenanceOn } from '../shell/nginx/maintenance-switch.js';
 
 /** What `proxyops maintenance on|off` did. */
 export interface MaintenanceOutcome {

@@ -2,8 +2,8 @@ import { splitByInstance } from '../core/deploy/log-window.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
-import { isAccepting } from '../shell/tcp-accepting.js';
-import { fetchStatus } from '../shell/wait-until-ready.js';
+import { isAccepting } from '../shell/process/tcp-accepting.js';
+import { fetchStatus } from '../shell/process/wait-until-ready.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
 /**

@@ -1,8 +1,8 @@
 import { splitByInstance } from '../core/deploy/log-window.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
-import { pickFreePort } from '../shell/tcp-accepting.js';
-import { fetchStatus } from '../shell/wait-until-ready.js';
+import { pickFreePort } from '../shell/process/tcp-accepting.js';
+import { fetchStatus } from '../shell/process/wait-until-ready.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
 /**

@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
 import { instanceName } from '../core/deploy/instance-command.js';
 import { splitByInstance } from '../core/deploy/log-window.js';
-import { signalRecorded } from '../shell/instance-process.js';
-import { freshSocketPath, pointSlotAt, probeSocket, removeSocketName } from '../shell/slot-socket.js';
+import { signalRecorded } from '../shell/process/instance-process.js';
+import { freshSocketPath, pointSlotAt, probeSocket, removeSocketName } from '../shell/process/slot-socket.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 

@@ -15,14 +15,14 @@ import type { NginxConfig } from '../core/nginx-config/types.js';
 import { isProxyopsError, ProxyopsError } from '../core/errors.js';
 import { parseNginxConfig } from '../core/nginx-config/parse-nginx-config.js';
 import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
-import { LOG_TAIL_BYTES } from '../shell/read-input-file.js';
-import { readLogFamily } from '../shell/read-log-family.js';
-import { chooseRunningNginx, readRunningConfig, type RunningNginx } from '../shell/running-nginx.js';
-import { readNginxConfig } from '../shell/read-nginx-config.js';
-import { probeUrl } from '../shell/probe-url.js';
-import { readTimeWaitByEndpoint } from '../shell/proc-net-tcp.js';
-import { findNginxProcesses } from '../shell/proc-process-tree.js';
-import { listDeletedOpenFiles, listOpenFds, readMaxOpenFiles } from '../shell/proc-fds.js';
+import { LOG_TAIL_BYTES } from '../shell/logs/read-input-file.js';
+import { readLogFamily } from '../shell/logs/read-log-family.js';
+import { chooseRunningNginx, readRunningConfig, type RunningNginx } from '../shell/nginx/running-nginx.js';
+import { readNginxConfig } from '../shell/nginx/read-nginx-config.js';
+import { probeUrl } from '../shell/http/probe-url.js';
+import { readTimeWaitByEndpoint } from '../shell/process/proc-net-tcp.js';
+import { findNginxProcesses } from '../shell/process/proc-process-tree.js';
+import { listDeletedOpenFiles, listOpenFds, readMaxOpenFiles } from '../shell/process/proc-fds.js';
 
 /** What `proxyops diagnose` was given. Every source is optional; the more, the better the evidence. */
 export interface DiagnoseOptions {

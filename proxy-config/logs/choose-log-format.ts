@@ -4,10 +4,10 @@ import { ProxyopsError } from '../core/errors.js';
 import { detectLogFormat, sampleLines, type FormatDetection } from '../core/logs/detect-log-format.js';
 import type { LogFormatSpec } from '../core/logs/log-format-presets.js';
 import { resolveLogFormat, type LogFormatSource } from './logs-stats.js';
-import { peekStream } from '../shell/peek-stream.js';
-import { readLogInput } from '../shell/read-log-input.js';
-import { openPathsOf } from '../shell/proc-process-tree.js';
-import { findRunningNginx, readRunningConfig } from '../shell/running-nginx.js';
+import { peekStream } from '../shell/logs/peek-stream.js';
+import { readLogInput } from '../shell/logs/read-log-input.js';
+import { openPathsOf } from '../shell/process/proc-process-tree.js';
+import { findRunningNginx, readRunningConfig } from '../shell/nginx/running-nginx.js';
 
 /** A log format and where it came from (printed on stderr, and `formatSource` of `--json`). */
 export interface FormatChoice {

@@ -1,8 +1,8 @@
 import { contentSecurityPolicy } from '../core/logs/html/page-assets.js';
 import { renderReportBody, renderStatsHtml } from '../core/logs/render-stats-html.js';
 import type { StatsSummary } from '../core/logs/summarize-stats.js';
-import { createEventStream } from '../shell/event-stream.js';
-import type { RouteHandler } from '../shell/serve-http-routes.js';
+import { createEventStream } from '../shell/http/event-stream.js';
+import type { RouteHandler } from '../shell/http/serve-http-routes.js';
 
 /**
  * The live report's routes: `/` the page (the same page `--html` writes, made from the latest totals)

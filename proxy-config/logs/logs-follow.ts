@@ -4,8 +4,8 @@ import { createLogScan, scanLogText, type LogScan } from '../core/logs/scan-log-
 import { createStatsState, mergeStatsState, type StatsState } from '../core/logs/stats-state.js';
 import { summarizeStats, type StatsSummary } from '../core/logs/summarize-stats.js';
 import { ProxyopsError } from '../core/errors.js';
-import { followLogFile, type FollowHandle, type FollowOptions } from '../shell/follow-log-file.js';
-import { isCompressedInput, logFileSize, readStreamLines } from '../shell/read-log-input.js';
+import { followLogFile, type FollowHandle, type FollowOptions } from '../shell/logs/follow-log-file.js';
+import { isCompressedInput, logFileSize, readStreamLines } from '../shell/logs/read-log-input.js';
 import { prepareLogStats } from './logs-stats.js';
 import type { Readable } from 'node:stream';
 

@@ -13,7 +13,7 @@ import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from '../core/logs/pa
 import { chooseLogFormat, noFormatMatches, type FormatChoice } from './choose-log-format.js';
 import { detectLogFormat } from '../core/logs/detect-log-format.js';
 import { collectLogStats, describeDamage, prepareLogStats, type LogFormatSource } from './logs-stats.js';
-import { createProgressLine } from '../shell/progress-line.js';
+import { createProgressLine } from '../shell/logs/progress-line.js';
 import { assertNotAnInput, assertWritableDir } from '../shell/check-report-target.js';
 import { summarizeStats } from '../core/logs/summarize-stats.js';
 import type { StatsState } from '../core/logs/stats-state.js';
@@ -21,7 +21,7 @@ import type { LogFormatSpec } from '../core/logs/log-format-presets.js';
 import { parseMetricLabels } from '../core/logs/log-metric-labels.js';
 import { createStatsState } from '../core/logs/stats-state.js';
 import { listenUrl, parseListenAddress } from '../core/parse-listen-address.js';
-import type { RouteHandler } from '../shell/serve-http-routes.js';
+import type { RouteHandler } from '../shell/http/serve-http-routes.js';
 
 /** The options of `proxyops logs stats`, as commander hands them over. */
 export interface LogsStatsCommandOptions extends LogFormatSource {
@@ -340,7 +340,7 @@ async function startListeners(
   io: CommandIo,
 ): Promise<{ live?: { update(summary: StatsSummary): void }; close(): Promise<void> }> {
   if (!wanted.metrics && !wanted.serve) return { close: async () => undefined };
-  const { serveHttpRoutes } = await import('../shell/serve-http-routes.js');
+  const { serveHttpRoutes } = await import('../shell/http/serve-http-routes.js');
   const live = wanted.serve && (await import('./live-report.js')).liveReportRoutes(wanted.serve.first);
   const same =
     wanted.metrics &&

@@ -28,14 +28,14 @@ import {
   type LogPiece,
   type LogRangeJob,
   type RangesResult,
-} from '../shell/log-range-worker.js';
+} from '../shell/logs/log-range-worker.js';
 import {
   logFileSize,
   openLogFile,
   readLogInput,
   splitAtLineStarts,
   type OpenedLog,
-} from '../shell/read-log-input.js';
+} from '../shell/logs/read-log-input.js';
 
 /** Where the log format comes from; at most one source. Nothing given means the `proxyops` preset. */
 export interface LogFormatSource {
@@ -105,7 +105,7 @@ export async function resolveLogFormat(source: LogFormatSource): Promise<LogForm
   if (source.nginxConf !== undefined) {
     if (source.formatName === undefined)
       throw new ProxyopsError('BAD_OPTION', '--nginx-conf needs --format-name NAME (the log_format to read)');
-    const { readLogFormatFromConfig } = await import('../shell/read-log-format-from-config.js');
+    const { readLogFormatFromConfig } = await import('../shell/logs/read-log-format-from-config.js');
     return readLogFormatFromConfig(source.nginxConf, source.formatName);
   }
   return presetFormat(source.preset ?? 'proxyops');

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProxyopsError } from '../core/errors.js';
-import { gzipFile, moveLogAside, statLog } from '../shell/log-file-moves.js';
-import { assertNginxMaster } from '../shell/nginx-master.js';
-import { holdsInode } from '../shell/proc-fds.js';
-import { isAlive, processFamily, readPidFile, type ProcessInfo } from '../shell/proc-process-tree.js';
-import { sendSignal } from '../shell/signal-process.js';
+import { gzipFile, moveLogAside, statLog } from '../shell/logs/log-file-moves.js';
+import { assertNginxMaster } from '../shell/nginx/nginx-master.js';
+import { holdsInode } from '../shell/process/proc-fds.js';
+import { isAlive, processFamily, readPidFile, type ProcessInfo } from '../shell/process/proc-process-tree.js';
+import { sendSignal } from '../shell/process/signal-process.js';
 
 /** What `proxyops logs rotate` was given. */
 export interface RotateOptions {

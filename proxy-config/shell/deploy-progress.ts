@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ProcessIdentity } from './process-identity.js';
+import type { ProcessIdentity } from './process/process-identity.js';
 import { writeAtomically } from './stack-state.js';
 
 /**

@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { connect, type PeerCertificate } from 'node:tls';
 import { ProxyopsError } from '../core/errors.js';
-import { readInputFile } from './read-input-file.js';
+import { readInputFile } from './logs/read-input-file.js';
 
 /** What the checks need of a certificate. */
 export interface CertificateFacts {

@@ -1,7 +1,7 @@
 import { ProxyopsError } from '../core/errors.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { parseSpec } from '../core/spec/validate-spec.js';
-import { readInputFile } from './read-input-file.js';
+import { readInputFile } from './logs/read-input-file.js';
 
 /** Reads and validates a spec file; SPEC_UNREADABLE when it cannot be read, SPEC_INVALID when it is wrong. */
 export async function readSpecFile(path: string): Promise<ProxySpec> {

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
-import type { ProcessIdentity } from './process-identity.js';
-import { takePidLock } from './target-lock.js';
+import type { ProcessIdentity } from './process/process-identity.js';
+import { takePidLock } from './nginx/target-lock.js';
 
 /** One running instance of an upstream pool, as recorded by `up` and `deploy`. */
 export interface InstanceRecord {

@@ -2,10 +2,10 @@ import { basename, join } from 'node:path';
 import { toInstanceCommand } from '../core/deploy/instance-command.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { UpstreamSpec } from '../core/spec/proxy-spec.js';
-import { isProcessAlive, startInstance, stopInstance } from '../shell/instance-process.js';
-import { freshSocketPath, pointSlotAt, probeSocket, removeSocketName } from '../shell/slot-socket.js';
+import { isProcessAlive, startInstance, stopInstance } from '../shell/process/instance-process.js';
+import { freshSocketPath, pointSlotAt, probeSocket, removeSocketName } from '../shell/process/slot-socket.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
-import { waitUntilReady } from '../shell/wait-until-ready.js';
+import { waitUntilReady } from '../shell/process/wait-until-ready.js';
 
 /**
  * Starts the instance of an upstream slot (for `up` and its supervisor): on a fresh socket, waits

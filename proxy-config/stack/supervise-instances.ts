@@ -3,9 +3,9 @@ import { toInstanceCommand } from '../core/deploy/instance-command.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
 import { mayRestart, RESTART_LIMIT } from '../core/deploy/restart-policy.js';
 import { isProxyopsError } from '../core/errors.js';
-import { isProcessAlive, recordedStatus, startInstance } from '../shell/instance-process.js';
+import { isProcessAlive, recordedStatus, startInstance } from '../shell/process/instance-process.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
-import { removeSocketName } from '../shell/slot-socket.js';
+import { removeSocketName } from '../shell/process/slot-socket.js';
 import { startSlotInstance } from './start-slot-instance.js';
 import { lockDeploys, readStackState, writeStackState, type InstanceRecord } from '../shell/stack-state.js';
 

@@ -11,17 +11,22 @@ import { ProxyopsError } from '../core/errors.js';
 import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
 import { stackTarget } from '../deploy/deploy-context.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../shell/embedded-postgres.js';
-import { findListenerPid } from '../shell/find-listener-pid.js';
-import { isProcessAlive, recordedStatus, startInstance, stopInstance } from '../shell/instance-process.js';
+import { findListenerPid } from '../shell/process/find-listener-pid.js';
+import {
+  isProcessAlive,
+  recordedStatus,
+  startInstance,
+  stopInstance,
+} from '../shell/process/instance-process.js';
 import { holdDeploys } from '../deploy/hold-deploys.js';
-import { readChildPids, readLiveMasterPid } from '../shell/nginx-master.js';
-import { startNginx } from '../shell/nginx-process.js';
+import { readChildPids, readLiveMasterPid } from '../shell/nginx/nginx-master.js';
+import { startNginx } from '../shell/nginx/nginx-process.js';
 import { ensureSystemPackages, SYSTEM_PACKAGES } from '../shell/system-packages.js';
-import { readProcessIdentity } from '../shell/process-identity.js';
+import { readProcessIdentity } from '../shell/process/process-identity.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
 import { startSlotInstance } from './start-slot-instance.js';
 import { superviseInstances } from './supervise-instances.js';
-import { rotateStackLogs, type SizeRotation } from '../shell/rotate-by-size.js';
+import { rotateStackLogs, type SizeRotation } from '../shell/logs/rotate-by-size.js';
 import {
   readStackState,
   removeStackState,
@@ -29,12 +34,12 @@ import {
   type InstanceRecord,
   type StackState,
 } from '../shell/stack-state.js';
-import { removeSocketName } from '../shell/slot-socket.js';
-import { linkStackLogs, prepareStackRuntimeDir } from '../shell/stack-runtime-dir.js';
-import { pickFreePort, tryListen } from '../shell/tcp-accepting.js';
-import { findWorkerUser } from '../shell/worker-access.js';
+import { removeSocketName } from '../shell/process/slot-socket.js';
+import { linkStackLogs, prepareStackRuntimeDir } from '../shell/nginx/stack-runtime-dir.js';
+import { pickFreePort, tryListen } from '../shell/process/tcp-accepting.js';
+import { findWorkerUser } from '../shell/nginx/worker-access.js';
 import { NGINX_DEFAULT_USER } from '../core/apply/worker-access.js';
-import { waitUntilReady } from '../shell/wait-until-ready.js';
+import { waitUntilReady } from '../shell/process/wait-until-ready.js';
 
 /** What `proxyops up` starts. Durations are seconds. */
 export interface UpOptions {

@@ -3,7 +3,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx/nginx-process.js';
 import { startAppliedNginx } from '../support/live-nginx.js';
 import { freePort } from '../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';

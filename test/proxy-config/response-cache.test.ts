@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx/nginx-process.js';
 import { startAppliedNginx } from '../support/live-nginx.js';
 import { validateConfigFile } from '../../proxy-config/config/validate-config.js';
 import { freePort } from '../support/ports.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx-process.js';
+import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx/nginx-process.js';
 import { startAppliedNginx } from '../support/live-nginx.js';
 import { freePort } from '../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';

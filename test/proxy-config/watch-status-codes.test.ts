@@ -2,7 +2,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLastLines } from '../../proxy-config/shell/read-log-since.js';
+import { readLastLines } from '../../proxy-config/shell/logs/read-log-since.js';
 import { readStatusesBefore } from '../../proxy-config/config/watch-status-codes.js';
 
 const line = (status: number) =>

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { applyConfig } from '../../proxy-config/config/apply-config.js';
-import { readLiveMasterPid } from '../../proxy-config/shell/nginx-master.js';
+import { readLiveMasterPid } from '../../proxy-config/shell/nginx/nginx-master.js';
 import {
   signalNginx,
   startNginx,
   testNginxConfig,
   type NginxTarget,
-} from '../../proxy-config/shell/nginx-process.js';
-import { reloadAndConfirm } from '../../proxy-config/shell/reload-nginx.js';
+} from '../../proxy-config/shell/nginx/nginx-process.js';
+import { reloadAndConfirm } from '../../proxy-config/shell/nginx/reload-nginx.js';
 
 /** A real nginx on loopback, running from a throw-away prefix. */
 export interface LiveNginx {

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { ProcessInfo } from '../proc-process-tree.js';
+import type { ProcessInfo } from '../process/proc-process-tree.js';
 
 /** What a command run on a host printed and how it ended. */
 export interface RunResult {

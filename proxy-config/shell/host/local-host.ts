@@ -4,8 +4,8 @@ import { lstat, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ProxyopsError } from '../../core/errors.js';
 import { describeErrno } from '../describe-path.js';
-import { listProcesses } from '../proc-process-tree.js';
-import { sendSignal } from '../signal-process.js';
+import { listProcesses } from '../process/proc-process-tree.js';
+import { sendSignal } from '../process/signal-process.js';
 import type { Host, HostSession, HostStat, RunResult } from './host.js';
 
 /** This machine through the host seam: Node's own file and process calls. */

@@ -11,7 +11,7 @@ import {
 } from '../../core/host/describe-ssh-failure.js';
 import { toShellCommand } from '../../core/host/quote-shell.js';
 import { ProxyopsError } from '../../core/errors.js';
-import type { ProcessInfo } from '../proc-process-tree.js';
+import type { ProcessInfo } from '../process/proc-process-tree.js';
 import type { Host, HostSession, HostStat, RunResult } from './host.js';
 import { collect } from './local-host.js';
 

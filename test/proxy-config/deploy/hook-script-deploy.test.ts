@@ -2,9 +2,9 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLiveMasterPid } from '../../../proxy-config/shell/nginx-master.js';
-import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx-process.js';
-import { waitUntilReady } from '../../../proxy-config/shell/wait-until-ready.js';
+import { readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
+import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx-process.js';
+import { waitUntilReady } from '../../../proxy-config/shell/process/wait-until-ready.js';
 import { freePort } from '../../support/ports.js';
 import { startLoad } from './load.js';
 import { isAlive, runCli } from './stack-harness.js';

@@ -2,7 +2,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isProcessAlive, startInstance, stopInstance } from '../../../proxy-config/shell/instance-process.js';
+import {
+  isProcessAlive,
+  startInstance,
+  stopInstance,
+} from '../../../proxy-config/shell/process/instance-process.js';
 
 describe('instance processes (execa, detached, stopped by pid)', () => {
   let dir: string;

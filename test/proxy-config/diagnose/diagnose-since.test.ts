@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
-import { readFileTail } from '../../../proxy-config/shell/read-input-file.js';
+import { readFileTail } from '../../../proxy-config/shell/logs/read-input-file.js';
 
 // nginx writes error-log times in local time: build the lines the same way.
 function nginxTime(date: Date): string {

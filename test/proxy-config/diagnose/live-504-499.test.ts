@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
-import { processFamily, readPidFile } from '../../../proxy-config/shell/proc-process-tree.js';
+import { processFamily, readPidFile } from '../../../proxy-config/shell/process/proc-process-tree.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../../support/upstream-app.js';

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StatsSummary } from '../../../proxy-config/core/logs/summarize-stats.js';
 import { diagnose } from '../../../proxy-config/diagnose/diagnose.js';
-import { readLiveMasterPid } from '../../../proxy-config/shell/nginx-master.js';
+import { readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { rawGet, sendRaw } from '../../support/raw-traffic.js';

@@ -3,7 +3,7 @@ import { chmod, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testNginxConfig } from '../../../proxy-config/shell/nginx-process.js';
+import { testNginxConfig } from '../../../proxy-config/shell/nginx/nginx-process.js';
 import { FIXTURE_DIR, FIXTURE_FILES, FIXTURES, REFUSED_BY_NGINX } from './fixtures.js';
 
 const refused = new Set(

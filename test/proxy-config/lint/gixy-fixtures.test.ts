@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintNginxConfigFiles } from '../../../proxy-config/config/lint-config.js';
-import { testNginxConfig } from '../../../proxy-config/shell/nginx-process.js';
+import { testNginxConfig } from '../../../proxy-config/shell/nginx/nginx-process.js';
 import { startLiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { FIXTURE_DIR } from './fixtures.js';

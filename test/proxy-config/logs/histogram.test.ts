@@ -10,7 +10,7 @@ import {
   slotIndex,
   slotOf,
 } from '../../../proxy-config/core/logs/histogram.js';
-import { loadLogLineScanner } from '../../../proxy-config/shell/load-log-line-scanner.js';
+import { loadLogLineScanner } from '../../../proxy-config/shell/logs/load-log-line-scanner.js';
 
 function exactQuantile(sorted: number[], q: number): number {
   return sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]!;

@@ -14,7 +14,7 @@ import {
   runLogsStatsCommand,
   type LogsStatsCommandOptions,
 } from '../../../proxy-config/logs/logs-stats-command.js';
-import { createProgressLine } from '../../../proxy-config/shell/progress-line.js';
+import { createProgressLine } from '../../../proxy-config/shell/logs/progress-line.js';
 
 describe('the progress line of a long logs stats run', () => {
   it('says bytes read of the total, the percentage, the rate and the time left', () => {

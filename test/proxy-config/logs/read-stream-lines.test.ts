@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readStreamLines } from '../../../proxy-config/shell/read-log-input.js';
+import { readStreamLines } from '../../../proxy-config/shell/logs/read-log-input.js';
 
 async function collect(pieces: Buffer[]): Promise<string[]> {
   const out: string[] = [];

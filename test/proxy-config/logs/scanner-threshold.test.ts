@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
 import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
-import { SCANNER_MIN_BYTES } from '../../../proxy-config/shell/log-range-worker.js';
+import { SCANNER_MIN_BYTES } from '../../../proxy-config/shell/logs/log-range-worker.js';
 import { mutations, TEXT, TEXT_LINES } from './log-line-corpus.js';
 
 // Small runs are read by the JavaScript reader, large ones by the WASM scanner (which leaves what it

@@ -11,8 +11,8 @@ import {
 import { createLogScan, scanLogText } from '../../../proxy-config/core/logs/scan-log-text.js';
 import { createStatsState } from '../../../proxy-config/core/logs/stats-state.js';
 import { createWasmLineScanner } from '../../../proxy-config/core/logs/wasm-line-scanner.js';
-import { loadLogLineScanner } from '../../../proxy-config/shell/load-log-line-scanner.js';
-import { countFileRange } from '../../../proxy-config/shell/read-log-input.js';
+import { loadLogLineScanner } from '../../../proxy-config/shell/logs/load-log-line-scanner.js';
+import { countFileRange } from '../../../proxy-config/shell/logs/read-log-input.js';
 import {
   JSON_FORMAT,
   JSON_LINES,

@@ -7,8 +7,8 @@ import { isNginxDirective } from '../../../proxy-config/core/nginx-config/check-
 import { NGINX_MODULE_DIRECTIVES } from '../../../proxy-config/core/nginx-config/nginx-directives.js';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import type { NginxDirective } from '../../../proxy-config/core/nginx-config/types.js';
-import { testNginxConfig } from '../../../proxy-config/shell/nginx-process.js';
-import { readNginxConfig } from '../../../proxy-config/shell/read-nginx-config.js';
+import { testNginxConfig } from '../../../proxy-config/shell/nginx/nginx-process.js';
+import { readNginxConfig } from '../../../proxy-config/shell/nginx/read-nginx-config.js';
 import { makeCertificate } from '../helpers/make-certificate.js';
 
 /**

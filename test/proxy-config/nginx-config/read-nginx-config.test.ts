@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BLOCK_DEPTH } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import { listLocations } from '../../../proxy-config/core/nginx-config/query.js';
-import { readNginxConfig } from '../../../proxy-config/shell/read-nginx-config.js';
+import { readNginxConfig } from '../../../proxy-config/shell/nginx/read-nginx-config.js';
 
 describe('readNginxConfig', () => {
   let dir: string;

@@ -10,7 +10,7 @@ import {
   restoreVersionState,
   stageVersion,
   switchCurrent,
-} from '../../../proxy-config/shell/config-versions.js';
+} from '../../../proxy-config/shell/nginx/config-versions.js';
 
 describe('config versions', () => {
   let target: string;

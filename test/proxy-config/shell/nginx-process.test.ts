@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testNginxConfig } from '../../../proxy-config/shell/nginx-process.js';
-import { createTempPrefix } from '../../../proxy-config/shell/temp-prefix.js';
+import { testNginxConfig } from '../../../proxy-config/shell/nginx/nginx-process.js';
+import { createTempPrefix } from '../../../proxy-config/shell/nginx/temp-prefix.js';
 
 describe('nginx -t on a config named by a relative path', () => {
   let dir: string;

@@ -2,8 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { recordedStatus, startInstance, stopRecorded } from '../../../proxy-config/shell/instance-process.js';
-import { readProcessIdentity } from '../../../proxy-config/shell/process-identity.js';
+import {
+  recordedStatus,
+  startInstance,
+  stopRecorded,
+} from '../../../proxy-config/shell/process/instance-process.js';
+import { readProcessIdentity } from '../../../proxy-config/shell/process/process-identity.js';
 
 describe('recorded processes', () => {
   const cleanup: Array<() => Promise<void>> = [];

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { withTargetLock } from '../../../proxy-config/shell/target-lock.js';
+import { withTargetLock } from '../../../proxy-config/shell/nginx/target-lock.js';
 
 describe('withTargetLock', () => {
   let target: string;

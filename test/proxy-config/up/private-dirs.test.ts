@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signalNginx, type NginxTarget } from '../../../proxy-config/shell/nginx-process.js';
+import { signalNginx, type NginxTarget } from '../../../proxy-config/shell/nginx/nginx-process.js';
 import { reachableCheckout } from '../../support/checkout-copy.js';
 import { startAppliedNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';

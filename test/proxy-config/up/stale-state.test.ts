@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readProcessIdentity } from '../../../proxy-config/shell/process-identity.js';
+import { readProcessIdentity } from '../../../proxy-config/shell/process/process-identity.js';
 import { stopStackProcesses } from '../../../proxy-config/stack/up.js';
 import { isAlive } from '../deploy/stack-harness.js';
 

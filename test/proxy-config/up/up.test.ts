@@ -10,10 +10,10 @@ import pg from 'pg';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invokedName } from '../../../cli/invoked-name.js';
-import { readVersionState } from '../../../proxy-config/shell/config-versions.js';
-import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx-master.js';
-import { listOpenFds } from '../../../proxy-config/shell/proc-fds.js';
-import { readTcpSockets } from '../../../proxy-config/shell/proc-net-tcp.js';
+import { readVersionState } from '../../../proxy-config/shell/nginx/config-versions.js';
+import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
+import { listOpenFds } from '../../../proxy-config/shell/process/proc-fds.js';
+import { readTcpSockets } from '../../../proxy-config/shell/process/proc-net-tcp.js';
 import { freePort } from '../../support/ports.js';
 import { DATABASE_URL } from '../../support/services.js';
 import {

@@ -5,7 +5,7 @@ import {
 } from '../../../../proxy-config/core/render/log-formats.js';
 import { renderNginxConfig } from '../../../../proxy-config/core/render/render-nginx-config.js';
 import { validateSpec } from '../../../../proxy-config/core/spec/validate-spec.js';
-import { readTemplates } from '../../../../proxy-config/shell/read-templates.js';
+import { readTemplates } from '../../../../proxy-config/shell/nginx/read-templates.js';
 
 const templates = await readTemplates();
 

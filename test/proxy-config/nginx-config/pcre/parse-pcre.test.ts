@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasExponentialBacktracking } from '../../../../proxy-config/core/nginx-config/pcre/backtracking.js';
 import { parsePcre } from '../../../../proxy-config/core/nginx-config/pcre/parse-pcre.js';
-import { testNginxConfig } from '../../../../proxy-config/shell/nginx-process.js';
+import { testNginxConfig } from '../../../../proxy-config/shell/nginx/nginx-process.js';
 
 /** Patterns nginx's PCRE2 accepts, PCRE-only syntax included. */
 const ACCEPTED = [

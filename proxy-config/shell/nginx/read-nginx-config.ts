@@ -1,0 +1,166 @@
+import { readdir, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { ProxyopsError } from '../../core/errors.js';
+import {
+  checkDirectives,
+  topLevelContext,
+  type SnippetContext,
+} from '../../core/nginx-config/check-directives.js';
+import {
+  MAX_BLOCK_DEPTH,
+  nginxSyntaxError,
+  parseNginxConfig,
+  tooDeep,
+} from '../../core/nginx-config/parse-nginx-config.js';
+import type { NginxConfig, NginxDirective } from '../../core/nginx-config/types.js';
+import { describeErrno } from '../describe-path.js';
+import { readInputFile } from '../logs/read-input-file.js';
+
+const GLOB_CHARS = /[*?[]/;
+
+/**
+ * Reads an nginx main (or snippet) file and every file its `include` directives name, the way
+ * nginx does: relative paths resolve against the conf prefix (by default the main file's
+ * directory, as for `nginx -c`; give /etc/nginx when linting a snippet from a subdirectory),
+ * globs match in sorted order and may match nothing, a plain path must exist.
+ * Directives are then checked as `nginx -t` checks them (context, block, argument count).
+ * Throws NGINX_CONFIG_UNREADABLE or NGINX_CONFIG_INVALID, both naming file:line.
+ */
+export async function readNginxConfig(
+  mainPath: string,
+  options: {
+    confPrefix?: string;
+    /**
+     * false to skip the nginx -t checks: for the config a running nginx has already accepted, which
+     * may be a newer nginx's than the 1.22 the checks follow.
+     */
+    checkDirectives?: boolean;
+    /** The context the main file's top level is read in, when it is a snippet (lint's --context). */
+    context?: SnippetContext;
+    /**
+     * 'keep' leaves an include of a file that does not exist in the tree, marked `missing`, and
+     * reads on (lint reports it); by default it is an error, as for nginx.
+     */
+    missingIncludes?: 'fail' | 'keep';
+  } = {},
+): Promise<NginxConfig> {
+  const mainFile = resolve(mainPath);
+  const confPrefix = resolve(options.confPrefix ?? dirname(mainFile));
+  const files: string[] = [];
+
+  async function load(
+    file: string,
+    chain: string[],
+    depth: number,
+    from?: NginxDirective,
+  ): Promise<NginxDirective[]> {
+    if (chain.includes(file))
+      throw nginxSyntaxError(
+        from?.file ?? file,
+        from?.line ?? 0,
+        `include cycle: ${[...chain, file].join(' -> ')}`,
+      );
+    const where = from ? `${from.file}:${from.line}: include ` : '';
+    const text = (
+      await readInputFile(
+        file,
+        (reason, cause) =>
+          new ProxyopsError('NGINX_CONFIG_UNREADABLE', `${where}cannot read ${file}: ${reason}`, {
+            cause,
+            details: { file: from?.file ?? file, line: from?.line },
+          }),
+      )
+    ).toString('utf8');
+    if (!files.includes(file)) files.push(file);
+    return expand(parseNginxConfig(text, file), [...chain, file], depth);
+  }
+
+  // Each file is parsed within MAX_BLOCK_DEPTH, but includes inside blocks stack their depths.
+  async function expand(nodes: NginxDirective[], chain: string[], depth: number): Promise<NginxDirective[]> {
+    const out: NginxDirective[] = [];
+    for (const node of nodes) {
+      // An include with a wrong argument count stays in the tree: checkDirectives refuses it in
+      // reading order, after any earlier directive's error, as nginx does.
+      if (node.name === 'include' && !node.children && !node.entries && node.args.length === 1) {
+        const pattern = node.args[0] as string;
+        const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
+        const matched = GLOB_CHARS.test(pattern) ? await expandGlob(absolute) : [absolute];
+        for (const file of matched) {
+          const missing = options.missingIncludes === 'keep' ? await missingReason(file) : undefined;
+          if (missing) out.push({ ...node, missing });
+          else out.push(...(await load(file, chain, depth, node)));
+        }
+        continue;
+      }
+      const copy: NginxDirective = { ...node };
+      if ((node.children || node.entries) && depth + 1 > MAX_BLOCK_DEPTH)
+        throw tooDeep(node.file, node.line, node.name);
+      if (node.children) copy.children = await expand(node.children, chain, depth + 1);
+      if (node.entries) copy.entries = await expand(node.entries, chain, depth + 1);
+      out.push(copy);
+    }
+    return out;
+  }
+
+  const directives = await load(mainFile, [], 0);
+  // Contexts are known only once includes are in place (a snippet may sit in any block).
+  const invalid =
+    options.checkDirectives !== false &&
+    checkDirectives(directives, options.context ?? topLevelContext(directives, mainFile));
+  if (invalid) throw invalid;
+  return { mainFile, files, directives };
+}
+
+/** Why a file an include names cannot be found (ENOENT, ENOTDIR), or undefined when it is there. */
+async function missingReason(file: string): Promise<string | undefined> {
+  try {
+    await stat(file);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? describeErrno(error) : undefined;
+  }
+}
+
+/** Paths matching a glob whose wildcards (`*`, `?`, `[...]`) may sit in any segment, sorted like glob(3). */
+async function expandGlob(pattern: string): Promise<string[]> {
+  const segments = pattern.split(sep).filter(Boolean);
+  let bases: string[] = [sep];
+  for (const segment of segments) {
+    if (!GLOB_CHARS.test(segment)) {
+      bases = bases.map((base) => join(base, segment));
+      continue;
+    }
+    const matcher = globSegment(segment);
+    const next: string[] = [];
+    for (const base of bases) {
+      const names = await readdir(base).catch(() => [] as string[]);
+      for (const name of names.sort()) if (matcher.test(name)) next.push(join(base, name));
+    }
+    bases = next;
+  }
+  return bases;
+}
+
+function globSegment(segment: string): RegExp {
+  let source = '';
+  for (let i = 0; i < segment.length; i++) {
+    const ch = segment[i] as string;
+    if (ch === '*') source += '[^/]*';
+    else if (ch === '?') source += '[^/]';
+    else if (ch === '[') {
+      const close = segment.indexOf(']', i + 2);
+      if (close === -1) source += '\\[';
+      else {
+        const body = segment
+          .slice(i + 1, close)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
+        source += `[${body}]`;
+        i = close;
+      }
+    } else source += ch.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  // Like glob(3): a wildcard never matches a leading dot unless the pattern starts with one.
+  return new RegExp(`^${segment.startsWith('.') ? '' : '(?!\\.)'}${source}$`);
+}

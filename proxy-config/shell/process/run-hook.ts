@@ -1,0 +1,81 @@
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { execa } from 'execa';
+import { ProxyopsError } from '../../core/errors.js';
+import { formatArgv } from '../../core/deploy/instance-command.js';
+import { fileSize, readFileRange } from '../logs/read-file-range.js';
+
+/** How a lifecycle hook ran. */
+export interface HookRun {
+  /** The exit code; null when it was killed (by the bound, or a signal). */
+  exitCode: number | null;
+  timedOut: boolean;
+  ms: number;
+  /** The last of its output (stdout and stderr together), for the one-line reason of a failure. */
+  tail: string;
+}
+
+const TAIL_BYTES = 400;
+
+/**
+ * Runs one hook argv (no shell: each argument stays one) and waits for it, for at most `boundMs`
+ * (then SIGTERM, and SIGKILL 2 s later). Its output is appended to `logFile` after a line naming the
+ * hook: a file, not a pipe, so a service the hook leaves running in the background (a plain script's
+ * `app &`) cannot keep the hook from ending by holding our pipe open.
+ */
+export async function runHook(
+  argv: readonly string[],
+  options: { boundMs: number; logFile: string },
+): Promise<HookRun> {
+  const started = Date.now();
+  const [file, ...args] = argv;
+  await appendLine(options.logFile, `${new Date().toISOString()} run: ${formatArgv(argv)}\n`);
+  const from = await fileSize(options.logFile);
+  const fd = openSync(options.logFile, 'a') as 3;
+  try {
+    const result = await execa(file!, args, {
+      reject: false,
+      stdio: ['ignore', fd, fd],
+      timeout: options.boundMs,
+      forceKillAfterDelay: 2_000,
+    });
+    const end = await fileSize(options.logFile);
+    const written = (await readFileRange(options.logFile, Math.max(from, end - TAIL_BYTES), end)).trim();
+    const failedToRun = result.failed && result.exitCode === undefined && !result.timedOut;
+    return {
+      exitCode: result.exitCode ?? null,
+      timedOut: result.timedOut,
+      ms: Date.now() - started,
+      tail: written || (failedToRun ? (result.originalMessage ?? result.shortMessage ?? '') : ''),
+    };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function appendLine(path: string, line: string): Promise<void> {
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
+    await appendFile(path, line);
+  } catch (error) {
+    throw new ProxyopsError(
+      'INSTANCE_START_FAILED',
+      `cannot write the hook log ${path}: ${(error as Error).message}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** A hook run as one clause: `exited 1: no such unit`, `was killed after 30000 ms`. */
+export function describeHookRun(run: HookRun): string {
+  const how = run.timedOut
+    ? `was killed after ${run.ms} ms`
+    : run.exitCode === null
+      ? 'was killed'
+      : `exited ${run.exitCode}`;
+  const last = run.tail.split('\n').at(-1)?.trim();
+  return last ? `${how}: ${last}` : how;
+}
