@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyConfig } from '../config/apply-config.js';
@@ -143,7 +143,19 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
     );
   }
   const databaseDir = join(dir, 'database');
-  if (options.fresh) await rm(databaseDir, { recursive: true, force: true });
+  if (options.fresh) {
+    // Said out loud: the orders and users of every earlier run are gone for good.
+    const had = await stat(databaseDir).then(
+      () => true,
+      () => false,
+    );
+    await rm(databaseDir, { recursive: true, force: true });
+    say(
+      had
+        ? `--fresh: removed the earlier data in ${databaseDir}`
+        : `--fresh: no earlier data in ${databaseDir}`,
+    );
+  }
   // The orders and users of the embedded database: only this user reads them.
   if (!options.databaseUrl) await mkdir(databaseDir, { recursive: true, mode: 0o700 });
 

@@ -279,6 +279,8 @@ describe('the embedded database keeps its data under --dir', () => {
       await stop(stack);
 
       stack = await start(['--fresh']);
+      // Said, not done quietly: the data of every earlier run is gone.
+      expect(stack.output()).toContain(`--fresh: removed the earlier data in ${join(dir, 'database')}`);
       expect((await fetch(`${stack.url}/orders/${id}`, { headers: auth })).status).toBe(404);
       expect((await fetch(`${stack.url}/users/${SEED_USER}`, { headers: auth })).status).toBe(200);
     } finally {
