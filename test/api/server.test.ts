@@ -84,7 +84,7 @@ const SERVER_STORES = [
             await admin.query(`CREATE SCHEMA ${schema}`);
             await admin.end();
             // libpq-style `options` confines the server process to the schema, as the test harness does.
-            const separator = DATABASE_URL?.includes('?') ? '&' : '?';
+            const separator = DATABASE_URL.includes('?') ? '&' : '?';
             const url = `${DATABASE_URL}${separator}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
             return {
               env: { DATABASE_URL: url },

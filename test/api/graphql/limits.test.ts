@@ -143,7 +143,7 @@ const MUTATION = `mutation {
  */
 async function block(store: Store, table: 'users' | 'orders') {
   let released = false;
-  if (store.kind === 'postgres' && DATABASE_URL) {
+  if (store.kind === 'postgres') {
     const schema = (await store.query<{ s: string }>('SELECT current_schema() AS s'))[0]?.s ?? 'public';
     const client = new pg.Client({ connectionString: DATABASE_URL, options: `-c search_path=${schema}` });
     await client.connect();

@@ -168,7 +168,7 @@ const PAIRS: Pair[] = [
     },
   },
 ];
-if (DATABASE_URL) {
+{
   const url = DATABASE_URL;
   PAIRS.push({
     name: 'PostgreSQL LISTEN/NOTIFY, two stores on one server',
@@ -192,7 +192,7 @@ if (DATABASE_URL) {
     },
   });
 }
-if (REDIS_URL) {
+{
   const url = REDIS_URL;
   PAIRS.push({
     name: 'Redis pub/sub',

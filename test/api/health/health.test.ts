@@ -8,8 +8,8 @@ describe.each(STORE_VARIANTS)('health endpoints ($name)', (variant) => {
   let api: TestApi;
   let redis: Redis | undefined;
   beforeAll(async () => {
-    redis = REDIS_URL ? new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }) : undefined;
-    api = await startTestApi(variant, { deps: redis ? { redis } : {} });
+    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    api = await startTestApi(variant, { deps: { redis } });
   });
   afterAll(async () => {
     await api?.close();

@@ -14,7 +14,7 @@ describe.each(STORE_VARIANTS)('rate limit per client ($name)', (variant) => {
   beforeAll(async () => {
     api = await startTestApi(variant, { config: { rateLimitMax: LIMIT, rateLimitWindowMs: 60_000 } });
     token = (await api.createUser()).token;
-    redis = REDIS_URL ? new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }) : undefined;
+    redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   });
   afterAll(async () => {
     await api?.close();
@@ -41,7 +41,7 @@ describe.each(STORE_VARIANTS)('rate limit per client ($name)', (variant) => {
     for (let i = 0; i < LIMIT + 2; i++) expect((await send(`${api.url}/health/ready`)).status).toBe(200);
   });
 
-  it.runIf(REDIS_URL)('with Redis the count is shared by every instance', async () => {
+  it('with Redis the count is shared by every instance', async () => {
     const prefix = `proxyops-test:${randomUUID()}:`;
     const deps = { redis: redis as Redis, rateLimitPrefix: prefix };
     const one = await api.startSibling(deps);
@@ -55,21 +55,16 @@ describe.each(STORE_VARIANTS)('rate limit per client ($name)', (variant) => {
     await (redis as Redis).del(...keys);
   });
 
-  it.runIf(REDIS_URL)(
-    'instances with another prefix on the same Redis (another stack) count apart',
-    async () => {
-      const prefixes = [`proxyops-test:${randomUUID()}:`, `proxyops-test:${randomUUID()}:`];
-      const [one, two] = await Promise.all(
-        prefixes.map((rateLimitPrefix) => api.startSibling({ redis: redis as Redis, rateLimitPrefix })),
-      );
-      for (const sibling of [one!, two!]) {
-        const statuses: number[] = [];
-        for (let i = 0; i <= LIMIT; i++)
-          statuses.push((await send(`${sibling.url}/orders`, { token })).status);
-        expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
-      }
-      for (const prefix of prefixes)
-        await (redis as Redis).del(...(await (redis as Redis).keys(`${prefix}*`)));
-    },
-  );
+  it('instances with another prefix on the same Redis (another stack) count apart', async () => {
+    const prefixes = [`proxyops-test:${randomUUID()}:`, `proxyops-test:${randomUUID()}:`];
+    const [one, two] = await Promise.all(
+      prefixes.map((rateLimitPrefix) => api.startSibling({ redis: redis as Redis, rateLimitPrefix })),
+    );
+    for (const sibling of [one!, two!]) {
+      const statuses: number[] = [];
+      for (let i = 0; i <= LIMIT; i++) statuses.push((await send(`${sibling.url}/orders`, { token })).status);
+      expect(statuses).toEqual([...Array(LIMIT).fill(200), 429]);
+    }
+    for (const prefix of prefixes) await (redis as Redis).del(...(await (redis as Redis).keys(`${prefix}*`)));
+  });
 });

@@ -9,8 +9,8 @@ import { sendJson, type TestResponse } from '../support/http-client.js';
 const ORDER = { items: [{ productName: 'Widget', quantity: 1, unitPrice: 4 }] };
 
 // Two instances, each with its own pool, on one schema of the real PostgreSQL server.
-describe.runIf(DATABASE_URL)('Idempotency-Key across two API instances on one PostgreSQL', () => {
-  const db = postgresSchema(DATABASE_URL ?? '');
+describe('Idempotency-Key across two API instances on one PostgreSQL', () => {
+  const db = postgresSchema(DATABASE_URL);
   let api: TestApi;
   let secondStore: Store;
   let second: { url: string };

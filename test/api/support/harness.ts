@@ -54,11 +54,8 @@ export function postgresSchema(databaseUrl: string) {
   };
 }
 
-/** Every store the API suites run against: PGlite always, PostgreSQL when DATABASE_URL is set. */
-export const STORE_VARIANTS: StoreVariant[] = [
-  pgliteVariant,
-  ...(DATABASE_URL ? [postgresVariant(DATABASE_URL)] : []),
-];
+/** Every store the API suites run against: PGlite and the PostgreSQL server. */
+export const STORE_VARIANTS: StoreVariant[] = [pgliteVariant, postgresVariant(DATABASE_URL)];
 
 /** A running API on loopback with helpers to make users and tokens. */
 export interface TestApi {

@@ -36,376 +36,362 @@ async function portPair(host: string): Promise<[number, number]> {
 /** A supervisord value: `%` starts its interpolation. */
 const sv = (value: string) => value.replaceAll('%', '%%');
 
-describe.runIf(DATABASE_URL)(
-  'deploy with lifecycle hooks through a real supervisord, on blue/green addresses of two hosts, with no nginx reload',
-  () => {
-    let root: string;
-    let target: string;
-    let nginxPort: number;
-    let supervisorConf: string;
-    let supervisord: ResultPromise;
-    let auth: Record<string, string>;
-    /** Every hook run, as the hooks themselves record it ("start app-HOST-PORT"). */
-    let hookRecord: string;
-    const pairs: Record<string, [number, number]> = {};
-    const specs: Record<string, string> = {};
-    const body = (n: number) =>
-      JSON.stringify({ items: [{ productName: `hooks-load-${n}`, quantity: 1, unitPrice: 2.5 }] });
+describe('deploy with lifecycle hooks through a real supervisord, on blue/green addresses of two hosts, with no nginx reload', () => {
+  let root: string;
+  let target: string;
+  let nginxPort: number;
+  let supervisorConf: string;
+  let supervisord: ResultPromise;
+  let auth: Record<string, string>;
+  /** Every hook run, as the hooks themselves record it ("start app-HOST-PORT"). */
+  let hookRecord: string;
+  const pairs: Record<string, [number, number]> = {};
+  const specs: Record<string, string> = {};
+  const body = (n: number) =>
+    JSON.stringify({ items: [{ productName: `hooks-load-${n}`, quantity: 1, unitPrice: 2.5 }] });
 
-    const supervisorctl = (...args: string[]) =>
-      execa('supervisorctl', ['-c', supervisorConf, ...args], { reject: false });
-    /** A hook that records its own run, then calls supervisorctl. */
-    const hook = (action: string, program: string) => [
-      'sh',
-      '-c',
-      `echo "$*" >> ${hookRecord}; exec supervisorctl -c ${supervisorConf} "$@"`,
-      'hook',
-      action,
-      program,
-    ];
-    const hookRuns = async () => (await readFile(hookRecord, 'utf8').catch(() => '')).split('\n');
-    const serving = async (host: string, port: number) =>
-      (await waitUntilReady(`http://${host}:${port}/health/ready`, { boundMs: 30_000, pollMs: 100 })).ready;
+  const supervisorctl = (...args: string[]) =>
+    execa('supervisorctl', ['-c', supervisorConf, ...args], { reject: false });
+  /** A hook that records its own run, then calls supervisorctl. */
+  const hook = (action: string, program: string) => [
+    'sh',
+    '-c',
+    `echo "$*" >> ${hookRecord}; exec supervisorctl -c ${supervisorConf} "$@"`,
+    'hook',
+    action,
+    program,
+  ];
+  const hookRuns = async () => (await readFile(hookRecord, 'utf8').catch(() => '')).split('\n');
+  const serving = async (host: string, port: number) =>
+    (await waitUntilReady(`http://${host}:${port}/health/ready`, { boundMs: 30_000, pollMs: 100 })).ready;
 
-    /** The spec: both hosts' pairs, the hooks of `deploy` (the supervisord programs named `program-HOST-PORT`). */
-    const writeSpec = async (name: string, deploy: Record<string, unknown>) => {
-      const path = join(root, `${name}.json`);
-      const spec = {
-        version: 1,
-        paths: { pidFile: join(root, 'nginx.pid'), tempDir: join(root, 'temp') },
-        workers: { processes: 2 },
-        accessLog: { path: join(root, 'logs', 'access.log'), buffer: null, flush: null },
-        errorLog: { path: join(root, 'logs', 'error.log') },
-        upstreams: {
-          app: {
-            servers: HOSTS.map((host) => ({
-              host,
-              port: pairs[host]![0],
-              alternate: pairs[host]![1],
-              maxFails: 1,
-              failTimeout: 1,
-            })),
-            keepaliveTimeout: 2,
-            healthCheck: { interval: 0.5, failureThreshold: 2, margin: 0.5 },
-            deploy: { watch: 1.5, readyTimeout: 30, stopTimeout: 15, max5xxIncrease: 0.05, ...deploy },
-          },
+  /** The spec: both hosts' pairs, the hooks of `deploy` (the supervisord programs named `program-HOST-PORT`). */
+  const writeSpec = async (name: string, deploy: Record<string, unknown>) => {
+    const path = join(root, `${name}.json`);
+    const spec = {
+      version: 1,
+      paths: { pidFile: join(root, 'nginx.pid'), tempDir: join(root, 'temp') },
+      workers: { processes: 2 },
+      accessLog: { path: join(root, 'logs', 'access.log'), buffer: null, flush: null },
+      errorLog: { path: join(root, 'logs', 'error.log') },
+      upstreams: {
+        app: {
+          servers: HOSTS.map((host) => ({
+            host,
+            port: pairs[host]![0],
+            alternate: pairs[host]![1],
+            maxFails: 1,
+            failTimeout: 1,
+          })),
+          keepaliveTimeout: 2,
+          healthCheck: { interval: 0.5, failureThreshold: 2, margin: 0.5 },
+          deploy: { watch: 1.5, readyTimeout: 30, stopTimeout: 15, max5xxIncrease: 0.05, ...deploy },
         },
-        servers: [
-          {
-            names: ['localhost', '127.0.0.1'],
-            listen: [{ address: '127.0.0.1', port: nginxPort }],
-            routes: [{ path: '/', upstream: 'app' }],
-          },
-        ],
-      };
-      await writeFile(path, `${JSON.stringify(spec, null, 2)}\n`);
-      specs[name] = path;
-      return path;
+      },
+      servers: [
+        {
+          names: ['localhost', '127.0.0.1'],
+          listen: [{ address: '127.0.0.1', port: nginxPort }],
+          routes: [{ path: '/', upstream: 'app' }],
+        },
+      ],
     };
+    await writeFile(path, `${JSON.stringify(spec, null, 2)}\n`);
+    specs[name] = path;
+    return path;
+  };
 
-    beforeAll(async () => {
-      root = await mkdtemp(join(tmpdir(), 'proxyops-hooks-deploy-'));
-      await chmod(root, 0o755);
-      target = join(root, 'config');
-      hookRecord = join(root, 'hook-runs.txt');
-      await mkdir(join(root, 'logs'), { mode: 0o755 });
-      await mkdir(join(root, 'temp'), { mode: 0o755 });
-      nginxPort = await freePort();
-      for (const host of HOSTS) pairs[host] = await portPair(host);
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'proxyops-hooks-deploy-'));
+    await chmod(root, 0o755);
+    target = join(root, 'config');
+    hookRecord = join(root, 'hook-runs.txt');
+    await mkdir(join(root, 'logs'), { mode: 0o755 });
+    await mkdir(join(root, 'temp'), { mode: 0o755 });
+    nginxPort = await freePort();
+    for (const host of HOSTS) pairs[host] = await portPair(host);
 
-      // One supervisord program per address: the API (hand-over drain), and a broken release beside it.
-      supervisorConf = join(root, 'supervisord.conf');
-      const programs = HOSTS.flatMap((host) =>
-        pairs[host]!.flatMap((port) => [
-          `[program:app-${host}-${port}]`,
-          `command=${sv(process.execPath)} ${sv(CLI)} api --seed --host ${host} --port ${port} --drain hand-over`,
-          `environment=DATABASE_URL="${sv(DATABASE_URL!)}",PROXYOPS_RATE_LIMIT="10000000",PROXYOPS_PROXY_KEEP_ALIVE_MS="2000",PROXYOPS_HEALTH_INTERVAL_MS="500",PROXYOPS_HEALTH_THRESHOLD="2",PROXYOPS_DRAIN_MARGIN_MS="500"`,
-          'autostart=false',
-          'autorestart=false',
-          'startsecs=1',
-          'stopsignal=TERM',
-          'stopwaitsecs=30',
-          `stdout_logfile=${sv(join(root, 'logs', `app-${host}-${port}.log`))}`,
-          'redirect_stderr=true',
-          `[program:broken-${host}-${port}]`,
-          `command=${sv(process.execPath)} ${sv(ALWAYS_5XX)} ${port} ${host}`,
-          'autostart=false',
-          'autorestart=false',
-          'startsecs=1',
-          `stdout_logfile=${sv(join(root, 'logs', `broken-${host}-${port}.log`))}`,
-          'redirect_stderr=true',
-        ]),
+    // One supervisord program per address: the API (hand-over drain), and a broken release beside it.
+    supervisorConf = join(root, 'supervisord.conf');
+    const programs = HOSTS.flatMap((host) =>
+      pairs[host]!.flatMap((port) => [
+        `[program:app-${host}-${port}]`,
+        `command=${sv(process.execPath)} ${sv(CLI)} api --seed --host ${host} --port ${port} --drain hand-over`,
+        `environment=DATABASE_URL="${sv(DATABASE_URL!)}",PROXYOPS_RATE_LIMIT="10000000",PROXYOPS_PROXY_KEEP_ALIVE_MS="2000",PROXYOPS_HEALTH_INTERVAL_MS="500",PROXYOPS_HEALTH_THRESHOLD="2",PROXYOPS_DRAIN_MARGIN_MS="500"`,
+        'autostart=false',
+        'autorestart=false',
+        'startsecs=1',
+        'stopsignal=TERM',
+        'stopwaitsecs=30',
+        `stdout_logfile=${sv(join(root, 'logs', `app-${host}-${port}.log`))}`,
+        'redirect_stderr=true',
+        `[program:broken-${host}-${port}]`,
+        `command=${sv(process.execPath)} ${sv(ALWAYS_5XX)} ${port} ${host}`,
+        'autostart=false',
+        'autorestart=false',
+        'startsecs=1',
+        `stdout_logfile=${sv(join(root, 'logs', `broken-${host}-${port}.log`))}`,
+        'redirect_stderr=true',
+      ]),
+    );
+    await writeFile(
+      supervisorConf,
+      [
+        '[unix_http_server]',
+        `file=${sv(join(root, 'supervisor.sock'))}`,
+        'chmod=0700',
+        '[supervisord]',
+        `logfile=${sv(join(root, 'logs', 'supervisord.log'))}`,
+        `pidfile=${sv(join(root, 'supervisord.pid'))}`,
+        `childlogdir=${sv(join(root, 'logs'))}`,
+        '[rpcinterface:supervisor]',
+        'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface',
+        '[supervisorctl]',
+        `serverurl=unix://${sv(join(root, 'supervisor.sock'))}`,
+        ...programs,
+        '',
+      ].join('\n'),
+    );
+    supervisord = execa('supervisord', ['-n', '-c', supervisorConf], { reject: false });
+    for (let tries = 0; !/^\d+$/.test((await supervisorctl('pid')).stdout); tries++) {
+      if (tries > 200) throw new Error('supervisord did not come up');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // The first instances, started as their owner would (one at a time: the first one migrates).
+    for (const host of HOSTS) {
+      const started = await supervisorctl('start', `app-${host}-${pairs[host]![0]}`);
+      expect(started.exitCode, started.stdout + started.stderr).toBe(0);
+      expect(await serving(host, pairs[host]![0])).toBe(true);
+    }
+
+    await writeSpec('spec', {
+      start: hook('start', 'app-{host}-{port}'),
+      stop: hook('stop', 'app-{host}-{port}'),
+    });
+    const applied = await runCli(['config', 'apply', '--spec', specs.spec!, '--target', target]);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    await startNginx({
+      confPath: join(target, 'current', 'nginx.conf'),
+      prefix: root,
+      startupErrorLog: join(root, 'logs', 'error.log'),
+    });
+    expect(
+      (await waitUntilReady(`http://127.0.0.1:${nginxPort}/health/ready`, { boundMs: 30_000, pollMs: 100 }))
+        .ready,
+    ).toBe(true);
+    auth = { authorization: `Bearer ${await adminToken()}`, accept: 'application/json' };
+  }, 120_000);
+
+  afterAll(async () => {
+    if (supervisorConf) await supervisorctl('stop', 'all');
+    supervisord?.kill('SIGTERM');
+    await supervisord;
+    if (await readLiveMasterPid(join(root, 'nginx.pid')))
+      await signalNginx({ confPath: join(target, 'current', 'nginx.conf'), prefix: root }, 'stop');
+    await rm(root, { recursive: true, force: true });
+  }, 60_000);
+
+  const load = () =>
+    startNoRetryLoad({
+      base: `http://127.0.0.1:${nginxPort}`,
+      headers: auth,
+      getPath: `/users/${SEED_USER}`,
+      postPath: '/orders',
+      postBody: body,
+      getConnections: 6,
+      postConnections: 3,
+      rate: 40,
+    });
+
+  /** Every order a 2xx POST reported is in the database. */
+  const stored = async (result: NoRetryLoadResult) => {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: string }>(
+        'SELECT count(*) AS n FROM orders WHERE id = ANY($1::uuid[])',
+        [result.createdIds],
       );
-      await writeFile(
-        supervisorConf,
-        [
-          '[unix_http_server]',
-          `file=${sv(join(root, 'supervisor.sock'))}`,
-          'chmod=0700',
-          '[supervisord]',
-          `logfile=${sv(join(root, 'logs', 'supervisord.log'))}`,
-          `pidfile=${sv(join(root, 'supervisord.pid'))}`,
-          `childlogdir=${sv(join(root, 'logs'))}`,
-          '[rpcinterface:supervisor]',
-          'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface',
-          '[supervisorctl]',
-          `serverurl=unix://${sv(join(root, 'supervisor.sock'))}`,
-          ...programs,
-          '',
-        ].join('\n'),
-      );
-      supervisord = execa('supervisord', ['-n', '-c', supervisorConf], { reject: false });
-      for (let tries = 0; !/^\d+$/.test((await supervisorctl('pid')).stdout); tries++) {
-        if (tries > 200) throw new Error('supervisord did not come up');
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      return Number(rows[0]!.n);
+    } finally {
+      await client.end();
+    }
+  };
+
+  const expectClean = async (result: NoRetryLoadResult) => {
+    const summary = JSON.stringify({ ...result, createdIds: result.createdIds.length }, null, 1);
+    expect(result.get, summary).toMatchObject({ errors: 0, non2xx: 0 });
+    expect(result.post, summary).toMatchObject({ errors: 0 });
+    // The open residual of the alternate path (docs/deploys.md, "The alternate path"): one POST in
+    // nine runs got a 502 when a connection met the old instance's listener closing.
+    expect(result.post.non2xx, summary).toBeLessThanOrEqual(1);
+    expect(
+      Object.keys(result.statuses).filter((s) => !/^2/.test(s) && s !== '502'),
+      summary,
+    ).toEqual([]);
+    expect(result.get.total).toBeGreaterThan(200);
+    expect(result.post.total).toBeGreaterThan(100);
+    expect(result.createdIds).toHaveLength(result.post.total - result.post.non2xx);
+    expect(await stored(result)).toBe(result.createdIds.length);
+  };
+
+  const statusOf = async (program: string) => (await supervisorctl('status', program)).stdout;
+  const inState = async () =>
+    (
+      JSON.parse(await readFile(join(target, 'instances.json'), 'utf8')) as {
+        upstreams: { app: Array<{ host: string; port: number; inUpstream: boolean }> };
       }
-      // The first instances, started as their owner would (one at a time: the first one migrates).
-      for (const host of HOSTS) {
-        const started = await supervisorctl('start', `app-${host}-${pairs[host]![0]}`);
-        expect(started.exitCode, started.stdout + started.stderr).toBe(0);
-        expect(await serving(host, pairs[host]![0])).toBe(true);
-      }
+    ).upstreams.app
+      .filter((i) => i.inUpstream)
+      .map((i) => `${i.host}:${i.port}`)
+      .sort();
 
-      await writeSpec('spec', {
-        start: hook('start', 'app-{host}-{port}'),
-        stop: hook('stop', 'app-{host}-{port}'),
-      });
-      const applied = await runCli(['config', 'apply', '--spec', specs.spec!, '--target', target]);
-      expect(applied.exitCode, applied.stderr).toBe(0);
-      await startNginx({
-        confPath: join(target, 'current', 'nginx.conf'),
-        prefix: root,
-        startupErrorLog: join(root, 'logs', 'error.log'),
-      });
-      expect(
-        (await waitUntilReady(`http://127.0.0.1:${nginxPort}/health/ready`, { boundMs: 30_000, pollMs: 100 }))
-          .ready,
-      ).toBe(true);
-      auth = { authorization: `Bearer ${await adminToken()}`, accept: 'application/json' };
-    }, 120_000);
+  it('deploy plan names the alternate path and the exact hook commands', async () => {
+    const run = await runCli(['deploy', 'plan', '--spec', specs.spec!, '--target', target]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    const [a, b] = pairs['127.0.0.2']!;
+    expect(run.stdout).toContain(`127.0.0.2:${a}: alternate path (the new instance on 127.0.0.2:${b}`);
+    expect(run.stdout).toContain(`hook start app-127.0.0.2-${b}`);
+    expect(run.stdout).toContain(`hook stop app-127.0.0.2-${a}`);
+    expect(run.stdout).not.toContain('reload path');
+    expect(run.stdout).not.toContain('validate, swap, reload');
+  }, 60_000);
 
-    afterAll(async () => {
-      if (supervisorConf) await supervisorctl('stop', 'all');
-      supervisord?.kill('SIGTERM');
-      await supervisord;
-      if (await readLiveMasterPid(join(root, 'nginx.pid')))
-        await signalNginx({ confPath: join(target, 'current', 'nginx.conf'), prefix: root }, 'stop');
-      await rm(root, { recursive: true, force: true });
-    }, 60_000);
+  it('two rolling deploys in a row under GET and POST keep-alive load that never retries: 0 failed, 0 non-2xx, every POST stored, no reload', async () => {
+    const nginxBefore = await nginxPids(join(root, 'nginx.pid'));
+    const running = load();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const deploy = ['deploy', '--spec', specs.spec!, '--target', target, '--max-p99-ratio', 'off', '--json'];
+    const one = await runCli(deploy);
+    const afterOne = await inState();
+    const two = await runCli(deploy);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const result = await running.stop();
+    expect(one.exitCode, one.stdout + one.stderr).toBe(0);
+    expect(two.exitCode, two.stdout + two.stderr).toBe(0);
+    await expectClean(result);
+    // Blue to green and back: each deploy moved every instance to the other address of its pair.
+    expect(afterOne).toEqual(HOSTS.map((h) => `${h}:${pairs[h]![1]}`).sort());
+    expect(await inState()).toEqual(HOSTS.map((h) => `${h}:${pairs[h]![0]}`).sort());
+    for (const host of HOSTS) {
+      expect(await statusOf(`app-${host}-${pairs[host]![0]}`)).toMatch(/RUNNING/);
+      expect(await statusOf(`app-${host}-${pairs[host]![1]}`)).toMatch(/STOPPED/);
+    }
+    expect(await nginxPids(join(root, 'nginx.pid'))).toEqual(nginxBefore);
+  }, 180_000);
 
-    const load = () =>
-      startNoRetryLoad({
-        base: `http://127.0.0.1:${nginxPort}`,
-        headers: auth,
-        getPath: `/users/${SEED_USER}`,
-        postPath: '/orders',
-        postBody: body,
-        getConnections: 6,
-        postConnections: 3,
-        rate: 40,
-      });
+  it('--replace/--with hands traffic over to an instance the caller started, runs the stop hook, says the old one is idle', async () => {
+    const nginxBefore = await nginxPids(join(root, 'nginx.pid'));
+    const host = '127.0.0.2';
+    const [a, b] = pairs[host]!;
+    const started = await supervisorctl('start', `app-${host}-${b}`);
+    expect(started.exitCode, started.stdout).toBe(0);
+    const running = load();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const run = await runCli([
+      'deploy',
+      '--spec',
+      specs.spec!,
+      '--target',
+      target,
+      '--upstream',
+      'app',
+      '--replace',
+      `${host}:${a}`,
+      '--with',
+      `${host}:${b}`,
+      '--max-p99-ratio',
+      'off',
+      '--json',
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const result = await running.stop();
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    await expectClean(result);
+    const kinds = run.events
+      .filter((e) => e.type === 'step-done')
+      .map((e) => (e.step as { kind: string }).kind);
+    expect(kinds[0]).toBe('wait-ready');
+    expect(kinds).not.toContain('start');
+    const last = run.events.filter((e) => e.type === 'step-done').at(-1)!;
+    expect(String(last.outcome)).toMatch(new RegExp(`${host}:${a} stopped accepting after \\d+ ms: idle`));
+    expect(await statusOf(`app-${host}-${a}`)).toMatch(/STOPPED/);
+    expect((await hookRuns()).filter((l) => l === `stop app-${host}-${a}`).length).toBeGreaterThan(0);
+    expect(await inState()).toContain(`${host}:${b}`);
+    expect(await nginxPids(join(root, 'nginx.pid'))).toEqual(nginxBefore);
+    // The spec still describes what runs: an instance on its server's alternate is no drift.
+    const again = await runCli(['config', 'apply', '--spec', specs.spec!, '--target', target]);
+    expect(again.exitCode, again.stdout + again.stderr).toBe(0);
+  }, 120_000);
 
-    /** Every order a 2xx POST reported is in the database. */
-    const stored = async (result: NoRetryLoadResult) => {
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      try {
-        const { rows } = await client.query<{ n: string }>(
-          'SELECT count(*) AS n FROM orders WHERE id = ANY($1::uuid[])',
-          [result.createdIds],
-        );
-        return Number(rows[0]!.n);
-      } finally {
-        await client.end();
-      }
+  /** A failed deploy: exit 1, rolled back, the old instances serve on, and no stop hook ran for them. */
+  const expectRolledBack = async (
+    run: Awaited<ReturnType<typeof runCli>>,
+    before: string[],
+    since: number,
+  ) => {
+    expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+    expect(await inState()).toEqual(before);
+    for (const address of before) {
+      const [host, port] = address.split(':');
+      expect(await serving(host!, Number(port))).toBe(true);
+      const stops = (await hookRuns()).slice(since).filter((l) => l === `stop app-${host}-${port}`);
+      expect(stops, address).toEqual([]);
+    }
+    expect((await fetch(`http://127.0.0.1:${nginxPort}/users/${SEED_USER}`, { headers: auth })).status).toBe(
+      200,
+    );
+  };
+
+  it('a start hook that exits 1: rolled back, exit 1, the old instance serving, its stop hook never run', async () => {
+    const before = await inState();
+    const since = (await hookRuns()).length;
+    const spec = await writeSpec('start-fails', {
+      start: ['sh', '-c', 'echo "cannot pull the image" >&2; exit 1'],
+      stop: hook('stop', 'app-{host}-{port}'),
+    });
+    const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
+    const abort = run.events.find((e) => e.type === 'abort')!;
+    expect(String(abort.reason)).toMatch(/start hook for 127\.0\.0\.\d:\d+ exited 1: cannot pull the image/);
+    await expectRolledBack(run, before, since);
+  }, 60_000);
+
+  it('a new instance that never becomes ready: rolled back, exit 1, the old instance serving, its stop hook never run', async () => {
+    const before = await inState();
+    const since = (await hookRuns()).length;
+    // The start hook returns 0 and starts nothing: nothing ever answers at the new address.
+    const spec = await writeSpec('never-ready', {
+      start: ['true'],
+      stop: hook('stop', 'app-{host}-{port}'),
+      readyTimeout: 2,
+    });
+    const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
+    const abort = run.events.find((e) => e.type === 'abort')!;
+    expect(String(abort.reason)).toMatch(/was not ready within 2000 ms/);
+    await expectRolledBack(run, before, since);
+  }, 60_000);
+
+  it('a new instance that answers 500 to everything but its readiness: the watch rolls it back, exit 1, the old instance serving, its stop hook never run', async () => {
+    const before = await inState();
+    const since = (await hookRuns()).length;
+    const spec = await writeSpec('answers-500', {
+      start: hook('start', 'broken-{host}-{port}'),
+      stop: hook('stop', 'broken-{host}-{port}'),
+      watch: 3,
+    });
+    const traffic = startLoad(`http://127.0.0.1:${nginxPort}/users/${SEED_USER}`, auth, { rate: 100 });
+    const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
+    await traffic.stop();
+    const status = run.events.find((e) => e.type === 'status') as unknown as {
+      newInstance: { fivexx: number };
     };
-
-    const expectClean = async (result: NoRetryLoadResult) => {
-      const summary = JSON.stringify({ ...result, createdIds: result.createdIds.length }, null, 1);
-      expect(result.get, summary).toMatchObject({ errors: 0, non2xx: 0 });
-      expect(result.post, summary).toMatchObject({ errors: 0 });
-      // The open residual of the alternate path (docs/deploys.md, "The alternate path"): one POST in
-      // nine runs got a 502 when a connection met the old instance's listener closing.
-      expect(result.post.non2xx, summary).toBeLessThanOrEqual(1);
-      expect(
-        Object.keys(result.statuses).filter((s) => !/^2/.test(s) && s !== '502'),
-        summary,
-      ).toEqual([]);
-      expect(result.get.total).toBeGreaterThan(200);
-      expect(result.post.total).toBeGreaterThan(100);
-      expect(result.createdIds).toHaveLength(result.post.total - result.post.non2xx);
-      expect(await stored(result)).toBe(result.createdIds.length);
-    };
-
-    const statusOf = async (program: string) => (await supervisorctl('status', program)).stdout;
-    const inState = async () =>
-      (
-        JSON.parse(await readFile(join(target, 'instances.json'), 'utf8')) as {
-          upstreams: { app: Array<{ host: string; port: number; inUpstream: boolean }> };
-        }
-      ).upstreams.app
-        .filter((i) => i.inUpstream)
-        .map((i) => `${i.host}:${i.port}`)
-        .sort();
-
-    it('deploy plan names the alternate path and the exact hook commands', async () => {
-      const run = await runCli(['deploy', 'plan', '--spec', specs.spec!, '--target', target]);
-      expect(run.exitCode, run.stderr).toBe(0);
-      const [a, b] = pairs['127.0.0.2']!;
-      expect(run.stdout).toContain(`127.0.0.2:${a}: alternate path (the new instance on 127.0.0.2:${b}`);
-      expect(run.stdout).toContain(`hook start app-127.0.0.2-${b}`);
-      expect(run.stdout).toContain(`hook stop app-127.0.0.2-${a}`);
-      expect(run.stdout).not.toContain('reload path');
-      expect(run.stdout).not.toContain('validate, swap, reload');
-    }, 60_000);
-
-    it('two rolling deploys in a row under GET and POST keep-alive load that never retries: 0 failed, 0 non-2xx, every POST stored, no reload', async () => {
-      const nginxBefore = await nginxPids(join(root, 'nginx.pid'));
-      const running = load();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const deploy = [
-        'deploy',
-        '--spec',
-        specs.spec!,
-        '--target',
-        target,
-        '--max-p99-ratio',
-        'off',
-        '--json',
-      ];
-      const one = await runCli(deploy);
-      const afterOne = await inState();
-      const two = await runCli(deploy);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const result = await running.stop();
-      expect(one.exitCode, one.stdout + one.stderr).toBe(0);
-      expect(two.exitCode, two.stdout + two.stderr).toBe(0);
-      await expectClean(result);
-      // Blue to green and back: each deploy moved every instance to the other address of its pair.
-      expect(afterOne).toEqual(HOSTS.map((h) => `${h}:${pairs[h]![1]}`).sort());
-      expect(await inState()).toEqual(HOSTS.map((h) => `${h}:${pairs[h]![0]}`).sort());
-      for (const host of HOSTS) {
-        expect(await statusOf(`app-${host}-${pairs[host]![0]}`)).toMatch(/RUNNING/);
-        expect(await statusOf(`app-${host}-${pairs[host]![1]}`)).toMatch(/STOPPED/);
-      }
-      expect(await nginxPids(join(root, 'nginx.pid'))).toEqual(nginxBefore);
-    }, 180_000);
-
-    it('--replace/--with hands traffic over to an instance the caller started, runs the stop hook, says the old one is idle', async () => {
-      const nginxBefore = await nginxPids(join(root, 'nginx.pid'));
-      const host = '127.0.0.2';
-      const [a, b] = pairs[host]!;
-      const started = await supervisorctl('start', `app-${host}-${b}`);
-      expect(started.exitCode, started.stdout).toBe(0);
-      const running = load();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const run = await runCli([
-        'deploy',
-        '--spec',
-        specs.spec!,
-        '--target',
-        target,
-        '--upstream',
-        'app',
-        '--replace',
-        `${host}:${a}`,
-        '--with',
-        `${host}:${b}`,
-        '--max-p99-ratio',
-        'off',
-        '--json',
-      ]);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const result = await running.stop();
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
-      await expectClean(result);
-      const kinds = run.events
-        .filter((e) => e.type === 'step-done')
-        .map((e) => (e.step as { kind: string }).kind);
-      expect(kinds[0]).toBe('wait-ready');
-      expect(kinds).not.toContain('start');
-      const last = run.events.filter((e) => e.type === 'step-done').at(-1)!;
-      expect(String(last.outcome)).toMatch(new RegExp(`${host}:${a} stopped accepting after \\d+ ms: idle`));
-      expect(await statusOf(`app-${host}-${a}`)).toMatch(/STOPPED/);
-      expect((await hookRuns()).filter((l) => l === `stop app-${host}-${a}`).length).toBeGreaterThan(0);
-      expect(await inState()).toContain(`${host}:${b}`);
-      expect(await nginxPids(join(root, 'nginx.pid'))).toEqual(nginxBefore);
-      // The spec still describes what runs: an instance on its server's alternate is no drift.
-      const again = await runCli(['config', 'apply', '--spec', specs.spec!, '--target', target]);
-      expect(again.exitCode, again.stdout + again.stderr).toBe(0);
-    }, 120_000);
-
-    /** A failed deploy: exit 1, rolled back, the old instances serve on, and no stop hook ran for them. */
-    const expectRolledBack = async (
-      run: Awaited<ReturnType<typeof runCli>>,
-      before: string[],
-      since: number,
-    ) => {
-      expect(run.exitCode, run.stdout + run.stderr).toBe(1);
-      expect(await inState()).toEqual(before);
-      for (const address of before) {
-        const [host, port] = address.split(':');
-        expect(await serving(host!, Number(port))).toBe(true);
-        const stops = (await hookRuns()).slice(since).filter((l) => l === `stop app-${host}-${port}`);
-        expect(stops, address).toEqual([]);
-      }
-      expect(
-        (await fetch(`http://127.0.0.1:${nginxPort}/users/${SEED_USER}`, { headers: auth })).status,
-      ).toBe(200);
-    };
-
-    it('a start hook that exits 1: rolled back, exit 1, the old instance serving, its stop hook never run', async () => {
-      const before = await inState();
-      const since = (await hookRuns()).length;
-      const spec = await writeSpec('start-fails', {
-        start: ['sh', '-c', 'echo "cannot pull the image" >&2; exit 1'],
-        stop: hook('stop', 'app-{host}-{port}'),
-      });
-      const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
-      const abort = run.events.find((e) => e.type === 'abort')!;
-      expect(String(abort.reason)).toMatch(
-        /start hook for 127\.0\.0\.\d:\d+ exited 1: cannot pull the image/,
-      );
-      await expectRolledBack(run, before, since);
-    }, 60_000);
-
-    it('a new instance that never becomes ready: rolled back, exit 1, the old instance serving, its stop hook never run', async () => {
-      const before = await inState();
-      const since = (await hookRuns()).length;
-      // The start hook returns 0 and starts nothing: nothing ever answers at the new address.
-      const spec = await writeSpec('never-ready', {
-        start: ['true'],
-        stop: hook('stop', 'app-{host}-{port}'),
-        readyTimeout: 2,
-      });
-      const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
-      const abort = run.events.find((e) => e.type === 'abort')!;
-      expect(String(abort.reason)).toMatch(/was not ready within 2000 ms/);
-      await expectRolledBack(run, before, since);
-    }, 60_000);
-
-    it('a new instance that answers 500 to everything but its readiness: the watch rolls it back, exit 1, the old instance serving, its stop hook never run', async () => {
-      const before = await inState();
-      const since = (await hookRuns()).length;
-      const spec = await writeSpec('answers-500', {
-        start: hook('start', 'broken-{host}-{port}'),
-        stop: hook('stop', 'broken-{host}-{port}'),
-        watch: 3,
-      });
-      const traffic = startLoad(`http://127.0.0.1:${nginxPort}/users/${SEED_USER}`, auth, { rate: 100 });
-      const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
-      await traffic.stop();
-      const status = run.events.find((e) => e.type === 'status') as unknown as {
-        newInstance: { fivexx: number };
-      };
-      expect(status.newInstance.fivexx).toBeGreaterThan(0);
-      expect(run.events.find((e) => e.type === 'abort')).toMatchObject({ rolledBack: true });
-      await expectRolledBack(run, before, since);
-      // The broken instance was stopped by its own stop hook: its address refuses again.
-      for (const host of HOSTS)
-        for (const port of pairs[host]!)
-          if (!before.includes(`${host}:${port}`))
-            expect(await statusOf(`broken-${host}-${port}`)).not.toMatch(/RUNNING/);
-    }, 60_000);
-  },
-);
+    expect(status.newInstance.fivexx).toBeGreaterThan(0);
+    expect(run.events.find((e) => e.type === 'abort')).toMatchObject({ rolledBack: true });
+    await expectRolledBack(run, before, since);
+    // The broken instance was stopped by its own stop hook: its address refuses again.
+    for (const host of HOSTS)
+      for (const port of pairs[host]!)
+        if (!before.includes(`${host}:${port}`))
+          expect(await statusOf(`broken-${host}-${port}`)).not.toMatch(/RUNNING/);
+  }, 60_000);
+});

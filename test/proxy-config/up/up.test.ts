@@ -357,7 +357,7 @@ describe('proxyops up: nginx in front of N API instances on one shared database'
   }, 90_000);
 });
 
-describe.runIf(DATABASE_URL)('proxyops up on a PostgreSQL server (DATABASE_URL)', () => {
+describe('proxyops up on a PostgreSQL server (DATABASE_URL)', () => {
   const schema = `proxyops_up_${process.pid}`;
   let stack: StackProcess;
 
