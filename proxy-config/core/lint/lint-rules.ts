@@ -11,6 +11,7 @@ import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inherit
 import { ADD_HEADER_CONTENT_TYPE, ADD_HEADER_MULTILINE } from './rules/response-headers.js';
 import { IF_IN_LOCATION } from './rules/if-in-location.js';
 import { TRY_FILES_WITHOUT_OPEN_FILE_CACHE } from './rules/open-file-cache.js';
+import { PROXY_PASS_NORMALIZED } from './rules/proxy-pass-normalized.js';
 import { PROXY_PASS_SLASH_MISMATCH } from './rules/proxy-pass-slash.js';
 import { ORIGIN_REGEX_UNSAFE, VALID_REFERERS_NONE } from './rules/origin-regex.js';
 import { PROXY_PASS_SSRF } from './rules/ssrf.js';
@@ -42,6 +43,7 @@ export const LINT_RULES: readonly LintRule[] = [
   UPSTREAM_KEEPALIVE_HEADERS,
   KEEPALIVE_TIMEOUT_ORDER,
   PROXY_PASS_SLASH_MISMATCH,
+  PROXY_PASS_NORMALIZED,
   CACHE_CONTROL_INVERTED,
   TIMEOUT_NOT_NESTED,
   BODY_SIZE_INCONSISTENT,

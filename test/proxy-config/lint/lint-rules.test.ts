@@ -14,6 +14,7 @@ describe('LINT_RULES', () => {
       'upstream-keepalive-headers',
       'keepalive-timeout-order',
       'proxy-pass-slash-mismatch',
+      'proxy-pass-normalized',
       'cache-control-inverted',
       'timeout-not-nested',
       'body-size-inconsistent',

@@ -105,6 +105,18 @@ describe('origin-regex-unsafe: which regexes other sites can match', () => {
     ['^https://.*example\\.com$', 'origin', false, 'runs straight into the domain'],
     ['^https://.*\\.example\\.com/', 'referer', false, 'run into the path'],
     ['\\.google\\.', 'referer', true, 'no "^"'],
+    // Gixy-Next's origins fixtures (more_origins_*, unsafe_origin_*, origin_w_slash, origin_fp):
+    ['^([^!]+)?https://example\\.com$', 'origin', false, 'before the scheme'],
+    ['^([^:/]+)?https?://example\\.com/', 'referer', false, 'before the scheme'],
+    ['^https://example\\.com([^/]+)?$', 'origin', false, 'after the domain name'],
+    ['^example\\.com([^/]+)?$', 'origin', false, 'after the domain name'],
+    ['^([^/:]+)?example\\.com$', 'origin', false, 'runs straight into the domain'],
+    ['^https?://example\\.com/', 'origin', false, 'never matches'],
+    ['^https?://example\\.com/?$', 'origin', false, undefined],
+    ['^https?://l.o\\.example\\.com$', 'origin', false, undefined],
+    ['^https?://some.example\\.com/', 'referer', false, 'unescaped "."'],
+    ['^https://x.example\\.co\\.uk$', 'origin', false, 'unescaped "."'],
+    ['^https://a.b\\.example\\.co\\.uk$', 'origin', false, undefined],
   ] as const)('%s (%s)', (regex, checked, hostFirst, problem) => {
     const found = originRegexProblem(regex, false, checked, hostFirst);
     if (problem === undefined) expect(found).toBeUndefined();

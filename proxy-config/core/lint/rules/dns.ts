@@ -2,14 +2,13 @@ import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
 import {
   childrenNamed,
   effectiveDirective,
-  listLocations,
+  isHttpScope,
   listUpstreams,
   listUpstreamScopes,
-  proxyPassOf,
   walkDirectives,
   type ScopeChain,
 } from '../../nginx-config/query.js';
-import type { NginxConfig } from '../../nginx-config/types.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
@@ -45,6 +44,14 @@ export function hostOf(address: string): string {
 
 const isIpLiteral = (host: string) => IPV4.test(host) || host.includes(':');
 
+/**
+ * A resolver named by a name that only a private network can answer: localhost, a single label,
+ * or a name under a suffix reserved for private use (.internal, .home.arpa, .local, .localhost) or
+ * in common private use (.lan, .corp, .intranet).
+ */
+const privateName = (host: string) =>
+  !host.includes('.') || /\.(?:internal|home\.arpa|local|localhost|lan|corp|intranet)\.?$/i.test(host);
+
 /** gixy's resolver_external: a resolver across the internet can be answered by anyone on the path. */
 export const RESOLVER_EXTERNAL: LintRule = {
   id: 'resolver-external',
@@ -62,8 +69,8 @@ export const RESOLVER_EXTERNAL: LintRule = {
         .filter((arg) => !arg.includes('='))
         .filter((arg) => {
           const host = hostOf(arg);
-          if (host === 'localhost') return false;
-          return IPV4.test(host) ? !isLocalIpv4(host) : host.includes(':') ? !isLocalIpv6(host) : true;
+          if (IPV4.test(host)) return !isLocalIpv4(host);
+          return host.includes(':') ? !isLocalIpv6(host) : !privateName(host);
         });
       if (external.length > 0)
         hits.push({
@@ -90,26 +97,53 @@ function spelledOutValues(config: NginxConfig, chain: ScopeChain, name: string):
   return values.filter((v) => !v.includes('$'));
 }
 
+/** The `resolver` in effect: along the chain, or at the top of a snippet read on its own. */
+function resolverInEffect(config: NginxConfig, chain: ScopeChain): NginxDirective | undefined {
+  return effectiveDirective(chain, 'resolver') ?? config.directives.find((d) => d.name === 'resolver');
+}
+
+/** Names that never change address: localhost (RFC 6761) and its subdomains. */
+const isLocalhost = (host: string) => /^(?:localhost|ip6-localhost|.+\.localhost)\.?$/i.test(host);
+
 /**
- * `proxy_pass http://$backend` (or `proxy_pass $url`) whose variable is spelled out as a host name
- * that is neither an address nor an upstream group, with no resolver in effect: nginx resolves such
- * names per request, through `resolver` only, and without one every request fails (502).
+ * What a `proxy_pass` resolves and when. A target with variables is resolved per request, through
+ * `resolver` only (an upstream group of that name aside): a host spelled out in the target or in
+ * the variable's `set`/`map` value, with no resolver in effect, fails every request (502). A
+ * target without variables names a host that nginx resolves once, when it starts.
  */
-function variableTargetsWithoutResolver(config: NginxConfig): RuleHit[] {
+function proxyPassHits(config: NginxConfig): RuleHit[] {
   const upstreams = listUpstreams(config);
   const hits: RuleHit[] = [];
-  for (const { block, chain } of listLocations(config)) {
-    const pass = proxyPassOf(block);
-    const arg = pass?.args[0] ?? '';
-    if (!pass || !arg.includes('$') || effectiveDirective(chain, 'resolver')) continue;
+  walkDirectives(config, (pass, chain) => {
+    if (pass.name !== 'proxy_pass' || !isHttpScope({ block: pass, chain })) return;
+    const arg = pass.args[0] ?? '';
+    if (!arg.includes('$')) {
+      const written = parseProxyPassTarget(arg)?.host ?? '';
+      if (!written || written.startsWith('unix:')) return;
+      const host = hostOf(written);
+      const groupName = !host.includes('.') && upstreams.size > 0; // upstream-undefined's case
+      if (isIpLiteral(host) || isLocalhost(host)) return;
+      if (upstreams.has(host) || groupName) return;
+      hits.push({
+        file: pass.file,
+        line: pass.line,
+        what: `proxy_pass ${arg}: ${host} is resolved once, when nginx starts`,
+      });
+      return;
+    }
+    if (resolverInEffect(config, chain)) return;
     const whole = /^\$\{?(\w+)\}?$/.exec(arg);
     const inHost = /^[a-z]+:\/\/\$\{?(\w+)\}?(?::\d+)?(?:\/.*)?$/i.exec(arg);
     const variable = whole?.[1] ?? inHost?.[1];
-    if (!variable) continue;
-    const hosts = spelledOutValues(config, chain, variable).flatMap((value) => {
-      const host = whole ? parseProxyPassTarget(value)?.host : value.split('/')[0];
-      return host && !host.startsWith('unix:') ? [hostOf(host)] : [];
-    });
+    const literal = /^[a-z]+:\/\/([^$/]+)(?:[/$]|$)/i.exec(arg)?.[1];
+    const hosts = variable
+      ? spelledOutValues(config, chain, variable).flatMap((value) => {
+          const host = whole ? parseProxyPassTarget(value)?.host : value.split('/')[0];
+          return host && !host.startsWith('unix:') ? [hostOf(host)] : [];
+        })
+      : literal && !literal.startsWith('unix:')
+        ? [hostOf(literal)]
+        : [];
     const named = hosts.find((host) => !isIpLiteral(host) && !upstreams.has(host));
     if (named)
       hits.push({
@@ -117,7 +151,7 @@ function variableTargetsWithoutResolver(config: NginxConfig): RuleHit[] {
         line: pass.line,
         what: `proxy_pass ${arg} resolves ${named} per request, but no resolver is set: nginx cannot resolve it and answers 502`,
       });
-  }
+  });
   return hits;
 }
 
@@ -131,7 +165,7 @@ export const UPSTREAM_DNS_STALE: LintRule = {
   fix: 'write IP addresses; or, on nginx ≥ 1.27.3, `server name:port resolve;` with a `resolver` and a `zone` in the upstream; or proxy_pass through a variable (set $app http://name:port; proxy_pass $app;) with a resolver in effect',
   runbook: null,
   test: (config) => {
-    const hits: RuleHit[] = variableTargetsWithoutResolver(config);
+    const hits: RuleHit[] = proxyPassHits(config);
     for (const { block, chain } of listUpstreamScopes(config)) {
       for (const server of (block.children ?? []).filter((c) => c.name === 'server')) {
         const address = server.args[0] ?? '';

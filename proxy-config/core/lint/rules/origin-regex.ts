@@ -2,6 +2,7 @@ import { ifCondition } from '../../nginx-config/if-condition.js';
 import type { CharNode, RegexNode } from '../../nginx-config/pcre/parse-pcre.js';
 import {
   anchoredAtStart,
+  canHold,
   firstChars,
   lastChars,
   modelPcre,
@@ -41,31 +42,91 @@ const DOT =
 const GLUED = 'a wildcard runs straight into the domain name (evil-example.com passes for example.com)';
 const INTO_PATH = 'a wildcard in the host can run into the path (https://evil.test/.example.com passes)';
 const OPEN_END = 'nothing ends the host ($, "/" or ":"): https://example.com.evil.test passes';
+const BEFORE_SCHEME =
+  'a wildcard before the scheme lets other text come first, as if there were no "^" (https://evil.test/?https://example.com passes a Referer check)';
+const AFTER_DOMAIN =
+  'a wildcard after the domain name lets the host go on (https://example.com.evil.test passes)';
+const ORIGIN_PATH =
+  'an Origin is scheme://host[:port] with no path, so a "/" after the host never matches: the check fails for every site, yours included';
+
+/** Second-level labels that are public suffixes under many country codes (co.uk, com.tr, …). */
+const SHORT_LABEL = 3;
+
+/**
+ * True when an unescaped dot cannot change which site matches: the fixed text after it still
+ * holds a whole registrable domain (`l.o\.yandex\.ru`: only yandex.ru subdomains match), so the
+ * dot sits in a subdomain label. A second-level label of up to three letters (co, com, org) may be
+ * a public suffix and needs one more label.
+ */
+function dotInSubdomain(rest: RegexNode[]): boolean {
+  let text = '';
+  const take = (nodes: RegexNode[]): boolean => {
+    for (const node of nodes) {
+      if (node.kind === 'seq') {
+        if (!take(node.items)) return false;
+      } else if (node.kind === 'group') {
+        if (!take([node.body])) return false;
+      } else if (node.kind === 'char' && node.only !== undefined && !'/:?#'.includes(node.only)) {
+        text += node.only;
+      } else return node.kind === 'assert' || node.kind === 'char';
+    }
+    return true;
+  };
+  take(rest);
+  const labels = text.split('.').slice(1);
+  if (labels.length < 2 || labels.some((label) => label === '')) return false;
+  return labels.length > 2 || (labels[0] as string).length > SHORT_LABEL;
+}
+
+/** A repeat over a character class (not a literal such as the `s` of `https?`). */
+function wildcard(node: RegexNode): boolean {
+  switch (node.kind) {
+    case 'char':
+      return node.only === undefined;
+    case 'seq':
+      return node.items.some(wildcard);
+    case 'alt':
+      return node.branches.some(wildcard);
+    case 'group':
+      return wildcard(node.body);
+    case 'repeat':
+      return wildcard(node.body);
+    default:
+      return false;
+  }
+}
 
 type Walk = { problem: string } | 'closed' | 'open' | 'no-host';
 
+/** Where the walk stands: in the host yet, the scheme seen so far, what the last item was. */
+interface Place {
+  inHost: boolean;
+  tail: string;
+  /** A wildcard came before the scheme. */
+  looseStart: boolean;
+  /** The last item was a literal label character (the end of a domain name so far). */
+  afterLabel: boolean;
+}
+
 /**
  * Follows the pattern's top-level sequence (alternatives one by one) from the scheme into the host,
- * and reports the first way another host can match: a single-character dot, a wildcard glued to a
- * label, a host left open at the end.
+ * and reports the first way another host can match: a wildcard before the scheme, a
+ * single-character dot, a wildcard glued to a label or running on after the domain, a host left
+ * open at the end, a path after an Origin's host.
  */
-function walk(
-  items: RegexNode[],
-  inHost: boolean,
-  tail: string,
-  checked: Checked,
-  budget: { left: number },
-): Walk {
+function walk(items: RegexNode[], place: Place, checked: Checked, budget: { left: number }): Walk {
   if (--budget.left < 0) return 'closed';
+  let { inHost, tail, looseStart, afterLabel } = place;
   for (let k = 0; k < items.length; k++) {
     const item = items[k] as RegexNode;
     const rest = items.slice(k + 1);
-    if (item.kind === 'seq') return walk([...item.items, ...rest], inHost, tail, checked, budget);
-    if (item.kind === 'group') return walk([item.body, ...rest], inHost, tail, checked, budget);
+    const here = { inHost, tail, looseStart, afterLabel };
+    if (item.kind === 'seq') return walk([...item.items, ...rest], here, checked, budget);
+    if (item.kind === 'group') return walk([item.body, ...rest], here, checked, budget);
     if (item.kind === 'alt') {
       let outcome: Walk = 'no-host';
       for (const option of item.branches) {
-        const result = walk([option, ...rest], inHost, tail, checked, budget);
+        const result = walk([option, ...rest], here, checked, budget);
         if (typeof result === 'object' || result === 'open') return result;
         if (result === 'closed') outcome = 'closed';
       }
@@ -75,20 +136,27 @@ function walk(
       if (item.kind === 'char' && item.only !== undefined) {
         tail = (tail + item.only).slice(-3);
         inHost = tail === '://';
-      }
+        if (inHost && looseStart) return { problem: BEFORE_SCHEME };
+      } else if (item.kind === 'repeat' && wildcard(item)) looseStart = true;
       continue;
     }
+    const wasAfterLabel = afterLabel;
+    afterLabel = item.kind === 'char' && item.only !== undefined && LABEL_CHARS.includes(item.only);
     if (item.kind === 'assert') {
       if (item.what === 'end') return 'closed';
       continue;
     }
     if (item.kind === 'char') {
-      if (item.source === '.') return { problem: DOT };
+      if (item.source === '.') {
+        if (dotInSubdomain(rest)) continue;
+        return { problem: DOT };
+      }
+      if (item.only === '/' && checked === 'origin') return { problem: ORIGIN_PATH };
       if (item.only !== undefined && '/?#:'.includes(item.only)) return 'closed';
       continue;
     }
     if (item.kind !== 'repeat') continue;
-    if (singleDot(item)) return { problem: DOT };
+    if (singleDot(item) && !dotInSubdomain(rest)) return { problem: DOT };
     if (checked === 'referer' && item.body.kind === 'char' && item.body.test('/'))
       return { problem: INTO_PATH };
     const next = firstChars({ kind: 'seq', items: rest });
@@ -97,6 +165,8 @@ function walk(
       next.some((set) => set.only !== '.' && holdsLabelChar(set))
     )
       return { problem: GLUED };
+    if (wasAfterLabel && wildcard(item) && canHold(item, '.') && LABEL_CHARS.some((ch) => canHold(item, ch)))
+      return { problem: AFTER_DOMAIN };
     if (item.min > 0 && (mustStartWith(item.body, '/') || mustStartWith(item.body, ':'))) return 'closed';
   }
   return inHost ? 'open' : 'no-host';
@@ -113,7 +183,11 @@ export function originRegexProblem(
   if (!pattern) return undefined;
   if (!anchoredAtStart(pattern))
     return `no "^": a value that merely contains a match passes (https://evil.test/?${hostFirst ? '' : 'https://'}example.com)`;
-  const result = walk([pattern.root], hostFirst, '', checked, { left: 256 });
+  const start = (inHost: boolean): Place => ({ inHost, tail: '', looseStart: false, afterLabel: false });
+  let result = walk([pattern.root], start(hostFirst), checked, { left: 256 });
+  // No scheme in the pattern: it is matched from the host on (and never matches a real Origin or
+  // Referer, which start with one), so read its host from the start.
+  if (result === 'no-host') result = walk([pattern.root], start(true), checked, { left: 256 });
   if (typeof result === 'object') return result.problem;
   return result === 'open' ? OPEN_END : undefined;
 }

@@ -50,6 +50,8 @@ export const ADD_HEADER_MULTILINE: LintRule = {
 };
 
 /** gixy's add_header_content_type: add_header appends a second Content-Type next to nginx's own. */
+const HIDE_HEADER = ['proxy', 'fastcgi', 'uwsgi', 'scgi', 'grpc'].map((m) => `${m}_hide_header`);
+
 export const ADD_HEADER_CONTENT_TYPE: LintRule = {
   id: 'add-header-content-type',
   severity: 'warning',
@@ -67,9 +69,10 @@ export const ADD_HEADER_CONTENT_TYPE: LintRule = {
       // nginx sends a 204 without a Content-Type of its own (the CORS preflight answer).
       const block = chain.at(-1);
       if (block && childrenNamed(block, 'return').some((r) => r.args[0] === '204')) return;
-      // The upstream's own Content-Type hidden first: then add_header is the only one.
-      const hidden = effectiveDirectives(chain, 'proxy_hide_header').some(
-        (h) => (h.args[0] ?? '').toLowerCase() === 'content-type',
+      // The upstream's own Content-Type hidden first (proxy_, fastcgi_, uwsgi_, scgi_ or
+      // grpc_hide_header): then add_header is the only one.
+      const hidden = HIDE_HEADER.some((name) =>
+        effectiveDirectives(chain, name).some((h) => (h.args[0] ?? '').toLowerCase() === 'content-type'),
       );
       if (!hidden)
         hits.push({
