@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOG_FORMAT_PRESETS } from '../../../proxy-config/core/logs/log-format-presets.js';
 import type { StatsSummary } from '../../../proxy-config/core/logs/summarize-stats.js';
+import { startHostNginx } from '../../support/host-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { startTestHosts, type TestHosts } from '../../support/ssh-hosts.js';
@@ -189,29 +189,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
 
   it('with no FILE, reads the access logs the nginx running on each host writes', async () => {
     const port = await freePort();
-    for (const name of ['edge-a', 'edge-b']) {
-      const { dir } = hosts.host(name);
-      for (const sub of ['run', 'temp']) await mkdir(join(dir, sub), { recursive: true });
-      await writeFile(
-        join(dir, 'nginx.conf'),
-        `worker_processes 1;
-pid ${mp}/run/nginx.pid;
-error_log ${mp}/logs/error.log;
-events { worker_connections 64; }
-http {
-  map $http_x_request_id $proxyops_request_id { default $request_id; }
-  log_format proxyops '${(LOG_FORMAT_PRESETS.proxyops as { format: string }).format}';
-  access_log ${mp}/logs/access.log proxyops;
-  client_body_temp_path ${mp}/temp/body; proxy_temp_path ${mp}/temp/proxy;
-  fastcgi_temp_path ${mp}/temp/fastcgi; uwsgi_temp_path ${mp}/temp/uwsgi; scgi_temp_path ${mp}/temp/scgi;
-  server { listen 127.0.0.1:${port}; return 204; }
-}
-`,
-      );
-      hosts.spawnOn(name, ['nginx', '-p', mp, '-c', `${mp}/nginx.conf`, '-g', 'daemon off;']);
-    }
-    for (const name of ['edge-a', 'edge-b'])
-      await waitForFile(join(hosts.host(name).dir, 'run', 'nginx.pid'));
+    for (const name of ['edge-a', 'edge-b']) await startHostNginx(hosts, name, port);
     const pidFile = ['--pid-file', `${mp}/run/nginx.pid`];
     const remote = await proxyops(
       'logs',
@@ -305,17 +283,3 @@ http {
     }
   }, 60_000);
 });
-
-async function waitForFile(path: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (
-      await readFile(path, 'utf8').then(
-        (t) => t.trim() !== '',
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${path} did not appear`);
-}
