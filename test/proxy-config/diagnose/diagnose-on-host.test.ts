@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +79,28 @@ describe('diagnose SYMPTOM --host: the diagnosis runs on that host, over ssh', (
       '--json',
     );
     const result = JSON.parse(run.stdout) as Diagnosis;
+    // The same diagnosis as one run on the host by hand (its namespaces, no ssh), exit code included.
+    const there = spawnSync(
+      'nsenter',
+      [
+        '-t',
+        String(hosts.host('app-edge1').sshd!.pid),
+        '-m',
+        '-n',
+        '--',
+        process.execPath,
+        CLI,
+        'diagnose',
+        '502',
+        '--pid-file',
+        `${mp}/run/nginx.pid`,
+        '--json',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(run.code).toBe(there.status);
+    const ids = (text: string) => (JSON.parse(text) as Diagnosis).findings.map((f) => f.id).sort();
+    expect(ids(run.stdout)).toEqual(ids(there.stdout));
     expect(result.sources).toEqual(
       expect.arrayContaining([
         expect.stringMatching(
