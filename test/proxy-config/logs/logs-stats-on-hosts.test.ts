@@ -270,6 +270,26 @@ describe('logs stats --host: each host reads its logs there, one report over all
     }
   }, 120_000);
 
+  it('hosts whose logs are in different formats: refused, their counts do not add up', async () => {
+    const lines = (await readFile(join(hosts.host('edge-a').dir, 'logs', 'access.log'), 'utf8')).split('\n');
+    // edge-b's copy keeps only what nginx's stock combined format writes of each line.
+    const combined = lines.map((line) => line.replace(/ rt=.*$/, '')).join('\n');
+    await writeFile(join(hosts.host('edge-a').dir, 'logs', 'mixed.log'), lines.join('\n'));
+    await writeFile(join(hosts.host('edge-b').dir, 'logs', 'mixed.log'), combined);
+    const result = await proxyops(
+      'logs',
+      'stats',
+      '--host',
+      'edge-a',
+      '--host',
+      'edge-b',
+      `${mp}/logs/mixed.log`,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^proxyops: edge-b: .*states merge only within one log format/);
+  }, 120_000);
+
   it('refuses what reading hosts once cannot do, before any host is reached', async () => {
     for (const [args, message] of [
       [['--follow', 'x'], /--follow follows this machine's logs/],
