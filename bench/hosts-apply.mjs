@@ -1,43 +1,25 @@
 // `config apply` of one change to N nginx hosts over ssh, against the same kind of change applied to
 // one host at a time, N times. Each host is a network namespace with its own sshd and nginx, made as
-// the tests make them (test/support/ssh-hosts.ts, compiled here with esbuild). A change reaches the
+// the tests make them (test/support/ssh-hosts.ts, through bench/_hosts.mjs). A change reaches the
 // hosts in parallel for what can overlap (ssh connection, version check, upload, lint and nginx -t) and
 // switches them in turn (swap, reload, new workers confirmed). Rounds alternate (one host at a time,
 // then all) so drift hits both alike. Goal (issue 28): N hosts take under half of N × one host.
 // Needs root (ip netns, sshd). BENCH_HOSTS (default 10), BENCH_ROUNDS (default 3).
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { transform } from 'esbuild';
+import { median, startBenchHosts, timedRun } from './_hosts.mjs';
 
 const N = Math.max(2, Number(process.env.BENCH_HOSTS ?? 10));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const GOAL = 0.5;
-const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const support = fileURLToPath(new URL('../test/support/ssh-hosts.ts', import.meta.url));
 
 const scratch = mkdtempSync(join(tmpdir(), 'proxyops-bench-hosts-'));
-const compiled = join(scratch, 'ssh-hosts.mjs');
-writeFileSync(
-  compiled,
-  (await transform(readFileSync(support, 'utf8'), { loader: 'ts', format: 'esm' })).code,
-);
-const { startTestHosts } = await import(compiled);
-
 const names = Array.from({ length: N }, (_, i) => `edge${i + 1}`);
-const hosts = await startTestHosts(names, { trusted: true, cli });
+const hosts = await startBenchHosts(scratch, names);
 const env = { ...process.env, ...hosts.env };
 const mp = hosts.host(names[0]).mountPoint;
 let specs = 0;
-
-const run = (args) =>
-  new Promise((resolve) =>
-    execFile(process.execPath, [cli, ...args], { env }, (error, stdout, stderr) =>
-      resolve({ status: error ? (error.code ?? 1) : 0, stdout, stderr }),
-    ),
-  );
 
 /** Applies a spec answering with `layer` to `targets`; returns the wall time in seconds. */
 async function apply(layer, targets) {
@@ -60,14 +42,10 @@ async function apply(layer, targets) {
   };
   const path = join(scratch, `spec-${++specs}.json`);
   writeFileSync(path, JSON.stringify(spec));
-  const started = process.hrtime.bigint();
-  const result = await run(['config', 'apply', '--spec', path]);
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const result = await timedRun(['config', 'apply', '--spec', path], env);
   if (result.status !== 0) throw new Error(`config apply failed: ${result.stderr}`);
-  return seconds;
+  return result.seconds;
 }
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 try {
   for (const name of names)

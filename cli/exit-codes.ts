@@ -43,6 +43,8 @@ const USAGE_CODES = new Set([
   'SSH_AUTH_FAILED',
   'REMOTE_PROXYOPS_MISSING',
   'REMOTE_PROXYOPS_VERSION',
+  // `logs stats --host`: the proxyops there refused its input (a log file missing there, a bad format).
+  'REMOTE_BAD_INPUT',
   // `deploy check` on a file that is not a manifest, unit or compose file it can read.
   'DEPLOY_CHECK_INPUT_INVALID',
 ]);

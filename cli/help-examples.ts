@@ -27,6 +27,9 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   'config render': ['config render --spec proxy.yaml', 'config render --spec proxy.yaml --out build/'],
   remote: ['remote steps --target /etc/proxyops   # started over ssh by config apply; not for people'],
   'remote steps': ['remote steps --target /etc/proxyops   # JSON lines on stdin and stdout'],
+  'remote access-logs': [
+    'remote access-logs --pid-file /run/nginx.pid   # started over ssh by logs stats --host',
+  ],
   'config validate': ['config validate --spec proxy-config/examples/api-front.yaml'],
   'config apply': [
     'config apply --spec proxy.yaml --target /etc/proxyops',
@@ -73,6 +76,8 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'logs stats access.log --html report.html',
     'logs stats --follow access.log --serve 127.0.0.1:9180',
     'logs stats access.log.1 --state-out web1.state.json',
+    'logs stats --host web1 --host web2 --json   # each host reads its running nginx’s logs there',
+    'logs stats --host web1 --host web2 /var/log/nginx/access.log.1.gz /var/log/nginx/access.log',
     'logs stats --follow access.log --metrics-listen 127.0.0.1:9145 --label host=web1',
     'logs stats --follow access.log --serve 127.0.0.1:9180 --metrics-listen 127.0.0.1:9180',
   ],

@@ -53,11 +53,18 @@ export function registerDiagnose(program: Command): void {
 /** `diagnose --host`: the same command run by the proxyops on that host, its output and exit code passed on. */
 async function diagnoseOnHost(host: string, symptom: string, flags: DiagnoseFlags): Promise<number> {
   const { runProxyopsOn } = await import('../../proxy-config/diagnose/run-on-host.js');
+  const { parseTimeOption } = await import('../../proxy-config/core/logs/parse-time-option.js');
   const args = ['diagnose', symptom];
+  const nowMs = Date.now();
   for (const [name, value] of Object.entries(flags)) {
     if (name === 'host' || value === undefined || value === false) continue;
     const option = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    args.push(...(value === true ? [option] : [option, String(value)]));
+    // "15m" means the same instant there as here, whatever the host's clock says: this machine's.
+    const text =
+      name === 'since' || name === 'until'
+        ? new Date(parseTimeOption(String(value), option, nowMs)).toISOString()
+        : String(value);
+    args.push(...(value === true ? [option] : [option, text]));
   }
   const result = await runProxyopsOn(host, args);
   process.stdout.write(result.stdout);

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { ProxyopsError } from '../../proxy-config/core/errors.js';
 import { runAction } from '../run-action.js';
 import { registerLogsRotate } from './logs-rotate.js';
 
@@ -24,7 +25,10 @@ function registerLogsStats(logs: Command): void {
     .description(
       'Status codes, 499s, proxy-generated vs upstream-returned errors, upstream timings, per-minute counts',
     )
-    .argument('[inputs...]', 'log files, .gz files, or - for standard input (default: standard input)')
+    .argument(
+      '[inputs...]',
+      'log files, .gz files, or - for standard input (default: standard input; with --host: the running nginx’s access logs there)',
+    )
     .option(
       '--preset <name>',
       "log format preset: proxyops, proxyops-json, combined, common, ingress-nginx, json (default: the running nginx's format for the file, else detected)",
@@ -77,10 +81,29 @@ function registerLogsStats(logs: Command): void {
       "also write the metrics atomically to FILE for node_exporter's textfile collector (with --follow: every update)",
     )
     .option('--label <name=value>', 'a label on every metric, e.g. host=web1 (repeatable)', collect)
-    .action((inputs: string[], options: Record<string, unknown>) =>
+    .option(
+      '--host <ssh>',
+      "read the logs on that host over ssh, with the proxyops there (repeatable; FILEs are each host's; none: its running nginx's access logs); one report over all",
+      collect,
+    )
+    .option(
+      '--pid-file <file>',
+      'with --host and no FILE: the nginx whose access logs to read, by its pid file there (when several run)',
+    )
+    .action((inputs: string[], options: Record<string, unknown> & { host?: string[]; pidFile?: string }) =>
       runAction(async () => {
+        const { host, pidFile, ...rest } = options;
+        if (host) {
+          const { runLogsStatsOnHosts } = await import('../../proxy-config/logs/logs-stats-on-hosts.js');
+          return runLogsStatsOnHosts(host, inputs, { ...rest, pidFile }, processIo());
+        }
+        if (pidFile !== undefined)
+          throw new ProxyopsError(
+            'BAD_OPTION',
+            '--pid-file goes with --host and no FILE (here, name the log files)',
+          );
         const { runLogsStatsCommand } = await import('../../proxy-config/logs/logs-stats-command.js');
-        return runLogsStatsCommand(inputs, options, processIo());
+        return runLogsStatsCommand(inputs, rest, processIo());
       }),
     );
 }

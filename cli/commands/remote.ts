@@ -5,7 +5,8 @@ import { runAction } from '../run-action.js';
 
 /**
  * `proxyops remote steps --target DIR`: the far side of `config apply` and `config diff` with
- * `proxies`, started over ssh by the proxyops that drives the change. Not for people: hidden from
+ * `proxies`, started over ssh by the proxyops that drives the change; `remote access-logs`: what
+ * `logs stats --host` reads there when given no file. Not for people: hidden from
  * --help. Requests and replies are JSON lines on stdin and stdout (apply-steps-protocol.ts).
  */
 export function registerRemote(program: Command): Command {
@@ -38,6 +39,17 @@ export function registerRemote(program: Command): Command {
             : (describeSystemError(error) ?? (error as Error).message);
           reply({ ok: false, error: { code: isProxyopsError(error) ? error.code : 'FAILED', message } });
         }
+      }),
+    );
+  remote
+    .command('access-logs')
+    .description('the access logs the running nginx writes, as JSON (logs stats --host without files)')
+    .option('--pid-file <file>', 'the nginx master, by its pid file (when several run)')
+    .action((flags: { pidFile?: string }) =>
+      runAction(async () => {
+        const { findRunningAccessLogs } = await import('../../proxy-config/logs/running-access-logs.js');
+        const accessLogs = await findRunningAccessLogs(flags.pidFile);
+        process.stdout.write(`${JSON.stringify({ accessLogs })}\n`);
       }),
     );
   return remote;

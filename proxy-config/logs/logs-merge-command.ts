@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { ProxyopsError } from '../core/errors.js';
 import { assertSameFormat, fromStateDocument, type StateMeta } from '../core/logs/stats-state-document.js';
 import { createStatsState, mergeStatsState, type StatsState } from '../core/logs/stats-state.js';
-import { summarizeStats } from '../core/logs/summarize-stats.js';
+import { summarizeStats, type StatsSummary } from '../core/logs/summarize-stats.js';
+import type { LogFormatSpec } from '../core/logs/log-format-presets.js';
 import {
   checkOutputOptions,
   writeStatsOutputs,
@@ -25,7 +26,7 @@ export async function runLogsMergeCommand(
       'give the state files to merge (written by logs stats --state-out)',
     );
   const checked = await checkOutputOptions(options, files, io);
-  const read: Array<{ state: StatsState; meta: StateMeta; name: string }> = [];
+  const read: NamedState[] = [];
   for (const name of files) {
     const text = await readFile(name, 'utf8').catch((error: unknown) => {
       throw new ProxyopsError('STATE_UNREADABLE', `cannot read ${name}: ${(error as Error).message}`, {
@@ -42,19 +43,39 @@ export async function runLogsMergeCommand(
       );
     }
     const one = { ...fromStateDocument(doc, name), name };
+    // Checked as each file is read: a wrong file fails before the rest are read.
     if (read.length) assertSameFormat(read[0]!, one);
     read.push(one);
   }
+  const { total, summary, format } = mergeStates(read);
+  return writeStatsOutputs(total, summary, checked, options, io, format);
+}
+
+/** A state read back, and how errors name it (a file, a host). */
+export interface NamedState {
+  state: StatsState;
+  meta: StateMeta;
+  name: string;
+}
+
+/**
+ * Adds states in the order given, as one run over all their inputs in that order: an empty total at
+ * the finest interval, each state added. STATE_INCOMPATIBLE when their log formats differ.
+ */
+export function mergeStates(read: NamedState[]): {
+  total: StatsState;
+  summary: StatsSummary;
+  format: LogFormatSpec;
+} {
   const first = read[0]!;
-  // As one run: an empty total at the finest interval, each input's state added in order.
+  for (const one of read.slice(1)) assertSameFormat(first, one);
   const intervalMs = Math.min(...read.map((one) => one.state.intervalMs));
   const total = createStatsState(first.state.capabilities, intervalMs);
   for (const one of read) mergeStatsState(total, one.state);
-  const inputs = read.flatMap((one) => one.meta.inputs);
   const summary = summarizeStats(total, {
     format: first.meta.format.name,
     formatSource: first.meta.formatSource,
-    inputs,
+    inputs: read.flatMap((one) => one.meta.inputs),
   });
-  return writeStatsOutputs(total, summary, checked, options, io, first.meta.format);
+  return { total, summary, format: first.meta.format };
 }

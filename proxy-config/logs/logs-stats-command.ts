@@ -87,6 +87,11 @@ export async function runLogsStatsCommand(
       '--serve needs --follow (the report of a finished run is --html FILE)',
     );
   const serve = options.serve === undefined ? undefined : parseListenAddress(options.serve, '--serve');
+  if (options.stateOut === '-' && options.follow)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--state-out - needs a run that ends (a --follow run prints its updates on stdout)',
+    );
   if (inputs.length === 0) {
     if (io.stdin.isTTY) throw new ProxyopsError('BAD_OPTION', 'give log files, or - to read standard input');
     inputs = ['-'];
@@ -192,7 +197,7 @@ export async function runLogsStatsCommand(
     }
     const summary = handle.stop();
     await writeTextfile();
-    await writeState(options.stateOut, handle.total, spec, choice.source, inputs);
+    await writeState(options.stateOut, handle.total, spec, choice.source, inputs, io);
     return finish(summary, failIf, options, io, false);
   }
 
@@ -229,8 +234,9 @@ export async function checkOutputOptions(
   inputs: string[],
   io: CommandIo,
 ): Promise<{ failIf: Array<{ text: string; expr: FailIfExpr }>; metricLabels?: Record<string, string> }> {
-  const outputs = [options.json, options.ndjson, options.prom].filter(Boolean).length;
-  if (outputs > 1) throw new ProxyopsError('BAD_OPTION', 'give only one of --json, --ndjson, --prom');
+  const outputs = [options.json, options.ndjson, options.prom, options.stateOut === '-'].filter(Boolean);
+  if (outputs.length > 1)
+    throw new ProxyopsError('BAD_OPTION', 'give only one of --json, --ndjson, --prom, --state-out -');
   const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
   const metricLabels = parseMetricLabels(options.label ?? []);
   const wantsMetrics =
@@ -246,7 +252,8 @@ export async function checkOutputOptions(
     ['--state-out', options.stateOut, 'state'],
     ['--prom-textfile', options.promTextfile, 'metrics'],
   ] as const) {
-    if (file === undefined) continue;
+    // `--state-out -`: the state on stdout, in place of the report (a pipe, or a host read over ssh).
+    if (file === undefined || (flag === '--state-out' && file === '-')) continue;
     if (file === '') throw new ProxyopsError('BAD_OPTION', `${flag}: name the ${noun} file`);
     await assertWritableDir(file, flag, noun);
     await assertNotAnInput(file, inputs, fd, flag, noun);
@@ -264,18 +271,26 @@ export async function writeStatsOutputs(
   spec: LogFormatSpec,
 ): Promise<number> {
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
+  // With `--state-out -` the state is the output (written below) and the report is left out.
+  const stateOnStdout = options.stateOut === '-';
   if (options.json) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
   else if (options.ndjson)
     for (const point of summary.timeline.points) io.stdout.write(JSON.stringify(point) + '\n');
   else if (options.prom) io.stdout.write(renderStatsProm(summary));
-  else io.stdout.write(renderStatsTable(summary, { color }));
-  await writeState(options.stateOut, state, spec, summary.formatSource, summary.inputs);
+  else if (!stateOnStdout) io.stdout.write(renderStatsTable(summary, { color }));
+  await writeState(options.stateOut, state, spec, summary.formatSource, summary.inputs, io);
   if (options.promTextfile !== undefined && checked.metricLabels) {
     const metrics = await createMetrics(checked.metricLabels);
     metrics.add(state);
     await writePromTextfile(options.promTextfile, metrics);
   }
-  return finish(summary, checked.failIf, options, io, !(options.json || options.ndjson || options.prom));
+  return finish(
+    summary,
+    checked.failIf,
+    options,
+    io,
+    stateOnStdout || !(options.json || options.ndjson || options.prom),
+  );
 }
 
 async function createMetrics(labels: Record<string, string>) {
@@ -301,11 +316,16 @@ async function writeState(
   format: LogFormatSpec,
   formatSource: string,
   inputs: string[],
+  io: CommandIo,
 ): Promise<void> {
   if (path === undefined) return;
   const { toStateDocument } = await import('../core/logs/stats-state-document.js');
-  const { writeAtomically } = await import('../shell/stack-state.js');
   const text = JSON.stringify(toStateDocument(state, { format, formatSource, inputs })) + '\n';
+  if (path === '-') {
+    io.stdout.write(text);
+    return;
+  }
+  const { writeAtomically } = await import('../shell/stack-state.js');
   await writeAtomically(path, text).catch((error: unknown) => {
     throw new ProxyopsError('WRITE_FAILED', `cannot write ${path}: ${(error as Error).message}`, {
       cause: error,
@@ -384,7 +404,8 @@ async function finish(
   failIf: Array<{ text: string; expr: FailIfExpr }>,
   options: StatsOutputOptions,
   io: CommandIo,
-  tableShown: boolean,
+  /** The malformed lines are already in the output (the table lists them; a state holds its samples). */
+  malformedShown: boolean,
 ): Promise<number> {
   if (options.html !== undefined) {
     const { renderStatsHtml } = await import('../core/logs/render-stats-html.js');
@@ -394,7 +415,7 @@ async function finish(
       });
     });
   }
-  if (!tableShown && summary.malformed.count > 0) {
+  if (!malformedShown && summary.malformed.count > 0) {
     io.stderr.write(`proxyops: ${summary.malformed.count} malformed line(s); first:\n`);
     for (const s of summary.malformed.samples) io.stderr.write(`  ${s.input}:${s.line}: ${s.text}\n`);
   }

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -313,48 +312,6 @@ describe('config apply to every nginx host of the spec, as one change', () => {
       process.env.PROXYOPS_SSH_CONFIG = previous;
     }
   }, 60_000);
-});
-
-describe('diagnose --host', () => {
-  it('runs on that host, with its files and its nginx, and passes on its output and exit code', async () => {
-    const pidFile = `${mp}/run/nginx.pid`;
-    // The pid file is in web1's own directory: from here that path is an empty mount point.
-    const here = await proxyops('diagnose', '502', '--pid-file', pidFile, '--json');
-    expect(here.code).toBe(2);
-    expect(here.stderr).toContain(`cannot read pid file ${pidFile}`);
-
-    const remote = await proxyops('diagnose', '502', '--host', 'web1', '--pid-file', pidFile, '--json');
-    const there = spawnSync(
-      'nsenter',
-      [
-        '-t',
-        String(hosts.host('web1').sshd!.pid),
-        '-m',
-        '-n',
-        '--',
-        process.execPath,
-        CLI,
-        'diagnose',
-        '502',
-        '--pid-file',
-        pidFile,
-        '--json',
-      ],
-      { encoding: 'utf8' },
-    );
-    expect(remote.stderr).not.toContain('cannot read pid file');
-    expect(remote.code).toBe(there.status);
-    const ids = (text: string) =>
-      (JSON.parse(text) as { findings: Array<{ id: string }> }).findings.map((f) => f.id).sort();
-    expect(ids(remote.stdout)).toEqual(ids(there.stdout));
-    expect(JSON.parse(remote.stdout).symptom).toBe('502');
-  });
-
-  it('a hostile path is an argument, not a command', async () => {
-    const result = await proxyops('diagnose', '502', '--host', 'web1', '--access-log', HOSTILE_DIR);
-    expect(result.code).not.toBe(0);
-    for (const path of PWNED) expect(existsSync(path)).toBe(false);
-  });
 });
 
 async function renderFiles(spec: ProxySpec): Promise<Record<string, string>> {

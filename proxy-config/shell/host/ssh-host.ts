@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import {
   matchSshFailure,
   parseSshConfigDump,
@@ -11,8 +10,7 @@ import {
 } from '../../core/host/describe-ssh-failure.js';
 import { toShellCommand } from '../../core/host/quote-shell.js';
 import { ProxyopsError } from '../../core/errors.js';
-import type { ProcessInfo } from '../process/proc-process-tree.js';
-import type { Host, HostSession, HostStat, RunResult } from './host.js';
+import type { Host, HostSession, RunResult } from './host.js';
 import { collect } from './local-host.js';
 
 /** An ssh destination proxyops accepts: no option (leading `-`), no space or control character. */
@@ -96,57 +94,6 @@ export function createSshHost(destination: string): Host {
     name: destination,
     run: (argv, runOptions = {}) => run(argv, runOptions.input),
     open,
-    async readFile(path) {
-      const result = await run(['cat', '--', path]);
-      if (result.exitCode !== 0)
-        throw new ProxyopsError(
-          'HOST_FILE_UNREADABLE',
-          `${destination}: cannot read ${path}: ${lastLine(result)}`,
-        );
-      return result.stdout;
-    },
-    async writeFileAtomic(path, text, mode = 0o644) {
-      const temp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-      // The text goes over stdin; the script is fixed and takes the paths as its arguments.
-      const script =
-        'umask 077 && cat > "$2" && chmod "$3" -- "$2" && mv -f -- "$2" "$1" || { rm -f -- "$2"; exit 1; }';
-      const result = await run(['sh', '-c', script, 'sh', path, temp, mode.toString(8)], text);
-      if (result.exitCode !== 0)
-        throw new ProxyopsError(
-          'HOST_FILE_UNWRITABLE',
-          `${destination}: cannot write ${path}: ${lastLine(result)}`,
-        );
-    },
-    async stat(path) {
-      const result = await run(['stat', '-c', '%F\t%s\t%a', '--', path]);
-      if (result.exitCode !== 0) {
-        if (/No such file or directory/.test(result.stderr)) return undefined;
-        throw new ProxyopsError(
-          'HOST_FILE_UNREADABLE',
-          `${destination}: cannot stat ${path}: ${lastLine(result)}`,
-        );
-      }
-      const [kind = '', size = '0', mode = '0'] = result.stdout.trim().split('\t');
-      return { kind: toKind(kind), size: Number(size), mode: Number.parseInt(mode, 8) };
-    },
-    async signal(pid, signal) {
-      if (!Number.isInteger(pid) || pid <= 0) throw new ProxyopsError('BAD_OPTION', `not a pid: ${pid}`);
-      const result = await run(['kill', '-s', signal.replace(/^SIG/, ''), String(pid)]);
-      if (result.exitCode !== 0)
-        throw new ProxyopsError(
-          'HOST_SIGNAL_FAILED',
-          `${destination}: cannot send ${signal} to pid ${pid}: ${lastLine(result)}`,
-        );
-    },
-    async listProcesses() {
-      // Builtins and one tr a process: a host need not have procps. NULs and newlines of a command
-      // line become spaces, tabs too, so the first tab of a line ends the command line.
-      const script =
-        'cd /proc && for p in [0-9]*; do { read -r s < "$p/stat"; } 2>/dev/null || continue; ' +
-        'c=$(tr "\\000\\n\\t" "   " < "$p/cmdline" 2>/dev/null); printf "%s\\t%s\\n" "$c" "$s"; done';
-      const result = await run(['sh', '-c', script]);
-      return result.stdout.split('\n').flatMap(parseProcessLine);
-    },
     async close() {
       if (!ready) return;
       const args = await ready.catch(() => undefined);
@@ -187,26 +134,4 @@ function exitOf(child: ReturnType<typeof spawn>): Promise<RunResult> {
     );
     child.once('close', (code) => resolve({ exitCode: code ?? 255, stdout: '', stderr: '' }));
   });
-}
-
-function lastLine(result: RunResult): string {
-  return result.stderr.trim().split('\n').at(-1)?.trim() || `exit ${result.exitCode}`;
-}
-
-function toKind(text: string): HostStat['kind'] {
-  if (text.startsWith('regular')) return 'file';
-  if (text === 'directory') return 'directory';
-  if (text === 'symbolic link') return 'symlink';
-  return 'other';
-}
-
-function parseProcessLine(line: string): ProcessInfo[] {
-  const tab = line.indexOf('\t');
-  if (tab < 0) return [];
-  const stat = line.slice(tab + 1);
-  const pid = Number.parseInt(stat, 10);
-  // The command name in parentheses may hold anything; the fields after the last ')' are fixed.
-  const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  if (!Number.isInteger(pid) || !Number.isInteger(ppid)) return [];
-  return [{ pid, ppid, cmdline: line.slice(0, tab).trim() }];
 }

@@ -203,6 +203,18 @@ describe('logs merge', () => {
     expect(inBuckets).toBe(doc.requestTime.count);
   });
 
+  it('--state-out - prints the state in place of the report, the same as the file; alone on stdout', async () => {
+    const file = join(dir, 'to-file.state.json');
+    await stats([whole], { stateOut: file });
+    const piped = await stats([whole], { stateOut: '-' });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toBe(await readFile(file, 'utf8'));
+    // The state holds the malformed samples: no note of them beside it.
+    expect(piped.stderr).not.toMatch(/malformed/);
+    const both = await stats([whole], { stateOut: '-', json: true }).catch((error: Error) => error);
+    expect((both as Error).message).toMatch(/give only one of --json, --ndjson, --prom, --state-out -/);
+  });
+
   it('applies --fail-if and --prom to the merged counts', async () => {
     const state = join(dir, 'fail.state.json');
     await stats([whole], { json: true, stateOut: state });

@@ -1,0 +1,305 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StatsSummary } from '../../../proxy-config/core/logs/summarize-stats.js';
+import { startHostNginx } from '../../support/host-nginx.js';
+import { freePort } from '../../support/ports.js';
+import { seededRandom } from '../../support/seeded-random.js';
+import { startTestHosts, type TestHosts } from '../../support/ssh-hosts.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const CLI = join(ROOT, 'dist/cli/main.js');
+
+let hosts: TestHosts;
+/** Where each host sees its own directory (the same path on every host, other files). */
+let mp: string;
+
+async function proxyops(...args: string[]) {
+  const result = await execa('node', [CLI, ...args], { reject: false, timeout: 90_000, env: hosts.env });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A day of an edge's access log, nginx's combined format with the timing variables proxyops adds
+ * (combined alone has no times to take percentiles of): every status family, 499s, 502/504 made by
+ * nginx, retries, "-" times, times from 0 to 70 s, IPv4 and IPv6 clients, quoted user agents, and a
+ * few lines of TLS garbage on the plain port.
+ */
+function edgeLog(lines: number, seed: number, hour: number, upstreams: string[]): string {
+  const r = seededRandom(seed);
+  const out: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    if (r.int(0, 400) === 0) {
+      out.push(`\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 ${i}`);
+      continue;
+    }
+    const minute = Math.floor((i / lines) * 60);
+    const time = `21/Nov/2026:${pad(hour)}:${pad(minute)}:${pad(r.int(0, 59))} +0000`;
+    const client = r.int(0, 3) === 0 ? `2001:db8::${r.int(1, 99)}` : `203.0.113.${r.int(1, 254)}`;
+    const path = ['/', '/api/orders?page=2', '/api/users/42', '/static/app.3f9a.js', '/login'][r.int(0, 4)]!;
+    const method = path === '/login' ? 'POST' : 'GET';
+    const ms = [0, 1, 2, 7, 19, 48, 120, 197, 350, 900, 2_400, 30_000, 70_000][r.int(0, 12)]! + r.int(0, 30);
+    const rt = (ms / 1000).toFixed(3);
+    const up = upstreams[r.int(0, upstreams.length - 1)]!;
+    const kind = r.int(0, 39);
+    let status = ['200', '200', '200', '200', '304', '301', '404', '403', '500'][r.int(0, 8)]!;
+    let timing = `uct="0.00${r.int(0, 9)}" uht="${rt}" urt="${rt}" ua="${up}" us="${status}"`;
+    if (kind === 0) {
+      status = '499';
+      timing = `uct="0.001" uht="-" urt="${rt}" ua="${up}" us="-"`;
+    } else if (kind === 1) {
+      status = '502';
+      timing = `uct="-" uht="-" urt="0.000" ua="${up}" us="502"`;
+    } else if (kind === 2) {
+      status = '504';
+      timing = `uct="0.001" uht="-" urt="60.001" ua="${up}" us="504"`;
+    } else if (kind === 3) {
+      const other = upstreams[(upstreams.indexOf(up) + 1) % upstreams.length]!;
+      timing = `uct="-, 0.001" uht="-, ${rt}" urt="0.000, ${rt}" ua="${up}, ${other}" us="502, ${status}"`;
+    } else if (kind === 4) {
+      status = '413';
+      timing = `uct="-" uht="-" urt="-" ua="-" us="-"`;
+    }
+    const agent = r.int(0, 1) ? 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0' : 'curl/8.5.0';
+    out.push(
+      `${client} - - [${time}] "${method} ${path} HTTP/1.1" ${status} ${r.int(0, 90_000)} "-" "${agent}" ` +
+        `rt=${rt} ${timing} rid="${r.int(0, 1e9).toString(16)}" ui="-"`,
+    );
+  }
+  return out.join('\n') + '\n';
+}
+
+/** The --json of a run without what names this run's own inputs: where the lines came from. */
+function counted(summary: StatsSummary) {
+  const { inputs: _inputs, formatSource: _source, malformed, ...rest } = summary;
+  return {
+    ...rest,
+    malformed: {
+      count: malformed.count,
+      // The same lines: `HOST:PATH` there, the host's directory here.
+      samples: malformed.samples.map(({ line, text }) => ({ line, text })),
+    },
+  };
+}
+
+/** The log files of a host as this test sees them, in the order the host reads them. */
+const localFiles = (name: string, files: string[]) =>
+  files.map((file) => join(hosts.host(name).dir, file.slice(mp.length + 1)));
+
+beforeAll(async () => {
+  hosts = await startTestHosts(['edge-a', 'edge-b', 'edge-c'], { trusted: true });
+  mp = hosts.host('edge-a').mountPoint;
+  const plan: Array<[string, number, string[]]> = [
+    ['edge-a', 1, ['10.0.1.11:8080', '10.0.1.12:8080']],
+    ['edge-b', 2, ['10.0.1.12:8080', '10.0.1.13:8080', '[2001:db8::5]:8080']],
+  ];
+  for (const [name, seed, upstreams] of plan) {
+    const logs = join(hosts.host(name).dir, 'logs');
+    await mkdir(logs, { recursive: true, mode: 0o755 });
+    // Yesterday's log, rotated and compressed, and today's; each host's its own.
+    await writeFile(join(logs, 'access.log.1.gz'), gzipSync(edgeLog(3_000, seed * 10, 9, upstreams)));
+    await writeFile(join(logs, 'access.log'), edgeLog(4_000 + seed * 500, seed * 10 + 1, 10, upstreams));
+  }
+  // An older rotation only edge-a still keeps.
+  await writeFile(
+    join(hosts.host('edge-a').dir, 'logs', 'access.log.2.gz'),
+    gzipSync(edgeLog(200, 3, 8, ['10.0.1.11:8080'])),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await hosts?.teardown();
+});
+
+describe('logs stats --host: each host reads its logs there, one report over all', () => {
+  const files = () => [`${mp}/logs/access.log.1.gz`, `${mp}/logs/access.log`];
+
+  it('gives exactly the counts and percentiles of one run over both hosts’ logs concatenated', async () => {
+    const remote = await proxyops(
+      'logs',
+      'stats',
+      '--json',
+      '--host',
+      'edge-a',
+      '--host',
+      'edge-b',
+      ...files(),
+    );
+    expect(remote.code, remote.stderr).toBe(0);
+    const local = await proxyops(
+      'logs',
+      'stats',
+      '--json',
+      ...localFiles('edge-a', files()),
+      ...localFiles('edge-b', files()),
+    );
+    expect(local.code, local.stderr).toBe(0);
+    const merged = JSON.parse(remote.stdout) as StatsSummary;
+    const one = JSON.parse(local.stdout) as StatsSummary;
+    // Not a trivial match: both hosts counted, percentiles from a spread of times, 5xx of both kinds.
+    expect(one.lines).toBe(3_000 * 2 + 4_500 + 5_000);
+    expect(one.malformed.count).toBeGreaterThan(0);
+    expect(one.latency.requestTime.p99).toBeGreaterThan(one.latency.requestTime.p50!);
+    expect(one.proxyGenerated?.total).toBeGreaterThan(0);
+    expect(one.upstreams.map((u) => u.address)).toContain('[2001:db8::5]:8080');
+    expect(counted(merged)).toEqual(counted(one));
+    expect(merged.inputs).toEqual([
+      ...files().map((file) => `edge-a:${file}`),
+      ...files().map((file) => `edge-b:${file}`),
+    ]);
+    expect(merged.malformed.samples[0]!.input).toBe(`edge-a:${mp}/logs/access.log.1.gz`);
+  }, 120_000);
+
+  it('prints the same table and --fail-if as a run here, over the merged state', async () => {
+    const args = ['--fail-if', '5xx_ratio>0.001', '--fail-if', '499>1000000'];
+    const remote = await proxyops(
+      'logs',
+      'stats',
+      '--host',
+      'edge-a',
+      '--host',
+      'edge-b',
+      ...files(),
+      ...args,
+    );
+    const local = await proxyops(
+      'logs',
+      'stats',
+      ...localFiles('edge-a', files()),
+      ...localFiles('edge-b', files()),
+      ...args,
+    );
+    expect(remote.code).toBe(1);
+    expect(local.code).toBe(1);
+    // The malformed samples name their lines where they are: `HOST:PATH` there, the host's directory here.
+    const here = (text: string) =>
+      text
+        .replaceAll(`edge-a:${mp}`, hosts.host('edge-a').dir)
+        .replaceAll(`edge-b:${mp}`, hosts.host('edge-b').dir);
+    expect(here(remote.stdout)).toBe(local.stdout);
+    expect(remote.stdout).toContain(`edge-a:${mp}/logs/access.log.1.gz:`);
+    expect(remote.stderr).toMatch(/^proxyops: --fail-if holds: 5xx_ratio>0\.001 \(5xx_ratio=0\.\d+\)$/m);
+    expect(remote.stderr).not.toMatch(/499>/);
+  }, 120_000);
+
+  it('with no FILE, reads the access logs the nginx running on each host writes', async () => {
+    const port = await freePort();
+    for (const name of ['edge-a', 'edge-b']) await startHostNginx(hosts, name, port);
+    const pidFile = ['--pid-file', `${mp}/run/nginx.pid`];
+    const remote = await proxyops(
+      'logs',
+      'stats',
+      '--json',
+      '--host',
+      'edge-a',
+      '--host',
+      'edge-b',
+      ...pidFile,
+    );
+    expect(remote.code, remote.stderr).toBe(0);
+    const live = [`${mp}/logs/access.log`];
+    const local = await proxyops(
+      'logs',
+      'stats',
+      '--json',
+      ...localFiles('edge-a', live),
+      ...localFiles('edge-b', live),
+    );
+    const merged = JSON.parse(remote.stdout) as StatsSummary;
+    expect(merged.inputs).toEqual([`edge-a:${mp}/logs/access.log`, `edge-b:${mp}/logs/access.log`]);
+    expect(counted(merged)).toEqual(counted(JSON.parse(local.stdout) as StatsSummary));
+  }, 120_000);
+
+  it('a file missing on one host: one line naming it, exit 2, no report', async () => {
+    const result = await proxyops(
+      'logs',
+      'stats',
+      '--json',
+      '--host',
+      'edge-a',
+      '--host',
+      'edge-b',
+      `${mp}/logs/access.log.2.gz`,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      new RegExp(`^proxyops: edge-b: .*${mp}/logs/access\\.log\\.2\\.gz.*; no report \\(1 of 2 hosts read`),
+    );
+  }, 120_000);
+
+  it('an unreachable host and one with another proxyops: a line each, exit non-zero, no report', async () => {
+    // The hosts share one proxyops wrapper; a file in edge-b's own directory makes it an old one.
+    const wrapper = join(hosts.root, 'bin', 'proxyops');
+    const real = await readFile(wrapper, 'utf8');
+    await writeFile(
+      wrapper,
+      real.replace('exec ', `[ -e ${mp}/old-proxyops ] && { echo 0.0.1; exit 0; }\nexec `),
+    );
+    await writeFile(join(hosts.host('edge-b').dir, 'old-proxyops'), '');
+    await hosts.lose('edge-c', 'sshd');
+    try {
+      const result = await proxyops(
+        'logs',
+        'stats',
+        '--host',
+        'edge-a',
+        '--host',
+        'edge-b',
+        '--host',
+        'edge-c',
+        ...files(),
+      );
+      expect(result.code).not.toBe(0);
+      expect(result.stdout).toBe('');
+      const lines = result.stderr.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(
+        /^proxyops: edge-b runs proxyops 0\.0\.1, this is \d+\.\d+\.\d+; install proxyops/,
+      );
+      expect(lines[1]).toMatch(/^edge-c: lost or unreachable over ssh .*; no report \(1 of 3 hosts read/);
+    } finally {
+      await writeFile(wrapper, real);
+      await rm(join(hosts.host('edge-b').dir, 'old-proxyops'));
+    }
+  }, 120_000);
+
+  it('hosts whose logs are in different formats: refused, their counts do not add up', async () => {
+    const lines = (await readFile(join(hosts.host('edge-a').dir, 'logs', 'access.log'), 'utf8')).split('\n');
+    // edge-b's copy keeps only what nginx's stock combined format writes of each line.
+    const combined = lines.map((line) => line.replace(/ rt=.*$/, '')).join('\n');
+    await writeFile(join(hosts.host('edge-a').dir, 'logs', 'mixed.log'), lines.join('\n'));
+    await writeFile(join(hosts.host('edge-b').dir, 'logs', 'mixed.log'), combined);
+    const result = await proxyops(
+      'logs',
+      'stats',
+      '--host',
+      'edge-a',
+      '--host',
+      'edge-b',
+      `${mp}/logs/mixed.log`,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^proxyops: edge-b: .*states merge only within one log format/);
+  }, 120_000);
+
+  it('refuses what reading hosts once cannot do, before any host is reached', async () => {
+    for (const [args, message] of [
+      [['--follow', 'x'], /--follow follows this machine's logs/],
+      [['-'], /standard input/],
+      [['--host', 'edge-a', 'x'], /names a host twice/],
+      [['--pid-file', '/run/nginx.pid', 'x'], /--pid-file chooses the nginx/],
+    ] as const) {
+      const result = await proxyops('logs', 'stats', '--host', 'edge-a', ...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+  }, 60_000);
+});
