@@ -164,7 +164,8 @@ describe('config apply to every nginx host of the spec, as one change', () => {
     expect(shown.map((h) => h.host)).toEqual(['web1', 'web2']);
     for (const { versions } of shown)
       expect(versions.map((v) => `${v.version}${v.current ? '*' : ''}`)).toEqual(['v0001', 'v0002*']);
-  });
+    // Seven runs over SSH, each a ControlMaster, a version check and a remote proxyops: 30 s is too short on a busy machine.
+  }, 180_000);
 
   it("one host's nginx -t fails: no host changed", async () => {
     // logs-new exists on web1 only: nginx -t on web2 cannot open the access log there.
