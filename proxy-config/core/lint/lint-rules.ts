@@ -32,7 +32,12 @@ import { REGEX_INVALID, REGEX_REDOS, REGEX_UNANCHORED } from './rules/regexes.js
 import { KEEPALIVE_REQUESTS_LOW, MERGE_SLASHES_OFF, PROXY_BUFFERING_OFF } from './rules/request-handling.js';
 import { TLS_CIPHERS_WEAK, TLS_PROTOCOLS_WEAK } from './rules/tls.js';
 import { INCLUDE_MISSING } from './rules/includes.js';
-import { LISTEN_DUPLICATE, SSL_CERTIFICATE_MISSING, UPSTREAM_UNDEFINED } from './rules/nginx-refusals.js';
+import {
+  LISTEN_DUPLICATE,
+  PROXY_PASS_URI_NOT_ALLOWED,
+  SSL_CERTIFICATE_MISSING,
+  UPSTREAM_UNDEFINED,
+} from './rules/nginx-refusals.js';
 import type { LintRule } from './types.js';
 
 /** Every lint rule `config lint` runs, in report order. Ids are stable (pinned by a test). */
@@ -85,4 +90,5 @@ export const LINT_RULES: readonly LintRule[] = [
   LISTEN_DUPLICATE,
   UPSTREAM_UNDEFINED,
   SSL_CERTIFICATE_MISSING,
+  PROXY_PASS_URI_NOT_ALLOWED,
 ];

@@ -15,14 +15,19 @@ import {
 import type { NginxConfig, NginxDirective } from '../../core/nginx-config/types.js';
 import { describeErrno } from '../describe-path.js';
 import { readInputFile } from '../logs/read-input-file.js';
+import { splitNginxDump } from '../../core/nginx-config/split-nginx-dump.js';
 
 const GLOB_CHARS = /[*?[]/;
+
+/** Why an include of a dump names no file: nginx -T dumps every file it read. */
+const NOT_IN_DUMP = 'not in the nginx -T output being linted';
 
 /**
  * Reads an nginx main (or snippet) file and every file its `include` directives name, the way
  * nginx does: relative paths resolve against the conf prefix (by default the main file's
  * directory, as for `nginx -c`; give /etc/nginx when linting a snippet from a subdirectory),
- * globs match in sorted order and may match nothing, a plain path must exist.
+ * globs match in sorted order and may match nothing, a plain path must exist. The output of
+ * `nginx -T` is read as the files it dumps (the first is the main file; includes name the others).
  * Directives are then checked as `nginx -t` checks them (context, block, argument count).
  * Throws NGINX_CONFIG_UNREADABLE or NGINX_CONFIG_INVALID, both naming file:line.
  */
@@ -44,9 +49,23 @@ export async function readNginxConfig(
     missingIncludes?: 'fail' | 'keep';
   } = {},
 ): Promise<NginxConfig> {
-  const mainFile = resolve(mainPath);
+  const named = resolve(mainPath);
+  const mainText = (await readInputFile(named, unreadableError(named))).toString('utf8');
+  // `nginx -T > dump.conf`: the files are read from the dump, under the paths nginx read them from.
+  const dump = splitNginxDump(mainText);
+  const mainFile = dump ? ([...dump.keys()][0] as string) : named;
   const confPrefix = resolve(options.confPrefix ?? dirname(mainFile));
   const files: string[] = [];
+
+  async function readText(file: string, from?: NginxDirective): Promise<string> {
+    const unreadable = unreadableError(file, from);
+    if (dump) {
+      const text = dump.get(file);
+      if (text === undefined) throw unreadable(NOT_IN_DUMP);
+      return text;
+    }
+    return (await readInputFile(file, unreadable)).toString('utf8');
+  }
 
   async function load(
     file: string,
@@ -60,17 +79,7 @@ export async function readNginxConfig(
         from?.line ?? 0,
         `include cycle: ${[...chain, file].join(' -> ')}`,
       );
-    const where = from ? `${from.file}:${from.line}: include ` : '';
-    const text = (
-      await readInputFile(
-        file,
-        (reason, cause) =>
-          new ProxyopsError('NGINX_CONFIG_UNREADABLE', `${where}cannot read ${file}: ${reason}`, {
-            cause,
-            details: { file: from?.file ?? file, line: from?.line },
-          }),
-      )
-    ).toString('utf8');
+    const text = file === named && !dump ? mainText : await readText(file, from);
     if (!files.includes(file)) files.push(file);
     return expand(parseNginxConfig(text, file), [...chain, file], depth);
   }
@@ -84,9 +93,20 @@ export async function readNginxConfig(
       if (node.name === 'include' && !node.children && !node.entries && node.args.length === 1) {
         const pattern = node.args[0] as string;
         const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
-        const matched = GLOB_CHARS.test(pattern) ? await expandGlob(absolute) : [absolute];
+        const matched = !GLOB_CHARS.test(pattern)
+          ? [absolute]
+          : dump
+            ? [...dump.keys()].filter((path) => globPath(absolute).test(path)).sort()
+            : await expandGlob(absolute);
         for (const file of matched) {
-          const missing = options.missingIncludes === 'keep' ? await missingReason(file) : undefined;
+          const missing =
+            options.missingIncludes !== 'keep'
+              ? undefined
+              : dump
+                ? dump.has(file)
+                  ? undefined
+                  : NOT_IN_DUMP
+                : await missingReason(file);
           if (missing) out.push({ ...node, missing });
           else out.push(...(await load(file, chain, depth, node)));
         }
@@ -109,6 +129,16 @@ export async function readNginxConfig(
     checkDirectives(directives, options.context ?? topLevelContext(directives, mainFile));
   if (invalid) throw invalid;
   return { mainFile, files, directives };
+}
+
+/** The error for a config file that cannot be read, naming the include that named it. */
+function unreadableError(file: string, from?: NginxDirective) {
+  const where = from ? `${from.file}:${from.line}: include ` : '';
+  return (reason: string, cause?: unknown) =>
+    new ProxyopsError('NGINX_CONFIG_UNREADABLE', `${where}cannot read ${file}: ${reason}`, {
+      cause,
+      details: { file: from?.file ?? file, line: from?.line },
+    });
 }
 
 /** Why a file an include names cannot be found (ENOENT, ENOTDIR), or undefined when it is there. */
@@ -140,6 +170,13 @@ async function expandGlob(pattern: string): Promise<string[]> {
     bases = next;
   }
   return bases;
+}
+
+/** A glob over a whole absolute path, each segment matched as expandGlob matches it. */
+function globPath(pattern: string): RegExp {
+  const segments = pattern.split(sep).filter(Boolean);
+  const sources = segments.map((segment) => globSegment(segment).source.replace(/^\^|\$$/g, ''));
+  return new RegExp(`^/${sources.join('/')}$`);
 }
 
 function globSegment(segment: string): RegExp {

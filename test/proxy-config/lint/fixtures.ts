@@ -29,6 +29,7 @@ export const REFUSED_BY_NGINX: ReadonlySet<string> = new Set([
   'listen-duplicate',
   'upstream-undefined',
   'ssl-certificate-missing',
+  'proxy-pass-uri-not-allowed',
 ]);
 
 /** Every fixture file name. */

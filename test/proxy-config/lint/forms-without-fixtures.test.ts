@@ -159,4 +159,39 @@ describe('config lint on snippets and on what nginx -t refuses', () => {
     ].join('\n');
     expect((await only(text, 'regex-redos')).map(([line]) => line)).toEqual([2, 3, 4, 7]);
   });
+
+  it('reads `nginx -T` output as the files it dumps: findings name each file and its own line', async () => {
+    const file = join(dir, 'dump.txt');
+    await writeFile(
+      file,
+      '# configuration file /etc/nginx/nginx.conf:\nevents {}\nhttp {\n    include conf.d/*.conf;\n}\n\n' +
+        '# configuration file /etc/nginx/conf.d/app.conf:\nserver {\n    listen 80;\n    location /admin/ {\n        allow 10.0.0.0/8;\n    }\n}\n\n',
+    );
+    const { code, stdout } = await runCli(['config', 'lint', file, '--json']);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as {
+      mainFile: string;
+      files: string[];
+      findings: Array<{ ruleId: string; file: string; line: number }>;
+    };
+    expect(report.mainFile).toBe('/etc/nginx/nginx.conf');
+    expect(report.files).toEqual(['/etc/nginx/nginx.conf', '/etc/nginx/conf.d/app.conf']);
+    expect(report.findings.filter((f) => f.ruleId === 'allow-without-deny')).toEqual([
+      expect.objectContaining({ file: '/etc/nginx/conf.d/app.conf', line: 4 }),
+    ]);
+  });
+
+  it('refuses an include of a file the dump does not hold, as nginx would', async () => {
+    const file = join(dir, 'dump-missing.txt');
+    await writeFile(
+      file,
+      '# configuration file /etc/nginx/nginx.conf:\nevents {}\nhttp {\n    include /etc/nginx/extra.conf;\n}\n',
+    );
+    const { code, stdout } = await runCli(['config', 'lint', file, '--json']);
+    expect(code).toBe(0);
+    const findings = (JSON.parse(stdout) as { findings: Array<{ ruleId: string; what: string }> }).findings;
+    expect(findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
+      expect.objectContaining({ what: expect.stringContaining('not in the nginx -T output') }),
+    ]);
+  });
 });

@@ -30,6 +30,8 @@ describe('proxy-pass-slash-mismatch follows nginx URI replacement', () => {
     ['= /api', 'http://u/', undefined],
     ['~ ^/api', 'http://u', undefined],
     ['/api', 'http://$backend/', undefined],
+    // A named location has no prefix to replace (nginx refuses the URI part: proxy-pass-uri-not-allowed).
+    ['@app', 'http://u/', undefined],
   ];
   it.each(cases)('location %s { proxy_pass %s; }', (location, target, expected) => {
     const what = fired(

@@ -56,6 +56,7 @@ describe('LINT_RULES', () => {
       'listen-duplicate',
       'upstream-undefined',
       'ssl-certificate-missing',
+      'proxy-pass-uri-not-allowed',
     ]);
   });
 

@@ -6,6 +6,7 @@ import {
   isMainConfig,
   listServers,
   listUpstreams,
+  locationMatch,
   walkDirectives,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
@@ -145,6 +146,50 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
         what: `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it`,
       });
     }
+    return hits;
+  },
+};
+
+/**
+ * The block a proxy_pass in it may not carry a URI part, as nginx -t names it ("proxy_pass cannot
+ * have URI part in location given by regular expression, or inside named location, or inside "if"
+ * statement, or inside "limit_except" block"): there nginx has no prefix to replace by it.
+ */
+function noUriBlock(block: NginxDirective): string | undefined {
+  if (block.name === 'if') return 'inside `if`';
+  if (block.name === 'limit_except') return 'inside `limit_except`';
+  if (block.name !== 'location') return undefined;
+  const { modifier, path } = locationMatch(block);
+  if (modifier === '~' || modifier === '~*') return `in the regex location ${block.args.join(' ')}`;
+  if (path.startsWith('@')) return `in the named location ${path}`;
+  return undefined;
+}
+
+/** nginx -t's 'proxy_pass cannot have URI part in location given by regular expression, ...'. */
+export const PROXY_PASS_URI_NOT_ALLOWED: LintRule = {
+  id: 'proxy-pass-uri-not-allowed',
+  severity: 'error',
+  title: 'proxy_pass with a URI part where nginx refuses one',
+  message:
+    'A URI part in proxy_pass replaces the part of the path the prefix location matched. A regex location, a named location, an `if` and a `limit_except` block have no such prefix, so nginx -t fails ("proxy_pass cannot have URI part in location given by regular expression, or inside named location, or inside "if" statement, or inside "limit_except" block") and a reload keeps the old config.',
+  fix: 'drop the URI part (proxy_pass http://app;), or build the path with variables (location ~ ^/api/(.*)$ { proxy_pass http://app/v1/$1$is_args$args; }), or move the proxy_pass out of the if / limit_except into a prefix location',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (pass, chain) => {
+      if (pass.name !== 'proxy_pass') return;
+      const target = parseProxyPassTarget(pass.args[0] ?? '');
+      // With variables nginx builds the whole URL per request and checks nothing here.
+      if (!target || target.hasVariables || target.uri === undefined) return;
+      const block = chain[chain.length - 1];
+      const where = block && noUriBlock(block);
+      if (!where) return;
+      hits.push({
+        file: pass.file,
+        line: pass.line,
+        what: `proxy_pass ${pass.args[0] ?? ''} has the URI part ${target.uri} ${where} (nginx: proxy_pass cannot have URI part)`,
+      });
+    });
     return hits;
   },
 };

@@ -21,7 +21,8 @@ export const PROXY_PASS_SLASH_MISMATCH: LintRule = {
     const hits: RuleHit[] = [];
     for (const { block, proxyPass, target } of listProxiedLocations(config)) {
       const { modifier, path } = locationMatch(block);
-      if (modifier !== '' && modifier !== '^~') continue;
+      // A named location has no prefix to replace (nginx refuses the URI part there).
+      if ((modifier !== '' && modifier !== '^~') || path.startsWith('@')) continue;
       if (!target || target.hasVariables || target.uri === undefined) continue;
       // After `rewrite ... break` nginx passes the rewritten URI whole and ignores the URI part.
       if (childrenNamed(block, 'rewrite').length > 0) continue;
