@@ -4,9 +4,8 @@
 // one-line `logs stats` loaded some fifty files). So:
 //
 // - dist/cli/front.js, the front: the entry, every command's options and commander, in one file, so
-//   `proxyops --help` loads one file besides dist/cli/main.js, which turns on Node's compile cache
-//   where Node has it (22.1+: a one-line `logs stats` 5 % faster on 22.12; on Node 20 the stub costs
-//   under 1 %, within noise) and requires the front;
+//   `proxyops --help` loads one file besides dist/cli/main.js (scripts/cli-entry.cjs), which turns on
+//   a compile cache (Node's own on 22.1+, V8's code cache of our bundles on 20) and requires the front;
 // - dist/cli/bundle-<its path>.js: each module imported lazily (a command's work, and the optional
 //   parts of that work: --follow, --html, reading an nginx config) bundled on its own, so a command
 //   loads one more file, and another only for an option that needs it.
@@ -192,9 +191,12 @@ rmSync(cliDir, { recursive: true });
 mkdirSync(cliDir);
 for (const file of outputs) writeFileSync(file.path, file.contents, { mode: 0o755 });
 writeFileSync(resolve(cliDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
-// Before the front is compiled, so the cache holds it too; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-writeFileSync(
-  resolve(cliDir, 'main.js'),
-  "#!/usr/bin/env node\n'use strict';\nrequire('node:module').enableCompileCache?.();\nrequire('./front.js');\n",
-  { mode: 0o755 },
-);
+// The entry turns on a compile cache before it requires the front (scripts/cli-entry.cjs). On Node 20
+// it compiles our bundles itself and hands them a `require` that is the call alone: a bundle that
+// used more of it (require.resolve, require.main) would break there, so none may.
+for (const file of outputs)
+  if (file.path.startsWith(cliDir + sep) && /\brequire\.[A-Za-z_$]/.test(file.text))
+    throw new Error(`bundle-cli: ${file.path} uses require.*, which scripts/cli-entry.cjs does not give`);
+writeFileSync(resolve(cliDir, 'main.js'), readFileSync(resolve(rootDir, 'scripts', 'cli-entry.cjs')), {
+  mode: 0o755,
+});

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from '../core/errors.js';
 import { detectLogFormat, sampleLines, type FormatDetection } from '../core/logs/detect-log-format.js';
@@ -40,16 +40,28 @@ async function sampleInput(
   return { lines: sampleLines(text), stdin };
 }
 
+/**
+ * The path with every link resolved, else the path as given. Synchronous, as the /proc reads below: a
+ * promise here was a hop to libuv's thread pool, and on a loaded host each hop waits for a core.
+ */
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** The access_log of a running nginx that writes `input`, when its format parses the sample. */
 async function formatFromRunningNginx(input: string, lines: string[]): Promise<FormatChoice | null> {
-  const file = await realpath(input).catch(() => input);
+  const file = realpathOr(input);
   // nginx's master holds open every log it writes to a fixed path (the only ones matched here): one
   // without the file, or the live log of this rotated copy, open is not asked for its config, which
   // costs `nginx -V` and a read of the whole config (on a host running other nginx instances, most of
   // a one-line run). One whose open files this user may not see is asked, as before.
   const holdsLog = async (pid: number) => {
     const { liveLogPath } = await import('../core/nginx-config/configured-logs.js');
-    const open = await openPathsOf(pid);
+    const open = openPathsOf(pid);
     return open === null || open.has(file) || open.has(liveLogPath(file));
   };
   for (const master of await findRunningNginx(holdsLog)) {

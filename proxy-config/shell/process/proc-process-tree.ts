@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { ProxyopsError } from '../../core/errors.js';
 
 /** A process as /proc shows it. */
@@ -91,13 +91,28 @@ export function pidsWithCommandLine(prefix: string): Array<{ pid: number; cmdlin
   return found;
 }
 
-/** The paths a process has open (its /proc/PID/fd links), or null when this user may not see them. */
-export async function openPathsOf(pid: number): Promise<Set<string> | null> {
+/**
+ * The paths a process has open (its /proc/PID/fd links), or null when this user may not see them.
+ * Read synchronously, as the rest of /proc here: a promise per link was a hop to libuv's thread pool
+ * each, and on a loaded host every hop waits for a core (bench:cli, a one-line `logs stats`).
+ */
+export function openPathsOf(pid: number): Set<string> | null {
   const dir = `/proc/${pid}/fd`;
-  const fds = await readdir(dir).catch(() => null);
-  if (fds === null) return null;
-  const paths = await Promise.all(fds.map((fd) => readlink(`${dir}/${fd}`).catch(() => '')));
-  return new Set(paths);
+  let fds: string[];
+  try {
+    fds = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  const paths = new Set<string>();
+  for (const fd of fds) {
+    try {
+      paths.add(readlinkSync(`${dir}/${fd}`));
+    } catch {
+      // closed while we looked
+    }
+  }
+  return paths;
 }
 
 /** A master and its direct children (nginx workers, cache manager), found by their parent pid. */
