@@ -9,7 +9,15 @@ import { parseSpecText } from '../core/spec/parse-spec-text.js';
 import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
 import { checkTargetLayout } from '../shell/nginx/config-versions.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
-import { readStackState, type InstanceRecord, type StackState } from '../shell/stack-state.js';
+import type { Host } from '../shell/host/host.js';
+import {
+  readStackState,
+  writeStackState,
+  type InstanceRecord,
+  type StackState,
+} from '../shell/stack-state.js';
+import { localAccessLogs, type AccessLogs } from './access-logs.js';
+import type { Fleet } from './fleet.js';
 
 /** Everything a deploy works from, read before any step runs. */
 export interface DeployContext {
@@ -31,6 +39,14 @@ export interface DeployContext {
   handOverTo?: InstanceRecord;
   /** The environment new instances get: the recorded one with this deploy's `--env` changes. */
   instanceEnv: Record<string, string>;
+  /** The access logs the watch reads: this machine's, or every nginx host's. */
+  logs: AccessLogs;
+  /** Records the state: under the target, or on every nginx host. */
+  saveState(state: StackState): Promise<void>;
+  /** The host an instance runs on, for its hooks: undefined for this machine. */
+  hostOf(instance: { host: string }): Host | undefined;
+  /** Set when the spec lists nginx hosts: the deploy goes across hosts. */
+  fleet?: Fleet;
 }
 
 /** Where to deploy: a spec and its config target, and which pool. */
@@ -48,6 +64,10 @@ export interface DeployTarget {
   version?: string;
   /** `--replace OLD --with NEW` (`HOST:PORT` each): hand OLD's traffic over to NEW, which someone else started. */
   handOver?: { replace: string; with: string };
+  /** The spec lists nginx hosts: the deploy goes across them (`target` is then a directory here for its hook log). */
+  proxies?: boolean;
+  /** Those hosts, locked (set by the deploy once it holds them). */
+  fleet?: Fleet;
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -69,7 +89,9 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       'SPEC_INVALID',
       `${where.specPath}: accessLog.path is ${spec.accessLog.path}; a deploy watches the access log, so it must be a file`,
     );
-  const recordedState = await readStackState(where.target);
+  const { fleet } = where;
+  if (fleet) checkFleetSpec(where.specPath, upstream, pool);
+  const recordedState = fleet ? await fleet.readState() : await readStackState(where.target);
   // `proxyops down` may have stopped the stack between resolving the target and taking the lock.
   if (where.stack && !recordedState?.stack)
     throw new ProxyopsError('BAD_OPTION', `the local stack of ${where.target} is not running any more`);
@@ -130,7 +152,26 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     plan,
     ...(handOver ? { handOverTo: handOver.fresh } : {}),
     instanceEnv: { ...state.instanceEnv, ...envChanges },
+    logs: fleet ? fleet.logs : localAccessLogs(spec.accessLog.path),
+    saveState: (next) => (fleet ? fleet.writeState(next) : writeStackState(where.target, next)),
+    hostOf(instance) {
+      const ssh = pool.servers.find(
+        (s) => s.host === instance.host || s.alternate?.host === instance.host,
+      )?.ssh;
+      return fleet && ssh ? fleet.appHost(ssh) : undefined;
+    },
+    ...(fleet ? { fleet } : {}),
   };
+}
+
+/** What a deploy across hosts needs of the spec: hooks (proxyops starts no child on another host). */
+function checkFleetSpec(specPath: string, upstream: string, pool: UpstreamSpec): void {
+  const remote = pool.servers.filter((s) => s.ssh);
+  if (remote.length > 0 && !pool.deploy?.start)
+    throw new ProxyopsError(
+      'SPEC_INVALID',
+      `${specPath}: upstreams.${upstream} has servers on other hosts (ssh: ${remote[0]!.ssh}) but no start hook; deploy.command runs on this machine, so give deploy.start and deploy.stop hooks, which run on each server's host`,
+    );
 }
 
 /**
@@ -285,6 +326,14 @@ export async function resolveDeployTarget(flags: {
     ...(flags.watch === undefined ? {} : { watch: flags.watch }),
   };
   if (flags.spec !== undefined) {
+    // With nginx hosts in the spec, no target here: the deploy goes to them (its hook log stays here).
+    if (flags.target === undefined && (await readSpecFile(flags.spec)).proxies.length > 0)
+      return {
+        specPath: flags.spec,
+        target: join(flags.dir ?? DEFAULT_STACK_DIR, 'hosts'),
+        proxies: true,
+        ...upstream,
+      };
     if (flags.target === undefined)
       throw new ProxyopsError(
         'BAD_OPTION',
