@@ -38,7 +38,10 @@ export function registerDeploy(program: Command): void {
       'Replace the instances of an upstream one at a time: start, wait until ready, add, watch, take the old one out, drain, stop. ' +
         '`deploy plan` prints every step with its computed wait and changes nothing. Exit 0 deployed, 1 aborted (rolled back), 2 bad input',
     )
-    .argument('[plan]', '"plan": print the plan only')
+    .argument(
+      '[plan|status]',
+      '"plan": print the plan only; "status" (with proxies in --spec): how each nginx host and instance stands',
+    )
     .option('--spec <file>', 'proxy spec whose upstream has a deploy section (default: the local stack)')
     .option('--target <dir>', 'config target of proxyops config apply (with --spec)')
     .option('--dir <dir>', 'directory of the local stack started by proxyops up', '.proxyops')
@@ -72,8 +75,14 @@ export function registerDeploy(program: Command): void {
     .option('--json', 'one JSON event per line')
     .action((what: string | undefined, flags: DeployFlags) =>
       runAction(async () => {
-        if (what !== undefined && what !== 'plan')
+        if (what !== undefined && what !== 'plan' && what !== 'status')
           throw new ProxyopsError('USAGE', `deploy ${what}: unknown; did you mean deploy plan?`);
+        if (what === 'status') {
+          if (flags.spec === undefined)
+            throw new ProxyopsError('BAD_OPTION', 'deploy status needs --spec FILE listing proxies');
+          const { showFleetStatus } = await import('../format-fleet-status.js');
+          return showFleetStatus(flags.spec, flags.upstream, Boolean(flags.json));
+        }
         const { loadDeployContext, resolveDeployTarget } =
           await import('../../proxy-config/deploy/deploy-context.js');
         const { formatDeployEvent, formatDeployPlan } = await import('../format-deploy.js');

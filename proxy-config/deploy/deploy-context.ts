@@ -230,7 +230,8 @@ function pickHandOver(
   return { old, fresh: { ...given, inUpstream: false } };
 }
 
-function pickUpstream(spec: ProxySpec, wanted: string | undefined): string {
+/** The upstream a deploy rolls: the one named, else the only one with a deploy section. */
+export function pickUpstream(spec: ProxySpec, wanted: string | undefined): string {
   if (wanted !== undefined) {
     if (!spec.upstreams[wanted])
       throw new ProxyopsError(

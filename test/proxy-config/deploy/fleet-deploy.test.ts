@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPS, loadThroughBoth, startFleet, storedCount, WEB, type Fleet } from './fleet-harness.js';
+import { fetchStatus } from '../../../proxy-config/shell/process/wait-until-ready.js';
+import { APPS, loadThroughAll, startFleet, storedCount, WEB, type Fleet } from './fleet-harness.js';
 
 let fleet: Fleet;
 
@@ -11,10 +12,10 @@ afterAll(async () => {
   await fleet?.hosts.teardown();
 }, 60_000);
 
-describe('deploy across hosts: two nginx hosts in front of two app hosts, over ssh', () => {
-  it('rolls every app host under a load that never retries through both nginx hosts: 0 failed, every 2xx POST stored', async () => {
+describe('deploy across hosts: three nginx hosts in front of two app hosts, over ssh', () => {
+  it('rolls every app host under a load that never retries through all three nginx hosts: 0 failed, every 2xx POST stored', async () => {
     const { pair, address } = fleet;
-    const load = loadThroughBoth(fleet);
+    const load = loadThroughAll(fleet);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const run = await fleet.proxyops(
       'deploy',
@@ -46,5 +47,60 @@ describe('deploy across hosts: two nginx hosts in front of two app hosts, over s
     // Both nginx hosts record the same instances: every app host on the other address of its pair.
     const moved = APPS.map((name) => `${address(name)}:${pair[1]}`).sort();
     for (const web of WEB) expect(await fleet.recorded(web)).toEqual(moved);
+  }, 240_000);
+});
+
+/** GET through an nginx host, `times` times: the statuses. */
+async function statusesThrough(web: string, times: number): Promise<number[]> {
+  const url = `http://${fleet.address(web)}:${fleet.nginxPort}/health/ready`;
+  const statuses: number[] = [];
+  for (let i = 0; i < times; i++) statuses.push(await fetchStatus(url));
+  return statuses;
+}
+
+type Event = Record<string, unknown> & { type: string };
+const eventsOf = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Event);
+
+describe.each([
+  { how: 'link' as const, lost: 'web2', proxies: WEB },
+  { how: 'sshd' as const, lost: 'web3', proxies: ['web1', 'web3'] },
+])('an nginx host lost mid-deploy ($how)', ({ how, lost, proxies }) => {
+  it(`deploy exits 1 naming ${lost} and the step; the other nginx hosts serve the old instances; status says each host's state`, async () => {
+    const others = proxies.filter((web) => web !== lost);
+    const before = await fleet.recorded('web1');
+    const specPath = await fleet.specFor(proxies);
+    const deploy = fleet.startDeploy(specPath);
+    await deploy.until(/"type":"step-start"[^\n]*"kind":"watch"/);
+    await fleet.hosts.lose(lost, how);
+    const { code, stdout } = await deploy.done;
+    expect(code, stdout).toBe(1);
+    const abort = eventsOf(stdout).find((e) => e.type === 'abort')!;
+    expect(abort, stdout).toMatchObject({ host: lost, kind: 'watch', rolledBack: true });
+    expect(abort.reason).toMatch(new RegExp(`^${lost}: `));
+    // The round was put back: the new instance stopped, the old ones recorded and serving everywhere else.
+    for (const web of others) {
+      expect(await fleet.recorded(web)).toEqual(before);
+      expect(new Set(await statusesThrough(web, 20))).toEqual(new Set([200]));
+    }
+    const inUse = Number(before[0]!.slice(before[0]!.lastIndexOf(':') + 1));
+    const idle = fleet.pair.find((port) => port !== inUse)!;
+    for (const app of APPS)
+      expect(await fetchStatus(`http://${fleet.address(app)}:${idle}/health/ready`)).toBe(0);
+
+    const status = await fleet.proxyops('deploy', 'status', '--spec', specPath);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(
+      new RegExp(`^${lost}: unreachable: ${lost}: lost or unreachable over ssh`, 'm'),
+    );
+    for (const web of others)
+      expect(status.stdout).toContain(
+        `${web}: live v0001; upstream app serves ${before.join(', ')}; no deploy running`,
+      );
+    for (const address of before)
+      expect(status.stdout).toMatch(new RegExp(`^  ${address} on app\\d: ready$`, 'm'));
   }, 240_000);
 });

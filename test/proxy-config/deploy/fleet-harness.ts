@@ -14,7 +14,7 @@ import { adminToken, CLI, SEED_USER } from './stack-harness.js';
  * app host with a blue/green pair of ports; every host a network namespace with its own sshd. The
  * API instances reach the real PostgreSQL through its unix socket (not namespaced).
  */
-export const WEB = ['web1', 'web2'] as const;
+export const WEB = ['web1', 'web2', 'web3'] as const;
 export const APPS = ['app1', 'app2'] as const;
 const PG_SOCKET_DIR = '/var/run/postgresql';
 const DB_URL = `postgresql://postgres@/test?host=${PG_SOCKET_DIR}`;
@@ -24,7 +24,15 @@ export interface Fleet {
   mp: string;
   nginxPort: number;
   pair: [number, number];
+  /** The spec with every nginx host in proxies. */
   specPath: string;
+  /** The same spec for the nginx hosts `webs` only. */
+  specFor(webs: readonly string[]): Promise<string>;
+  /** Starts a deploy (`--json`); `until` waits for a line of its output matching `pattern`. */
+  startDeploy(specPath: string): {
+    until(pattern: RegExp): Promise<void>;
+    done: Promise<{ code: number; stdout: string }>;
+  };
   auth: Record<string, string>;
   address(name: string): string;
   /** Runs the built CLI here with the hosts' ssh config. */
@@ -103,10 +111,14 @@ export async function startFleet(): Promise<Fleet> {
         routes: [{ path: '/', upstream: 'app' }],
       },
     ],
-    proxies: WEB.map((ssh) => ({ ssh, target: `${mp}/etc` })),
   };
-  const specPath = join(hosts.root, 'spec.json');
-  await writeFile(specPath, `${JSON.stringify(spec, null, 2)}\n`);
+  const specFor = async (webs: readonly string[]) => {
+    const path = join(hosts.root, `spec-${webs.join('-')}.json`);
+    const proxies = webs.map((ssh) => ({ ssh, target: `${mp}/etc` }));
+    await writeFile(path, `${JSON.stringify({ ...spec, proxies }, null, 2)}\n`);
+    return path;
+  };
+  const specPath = await specFor(WEB);
 
   const proxyops = async (...args: string[]) => {
     const result = await execa('node', [CLI, ...args], {
@@ -134,6 +146,39 @@ export async function startFleet(): Promise<Fleet> {
     nginxPort,
     pair,
     specPath,
+    specFor,
+    startDeploy(path) {
+      const child = execa(
+        'node',
+        [CLI, 'deploy', '--spec', path, '--dir', join(hosts.root, 'here'), '--json'],
+        {
+          reject: false,
+          timeout: 240_000,
+          env: { ...hosts.env, DATABASE_URL: '' },
+        },
+      );
+      let out = '';
+      const waiting: Array<{ pattern: RegExp; resolve: () => void }> = [];
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        for (const w of waiting.splice(0))
+          if (w.pattern.test(out)) w.resolve();
+          else waiting.push(w);
+      });
+      const done = child.then((r) => ({ code: r.exitCode ?? -1, stdout: out }));
+      return {
+        until: (pattern) =>
+          pattern.test(out)
+            ? Promise.resolve()
+            : Promise.race([
+                new Promise<void>((resolve) => waiting.push({ pattern, resolve })),
+                done.then((r) => {
+                  throw new Error(`the deploy ended before ${pattern}: ${r.stdout}`);
+                }),
+              ]),
+        done,
+      };
+    },
     auth,
     address,
     proxyops,
@@ -156,7 +201,7 @@ export async function serving(host: string, port: number): Promise<boolean> {
 }
 
 /** A load that never retries, GET and POST, through every nginx host at once. */
-export function loadThroughBoth(fleet: Fleet): { stop(): Promise<NoRetryLoadResult[]> } {
+export function loadThroughAll(fleet: Fleet): { stop(): Promise<NoRetryLoadResult[]> } {
   const loads = WEB.map((web) =>
     startNoRetryLoad({
       base: `http://${fleet.address(web)}:${fleet.nginxPort}`,
