@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLogFile } from '../core/apply/version-manifest.js';
 import { deployLogKit } from '../core/deploy/deploy-log-kit.js';
+import type { BatchSize } from '../core/deploy/plan-batches.js';
 import { planDeploy, toAddress, type DeployPlan, type DeployPlanInput } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { LogReaderKit } from '../core/logs/log-format-presets.js';
@@ -47,6 +48,16 @@ export interface DeployContext {
   hostOf(instance: { host: string }): Host | undefined;
   /** Set when the spec lists nginx hosts: the deploy goes across hosts. */
   fleet?: Fleet;
+  /** `--batch`, `--canary` (the first host alone first) and `--max-fail`. */
+  batches?: DeployBatches;
+}
+
+/** How rounds are grouped: `--batch N|P%`, the first host alone first, failed rounds tolerated. */
+export interface DeployBatches {
+  batch?: BatchSize;
+  canary?: boolean;
+  /** Rounds that may fail (each put back) before the rest is called off; 0 by default. */
+  maxFail?: number;
 }
 
 /** Where to deploy: a spec and its config target, and which pool. */
@@ -62,12 +73,15 @@ export interface DeployTarget {
   stack?: boolean;
   /** `--version V`: filled into `{version}` of the command and hooks. */
   version?: string;
+  /** `deploy rollback`: the version is the release recorded before the current one. */
+  rollback?: boolean;
   /** `--replace OLD --with NEW` (`HOST:PORT` each): hand OLD's traffic over to NEW, which someone else started. */
   handOver?: { replace: string; with: string };
   /** The spec lists nginx hosts: the deploy goes across them (`target` is then a directory here for its hook log). */
   proxies?: boolean;
   /** Those hosts, locked (set by the deploy once it holds them). */
   fleet?: Fleet;
+  batches?: DeployBatches;
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -117,6 +131,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
   const envChanges = where.envChanges ?? {};
+  const version = where.rollback ? releaseBefore(state, upstream) : where.version;
   const plan = planDeploy({
     upstream,
     pool,
@@ -128,7 +143,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       ...(pairs[i] ? { alternate: pairs[i] } : {}),
     })),
     logDelayMs,
-    ...(where.version === undefined ? {} : { version: where.version }),
+    ...(version === undefined ? {} : { version }),
     ...(handOver ? { handOverTo: { host: handOver.fresh.host, port: handOver.fresh.port } } : {}),
     ...where.watch,
     envChanges: Object.entries(envChanges).map(([name, value]) => ({
@@ -161,7 +176,33 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       return fleet && ssh ? fleet.appHost(ssh) : undefined;
     },
     ...(fleet ? { fleet } : {}),
+    ...(where.batches ? { batches: checkBatches(where.batches, plan) } : {}),
   };
+}
+
+/** Rounds run together only where no round changes nginx's config (the reload path does, per round). */
+function checkBatches(batches: DeployBatches, plan: DeployPlan): DeployBatches {
+  if (
+    batches.batch &&
+    !('count' in batches.batch && batches.batch.count === 1) &&
+    plan.paths.includes('reload')
+  )
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--batch runs rounds together, but the reload path changes the config of nginx for each round: declare an alternate address for each server (the alternate path) or deploy one at a time',
+    );
+  return batches;
+}
+
+/** The release `deploy rollback` goes back to; BAD_OPTION when none was recorded. */
+function releaseBefore(state: StackState, upstream: string): string {
+  const release = state.releases?.[upstream];
+  if (!release?.previous)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `no release of upstream ${upstream} was recorded before ${release ? release.current : 'this one'}: deploy rollback goes back to the release a deploy --version replaced; deploy the one you want with --version V`,
+    );
+  return release.previous;
 }
 
 /** What a deploy across hosts needs of the spec: hooks (proxyops starts no child on another host). */
@@ -318,6 +359,8 @@ export async function resolveDeployTarget(flags: {
   watch?: DeployTarget['watch'];
   version?: string;
   handOver?: DeployTarget['handOver'];
+  batches?: DeployBatches;
+  rollback?: boolean;
 }): Promise<DeployTarget> {
   const upstream = {
     ...(flags.handOver === undefined ? {} : { handOver: flags.handOver }),
@@ -325,6 +368,8 @@ export async function resolveDeployTarget(flags: {
     ...(flags.version === undefined ? {} : { version: flags.version }),
     ...(flags.envChanges === undefined ? {} : { envChanges: flags.envChanges }),
     ...(flags.watch === undefined ? {} : { watch: flags.watch }),
+    ...(flags.batches === undefined ? {} : { batches: flags.batches }),
+    ...(flags.rollback ? { rollback: true } : {}),
   };
   if (flags.spec !== undefined) {
     // With nginx hosts in the spec, no target here: the deploy goes to them (its hook log stays here).

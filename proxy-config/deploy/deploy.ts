@@ -8,6 +8,7 @@ import { isProxyopsError } from '../core/errors.js';
 import { changeProxies } from '../config/apply-to-proxies.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
 import { hostOf, openFleet } from './fleet.js';
+import { planBatches } from '../core/deploy/plan-batches.js';
 import {
   loadDeployContext,
   pairOf,
@@ -70,7 +71,8 @@ export async function runDeploy(
     reload: byReload,
     alternate: alternateSwitch((old) => pairOf(context.pool, old)!),
   };
-  for (let round = 1; round <= plan.instances.length; round++) {
+  /** One round: its steps, or on a failure the round put back and an abort event; how it ended. */
+  const runRound = async (round: number): Promise<'ok' | 'failed' | 'fatal'> => {
     const old = current.find((i) => toAddress(i) === toAddress(plan.instances[round - 1]!))!;
     const traffic = switches[plan.paths[round - 1]!];
     const launcher = plan.launch.kind === 'command' ? childLauncher(context, traffic) : hookLauncher(context);
@@ -89,6 +91,7 @@ export async function runDeploy(
     });
     try {
       for (const step of plan.steps.filter((s) => s.round === round)) await round_.run(step);
+      return 'ok';
     } catch (error) {
       const putBack = error instanceof Abort ? error.rolledBack : await round_.putBack().catch(() => false);
       const reason = error instanceof Abort || isProxyopsError(error) ? error.message : String(error);
@@ -102,21 +105,42 @@ export async function runDeploy(
         ...(step ? { kind: step.kind } : {}),
         ...(host ? { host } : {}),
       });
-      const report = {
-        outcome: 'aborted' as const,
-        instances: current.map(toAddress),
-        ms: Date.now() - started,
-      };
-      emit({ type: 'done', ...report });
       if (!(error instanceof Abort) && !isProxyopsError(error)) throw error;
-      return report;
+      // Every round needs every nginx host (its log, its config): one lost ends the deploy.
+      const nginxHost = host !== undefined && fleet?.proxies.some((s) => s.host.name === host);
+      return nginxHost || control.interrupted.aborted ? 'fatal' : 'failed';
     }
+  };
+  const { batch, canary, maxFail = 0 } = context.batches ?? {};
+  const batches = planBatches(
+    plan.instances.map((instance, i) => ({ round: i + 1, host: context.hostOf(instance)?.name })),
+    { ...(batch ? { batch } : {}), canary: canary ?? false },
+  );
+  let failed = 0;
+  for (const rounds of batches) {
+    const ended = await Promise.all(rounds.map(runRound));
+    failed += ended.filter((e) => e !== 'ok').length;
+    if (failed > maxFail || ended.includes('fatal') || (failed > 0 && control.interrupted.aborted)) break;
   }
-  // The settings changed on purpose become the stack's only now that every instance runs with them.
-  if (plan.envChanges.length > 0) {
-    context.state.instanceEnv = context.instanceEnv;
-    await context.saveState(context.state);
+  if (failed > 0) {
+    const report = {
+      outcome: 'aborted' as const,
+      instances: current.map(toAddress),
+      ms: Date.now() - started,
+    };
+    emit({ type: 'done', ...report });
+    return report;
   }
+  // The settings changed on purpose become the stack's only now that every instance runs with them;
+  // so does the release (a rollback swaps the two, so a second one goes forward again).
+  const release = context.state.releases?.[context.upstream];
+  if (plan.version !== undefined && plan.version !== release?.current)
+    context.state.releases = {
+      ...context.state.releases,
+      [context.upstream]: { current: plan.version, ...(release ? { previous: release.current } : {}) },
+    };
+  if (plan.envChanges.length > 0) context.state.instanceEnv = context.instanceEnv;
+  if (plan.envChanges.length > 0 || plan.version !== undefined) await context.saveState(context.state);
   const report = {
     outcome: 'deployed' as const,
     instances: current.map(toAddress),

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchStatus } from '../../../proxy-config/shell/process/wait-until-ready.js';
 import { APPS, loadThroughAll, startFleet, storedCount, WEB, type Fleet } from './fleet-harness.js';
@@ -48,6 +50,47 @@ describe('deploy across hosts: three nginx hosts in front of two app hosts, over
     const moved = APPS.map((name) => `${address(name)}:${pair[1]}`).sort();
     for (const web of WEB) expect(await fleet.recorded(web)).toEqual(moved);
   }, 240_000);
+});
+
+describe('batches, the canary host and rollback across hosts', () => {
+  const deploy = async (...args: string[]) => {
+    const run = await fleet.proxyops(
+      'deploy',
+      '--spec',
+      fleet.specPath,
+      '--dir',
+      `${fleet.hosts.root}/here`,
+      '--json',
+      ...args,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    return eventsOf(run.stdout);
+  };
+  const releases = async (web: string) =>
+    (
+      JSON.parse(await readFile(join(fleet.hosts.host(web).dir, 'etc', 'instances.json'), 'utf8')) as {
+        releases?: Record<string, unknown>;
+      }
+    ).releases;
+
+  it('--batch 2 runs both app hosts together; --canary runs app1 alone first; rollback goes back to the release before, on every nginx host', async () => {
+    const together = await deploy('--version', 'v2', '--batch', '2');
+    const steps = together.filter((e) => e.type === 'step-start' || e.type === 'step-done');
+    const lastOf1 = steps.findLastIndex((e) => e.host === 'app1');
+    const firstOf2 = steps.findIndex((e) => e.host === 'app2');
+    expect(firstOf2).toBeLessThan(lastOf1);
+
+    const canary = await deploy('--version', 'v3', '--canary', '1');
+    const hostsInOrder = canary.filter((e) => e.type === 'step-start').map((e) => e.host);
+    expect(hostsInOrder.indexOf('app2')).toBeGreaterThan(hostsInOrder.lastIndexOf('app1'));
+    for (const web of WEB) expect(await releases(web)).toEqual({ app: { current: 'v3', previous: 'v2' } });
+
+    const back = await deploy('rollback');
+    expect(back.find((e) => e.type === 'plan')).toMatchObject({ plan: { version: 'v2' } });
+    for (const web of WEB) expect(await releases(web)).toEqual({ app: { current: 'v2', previous: 'v3' } });
+    const moved = await fleet.recorded('web1');
+    for (const web of WEB) expect(await fleet.recorded(web)).toEqual(moved);
+  }, 300_000);
 });
 
 /** GET through an nginx host, `times` times: the statuses. */
