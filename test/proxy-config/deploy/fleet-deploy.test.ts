@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchStatus } from '../../../proxy-config/shell/process/wait-until-ready.js';
@@ -93,6 +93,48 @@ describe('batches, the canary host and rollback across hosts', () => {
   }, 300_000);
 });
 
+describe('--max-fail across hosts', () => {
+  it('a round that fails is put back; with --max-fail 1 the next host still goes, without it the deploy stops there', async () => {
+    const marker = join(fleet.hosts.host('app1').dir, 'apps', 'fail-start');
+    await writeFile(marker, '');
+    try {
+      const before = await fleet.recorded('web1');
+      const stopped = fleet.startDeploy(fleet.specPath);
+      const first = await stopped.done;
+      expect(first.code).toBe(1);
+      expect(
+        eventsOf(first.stdout)
+          .filter((e) => e.type === 'step-start')
+          .map((e) => e.host),
+      ).not.toContain('app2');
+      expect(await fleet.recorded('web1')).toEqual(before);
+
+      const tolerated = await fleet.proxyops(
+        'deploy',
+        '--spec',
+        fleet.specPath,
+        '--dir',
+        `${fleet.hosts.root}/here`,
+        '--json',
+        '--max-fail',
+        '1',
+      );
+      expect(tolerated.code).toBe(1);
+      const events = eventsOf(tolerated.stdout);
+      expect(events.find((e) => e.type === 'abort')).toMatchObject({ host: 'app1', kind: 'start' });
+      expect(events.find((e) => e.type === 'abort')!.reason).toContain('start refused on purpose');
+      // app1 still on its old address; app2 moved to the other one of its pair, on every nginx host.
+      const app1 = before.find((a) => a.startsWith(`${fleet.address('app1')}:`))!;
+      const app2 = before.find((a) => a.startsWith(`${fleet.address('app2')}:`))!;
+      const app2Port = Number(app2.slice(app2.lastIndexOf(':') + 1));
+      const moved = `${fleet.address('app2')}:${fleet.pair.find((p) => p !== app2Port)}`;
+      for (const web of WEB) expect(await fleet.recorded(web)).toEqual([app1, moved].sort());
+    } finally {
+      await rm(marker, { force: true });
+    }
+  }, 240_000);
+});
+
 /** GET through an nginx host, `times` times: the statuses. */
 async function statusesThrough(web: string, times: number): Promise<number[]> {
   const url = `http://${fleet.address(web)}:${fleet.nginxPort}/health/ready`;
@@ -129,10 +171,12 @@ describe.each([
       expect(await fleet.recorded(web)).toEqual(before);
       expect(new Set(await statusesThrough(web, 20))).toEqual(new Set([200]));
     }
-    const inUse = Number(before[0]!.slice(before[0]!.lastIndexOf(':') + 1));
-    const idle = fleet.pair.find((port) => port !== inUse)!;
-    for (const app of APPS)
-      expect(await fetchStatus(`http://${fleet.address(app)}:${idle}/health/ready`)).toBe(0);
+    // Each app host's idle address of its pair refuses again: the new instance was stopped.
+    for (const address of before) {
+      const host = address.slice(0, address.lastIndexOf(':'));
+      const idle = fleet.pair.find((port) => `${host}:${port}` !== address)!;
+      expect(await fetchStatus(`http://${host}:${idle}/health/ready`)).toBe(0);
+    }
 
     const status = await fleet.proxyops('deploy', 'status', '--spec', specPath);
     expect(status.code).toBe(1);
