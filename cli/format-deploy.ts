@@ -59,17 +59,22 @@ export function formatDeployPlan(plan: DeployPlan): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The prefix naming the host of a step in a deploy across hosts. */
+function onHost(host: string | undefined): string {
+  return host === undefined ? '' : `${host}: `;
+}
+
 /** One progress line for an event (the plan event prints the whole plan). */
 export function formatDeployEvent(event: DeployEvent): string {
   switch (event.type) {
     case 'plan':
       return formatDeployPlan(event.plan);
     case 'step-start':
-      return `→ ${event.step.index}. ${event.step.kind}: ${event.step.title}\n`;
+      return `${onHost(event.host)}→ ${event.step.index}. ${event.step.kind}: ${event.step.title}\n`;
     case 'countdown':
       return `    … ${formatWait(Math.ceil(event.remainingMs / 100) * 100)} left\n`;
     case 'step-done':
-      return `  ✓ ${event.step.index}. ${event.outcome} (${formatWait(event.ms)})\n`;
+      return `${onHost(event.host)}  ✓ ${event.step.index}. ${event.outcome} (${formatWait(event.ms)})\n`;
     case 'status': {
       const n = event.newInstance;
       const fourxx = n
@@ -88,7 +93,7 @@ export function formatDeployEvent(event: DeployEvent): string {
     case 'drain':
       return `    drain: computed ${formatWait(event.computedMs)}, measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;
     case 'abort':
-      return `✗ aborted at step ${event.step}: ${event.reason}${event.rolledBack ? ' (config rolled back)' : ''}\n`;
+      return `✗ aborted at step ${event.step}${event.kind ? ` (${event.kind}${event.host ? ` on ${event.host}` : ''})` : ''}: ${event.reason}${event.rolledBack ? ' (config rolled back)' : ''}\n`;
     case 'done':
       return event.outcome === 'deployed'
         ? `deployed in ${formatWait(event.ms)}: ${event.instances.join(', ')}\n`

@@ -16,6 +16,8 @@ interface DeployFlags {
   version?: string;
   replace?: string;
   with?: string;
+  batch?: string;
+  maxFail?: string;
 }
 
 function fraction(flag: string, raw: string | undefined, max: number): number | null | undefined {
@@ -38,7 +40,10 @@ export function registerDeploy(program: Command): void {
       'Replace the instances of an upstream one at a time: start, wait until ready, add, watch, take the old one out, drain, stop. ' +
         '`deploy plan` prints every step with its computed wait and changes nothing. Exit 0 deployed, 1 aborted (rolled back), 2 bad input',
     )
-    .argument('[plan]', '"plan": print the plan only')
+    .argument(
+      '[plan|status]',
+      '"plan": print the plan only; "status" (with proxies in --spec): how each nginx host and instance stands',
+    )
     .option('--spec <file>', 'proxy spec whose upstream has a deploy section (default: the local stack)')
     .option('--target <dir>', 'config target of proxyops config apply (with --spec)')
     .option('--dir <dir>', 'directory of the local stack started by proxyops up', '.proxyops')
@@ -59,7 +64,12 @@ export function registerDeploy(program: Command): void {
       "roll back when the new instance's median request time exceeds this multiple of the other instances' (or of the log before the deploy) and a Mann-Whitney U test finds it slower (p < 0.001); its first 100 requests are left out as its warm-up; medians under 10 ms count as 10 ms; or off",
       '2.5',
     )
-    .option('--canary <seconds>', 'watch the first new instance this long before going on')
+    .option(
+      '--canary <seconds>',
+      'watch the first new instance this long before going on; across hosts, every instance of the first host goes first, alone',
+    )
+    .option('--batch <N|P%>', 'replace N instances (or P% of them) at a time (alternate and slot paths)')
+    .option('--max-fail <N>', 'instances that may fail (each put back) before the rest is called off', '0')
     .option(
       '--version <version>',
       'the version to deploy: fills {version} in deploy.command and the start/stop/ready hooks (required when they name it)',
@@ -72,8 +82,14 @@ export function registerDeploy(program: Command): void {
     .option('--json', 'one JSON event per line')
     .action((what: string | undefined, flags: DeployFlags) =>
       runAction(async () => {
-        if (what !== undefined && what !== 'plan')
+        if (what !== undefined && !['plan', 'status', 'rollback'].includes(what))
           throw new ProxyopsError('USAGE', `deploy ${what}: unknown; did you mean deploy plan?`);
+        if (what === 'status') {
+          if (flags.spec === undefined)
+            throw new ProxyopsError('BAD_OPTION', 'deploy status needs --spec FILE listing proxies');
+          const { showFleetStatus } = await import('../format-fleet-status.js');
+          return showFleetStatus(flags.spec, flags.upstream, Boolean(flags.json));
+        }
         const { loadDeployContext, resolveDeployTarget } =
           await import('../../proxy-config/deploy/deploy-context.js');
         const { formatDeployEvent, formatDeployPlan } = await import('../format-deploy.js');
@@ -81,8 +97,21 @@ export function registerDeploy(program: Command): void {
         if ((flags.replace === undefined) !== (flags.with === undefined))
           throw new ProxyopsError('BAD_OPTION', '--replace and --with go together: --replace OLD --with NEW');
         const { replace, with: given, ...rest } = flags;
+        const { parseBatchOption } = await import('../../proxy-config/core/deploy/plan-batches.js');
+        const maxFail = Number(flags.maxFail ?? '0');
+        if (!Number.isInteger(maxFail) || maxFail < 0)
+          throw new ProxyopsError(
+            'BAD_OPTION',
+            `--max-fail ${JSON.stringify(flags.maxFail)} must be a whole number, 0 or more`,
+          );
         const where = await resolveDeployTarget({
           ...rest,
+          ...(what === 'rollback' ? { rollback: true } : {}),
+          batches: {
+            ...(flags.batch === undefined ? {} : { batch: parseBatchOption(flags.batch) }),
+            canary: flags.canary !== undefined,
+            maxFail,
+          },
           ...(replace === undefined ? {} : { handOver: { replace, with: given! } }),
           envChanges: parseApiSettings('--env', flags.env),
           watch: {
@@ -93,6 +122,11 @@ export function registerDeploy(program: Command): void {
             ...(flags.canary === undefined ? {} : { canary: fraction('--canary', flags.canary, 3600)! }),
           },
         });
+        if (what === 'rollback' && flags.version !== undefined)
+          throw new ProxyopsError(
+            'BAD_OPTION',
+            'deploy rollback takes the release recorded before: leave out --version',
+          );
         if (what === 'plan') {
           const { plan } = await loadDeployContext(where);
           process.stdout.write(

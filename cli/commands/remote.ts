@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import type { StepRequest } from '../../proxy-config/core/apply/apply-steps-protocol.js';
 import { isProxyopsError } from '../../proxy-config/core/errors.js';
 import { describeSystemError } from '../describe-error.js';
 import { runAction } from '../run-action.js';
 
 /**
- * `proxyops remote steps --target DIR`: the far side of `config apply` and `config diff` with
- * `proxies`, started over ssh by the proxyops that drives the change; `remote access-logs`: what
+ * `proxyops remote steps --target DIR`: the far side of `config apply`, `config diff` and `deploy`
+ * with `proxies`, started over ssh by the proxyops that drives the change; `remote access-logs`: what
  * `logs stats --host` reads there when given no file. Not for people: hidden from
  * --help. Requests and replies are JSON lines on stdin and stdout (apply-steps-protocol.ts).
  */
@@ -20,19 +21,21 @@ export function registerRemote(program: Command): Command {
       runAction(async () => {
         const { createInterface } = await import('node:readline');
         const { serveApplySteps } = await import('../../proxy-config/config/serve-apply-steps.js');
+        const { serveDeploySteps } = await import('../../proxy-config/deploy/serve-deploy-steps.js');
         const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
-        const requests = {
-          async next() {
-            const line = await lines.next();
-            return line.done ? line : { done: false, value: JSON.parse(line.value) };
-          },
-        } as Parameters<typeof serveApplySteps>[1];
+        const next = async (): Promise<StepRequest | undefined> => {
+          const line = await lines.next();
+          return line.done ? undefined : (JSON.parse(line.value) as StepRequest);
+        };
         // The near end gone (a lost connection) must not end this process before it undoes its part
         // and releases the locks: main's listener would exit on EPIPE.
         process.stdout.removeAllListeners('error').on('error', () => undefined);
         const reply = (answer: object) => process.stdout.write(`${JSON.stringify(answer)}\n`);
         try {
-          await serveApplySteps(flags.target, requests, reply);
+          const first = await next();
+          if (first?.step === 'hold' || first?.step === 'status')
+            await serveDeploySteps(flags.target, first, next, reply);
+          else await serveApplySteps(flags.target, first, next, reply);
         } catch (error) {
           const message = isProxyopsError(error)
             ? error.message

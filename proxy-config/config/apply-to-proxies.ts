@@ -66,67 +66,87 @@ export async function applyToProxies(
   say: (line: string) => void,
 ): Promise<ProxiesApplyReport> {
   const spec = await readProxiesSpec(specPath);
+  return withSessions(spec.proxies, (sessions) => changeProxies(sessions, spec, say));
+}
+
+/**
+ * The change itself, over sessions already open (and locked) on every nginx host: `config apply`'s,
+ * and a deploy's on the reload path, whose sessions hold the hosts' deploy locks.
+ */
+export async function changeProxies(
+  sessions: StepSession[],
+  spec: ProxySpec,
+  say: (line: string) => void,
+): Promise<ProxiesApplyReport> {
   const files = await renderOnce(spec);
-  return withSessions(spec.proxies, async (sessions) => {
-    const request = {
-      step: 'prepare',
-      files,
-      spec,
-      specDigest: digestSpec(spec),
-      appliedAt: new Date().toISOString(),
-    } as const;
-    const outcomes = await Promise.allSettled(sessions.map((s) => s.request(request)));
-    const failed = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
-    if (failed.length > 0) throw withSuffix(failed, 'no host changed');
-    const prepared = outcomes.map(
-      (o) => (o as PromiseFulfilledResult<StepAnswer & { step: 'prepared' }>).value,
+  const request = {
+    step: 'prepare',
+    files,
+    spec,
+    specDigest: digestSpec(spec),
+    appliedAt: new Date().toISOString(),
+  } as const;
+  const outcomes = await Promise.allSettled(sessions.map((s) => s.request(request)));
+  const failed = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
+  if (failed.length > 0) {
+    // The hosts that prepared drop their staging (a lost one did so itself).
+    await Promise.allSettled(
+      sessions
+        .filter((_, i) => outcomes[i]!.status === 'fulfilled')
+        .map((s) => s.request({ step: 'finish' })),
     );
-    say(`validated on ${sessions.length} host${sessions.length === 1 ? '' : 's'}: nginx -t ok`);
-    const version = toVersionName(Math.max(...prepared.map((p) => p.nextVersion)));
-    const reports: HostApplyReport[] = [];
-    const switched: StepSession[] = [];
-    for (const [index, session] of sessions.entries()) {
-      const { unchanged } = prepared[index]!;
-      if (unchanged) {
-        reports.push({
-          host: session.host.name,
-          target: session.target,
-          version: unchanged,
-          unchanged: true,
-        });
-        say(`${session.host.name}: unchanged, ${unchanged} already holds this render`);
-        continue;
-      }
-      let answer: StepAnswer;
-      try {
-        answer = await session.request({ step: 'switch', version });
-      } catch (error) {
-        // That host put itself back (or was lost before it changed anything it could not undo).
-        throw await undoAll(switched, error as Error, say);
-      }
-      if (answer.step !== 'switched')
-        throw new ProxyopsError(
-          'REMOTE_STEP_FAILED',
-          `${session.host.name}: answered ${answer.step} to switch`,
-        );
-      switched.push(session);
+    throw withSuffix(failed, 'no host changed');
+  }
+  const prepared = outcomes.map(
+    (o) => (o as PromiseFulfilledResult<StepAnswer & { step: 'prepared' }>).value,
+  );
+  say(`validated on ${sessions.length} host${sessions.length === 1 ? '' : 's'}: nginx -t ok`);
+  const version = toVersionName(Math.max(...prepared.map((p) => p.nextVersion)));
+  const reports: HostApplyReport[] = [];
+  const switched: StepSession[] = [];
+  for (const [index, session] of sessions.entries()) {
+    const { unchanged } = prepared[index]!;
+    if (unchanged) {
       reports.push({
         host: session.host.name,
         target: session.target,
-        version: answer.version,
-        ...(answer.previous ? { previous: answer.previous } : {}),
-        ...(answer.reload ? { reload: answer.reload } : {}),
+        version: unchanged,
+        unchanged: true,
       });
-      say(
-        `${session.host.name}: ${answer.previous ?? 'empty'} -> ${answer.version}, ` +
-          (answer.reload
-            ? `reloaded, workers ${answer.reload.workersBefore.join(',')} -> ${answer.reload.workersAfter.join(',')}`
-            : `nginx not running there: installed only; start it with nginx -c ${session.target}/current/nginx.conf`),
-      );
+      say(`${session.host.name}: unchanged, ${unchanged} already holds this render`);
+      continue;
     }
-    await Promise.all(sessions.map((s) => s.request({ step: 'finish' })));
-    return { ...(switched.length > 0 ? { version } : {}), hosts: reports };
-  });
+    let answer: StepAnswer;
+    try {
+      answer = await session.request({ step: 'switch', version });
+    } catch (error) {
+      // That host put itself back (or was lost before it changed anything it could not undo); the
+      // hosts not reached yet drop their staging.
+      await Promise.allSettled(sessions.slice(index + 1).map((s) => s.request({ step: 'finish' })));
+      throw await undoAll(switched, error as Error, say);
+    }
+    if (answer.step !== 'switched')
+      throw new ProxyopsError(
+        'REMOTE_STEP_FAILED',
+        `${session.host.name}: answered ${answer.step} to switch`,
+      );
+    switched.push(session);
+    reports.push({
+      host: session.host.name,
+      target: session.target,
+      version: answer.version,
+      ...(answer.previous ? { previous: answer.previous } : {}),
+      ...(answer.reload ? { reload: answer.reload } : {}),
+    });
+    say(
+      `${session.host.name}: ${answer.previous ?? 'empty'} -> ${answer.version}, ` +
+        (answer.reload
+          ? `reloaded, workers ${answer.reload.workersBefore.join(',')} -> ${answer.reload.workersAfter.join(',')}`
+          : `nginx not running there: installed only; start it with nginx -c ${session.target}/current/nginx.conf`),
+    );
+  }
+  await Promise.all(sessions.map((s) => s.request({ step: 'finish' })));
+  return { ...(switched.length > 0 ? { version } : {}), hosts: reports };
 }
 
 /** What `config diff` shows with `proxies`: each host's diff against its live version. */

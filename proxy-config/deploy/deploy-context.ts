@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLogFile } from '../core/apply/version-manifest.js';
 import { deployLogKit } from '../core/deploy/deploy-log-kit.js';
+import type { BatchSize } from '../core/deploy/plan-batches.js';
 import { planDeploy, toAddress, type DeployPlan, type DeployPlanInput } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { LogReaderKit } from '../core/logs/log-format-presets.js';
@@ -9,7 +10,15 @@ import { parseSpecText } from '../core/spec/parse-spec-text.js';
 import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
 import { checkTargetLayout } from '../shell/nginx/config-versions.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
-import { readStackState, type InstanceRecord, type StackState } from '../shell/stack-state.js';
+import type { Host } from '../shell/host/host.js';
+import {
+  readStackState,
+  writeStackState,
+  type InstanceRecord,
+  type StackState,
+} from '../shell/stack-state.js';
+import { localAccessLogs, type AccessLogs } from './access-logs.js';
+import type { Fleet } from './fleet.js';
 
 /** Everything a deploy works from, read before any step runs. */
 export interface DeployContext {
@@ -31,6 +40,24 @@ export interface DeployContext {
   handOverTo?: InstanceRecord;
   /** The environment new instances get: the recorded one with this deploy's `--env` changes. */
   instanceEnv: Record<string, string>;
+  /** The access logs the watch reads: this machine's, or every nginx host's. */
+  logs: AccessLogs;
+  /** Records the state: under the target, or on every nginx host. */
+  saveState(state: StackState): Promise<void>;
+  /** The host an instance runs on, for its hooks: undefined for this machine. */
+  hostOf(instance: { host: string }): Host | undefined;
+  /** Set when the spec lists nginx hosts: the deploy goes across hosts. */
+  fleet?: Fleet;
+  /** `--batch`, `--canary` (the first host alone first) and `--max-fail`. */
+  batches?: DeployBatches;
+}
+
+/** How rounds are grouped: `--batch N|P%`, the first host alone first, failed rounds tolerated. */
+export interface DeployBatches {
+  batch?: BatchSize;
+  canary?: boolean;
+  /** Rounds that may fail (each put back) before the rest is called off; 0 by default. */
+  maxFail?: number;
 }
 
 /** Where to deploy: a spec and its config target, and which pool. */
@@ -46,8 +73,15 @@ export interface DeployTarget {
   stack?: boolean;
   /** `--version V`: filled into `{version}` of the command and hooks. */
   version?: string;
+  /** `deploy rollback`: the version is the release recorded before the current one. */
+  rollback?: boolean;
   /** `--replace OLD --with NEW` (`HOST:PORT` each): hand OLD's traffic over to NEW, which someone else started. */
   handOver?: { replace: string; with: string };
+  /** The spec lists nginx hosts: the deploy goes across them (`target` is then a directory here for its hook log). */
+  proxies?: boolean;
+  /** Those hosts, locked (set by the deploy once it holds them). */
+  fleet?: Fleet;
+  batches?: DeployBatches;
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -69,7 +103,9 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       'SPEC_INVALID',
       `${where.specPath}: accessLog.path is ${spec.accessLog.path}; a deploy watches the access log, so it must be a file`,
     );
-  const recordedState = await readStackState(where.target);
+  const { fleet } = where;
+  if (fleet) checkFleetSpec(where.specPath, upstream, pool);
+  const recordedState = fleet ? await fleet.readState() : await readStackState(where.target);
   // `proxyops down` may have stopped the stack between resolving the target and taking the lock.
   if (where.stack && !recordedState?.stack)
     throw new ProxyopsError('BAD_OPTION', `the local stack of ${where.target} is not running any more`);
@@ -95,6 +131,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
   const envChanges = where.envChanges ?? {};
+  const version = where.rollback ? releaseBefore(state, upstream) : where.version;
   const plan = planDeploy({
     upstream,
     pool,
@@ -106,7 +143,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       ...(pairs[i] ? { alternate: pairs[i] } : {}),
     })),
     logDelayMs,
-    ...(where.version === undefined ? {} : { version: where.version }),
+    ...(version === undefined ? {} : { version }),
     ...(handOver ? { handOverTo: { host: handOver.fresh.host, port: handOver.fresh.port } } : {}),
     ...where.watch,
     envChanges: Object.entries(envChanges).map(([name, value]) => ({
@@ -130,7 +167,52 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     plan,
     ...(handOver ? { handOverTo: handOver.fresh } : {}),
     instanceEnv: { ...state.instanceEnv, ...envChanges },
+    logs: fleet ? fleet.logs : localAccessLogs(spec.accessLog.path),
+    saveState: (next) => (fleet ? fleet.writeState(next) : writeStackState(where.target, next)),
+    hostOf(instance) {
+      const ssh = pool.servers.find(
+        (s) => s.host === instance.host || s.alternate?.host === instance.host,
+      )?.ssh;
+      return fleet && ssh ? fleet.appHost(ssh) : undefined;
+    },
+    ...(fleet ? { fleet } : {}),
+    ...(where.batches ? { batches: checkBatches(where.batches, plan) } : {}),
   };
+}
+
+/** Rounds run together only where no round changes nginx's config (the reload path does, per round). */
+function checkBatches(batches: DeployBatches, plan: DeployPlan): DeployBatches {
+  if (
+    batches.batch &&
+    !('count' in batches.batch && batches.batch.count === 1) &&
+    plan.paths.includes('reload')
+  )
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--batch runs rounds together, but the reload path changes the config of nginx for each round: declare an alternate address for each server (the alternate path) or deploy one at a time',
+    );
+  return batches;
+}
+
+/** The release `deploy rollback` goes back to; BAD_OPTION when none was recorded. */
+function releaseBefore(state: StackState, upstream: string): string {
+  const release = state.releases?.[upstream];
+  if (!release?.previous)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `no release of upstream ${upstream} was recorded before ${release ? release.current : 'this one'}: deploy rollback goes back to the release a deploy --version replaced; deploy the one you want with --version V`,
+    );
+  return release.previous;
+}
+
+/** What a deploy across hosts needs of the spec: hooks (proxyops starts no child on another host). */
+function checkFleetSpec(specPath: string, upstream: string, pool: UpstreamSpec): void {
+  const remote = pool.servers.filter((s) => s.ssh);
+  if (remote.length > 0 && !pool.deploy?.start)
+    throw new ProxyopsError(
+      'SPEC_INVALID',
+      `${specPath}: upstreams.${upstream} has servers on other hosts (ssh: ${remote[0]!.ssh}) but no start hook; deploy.command runs on this machine, so give deploy.start and deploy.stop hooks, which run on each server's host`,
+    );
 }
 
 /**
@@ -189,7 +271,8 @@ function pickHandOver(
   return { old, fresh: { ...given, inUpstream: false } };
 }
 
-function pickUpstream(spec: ProxySpec, wanted: string | undefined): string {
+/** The upstream a deploy rolls: the one named, else the only one with a deploy section. */
+export function pickUpstream(spec: ProxySpec, wanted: string | undefined): string {
   if (wanted !== undefined) {
     if (!spec.upstreams[wanted])
       throw new ProxyopsError(
@@ -276,6 +359,8 @@ export async function resolveDeployTarget(flags: {
   watch?: DeployTarget['watch'];
   version?: string;
   handOver?: DeployTarget['handOver'];
+  batches?: DeployBatches;
+  rollback?: boolean;
 }): Promise<DeployTarget> {
   const upstream = {
     ...(flags.handOver === undefined ? {} : { handOver: flags.handOver }),
@@ -283,8 +368,18 @@ export async function resolveDeployTarget(flags: {
     ...(flags.version === undefined ? {} : { version: flags.version }),
     ...(flags.envChanges === undefined ? {} : { envChanges: flags.envChanges }),
     ...(flags.watch === undefined ? {} : { watch: flags.watch }),
+    ...(flags.batches === undefined ? {} : { batches: flags.batches }),
+    ...(flags.rollback ? { rollback: true } : {}),
   };
   if (flags.spec !== undefined) {
+    // With nginx hosts in the spec, no target here: the deploy goes to them (its hook log stays here).
+    if (flags.target === undefined && (await readSpecFile(flags.spec)).proxies.length > 0)
+      return {
+        specPath: flags.spec,
+        target: join(flags.dir ?? DEFAULT_STACK_DIR, 'hosts'),
+        proxies: true,
+        ...upstream,
+      };
     if (flags.target === undefined)
       throw new ProxyopsError(
         'BAD_OPTION',

@@ -7,10 +7,9 @@ import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from '../core/deploy/status-watch.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
 import { judgeNewInstance } from '../core/deploy/watch-gates.js';
+import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
-import { fileSize } from '../shell/logs/read-file-range.js';
-import { readLogSince } from '../shell/logs/read-log-since.js';
 import { runHook } from '../shell/process/run-hook.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
 import { waitUntilRefusing } from '../shell/process/tcp-accepting.js';
@@ -80,10 +79,10 @@ export interface RoundInput {
 export class RoundRunner {
   stepIndex = 0;
   private fresh: InstanceRecord | undefined;
-  private watchFrom = 0;
+  private watchFrom: LogMark = [];
   private removedAt = 0;
   private signalAt = 0;
-  private signalLogOffset = 0;
+  private signalLogMark: LogMark = [];
   private refusing: Promise<number | undefined> | undefined;
   private leaving: Promise<string | undefined> = Promise.resolve(undefined);
   private readonly context: DeployContext;
@@ -127,6 +126,21 @@ export class RoundRunner {
     throw new Abort(`interrupted before step ${step.index} (${step.kind})`, serving);
   }
 
+  /**
+   * Puts the round back after a failure that is not its own verdict (a host lost, a hook that
+   * failed): traffic back to the old instance while it was not told to stop yet, the new one
+   * stopped. True when the new instance had served and was taken back out.
+   */
+  async putBack(): Promise<boolean> {
+    if (this.signalAt !== 0) return false;
+    if (this.fresh?.inUpstream === true || !this.old.inUpstream) {
+      await this.rollBack();
+      return true;
+    }
+    await this.cleanUp();
+    return false;
+  }
+
   /** Stops a new instance that gets no traffic yet and forgets it. */
   async cleanUp(): Promise<void> {
     const fresh = this.fresh;
@@ -164,7 +178,12 @@ export class RoundRunner {
     const { plan, logsDir } = this.context;
     if (plan.launch.kind === 'hooks' && plan.launch.ready) {
       const argv = fillHook(plan.launch.ready, { ...instance, version: plan.version });
-      const ran = await runHook(argv, { boundMs: READY_HOOK_BOUND_MS, logFile: join(logsDir, 'hooks.log') });
+      const on = this.context.hostOf(instance);
+      const ran = await runHook(argv, {
+        boundMs: READY_HOOK_BOUND_MS,
+        logFile: join(logsDir, 'hooks.log'),
+        ...(on ? { on } : {}),
+      });
       return ran.exitCode === 0;
     }
     return (await this.traffic.probe(instance, plan.readinessPath)) === 200;
@@ -214,7 +233,7 @@ export class RoundRunner {
         } else input.current.push(fresh);
         fresh.inUpstream = true;
         await input.save();
-        this.watchFrom = await fileSize(context.accessLog);
+        this.watchFrom = await context.logs.end();
         return outcome;
       }
       case 'watch': {
@@ -235,7 +254,7 @@ export class RoundRunner {
         // logged later with a request time shorter than the time since the reload began after it.
         await sleep(CONFIRM_GRACE_MS);
         const windowStart = Date.now();
-        const from = await fileSize(context.accessLog);
+        const from = await context.logs.end();
         const freshBelowMs = windowStart - this.removedAt - NGINX_CLOCK_SLACK_MS;
         const window = await this.watch(step, from, freshBelowMs, step.waitMs! - CONFIRM_GRACE_MS);
         const reached = window.byAddress[toAddress(old)]?.fresh ?? 0;
@@ -254,7 +273,7 @@ export class RoundRunner {
       case 'drain-detect': {
         await this.countdown(step, step.waitMs!);
         // Readiness fails now, yet the instance must keep answering until the balancer took it out.
-        const { text } = await readLogSince(context.accessLog, this.signalLogOffset);
+        const { text } = await context.logs.since(this.signalLogMark);
         const served = summarizeLogWindow(context.kit, text).byAddress[toAddress(old)];
         return `${toAddress(old)} served ${served?.total ?? 0} request(s) (${served?.fivexx ?? 0} 5xx) while failing readiness`;
       }
@@ -274,7 +293,7 @@ export class RoundRunner {
     const signalledAt = Date.now();
     const leaving = await this.launcher.stopOld(old);
     this.leaving = leaving.done;
-    this.signalLogOffset = await fileSize(context.accessLog);
+    this.signalLogMark = await context.logs.end();
     this.signalAt = Date.now();
     if (this.traffic.tcp && leaving.leaves)
       this.refusing = waitUntilRefusing(old.host, old.port, {
@@ -330,7 +349,7 @@ export class RoundRunner {
    */
   private async watch(
     step: DeployStep,
-    from: number,
+    from: LogMark,
     freshBelowMs = 0,
     windowMs = step.waitMs!,
   ): Promise<LogWindow> {
@@ -340,7 +359,7 @@ export class RoundRunner {
     let offset = from;
     let lastTick = 0;
     for (;;) {
-      const chunk = await readLogSince(context.accessLog, offset);
+      const chunk = await context.logs.since(offset);
       text += chunk.text;
       offset = chunk.end;
       const window = summarizeLogWindow(context.kit, text, freshBelowMs);

@@ -5,6 +5,10 @@ import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { summarizeLogWindow } from '../core/deploy/log-window.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
 import { isProxyopsError } from '../core/errors.js';
+import { changeProxies } from '../config/apply-to-proxies.js';
+import { readSpecFile } from '../shell/read-spec-file.js';
+import { hostOf, openFleet } from './fleet.js';
+import { planBatches } from '../core/deploy/plan-batches.js';
 import {
   loadDeployContext,
   pairOf,
@@ -15,11 +19,9 @@ import {
 import { Abort, RoundRunner, UNCONTROLLED, type RoundControl } from './deploy-round.js';
 import { removeDeployProgress, writeDeployProgress, type DeployProgress } from '../shell/deploy-progress.js';
 import { readProcessIdentity } from '../shell/process/process-identity.js';
-import { fileSize } from '../shell/logs/read-file-range.js';
-import { readLastLines } from '../shell/logs/read-log-since.js';
 import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
 import { checkSpecWorkerAccess } from '../shell/nginx/worker-access.js';
-import { lockDeploys, writeStackState } from '../shell/stack-state.js';
+import { lockDeploys } from '../shell/stack-state.js';
 import { childLauncher, hookLauncher } from './instance-launcher.js';
 import { alternateSwitch } from './switch-by-alternate.js';
 import { reloadSwitch } from './switch-by-reload.js';
@@ -48,17 +50,20 @@ export async function runDeploy(
   const { plan } = context;
   emit({ type: 'plan', plan });
   const current = [...context.instances];
-  const baselineEnd = await fileSize(context.accessLog);
-  const before = summarizeLogWindow(context.kit, await readLastLines(context.accessLog, baselineEnd));
+  const before = summarizeLogWindow(context.kit, await context.logs.baseline());
   const save = async () => {
     const others = (context.state.upstreams[context.upstream] ?? []).filter(
       (i) => !i.inUpstream && !current.includes(i),
     );
     context.state.upstreams[context.upstream] = [...current, ...others.filter((i) => i.pid !== undefined)];
-    await writeStackState(context.target, context.state);
+    await context.saveState(context.state);
   };
+  const { fleet } = context;
+  // Across hosts, each config change goes to every nginx host as one change, over the locked sessions.
   const byReload = reloadSwitch(context.upstream, async (servers) => {
-    await applyConfig({ specPath: await writeStepSpec(context, servers), target: context.target });
+    const specPath = await writeStepSpec(context, servers);
+    if (fleet) await changeProxies(fleet.proxies, await readSpecFile(specPath), () => undefined);
+    else await applyConfig({ specPath, target: context.target });
   });
 
   const switches = {
@@ -66,13 +71,15 @@ export async function runDeploy(
     reload: byReload,
     alternate: alternateSwitch((old) => pairOf(context.pool, old)!),
   };
-  for (let round = 1; round <= plan.instances.length; round++) {
+  /** One round: its steps, or on a failure the round put back and an abort event; how it ended. */
+  const runRound = async (round: number): Promise<'ok' | 'failed' | 'fatal'> => {
     const old = current.find((i) => toAddress(i) === toAddress(plan.instances[round - 1]!))!;
     const traffic = switches[plan.paths[round - 1]!];
     const launcher = plan.launch.kind === 'command' ? childLauncher(context, traffic) : hookLauncher(context);
+    const appHost = context.hostOf(old)?.name;
     const round_ = new RoundRunner({
       context,
-      emit,
+      emit: appHost ? withHost(emit, appHost) : emit,
       before,
       current,
       old,
@@ -84,26 +91,56 @@ export async function runDeploy(
     });
     try {
       for (const step of plan.steps.filter((s) => s.round === round)) await round_.run(step);
+      return 'ok';
     } catch (error) {
-      const rolledBack = error instanceof Abort ? error.rolledBack : false;
+      const putBack = error instanceof Abort ? error.rolledBack : await round_.putBack().catch(() => false);
       const reason = error instanceof Abort || isProxyopsError(error) ? error.message : String(error);
-      if (!(error instanceof Abort)) await round_.cleanUp().catch(() => undefined);
-      emit({ type: 'abort', step: round_.stepIndex, reason, rolledBack });
-      const report = {
-        outcome: 'aborted' as const,
-        instances: current.map(toAddress),
-        ms: Date.now() - started,
-      };
-      emit({ type: 'done', ...report });
+      const step = plan.steps.find((s) => s.index === round_.stepIndex);
+      const host = hostOf(error) ?? appHost;
+      emit({
+        type: 'abort',
+        step: round_.stepIndex,
+        reason,
+        rolledBack: putBack,
+        ...(step ? { kind: step.kind } : {}),
+        ...(host ? { host } : {}),
+      });
       if (!(error instanceof Abort) && !isProxyopsError(error)) throw error;
-      return report;
+      // Every round needs every nginx host (its log, its config): one lost ends the deploy.
+      const nginxHost = host !== undefined && fleet?.proxies.some((s) => s.host.name === host);
+      return nginxHost || control.interrupted.aborted ? 'fatal' : 'failed';
     }
+  };
+  const { batch, canary, maxFail = 0 } = context.batches ?? {};
+  const batches = planBatches(
+    plan.instances.map((instance, i) => ({ round: i + 1, host: context.hostOf(instance)?.name })),
+    { ...(batch ? { batch } : {}), canary: canary ?? false },
+  );
+  let failed = 0;
+  for (const rounds of batches) {
+    const ended = await Promise.all(rounds.map(runRound));
+    failed += ended.filter((e) => e !== 'ok').length;
+    if (failed > maxFail || ended.includes('fatal') || (failed > 0 && control.interrupted.aborted)) break;
   }
-  // The settings changed on purpose become the stack's only now that every instance runs with them.
-  if (plan.envChanges.length > 0) {
-    context.state.instanceEnv = context.instanceEnv;
-    await writeStackState(context.target, context.state);
+  if (failed > 0) {
+    const report = {
+      outcome: 'aborted' as const,
+      instances: current.map(toAddress),
+      ms: Date.now() - started,
+    };
+    emit({ type: 'done', ...report });
+    return report;
   }
+  // The settings changed on purpose become the stack's only now that every instance runs with them;
+  // so does the release (a rollback swaps the two, so a second one goes forward again).
+  const release = context.state.releases?.[context.upstream];
+  if (plan.version !== undefined && plan.version !== release?.current)
+    context.state.releases = {
+      ...context.state.releases,
+      [context.upstream]: { current: plan.version, ...(release ? { previous: release.current } : {}) },
+    };
+  if (plan.envChanges.length > 0) context.state.instanceEnv = context.instanceEnv;
+  if (plan.envChanges.length > 0 || plan.version !== undefined) await context.saveState(context.state);
   const report = {
     outcome: 'deployed' as const,
     instances: current.map(toAddress),
@@ -133,6 +170,7 @@ export async function deploy(
   interrupted: AbortSignal = new AbortController().signal,
 ): Promise<DeployReport> {
   await mkdir(where.target, { recursive: true, mode: 0o755 });
+  if (where.proxies) return deployAcrossHosts(where, emit, interrupted);
   const unlock = await lockDeploys(where.target);
   const identity = await readProcessIdentity(process.pid);
   const record = (at: Omit<DeployProgress, 'pid' | 'identity'>) =>
@@ -160,11 +198,39 @@ export async function deploy(
   }
 }
 
+/**
+ * A deploy to the nginx hosts of the spec: every host's deploy lock taken in the order of
+ * `proxies` (the fleet-wide lock), the rounds run as on one machine, each step recorded on every
+ * nginx host (what `deploy status` shows), the locks released at the end whatever happened.
+ */
+async function deployAcrossHosts(
+  where: DeployTarget,
+  emit: (event: DeployEvent) => void,
+  interrupted: AbortSignal,
+): Promise<DeployReport> {
+  const fleet = await openFleet(await readSpecFile(where.specPath));
+  try {
+    const control: RoundControl = {
+      interrupted,
+      atStep: (step) => fleet.writeState(undefined, { round: step.round, step: step.index, kind: step.kind }),
+    };
+    return await runDeploy(await loadDeployContext({ ...where, fleet }), emit, control);
+  } finally {
+    await fleet.close();
+  }
+}
+
 /** The live main config of a target (its `user` directive names the workers), when there is one. */
 async function readCurrentConfig(target: string): Promise<{ text: string; file: string } | undefined> {
   const file = join(target, 'current', MAIN_CONFIG_FILE);
   const text = await readFile(file, 'utf8').catch(() => undefined);
   return text === undefined ? undefined : { text, file };
+}
+
+/** Events of a round on another host carry its name (per-host progress lines, `--json`). */
+function withHost(emit: (event: DeployEvent) => void, host: string): (event: DeployEvent) => void {
+  return (event) =>
+    emit(event.type === 'step-start' || event.type === 'step-done' ? { ...event, host } : event);
 }
 
 function untilAborted(signal: AbortSignal, boundMs: number): Promise<void> {

@@ -126,8 +126,10 @@ export function hookLauncher(context: DeployContext): InstanceLauncher {
   const stopBoundMs = plan.drain.waitMs + pool.deploy.stopTimeout * 1000;
   const argvFor = (argv: string[], at: InstanceRecord) =>
     fillHook(argv, { host: at.host, port: at.port, socket: at.socket, version: plan.version });
-  const run = (argv: string[], at: InstanceRecord, bound: number) =>
-    runHook(argvFor(argv, at), { boundMs: bound, logFile: hookLog(context) });
+  const run = (argv: string[], at: InstanceRecord, bound: number) => {
+    const on = context.hostOf(at);
+    return runHook(argvFor(argv, at), { boundMs: bound, logFile: hookLog(context), ...(on ? { on } : {}) });
+  };
   return {
     async start(place) {
       const record: InstanceRecord = { ...place.address, logFile: hookLog(context), inUpstream: false };

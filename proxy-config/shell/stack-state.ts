@@ -33,6 +33,8 @@ export interface StackState {
   instanceEnv?: Record<string, string>;
   /** On disk only: which environment names were moved to the 0600 secrets file, and its name. */
   instanceSecrets?: { file: string; names: string[] };
+  /** Per upstream, the release (`deploy --version`) running and the one before it (`deploy rollback`). */
+  releases?: Record<string, { current: string; previous?: string }>;
   /** Set by `proxyops up`: the supervising process and what it started. */
   stack?: {
     supervisorPid: number;

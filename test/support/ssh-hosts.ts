@@ -59,6 +59,11 @@ export async function startTestHosts(
     trusted?: boolean;
     /** The proxyops the hosts run (default: this checkout's dist/cli/main.js). */
     cli?: string;
+    /**
+     * The hosts reach each other (an nginx host its app hosts): each routes the set's /24 through
+     * this machine, which forwards between their links only (per-link forwarding, not ip_forward).
+     */
+    routed?: boolean;
   } = {},
 ): Promise<TestHosts> {
   const id = randomBytes(3).toString('hex');
@@ -155,6 +160,22 @@ export async function startTestHosts(
       );
       if (options.trusted) set.trust(name);
     }
+    if (options.routed)
+      for (const host of hosts.values()) {
+        const here = host.address.replace(/\d+$/, (last) => String(Number(last) - 1));
+        execFileSync('sysctl', ['-qw', `net.ipv4.conf.${host.link}.forwarding=1`]);
+        execFileSync('ip', [
+          'netns',
+          'exec',
+          host.netns,
+          'ip',
+          'route',
+          'add',
+          `198.19.${subnet}.0/24`,
+          'via',
+          here,
+        ]);
+      }
   } catch (error) {
     await set.teardown();
     throw error;

@@ -1,6 +1,9 @@
 import type { VersionFiles, VersionRecord } from './config-change.js';
 import type { ProxySpec } from '../spec/proxy-spec.js';
 
+/** What a deploy across hosts records on each nginx host (its `instances.json`), as plain data. */
+export type RecordedState = { version: 1; upstreams: Record<string, unknown[]> } & Record<string, unknown>;
+
 /**
  * The step protocol between `config apply` with `proxies` and the proxyops on each nginx host
  * (`proxyops remote steps --target DIR`): one JSON object a line each way, over the ssh session's
@@ -20,7 +23,20 @@ export type StepRequest =
   /** Only show what an apply would change: a unified diff against the live version. */
   | { step: 'diff'; files: VersionFiles }
   /** Only list the kept versions, as `config history` does. */
-  | { step: 'history' };
+  | { step: 'history' }
+  /**
+   * A deploy across hosts: take the target's deploy lock and hold it until the session ends. Then
+   * any number of the requests below, and of prepare/switch/finish|undo cycles (each a config change).
+   */
+  | { step: 'hold'; accessLog: string }
+  /** The access log's complete lines from byte `from` on; without `from`, where it ends (and, asked, the last lines before). */
+  | { step: 'log'; from?: number; baseline?: boolean }
+  /** The state recorded under the target (instances.json). */
+  | { step: 'read-state' }
+  /** Records the state (and where the deploy is, or that it ended: `progress` absent). */
+  | { step: 'write-state'; state?: RecordedState; progress?: { round: number; step: number; kind: string } }
+  /** Only say how the target stands: live version, recorded state, a deploy holding it and where. */
+  | { step: 'status' };
 
 /** The far side's answer to one request. */
 export type StepReply =
@@ -45,5 +61,16 @@ export type StepReply =
       ok: true;
       step: 'history';
       versions: Array<{ version: string; current: boolean; previous: boolean; record?: VersionRecord }>;
+    }
+  | { ok: true; step: 'held' | 'state-written' }
+  | { ok: true; step: 'log'; text: string; end: number }
+  | { ok: true; step: 'state'; state?: RecordedState }
+  | {
+      ok: true;
+      step: 'status';
+      live?: string;
+      state?: RecordedState;
+      /** A deploy holds the target: its pid there and the step it recorded last. */
+      deploy?: { pid: number; round: number; step: number; kind: string };
     }
   | { ok: false; error: { code: string; message: string } };

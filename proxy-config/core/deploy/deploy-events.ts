@@ -6,9 +6,10 @@ import type { FiredGate, FourxxBreakdown } from './watch-gates.js';
 /** What a deploy reports as it goes; `--json` prints each as one line, with `ts` (epoch ms) added. */
 export type DeployEvent =
   | { type: 'plan'; plan: DeployPlan }
-  | { type: 'step-start'; step: DeployStep }
+  /** `host`: the ssh host of the round's instance, in a deploy across hosts. */
+  | { type: 'step-start'; step: DeployStep; host?: string }
   | { type: 'countdown'; step: number; remainingMs: number }
-  | { type: 'step-done'; step: DeployStep; ms: number; outcome: string }
+  | { type: 'step-done'; step: DeployStep; ms: number; outcome: string; host?: string }
   | {
       type: 'status';
       step: number;
@@ -37,5 +38,6 @@ export type DeployEvent =
       gate?: FiredGate;
     }
   | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
-  | { type: 'abort'; step: number; reason: string; rolledBack: boolean }
+  /** `host`: the host whose failure ended it (an nginx or app host), `kind` the step it was at. */
+  | { type: 'abort'; step: number; reason: string; rolledBack: boolean; kind?: string; host?: string }
   | { type: 'done'; outcome: 'deployed' | 'aborted'; ms: number; instances: string[] };

@@ -95,6 +95,8 @@ export interface UpstreamSpec {
      * nginx lists both, the idle one refuses connections, and a deploy moves between them with no reload.
      */
     alternate?: { host: string; port: number };
+    /** The ssh destination of the machine that runs this server (and its alternate): its hooks run there. */
+    ssh?: string;
     maxFails: number;
     failTimeout: number;
     weight: number;

@@ -108,10 +108,13 @@ export function createSshHost(destination: string): Host {
 /** The error for ssh's own failure: a known kind in one line, else ssh's last line. */
 function sshFailure(destination: string, where: SshDestination, stderr: string): ProxyopsError {
   const row = matchSshFailure(stderr);
-  if (row) return new ProxyopsError(row.code, row.message(destination, where), { details: { stderr } });
+  if (row)
+    return new ProxyopsError(row.code, row.message(destination, where), {
+      details: { stderr, host: destination },
+    });
   const last = stderr.trim().split('\n').at(-1)?.trim() ?? '';
   return new ProxyopsError('SSH_FAILED', `${destination}: ssh failed: ${last || 'exit 255'}`, {
-    details: { stderr },
+    details: { stderr, host: destination },
   });
 }
 

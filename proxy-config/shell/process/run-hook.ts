@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { ProxyopsError } from '../../core/errors.js';
 import { formatArgv } from '../../core/deploy/instance-command.js';
 import { fileSize, readFileRange } from '../logs/read-file-range.js';
+import type { Host } from '../host/host.js';
 
 /** How a lifecycle hook ran. */
 export interface HookRun {
@@ -26,8 +27,9 @@ const TAIL_BYTES = 400;
  */
 export async function runHook(
   argv: readonly string[],
-  options: { boundMs: number; logFile: string },
+  options: { boundMs: number; logFile: string; on?: Host },
 ): Promise<HookRun> {
+  if (options.on) return runRemoteHook(argv, { ...options, on: options.on });
   const started = Date.now();
   const [file, ...args] = argv;
   await appendLine(options.logFile, `${new Date().toISOString()} run: ${formatArgv(argv)}\n`);
@@ -52,6 +54,34 @@ export async function runHook(
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Runs a hook on another host over ssh, bounded there by coreutils `timeout` (TERM, KILL 2 s later)
+ * so nothing outlives the bound; its output comes back and goes into `logFile` here. A hook that
+ * leaves a service running must not leave it holding its output (redirect it, as a unit file would).
+ */
+async function runRemoteHook(
+  argv: readonly string[],
+  options: { boundMs: number; logFile: string; on: Host },
+): Promise<HookRun> {
+  const started = Date.now();
+  await appendLine(
+    options.logFile,
+    `${new Date().toISOString()} run on ${options.on.name}: ${formatArgv(argv)}\n`,
+  );
+  const seconds = String(Math.max(1, Math.ceil(options.boundMs / 1000)));
+  const result = await options.on.run(['timeout', '-k', '2', seconds, ...argv]);
+  const output = `${result.stdout}${result.stderr}`;
+  if (output) await appendFile(options.logFile, output.endsWith('\n') ? output : `${output}\n`);
+  // timeout(1) exits 124 when the bound ended the hook, 137 when its KILL did.
+  const timedOut = result.exitCode === 124 || result.exitCode === 137;
+  return {
+    exitCode: timedOut ? null : result.exitCode,
+    timedOut,
+    ms: Date.now() - started,
+    tail: output.slice(-TAIL_BYTES).trim(),
+  };
 }
 
 async function appendLine(path: string, line: string): Promise<void> {

@@ -1,0 +1,82 @@
+import type { RecordedState } from '../core/apply/apply-steps-protocol.js';
+import { toAddress } from '../core/deploy/plan-deploy.js';
+import type { ProxySpec } from '../core/spec/proxy-spec.js';
+import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
+import { createSshHost } from '../shell/host/ssh-host.js';
+import { openStepSession } from '../shell/host/step-session.js';
+import { fetchStatus } from '../shell/process/wait-until-ready.js';
+import type { InstanceRecord } from '../shell/stack-state.js';
+
+/** How one nginx host stands, as `deploy status` shows it. */
+export type ProxyStatus =
+  | {
+      host: string;
+      live?: string;
+      /** The instances of the upstream this host records as serving. */
+      instances: string[];
+      deploy?: { pid: number; round: number; step: number; kind: string };
+    }
+  | { host: string; error: string };
+
+/** How one recorded instance answers its readiness check from here. */
+export interface InstanceStatus {
+  address: string;
+  ssh?: string;
+  status: number;
+}
+
+/**
+ * Every nginx host's state (reached at once; one that cannot be reached says why) and the
+ * readiness of every instance they record. Nothing is locked or changed.
+ */
+export async function readFleetStatus(
+  spec: ProxySpec,
+  upstream: string,
+): Promise<{ proxies: ProxyStatus[]; instances: InstanceStatus[] }> {
+  const proxies = await Promise.all(
+    spec.proxies.map(async ({ ssh, target }): Promise<ProxyStatus> => {
+      const host = createSshHost(ssh);
+      try {
+        await checkRemoteProxyops(host);
+        const session = openStepSession(host, target);
+        const answer = await session.request({ step: 'status' });
+        await session.end();
+        if (answer.step !== 'status') return { host: ssh, error: `answered ${answer.step} to status` };
+        return {
+          host: ssh,
+          instances: serving(answer.state, upstream),
+          ...(answer.live ? { live: answer.live } : {}),
+          ...(answer.deploy ? { deploy: answer.deploy } : {}),
+        };
+      } catch (error) {
+        return { host: ssh, error: (error as Error).message };
+      } finally {
+        await host.close();
+      }
+    }),
+  );
+  const pool = spec.upstreams[upstream]!;
+  const recorded = proxies.flatMap((p) => ('instances' in p ? p.instances : []));
+  const addresses = [
+    ...new Set(
+      recorded.length > 0 ? recorded : pool.servers.map((s) => toAddress({ host: s.host, port: s.port })),
+    ),
+  ];
+  const instances = await Promise.all(
+    addresses.map(async (address) => {
+      const host = address.slice(0, address.lastIndexOf(':'));
+      const ssh = pool.servers.find((s) => s.host === host || s.alternate?.host === host)?.ssh;
+      const status = await fetchStatus(`http://${address}${pool.healthCheck.readinessPath}`);
+      return { address, status, ...(ssh ? { ssh } : {}) };
+    }),
+  );
+  return { proxies, instances };
+}
+
+function serving(state: RecordedState | undefined, upstream: string): string[] {
+  const list = (state?.upstreams[upstream] ?? []) as InstanceRecord[];
+  return list
+    .filter((i) => i.inUpstream)
+    .map(toAddress)
+    .sort();
+}

@@ -1,0 +1,86 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { RecordedState, StepReply, StepRequest } from '../core/apply/apply-steps-protocol.js';
+import { ProxyopsError, isProxyopsError } from '../core/errors.js';
+import { serveOneChange, type NextRequest } from '../config/serve-apply-steps.js';
+import { checkTargetLayout, readVersionState } from '../shell/nginx/config-versions.js';
+import { readDeployProgress, removeDeployProgress, writeDeployProgress } from '../shell/deploy-progress.js';
+import { fileSize } from '../shell/logs/read-file-range.js';
+import { readLastLines, readLogSince } from '../shell/logs/read-log-since.js';
+import { isAlive } from '../shell/process/proc-process-tree.js';
+import { lockDeploys, readStackState, writeStackState, type StackState } from '../shell/stack-state.js';
+
+/**
+ * The far side of a deploy across hosts, on one nginx host: `status` alone, or `hold` (the target's
+ * deploy lock, kept until the session ends: the deploy's part of the fleet-wide lock) followed by
+ * what the deploy needs from this host: its access log, its recorded state, config changes. A
+ * failed request is answered and the session goes on, so the deploy can still put things back.
+ */
+export async function serveDeploySteps(
+  targetArg: string,
+  first: Extract<StepRequest, { step: 'hold' | 'status' }>,
+  next: NextRequest,
+  reply: (answer: StepReply) => void,
+): Promise<void> {
+  const target = resolve(targetArg);
+  await checkTargetLayout(target);
+  if (first.step === 'status') {
+    reply({ ok: true, step: 'status', ...(await readStatus(target)) });
+    return;
+  }
+  await mkdir(target, { recursive: true, mode: 0o755 });
+  const unlock = await lockDeploys(target);
+  const log = first.accessLog;
+  try {
+    reply({ ok: true, step: 'held' });
+    for (let request = await next(); request; request = await next()) {
+      try {
+        if (request.step === 'prepare') await serveOneChange(target, request, next, reply);
+        else reply(await answer(target, log, request));
+      } catch (error) {
+        if (!isProxyopsError(error)) throw error;
+        reply({ ok: false, error: { code: error.code, message: error.message } });
+      }
+    }
+  } finally {
+    await removeDeployProgress(target);
+    await unlock();
+  }
+}
+
+async function answer(target: string, log: string, request: StepRequest): Promise<StepReply> {
+  switch (request.step) {
+    case 'log': {
+      if (request.from !== undefined)
+        return { ok: true, step: 'log', ...(await readLogSince(log, request.from)) };
+      const end = await fileSize(log);
+      return { ok: true, step: 'log', text: request.baseline ? await readLastLines(log, end) : '', end };
+    }
+    case 'read-state': {
+      const state = await readStackState(target);
+      return { ok: true, step: 'state', ...(state ? { state: state as unknown as RecordedState } : {}) };
+    }
+    case 'write-state':
+      if (request.state) await writeStackState(target, request.state as unknown as StackState);
+      if (request.progress) await writeDeployProgress(target, { pid: process.pid, ...request.progress });
+      return { ok: true, step: 'state-written' };
+    default:
+      throw new ProxyopsError('REMOTE_STEP_FAILED', `${request.step} is not a step of a deploy session`);
+  }
+}
+
+/** How a target stands: its live version, its recorded instances, and a deploy holding it. */
+async function readStatus(
+  target: string,
+): Promise<Omit<Extract<StepReply, { step: 'status' }>, 'ok' | 'step'>> {
+  const { current } = await readVersionState(target);
+  const state = await readStackState(target);
+  const progress = await readDeployProgress(target);
+  return {
+    ...(current ? { live: current } : {}),
+    ...(state ? { state: state as unknown as RecordedState } : {}),
+    ...(progress && isAlive(progress.pid)
+      ? { deploy: { pid: progress.pid, round: progress.round, step: progress.step, kind: progress.kind } }
+      : {}),
+  };
+}

@@ -1,0 +1,193 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchStatus } from '../../../proxy-config/shell/process/wait-until-ready.js';
+import { APPS, loadThroughAll, startFleet, storedCount, WEB, type Fleet } from './fleet-harness.js';
+
+let fleet: Fleet;
+
+beforeAll(async () => {
+  fleet = await startFleet();
+}, 180_000);
+
+afterAll(async () => {
+  await fleet?.hosts.teardown();
+}, 60_000);
+
+describe('deploy across hosts: three nginx hosts in front of two app hosts, over ssh', () => {
+  it('rolls every app host under a load that never retries through all three nginx hosts: 0 failed, every 2xx POST stored', async () => {
+    const { pair, address } = fleet;
+    const load = loadThroughAll(fleet);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const run = await fleet.proxyops(
+      'deploy',
+      '--spec',
+      fleet.specPath,
+      '--dir',
+      `${fleet.hosts.root}/here`,
+      '--json',
+    );
+    const results = await load.stop();
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const events = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // Per-host progress: each round's steps carry the app host they run on.
+    const starts = events.filter((e) => e.type === 'step-start');
+    expect(new Set(starts.map((e) => e.host))).toEqual(new Set(APPS));
+    for (const result of results) {
+      const summary = JSON.stringify({ ...result, createdIds: result.createdIds.length });
+      expect(result.get, summary).toMatchObject({ errors: 0, non2xx: 0 });
+      expect(result.post, summary).toMatchObject({ errors: 0 });
+      // The alternate path's open residual (docs/deploys.md): a POST meeting a listener that closes.
+      expect(result.post.non2xx, summary).toBeLessThanOrEqual(1);
+      expect(result.get.total).toBeGreaterThan(100);
+      expect(result.post.total).toBeGreaterThan(50);
+      expect(await storedCount(result.createdIds)).toBe(result.createdIds.length);
+    }
+    // Both nginx hosts record the same instances: every app host on the other address of its pair.
+    const moved = APPS.map((name) => `${address(name)}:${pair[1]}`).sort();
+    for (const web of WEB) expect(await fleet.recorded(web)).toEqual(moved);
+  }, 240_000);
+});
+
+describe('batches, the canary host and rollback across hosts', () => {
+  const deploy = async (...args: string[]) => {
+    const run = await fleet.proxyops(
+      'deploy',
+      '--spec',
+      fleet.specPath,
+      '--dir',
+      `${fleet.hosts.root}/here`,
+      '--json',
+      ...args,
+    );
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    return eventsOf(run.stdout);
+  };
+  const releases = async (web: string) =>
+    (
+      JSON.parse(await readFile(join(fleet.hosts.host(web).dir, 'etc', 'instances.json'), 'utf8')) as {
+        releases?: Record<string, unknown>;
+      }
+    ).releases;
+
+  it('--batch 2 runs both app hosts together; --canary runs app1 alone first; rollback goes back to the release before, on every nginx host', async () => {
+    const together = await deploy('--version', 'v2', '--batch', '2');
+    const steps = together.filter((e) => e.type === 'step-start' || e.type === 'step-done');
+    const lastOf1 = steps.findLastIndex((e) => e.host === 'app1');
+    const firstOf2 = steps.findIndex((e) => e.host === 'app2');
+    expect(firstOf2).toBeLessThan(lastOf1);
+
+    const canary = await deploy('--version', 'v3', '--canary', '1');
+    const hostsInOrder = canary.filter((e) => e.type === 'step-start').map((e) => e.host);
+    expect(hostsInOrder.indexOf('app2')).toBeGreaterThan(hostsInOrder.lastIndexOf('app1'));
+    for (const web of WEB) expect(await releases(web)).toEqual({ app: { current: 'v3', previous: 'v2' } });
+
+    const back = await deploy('rollback');
+    expect(back.find((e) => e.type === 'plan')).toMatchObject({ plan: { version: 'v2' } });
+    for (const web of WEB) expect(await releases(web)).toEqual({ app: { current: 'v2', previous: 'v3' } });
+    const moved = await fleet.recorded('web1');
+    for (const web of WEB) expect(await fleet.recorded(web)).toEqual(moved);
+  }, 300_000);
+});
+
+describe('--max-fail across hosts', () => {
+  it('a round that fails is put back; with --max-fail 1 the next host still goes, without it the deploy stops there', async () => {
+    const marker = join(fleet.hosts.host('app1').dir, 'apps', 'fail-start');
+    await writeFile(marker, '');
+    try {
+      const before = await fleet.recorded('web1');
+      const stopped = fleet.startDeploy(fleet.specPath);
+      const first = await stopped.done;
+      expect(first.code).toBe(1);
+      expect(
+        eventsOf(first.stdout)
+          .filter((e) => e.type === 'step-start')
+          .map((e) => e.host),
+      ).not.toContain('app2');
+      expect(await fleet.recorded('web1')).toEqual(before);
+
+      const tolerated = await fleet.proxyops(
+        'deploy',
+        '--spec',
+        fleet.specPath,
+        '--dir',
+        `${fleet.hosts.root}/here`,
+        '--json',
+        '--max-fail',
+        '1',
+      );
+      expect(tolerated.code).toBe(1);
+      const events = eventsOf(tolerated.stdout);
+      expect(events.find((e) => e.type === 'abort')).toMatchObject({ host: 'app1', kind: 'start' });
+      expect(events.find((e) => e.type === 'abort')!.reason).toContain('start refused on purpose');
+      // app1 still on its old address; app2 moved to the other one of its pair, on every nginx host.
+      const app1 = before.find((a) => a.startsWith(`${fleet.address('app1')}:`))!;
+      const app2 = before.find((a) => a.startsWith(`${fleet.address('app2')}:`))!;
+      const app2Port = Number(app2.slice(app2.lastIndexOf(':') + 1));
+      const moved = `${fleet.address('app2')}:${fleet.pair.find((p) => p !== app2Port)}`;
+      for (const web of WEB) expect(await fleet.recorded(web)).toEqual([app1, moved].sort());
+    } finally {
+      await rm(marker, { force: true });
+    }
+  }, 240_000);
+});
+
+/** GET through an nginx host, `times` times: the statuses. */
+async function statusesThrough(web: string, times: number): Promise<number[]> {
+  const url = `http://${fleet.address(web)}:${fleet.nginxPort}/health/ready`;
+  const statuses: number[] = [];
+  for (let i = 0; i < times; i++) statuses.push(await fetchStatus(url));
+  return statuses;
+}
+
+type Event = Record<string, unknown> & { type: string };
+const eventsOf = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Event);
+
+describe.each([
+  { how: 'link' as const, lost: 'web2', proxies: WEB },
+  { how: 'sshd' as const, lost: 'web3', proxies: ['web1', 'web3'] },
+])('an nginx host lost mid-deploy ($how)', ({ how, lost, proxies }) => {
+  it(`deploy exits 1 naming ${lost} and the step; the other nginx hosts serve the old instances; status says each host's state`, async () => {
+    const others = proxies.filter((web) => web !== lost);
+    const before = await fleet.recorded('web1');
+    const specPath = await fleet.specFor(proxies);
+    const deploy = fleet.startDeploy(specPath);
+    await deploy.until(/"type":"step-start"[^\n]*"kind":"watch"/);
+    await fleet.hosts.lose(lost, how);
+    const { code, stdout } = await deploy.done;
+    expect(code, stdout).toBe(1);
+    const abort = eventsOf(stdout).find((e) => e.type === 'abort')!;
+    expect(abort, stdout).toMatchObject({ host: lost, kind: 'watch', rolledBack: true });
+    expect(abort.reason).toMatch(new RegExp(`^${lost}: `));
+    // The round was put back: the new instance stopped, the old ones recorded and serving everywhere else.
+    for (const web of others) {
+      expect(await fleet.recorded(web)).toEqual(before);
+      expect(new Set(await statusesThrough(web, 20))).toEqual(new Set([200]));
+    }
+    // Each app host's idle address of its pair refuses again: the new instance was stopped.
+    for (const address of before) {
+      const host = address.slice(0, address.lastIndexOf(':'));
+      const idle = fleet.pair.find((port) => `${host}:${port}` !== address)!;
+      expect(await fetchStatus(`http://${host}:${idle}/health/ready`)).toBe(0);
+    }
+
+    const status = await fleet.proxyops('deploy', 'status', '--spec', specPath);
+    expect(status.code).toBe(1);
+    expect(status.stdout).toMatch(
+      new RegExp(`^${lost}: unreachable: ${lost}: lost or unreachable over ssh`, 'm'),
+    );
+    for (const web of others)
+      expect(status.stdout).toContain(
+        `${web}: live v0001; upstream app serves ${before.join(', ')}; no deploy running`,
+      );
+    for (const address of before)
+      expect(status.stdout).toMatch(new RegExp(`^  ${address} on app\\d: ready$`, 'm'));
+  }, 240_000);
+});
