@@ -1,8 +1,8 @@
 import { delimiter, isAbsolute, relative, resolve, basename } from 'node:path';
 
 /**
- * The command a person should type to run proxyops again, as they ran it this time: `npx proxyops`
- * through npx, `proxyops` when that name on PATH is what ran, else the script's path (through `node`
+ * The command a person should type to run proxyops again, as they ran it this time: `./proxyops`
+ * through the checkout's wrapper, `npx proxyops` through npx, `proxyops` when that name on PATH is what ran, else the script's path (through `node`
  * when it is the .js file). Every hint the CLI prints starts with it, so a copied hint runs as shown.
  */
 export function invokedName(
@@ -10,6 +10,8 @@ export function invokedName(
   argv: readonly string[] = process.argv,
   cwd: string = process.cwd(),
 ): string {
+  // The checkout's ./proxyops wrapper says how it was typed; it runs node on the bundle.
+  if (env.PROXYOPS_INVOKED_AS) return quote(env.PROXYOPS_INVOKED_AS);
   // npm sets both for `npx proxyops …` and `npm exec proxyops …`.
   if (env.npm_command === 'exec' || env.npm_lifecycle_event === 'npx') return 'npx proxyops';
   const script = argv[1];

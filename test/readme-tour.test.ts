@@ -1,11 +1,10 @@
 import { execa, type ResultPromise } from 'execa';
-import { mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readlink, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/ports.js';
 
-const CLI = join(process.cwd(), 'dist', 'cli', 'main.js');
 
 /** The `sh` blocks of the README's "A ten-minute tour" section, in order. */
 async function tourBlocks(): Promise<string[]> {
@@ -18,15 +17,14 @@ async function tourBlocks(): Promise<string[]> {
 
 /**
  * Runs a block as a reader would paste it into bash in the checkout. Two things differ, both said here:
- * `npx proxyops` is the CLI this checkout built (npx would find the package's own bin the same way after
- * `npm ci`), and port 8080 is a free port, since the test machine may have 8080 in use.
+ * the blocks run in a 0700 directory of their own, where `./proxyops` is a link to the checkout's
+ * script, and port 8080 is a free port, since the test machine may have 8080 in use.
  */
 function shell(block: string, cwd: string, port: number): ResultPromise<{ all: true; reject: false }> {
-  const prelude = `npx() { if [ "$1" = proxyops ]; then shift; node ${JSON.stringify(CLI)} "$@"; else command npx "$@"; fi; }\n`;
   const script = block
     .replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`)
-    .replace(/^npx proxyops up$/m, `npx proxyops up --port ${port}`);
-  return execa('bash', ['-e', '-o', 'pipefail', '-c', prelude + script], {
+    .replace(/^\.\/proxyops up$/m, `./proxyops up --port ${port}`);
+  return execa('bash', ['-e', '-o', 'pipefail', '-c', script], {
     cwd,
     all: true,
     reject: false,
@@ -47,6 +45,7 @@ describe("the README's ten-minute tour, run block by block against a real stack"
     // 0700, as root's home: run as root, nginx's workers (nobody) cannot enter it, and the tour must still work.
     cwd = await mkdtemp(join(tmpdir(), 'proxyops-tour-'));
     port = await freePort();
+    await symlink(join(process.cwd(), 'proxyops'), join(cwd, 'proxyops'));
   });
   afterAll(async () => {
     if (up && up.exitCode === null) {
@@ -60,7 +59,7 @@ describe("the README's ten-minute tour, run block by block against a real stack"
   });
 
   it('has the steps the README promises: up, a request, a deploy, logs stats, diagnose, down', () => {
-    expect(blocks.map((block) => block.match(/npx proxyops (\S+)/)?.[1] ?? 'curl')).toEqual([
+    expect(blocks.map((block) => block.match(/\.\/proxyops (\S+)/)?.[1] ?? 'curl')).toEqual([
       'up',
       'api',
       'deploy',

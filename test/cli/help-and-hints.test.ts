@@ -119,6 +119,27 @@ describe('the invoked name in hints', () => {
     expect(invokedName({ PATH: '/usr/bin' }, ['node', CLI], ROOT)).toBe('node dist/cli/main.js');
     expect(invokedName({ PATH: '/usr/bin' }, ['node', CLI], dir)).toBe(`node ${CLI}`);
     expect(invokedName({}, ['node', '/srv/my tools/main.js'], '/tmp')).toBe(`node '/srv/my tools/main.js'`);
+    expect(invokedName({ PROXYOPS_INVOKED_AS: './proxyops' }, ['node', CLI], ROOT)).toBe('./proxyops');
+  });
+
+  it("through the checkout's ./proxyops wrapper, a hint says ./proxyops and runs as shown", async () => {
+    const result = await execa('./proxyops', ['deploy', '--dir', 'nothing-here'], {
+      cwd: ROOT,
+      env: PLAIN,
+      extendEnv: false,
+      reject: false,
+    });
+    expect(result.exitCode).toBe(2);
+    const hint = /start one with `([^`]+)`/.exec(result.stderr)?.[1];
+    expect(hint, result.stderr).toMatch(/^\.\/proxyops up/);
+    const run = await execa('bash', ['-c', `${hint!} --help`], {
+      cwd: ROOT,
+      env: PLAIN,
+      extendEnv: false,
+      reject: false,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Examples:');
   });
 
   it('rewrites only quoted commands', () => {
