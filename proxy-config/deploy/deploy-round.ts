@@ -358,6 +358,10 @@ export class RoundRunner {
     let text = '';
     let offset = from;
     let lastTick = 0;
+    // Not ready is `failureThreshold` failed probes in a row, as a balancer polling readiness judges it:
+    // one probe lost to a busy machine (its 1 s timeout) is not a broken version.
+    const threshold = context.pool.healthCheck.failureThreshold;
+    let unready = 0;
     for (;;) {
       const chunk = await context.logs.since(offset);
       text += chunk.text;
@@ -370,14 +374,15 @@ export class RoundRunner {
       const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
       const gate = judgeNewInstance(this.input.before, split.mine, split.others, context.plan.gates, minimum);
       const ready = await this.isReady(fresh);
+      unready = ready ? 0 : unready + 1;
       // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.
       if (!ready) await sleep(EXIT_SETTLE_MS);
       const exited = await this.launcher.hasExited(fresh);
       const badGateway = window.byAddress[toAddress(fresh)]?.badGateway ?? 0;
       const failure = exited
         ? `the new instance ${this.describe(fresh)} exited during the watch (see ${fresh.logFile})`
-        : !ready
-          ? `the new instance ${this.describe(fresh)} failed its readiness check during the watch`
+        : unready >= threshold
+          ? `the new instance ${this.describe(fresh)} failed ${unready} readiness checks in a row during the watch`
           : badGateway > 0
             ? `nginx answered 502 for ${badGateway} request(s) to ${toAddress(fresh)} during the watch`
             : gate?.text;

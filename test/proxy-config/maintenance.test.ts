@@ -1,5 +1,4 @@
 import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,83 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLiveMasterPid } from '../../proxy-config/shell/nginx/nginx-master.js';
 import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx/nginx-process.js';
 import { processFamily } from '../../proxy-config/shell/process/proc-process-tree.js';
+import { getOnce, startAnswerLoad } from '../support/answer-load.js';
 import { startAppliedNginx } from '../support/live-nginx.js';
 import { freePort } from '../support/ports.js';
 import { runCli } from '../support/run-cli.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';
-
-/** One answer the load got, with when it was sent and when it ended (performance.now()). */
-interface Answer {
-  sentAt: number;
-  endedAt: number;
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** GETs on `connections` keep-alive connections, each failed request counted and never sent again. */
-function startLoad(port: number, connections: number) {
-  const answers: Answer[] = [];
-  const errors: string[] = [];
-  let running = true;
-  let n = 0;
-  const once = (agent: Agent) =>
-    new Promise<void>((resolve) => {
-      const sentAt = performance.now();
-      const req = request(
-        { host: '127.0.0.1', port, path: `/items/${n++}?page=1`, agent, timeout: 10_000 },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => {
-            answers.push({
-              sentAt,
-              endedAt: performance.now(),
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body,
-            });
-            resolve();
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', (error) => {
-        errors.push(error.message);
-        resolve();
-      });
-      req.end();
-    });
-  const workers = Array.from({ length: connections }, async () => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    while (running) {
-      await once(agent);
-      await sleep(5);
-    }
-    agent.destroy();
-  });
-  return {
-    answers,
-    async stop() {
-      running = false;
-      await Promise.all(workers);
-      return { answers, errors };
-    },
-  };
-}
-
-const get = (port: number, path: string, headers: Record<string, string> = {}) =>
-  new Promise<Omit<Answer, 'sentAt' | 'endedAt'>>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 
 describe('proxyops maintenance through a live nginx', () => {
   let root: string;
@@ -154,7 +81,7 @@ describe('proxyops maintenance through a live nginx', () => {
 
   it('on: 503 problem+json with Retry-After and the request id under load, health still 200; off: no failed request; no reload', async () => {
     const before = await family();
-    const load = startLoad(port, 6);
+    const load = startAnswerLoad(port, 6);
     await sleep(400);
     const on = await cli('on', '--retry-after', '120');
     expect(on).toMatchObject({ code: 0, stderr: '' });
@@ -163,8 +90,8 @@ describe('proxyops maintenance through a live nginx', () => {
     );
     const onAt = performance.now();
     await sleep(600);
-    const health = await get(port, '/health/ready');
-    const page = await get(port, '/orders', {
+    const health = await getOnce(port, '/health/ready');
+    const page = await getOnce(port, '/orders', {
       accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
     });
     const offStart = performance.now();
@@ -211,14 +138,14 @@ describe('proxyops maintenance through a live nginx', () => {
   it('on again changes Retry-After at once, off twice says it was not on, still without a reload', async () => {
     const before = await family();
     expect((await cli('on', '--retry-after', '30')).code).toBe(0);
-    expect((await get(port, '/x')).headers['retry-after']).toBe('30');
+    expect((await getOnce(port, '/x')).headers['retry-after']).toBe('30');
     expect((await cli('on', '--retry-after', '7')).code).toBe(0);
-    expect((await get(port, '/x')).headers['retry-after']).toBe('7');
+    expect((await getOnce(port, '/x')).headers['retry-after']).toBe('7');
     expect((await cli('off')).code).toBe(0);
     const again = await cli('off', '--json');
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ upstream: 'app', state: 'off', changed: false });
-    expect((await get(port, '/x')).status).toBe(200);
+    expect((await getOnce(port, '/x')).status).toBe(200);
     expect(await family()).toEqual(before);
   });
 
@@ -258,6 +185,6 @@ describe('proxyops maintenance through a live nginx', () => {
     ]);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('does not test');
-    expect((await get(port, '/x')).status).toBe(200);
+    expect((await getOnce(port, '/x')).status).toBe(200);
   });
 });
