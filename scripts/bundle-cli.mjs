@@ -25,6 +25,7 @@
 // the bundle for the worker thread, the tests and bench/, except tsc's dist/cli, which the bundle
 // replaces.
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -197,6 +198,17 @@ writeFileSync(resolve(cliDir, 'package.json'), `${JSON.stringify({ type: 'common
 for (const file of outputs)
   if (file.path.startsWith(cliDir + sep) && /\brequire\.[A-Za-z_$]/.test(file.text))
     throw new Error(`bundle-cli: ${file.path} uses require.*, which scripts/cli-entry.cjs does not give`);
+// Each bundle's size and sha256, for the entry's compile cache on Node 20: npm gives every file the
+// same mtime and a new version may keep a bundle's size, so the cache keys its entries by the digest,
+// which the entry reads here rather than hash every bundle at each start.
+const digests = {};
+for (const file of outputs)
+  if (dirname(file.path) === cliDir)
+    digests[relative(cliDir, file.path)] = {
+      size: file.contents.length,
+      sha256: createHash('sha256').update(file.contents).digest('hex'),
+    };
+writeFileSync(resolve(cliDir, 'bundles.json'), `${JSON.stringify(digests)}\n`);
 writeFileSync(resolve(cliDir, 'main.js'), readFileSync(resolve(rootDir, 'scripts', 'cli-entry.cjs')), {
   mode: 0o755,
 });

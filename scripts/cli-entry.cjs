@@ -11,10 +11,18 @@
 // call (bundle-cli.mjs checks), so the wrapper below needs no more of Node's loader.
 //
 // The cache lives in NODE_COMPILE_CACHE when set (as on Node 22), else $XDG_CACHE_HOME/proxyops or
-// ~/.cache/proxyops; it is used only when the directory is this user's and no one else may write to
-// it (bytecode read from a file runs as this user). An entry names the bundle's size and modification
-// time: a rebuilt bundle is compiled afresh and its entry replaced; V8 itself refuses an entry of
-// another V8 version or other flags. NODE_DISABLE_COMPILE_CACHE=1 turns it off, as on Node 22.
+// ~/.cache/proxyops. Bytecode read from a file runs as this user, so the directory is checked first
+// (this user's, no one else may write to it), then the entry is opened without following a symlink
+// and used only when the open file is a regular file of this user that no one else may write to; an
+// entry that fails this is neither used nor overwritten.
+//
+// An entry names the bundle's sha256, size and modification time. The sha256 comes from
+// bundles.json, which the build writes next to the bundles: npm installs every file with the same
+// mtime, a version bump often keeps a bundle's size, and V8 checks only the source's length, so
+// without it a new version ran the old one's bytecode. Hashing each bundle at every start would cost
+// more than the cache saves; a bundle that bundles.json does not list at its size is not cached.
+// V8 itself refuses an entry of another V8 version or other flags, and the entry is then written
+// again. NODE_DISABLE_COMPILE_CACHE=1 turns it off, as on Node 22.
 'use strict';
 const Module = require('node:module');
 
@@ -23,7 +31,9 @@ else if (!process.env.NODE_DISABLE_COMPILE_CACHE) cacheBundles();
 require('./front.js');
 
 function cacheBundles() {
-  const { lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
+  const fs = require('node:fs');
+  const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync } = fs;
+  const { statSync, writeFileSync } = fs;
   const { homedir } = require('node:os');
   const { basename, join } = require('node:path');
   const { Script } = require('node:vm');
@@ -32,17 +42,24 @@ function cacheBundles() {
     join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'proxyops');
   /** Entries to write at exit: compiled without one, or V8 refused it. */
   const toWrite = [];
+  const MISSING = Symbol('no entry');
+  const REFUSED = Symbol('not to be used or replaced');
+  let listedBundles;
   const compile = Module.prototype._compile;
   Module.prototype._compile = function compileCached(content, filename) {
     if (!filename.startsWith(__dirname + '/')) return compile.call(this, content, filename);
     const stats = statSync(filename);
+    const listed = bundles()[basename(filename)];
+    const cacheable = listed !== undefined && listed.size === stats.size;
     const entry = join(dir, `${basename(filename)}.${process.version}.${process.arch}.cache`);
-    const key = Buffer.from(`proxyops ${stats.size} ${stats.mtimeMs}\n`);
-    const cachedData = readEntry(entry, key);
+    const key = cacheable && Buffer.from(`proxyops ${listed.sha256} ${stats.size} ${stats.mtimeMs}\n`);
+    const found = cacheable ? readEntry(entry, key) : REFUSED;
+    const cachedData = found === REFUSED || found === MISSING ? undefined : found;
     // The shebang line of front.js is a comment to Node's loader, not to V8.
     const source = content.startsWith('#!') ? '//' + content.slice(2) : content;
     const script = new Script(Module.wrap(source), { filename, cachedData });
-    if (cachedData === undefined || script.cachedDataRejected) toWrite.push({ entry, key, script });
+    if (found !== REFUSED && (cachedData === undefined || script.cachedDataRejected))
+      toWrite.push({ entry, key, script });
     const wrapper = script.runInThisContext({ displayErrors: true });
     const require = (id) => this.require(id);
     return wrapper.call(this.exports, this.exports, require, this, filename, __dirname);
@@ -53,7 +70,8 @@ function cacheBundles() {
       // Written aside, then renamed: a run that reads it meanwhile sees the old entry or the new one.
       const aside = `${entry}.${process.pid}`;
       try {
-        writeFileSync(aside, Buffer.concat([key, script.createCachedData()]), { mode: 0o600 });
+        // 'wx': never through a file or symlink someone left at that name.
+        writeFileSync(aside, Buffer.concat([key, script.createCachedData()]), { mode: 0o600, flag: 'wx' });
         renameSync(aside, entry);
       } catch {
         // A full disk or a read-only home: the next run compiles again.
@@ -61,30 +79,62 @@ function cacheBundles() {
     }
   });
 
-  /** The entry's bytecode when the entry is for this very file, else undefined. */
-  function readEntry(entry, key) {
-    let data;
-    try {
-      data = readFileSync(entry);
-    } catch {
-      return undefined;
+  /** bundles.json: each bundle's size and sha256, as the build wrote them; {} when unreadable. */
+  function bundles() {
+    if (listedBundles === undefined) {
+      try {
+        listedBundles = JSON.parse(readFileSync(join(__dirname, 'bundles.json'), 'utf8'));
+      } catch {
+        listedBundles = {};
+      }
     }
-    if (!data.subarray(0, key.length).equals(key) || !safe(lstatSync(dir))) return undefined;
-    return data.subarray(key.length);
+    return listedBundles;
+  }
+
+  /**
+   * The entry's bytecode when the entry is for this very file; MISSING when there is none or it is
+   * for another (to be written); REFUSED when the directory or the entry is not safe to trust.
+   */
+  function readEntry(entry, key) {
+    // The directory before the entry: a directory others may write to is not read at all.
+    let dirStats;
+    try {
+      dirStats = lstatSync(dir);
+    } catch (error) {
+      return error.code === 'ENOENT' ? MISSING : REFUSED;
+    }
+    if (!dirStats.isDirectory() || !mine(dirStats)) return REFUSED;
+    let fd;
+    try {
+      fd = openSync(entry, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (error) {
+      return error.code === 'ENOENT' ? MISSING : REFUSED;
+    }
+    try {
+      const stats = fstatSync(fd);
+      if (!stats.isFile() || !mine(stats)) return REFUSED;
+      const data = readFileSync(fd);
+      return data.subarray(0, key.length).equals(key) ? data.subarray(key.length) : MISSING;
+    } catch {
+      return REFUSED;
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** The cache directory, made when missing; false when it is not safe to use. */
   function ownDir() {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      return safe(lstatSync(dir));
+      const stats = lstatSync(dir);
+      return stats.isDirectory() && mine(stats);
     } catch {
       return false;
     }
   }
 
-  /** A directory of this user that no other may write to. */
-  function safe(stats) {
-    return stats.isDirectory() && stats.uid === process.getuid?.() && (stats.mode & 0o022) === 0;
+  /** Owned by this user, and no other may write to it. */
+  function mine(stats) {
+    return stats.uid === process.getuid?.() && (stats.mode & 0o022) === 0;
   }
 }
