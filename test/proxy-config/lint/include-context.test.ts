@@ -120,4 +120,27 @@ describe('a missing include is a finding, not a stop', () => {
     ]);
     expect(findings.map((f) => f.ruleId)).toContain('alias-traversal');
   });
+
+  it('assumes the stock files every nginx installs (mime.types, fastcgi_params, ...) away from /etc/nginx', async () => {
+    // gunicorn's and Nextcloud's samples include them and publish neither.
+    const root = await layout('stock-files', {
+      'nginx.conf':
+        'events {}\nhttp {\n  include mime.types;\n  server {\n    listen 80;\n    include snippets/snakeoil.conf;\n    include /etc/nginx/fastcgi_params;\n    include proxy.conf;\n  }\n}\n',
+    });
+    const { findings } = await lint([join(root, 'nginx.conf')]);
+    expect(findings.filter((f) => f.ruleId === 'include-missing').map((f) => f.line)).toEqual([8]);
+    // snakeoil.conf holds the certificate: the server is still not asked for one.
+    expect(findings.map((f) => f.ruleId)).not.toContain('ssl-certificate-missing');
+  });
+
+  it('still reports a stock file missing from a config read from /etc/nginx (an nginx -T dump)', async () => {
+    const root = await layout('stock-dump', {
+      'web1.conf':
+        '# configuration file /etc/nginx/nginx.conf:\nevents {}\nhttp {\n  include mime.types;\n}\n',
+    });
+    const { findings } = await lint([join(root, 'web1.conf')]);
+    expect(findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
+      expect.objectContaining({ file: '/etc/nginx/nginx.conf', line: 3 }),
+    ]);
+  });
 });
