@@ -17,15 +17,22 @@ export function lintNginxConfig(config: NginxConfig): LintReport {
 /**
  * Reads an nginx config from its main file (includes resolved against `confPrefix`, by default
  * the main file's directory) and lints it; `context` says where a snippet is included (by default
- * guessed, see topLevelContext). An include of a missing file is a finding (`include-missing`),
- * not a stop. Throws NGINX_CONFIG_UNREADABLE / NGINX_CONFIG_INVALID (file:line) when it cannot
- * be read or parsed.
+ * guessed, see topLevelContext). An include of a missing file (`include-missing`) and a directive
+ * nginx refuses in its context (`directive-not-allowed`) are findings, not stops. Throws
+ * NGINX_CONFIG_UNREADABLE / NGINX_CONFIG_INVALID (file:line) when it cannot be read or parsed.
  */
 export async function lintNginxConfigFiles(
   mainPath: string,
-  options: { confPrefix?: string; context?: SnippetContext } = {},
+  options: {
+    confPrefix?: string;
+    context?: SnippetContext;
+    /** 'fail' to stop at a directive nginx refuses in its context (rendered output, about to be applied). */
+    notAllowed?: 'fail' | 'keep';
+  } = {},
 ): Promise<LintReport> {
-  return lintNginxConfig(await readNginxConfig(mainPath, { ...options, missingIncludes: 'keep' }));
+  return lintNginxConfig(
+    await readNginxConfig(mainPath, { notAllowed: 'keep', ...options, missingIncludes: 'keep' }),
+  );
 }
 
 /** True when a report holds an error-severity finding (the CLI then exits 1). */

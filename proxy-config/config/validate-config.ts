@@ -97,7 +97,8 @@ export async function testRenderedConfig(
  */
 async function lintRenderedConfig(dir: string, files: RenderedFiles): Promise<LintReport> {
   try {
-    return await lintNginxConfigFiles(join(dir, MAIN_CONFIG_FILE));
+    // What proxyops rendered is about to be applied: a refusal stops it, as nginx -t would.
+    return await lintNginxConfigFiles(join(dir, MAIN_CONFIG_FILE), { notAllowed: 'fail' });
   } catch (error) {
     if (!isProxyopsError(error) || error.code !== 'NGINX_CONFIG_INVALID') throw error;
     const at = error.details as { file?: string; line?: number } | undefined;

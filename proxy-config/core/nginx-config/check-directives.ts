@@ -124,6 +124,12 @@ function allowedIn(form: DirectiveForm, context: NginxContext): boolean {
   return form.module === module && form.contexts.has(flag);
 }
 
+/** The contexts nginx takes a directive in, in CONTEXT_FLAGS's order (none for an unknown name). */
+export function contextsAllowing(name: string): NginxContext[] {
+  const forms = FORMS.get(name) ?? [];
+  return (Object.keys(CONTEXT_FLAGS) as NginxContext[]).filter((c) => forms.some((f) => allowedIn(f, c)));
+}
+
 function countFits(form: DirectiveForm, count: number): boolean {
   if (form.anyCount) return true;
   if (form.atLeast !== undefined) return count >= form.atLeast;
@@ -171,6 +177,8 @@ export function checkDirectives(
   context: NginxContext,
 ): ProxyopsError | undefined {
   for (const directive of directives) {
+    // Kept by markNotAllowed for lint to report; nginx never reads what is inside it.
+    if (directive.notAllowedIn !== undefined) continue;
     const failed = checkOne(directive, context);
     if (failed)
       return nginxSyntaxError(
@@ -194,6 +202,23 @@ export function checkDirectives(
     }
   }
   return undefined;
+}
+
+/**
+ * A copy of the tree with each directive nginx refuses in its context ("not allowed here") marked
+ * `notAllowedIn` that context, so lint can report it and read on; checkDirectives then skips it.
+ */
+export function markNotAllowed(
+  directives: readonly NginxDirective[],
+  context: NginxContext,
+): NginxDirective[] {
+  return directives.map((directive) => {
+    if (checkOne(directive, context)?.check === 'context') return { ...directive, notAllowedIn: context };
+    const inner = BLOCK_BODY[context]?.[directive.name];
+    return inner && directive.children
+      ? { ...directive, children: markNotAllowed(directive.children, inner) }
+      : directive;
+  });
 }
 
 /** Contexts a snippet's top level may be read in: included in one of these blocks. */

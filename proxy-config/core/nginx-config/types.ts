@@ -34,6 +34,11 @@ export interface NginxDirective {
    * config): the reason, as the system gave it. Lint reports it and goes on with the rest.
    */
   missing?: string;
+  /**
+   * Set on a directive nginx refuses in the context it is written in ("not allowed here"), when
+   * the reader was asked to keep such directives: that context. Lint reports it and goes on.
+   */
+  notAllowedIn?: string;
 }
 
 /**

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ProxyopsError } from '../../core/errors.js';
 import {
   checkDirectives,
+  markNotAllowed,
   topLevelContext,
   type SnippetContext,
 } from '../../core/nginx-config/check-directives.js';
@@ -47,6 +48,11 @@ export async function readNginxConfig(
      * reads on (lint reports it); by default it is an error, as for nginx.
      */
     missingIncludes?: 'fail' | 'keep';
+    /**
+     * 'keep' leaves a directive nginx refuses in its context ("not allowed here") in the tree,
+     * marked `notAllowedIn`, and reads on (lint reports it); by default it is an error, as for nginx.
+     */
+    notAllowed?: 'fail' | 'keep';
   } = {},
 ): Promise<NginxConfig> {
   const named = resolve(mainPath);
@@ -122,11 +128,12 @@ export async function readNginxConfig(
     return out;
   }
 
-  const directives = await load(mainFile, [], 0);
+  const loaded = await load(mainFile, [], 0);
+  if (options.checkDirectives === false) return { mainFile, files, directives: loaded };
   // Contexts are known only once includes are in place (a snippet may sit in any block).
-  const invalid =
-    options.checkDirectives !== false &&
-    checkDirectives(directives, options.context ?? topLevelContext(directives, mainFile));
+  const context = options.context ?? topLevelContext(loaded, mainFile);
+  const directives = options.notAllowed === 'keep' ? markNotAllowed(loaded, context) : loaded;
+  const invalid = checkDirectives(directives, context);
   if (invalid) throw invalid;
   return { mainFile, files, directives };
 }

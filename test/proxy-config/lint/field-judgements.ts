@@ -73,13 +73,6 @@ export const FIELD_CORPUS: FieldEntry[] = [
         'the nginx version is sent in Server and on error pages',
       ],
       [
-        'include-missing',
-        'gunicorn/nginx.conf',
-        16,
-        'true',
-        'the file is not published with the config; nginx refuses to start without it',
-      ],
-      [
         'access-log-upstream-fields',
         'gunicorn/nginx.conf',
         19,
@@ -228,13 +221,6 @@ export const FIELD_CORPUS: FieldEntry[] = [
     entry: 'nextcloud/nginx-root.conf.sample',
     findings: [
       [
-        'include-missing',
-        'nextcloud/nginx-root.conf.sample',
-        91,
-        'true',
-        'the file is not published with the config; nginx refuses to start without it',
-      ],
-      [
         'try-files-without-open-file-cache',
         'nextcloud/nginx-root.conf.sample',
         135,
@@ -254,13 +240,6 @@ export const FIELD_CORPUS: FieldEntry[] = [
         158,
         'debatable',
         'performance advice',
-      ],
-      [
-        'include-missing',
-        'nextcloud/nginx-root.conf.sample',
-        160,
-        'true',
-        'the file is not published with the config; nginx refuses to start without it',
       ],
       [
         'try-files-without-open-file-cache',

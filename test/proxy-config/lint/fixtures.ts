@@ -30,6 +30,7 @@ export const REFUSED_BY_NGINX: ReadonlySet<string> = new Set([
   'upstream-undefined',
   'ssl-certificate-missing',
   'proxy-pass-uri-not-allowed',
+  'directive-not-allowed',
 ]);
 
 /** Every fixture file name. */

@@ -88,15 +88,22 @@ describe('snippets in their context', () => {
     expect(findings.map((f) => `${f.ruleId}@${f.line}`)).toContain('add-header-dropped@4');
   });
 
-  it('--context says it outright, and nginx -t refusals there still exit 2', async () => {
+  it('--context says it outright, and what nginx -t refuses there is a finding', async () => {
     const root = await layout('declared', {
       'api.conf': 'location /api {\n  proxy_pass http://127.0.0.1:3000/;\n}\n',
     });
     const inServer = await lint(['--context', 'server', join(root, 'api.conf')]);
     expect(inServer.findings.map((f) => f.ruleId)).toContain('proxy-pass-slash-mismatch');
     const inHttp = await lint(['--context', 'http', join(root, 'api.conf')]);
-    expect(inHttp.code).toBe(2);
-    expect(inHttp.stderr).toMatch(/api\.conf:1: "location" directive is not allowed here/);
+    expect(inHttp.code).toBe(1);
+    expect(inHttp.stderr).toBe('');
+    expect(inHttp.findings.filter((f) => f.ruleId === 'directive-not-allowed')).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        line: 1,
+        what: '"location" directive is not allowed here (in http; nginx takes it in server, location)',
+      }),
+    ]);
   });
 });
 
@@ -119,5 +126,28 @@ describe('a missing include is a finding, not a stop', () => {
       }),
     ]);
     expect(findings.map((f) => f.ruleId)).toContain('alias-traversal');
+  });
+
+  it('assumes the stock files every nginx installs (mime.types, fastcgi_params, ...) away from /etc/nginx', async () => {
+    // gunicorn's and Nextcloud's samples include them and publish neither.
+    const root = await layout('stock-files', {
+      'nginx.conf':
+        'events {}\nhttp {\n  include mime.types;\n  server {\n    listen 80;\n    include snippets/snakeoil.conf;\n    include /etc/nginx/fastcgi_params;\n    include proxy.conf;\n  }\n}\n',
+    });
+    const { findings } = await lint([join(root, 'nginx.conf')]);
+    expect(findings.filter((f) => f.ruleId === 'include-missing').map((f) => f.line)).toEqual([8]);
+    // snakeoil.conf holds the certificate: the server is still not asked for one.
+    expect(findings.map((f) => f.ruleId)).not.toContain('ssl-certificate-missing');
+  });
+
+  it('still reports a stock file missing from a config read from /etc/nginx (an nginx -T dump)', async () => {
+    const root = await layout('stock-dump', {
+      'web1.conf':
+        '# configuration file /etc/nginx/nginx.conf:\nevents {}\nhttp {\n  include mime.types;\n}\n',
+    });
+    const { findings } = await lint([join(root, 'web1.conf')]);
+    expect(findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
+      expect.objectContaining({ file: '/etc/nginx/nginx.conf', line: 3 }),
+    ]);
   });
 });

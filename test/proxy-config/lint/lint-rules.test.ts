@@ -57,6 +57,7 @@ describe('LINT_RULES', () => {
       'upstream-undefined',
       'ssl-certificate-missing',
       'proxy-pass-uri-not-allowed',
+      'directive-not-allowed',
     ]);
   });
 

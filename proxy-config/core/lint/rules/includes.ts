@@ -1,5 +1,36 @@
 import { walkDirectives } from '../../nginx-config/query.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
+
+/**
+ * Files every nginx package installs in its conf directory (nginx's own conf/ and Debian's
+ * snippets/): a config published without them still finds them on the host that runs it.
+ */
+const STOCK_FILES = new Set([
+  'mime.types',
+  'fastcgi_params',
+  'fastcgi.conf',
+  'uwsgi_params',
+  'scgi_params',
+  'koi-utf',
+  'koi-win',
+  'win-utf',
+  'snippets/fastcgi-php.conf',
+  'snippets/snakeoil.conf',
+]);
+
+/** Where those files sit on an installed nginx (Debian's and nginx.org's packages). */
+const STOCK_DIR = '/etc/nginx/';
+
+/**
+ * An include of a stock file, linted away from an installed nginx (the main file is not under
+ * /etc/nginx): the host's own copy is assumed. Under /etc/nginx a missing one is really missing.
+ */
+function stockFileAssumed(config: NginxConfig, include: NginxDirective): boolean {
+  const written = include.args[0] ?? '';
+  const name = written.startsWith(STOCK_DIR) ? written.slice(STOCK_DIR.length) : written;
+  return STOCK_FILES.has(name) && !config.mainFile.startsWith(STOCK_DIR);
+}
 
 /** An include whose file is not there: lint reads on without it, nginx would refuse to start. */
 export const INCLUDE_MISSING: LintRule = {
@@ -13,7 +44,7 @@ export const INCLUDE_MISSING: LintRule = {
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {
-      if (d.name === 'include' && d.missing)
+      if (d.name === 'include' && d.missing && !stockFileAssumed(config, d))
         hits.push({
           file: d.file,
           line: d.line,

@@ -14,6 +14,12 @@ export const WORKER_PROCESSES_MISSING: LintRule = {
     if (!isMainConfig(config)) return [];
     const root = rootBlock(config);
     if (childrenNamed(root, 'worker_processes').length > 0) return [];
+    // Written in a block nginx refuses it in: directive-not-allowed says so.
+    let misplaced = false;
+    walkDirectives(config, (d) => {
+      if (d.name === 'worker_processes' && d.notAllowedIn !== undefined) misplaced = true;
+    });
+    if (misplaced) return [];
     const where = childrenNamed(root, 'events')[0] ?? config.directives[0];
     return [
       {

@@ -1,3 +1,4 @@
+import { contextsAllowing } from '../../nginx-config/check-directives.js';
 import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
 import {
   childrenNamed,
@@ -188,6 +189,34 @@ export const PROXY_PASS_URI_NOT_ALLOWED: LintRule = {
         file: pass.file,
         line: pass.line,
         what: `proxy_pass ${pass.args[0] ?? ''} has the URI part ${target.uri} ${where} (nginx: proxy_pass cannot have URI part)`,
+      });
+    });
+    return hits;
+  },
+};
+
+/**
+ * nginx -t's '"X" directive is not allowed here': a directive in a context its module does not
+ * take it in (worker_connections outside events, if directly in http, set beside map). The reader
+ * keeps it, marked, so the rest of the config is linted.
+ */
+export const DIRECTIVE_NOT_ALLOWED: LintRule = {
+  id: 'directive-not-allowed',
+  severity: 'error',
+  title: 'directive in a context nginx refuses',
+  message:
+    'Each nginx directive may be written only in the contexts its module names (worker_connections in events, map in http, set in server, location or if). nginx -t fails with "directive is not allowed here" and a reload keeps the old config. The rest of the config was linted; what the refused directive would set was not applied anywhere. (The table is nginx 1.22\'s: a later nginx takes a few directives in more places, such as resolver inside upstream since 1.27.3.)',
+  fix: 'move the directive into a context that takes it (worker_connections into events {}, an if into a server or location); when the file is a snippet included elsewhere, lint it with --context http|server|location',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (d.notAllowedIn === undefined) return;
+      const allowed = contextsAllowing(d.name);
+      hits.push({
+        file: d.file,
+        line: d.line,
+        what: `"${d.name}" directive is not allowed here (in ${d.notAllowedIn}; nginx takes it in ${allowed.join(', ')})`,
       });
     });
     return hits;
