@@ -1,5 +1,5 @@
 import { ProxyopsError } from '../core/errors.js';
-import { configuredLogs } from '../core/nginx-config/configured-logs.js';
+import { accessLogPathsOfOneFormat, configuredLogs } from '../core/nginx-config/configured-logs.js';
 import { chooseRunningNginx, readRunningConfig } from '../shell/nginx/running-nginx.js';
 
 /**
@@ -8,12 +8,10 @@ import { chooseRunningNginx, readRunningConfig } from '../shell/nginx/running-ng
  * given no file. BAD_OPTION when no nginx runs or it writes no access log to a file.
  */
 export async function findRunningAccessLogs(pidFile?: string): Promise<string[]> {
-  const running = await chooseRunningNginx(pidFile);
+  const running = await chooseRunningNginx(pidFile, '--pid-file FILE (a path on that host)');
   if (!running) throw new ProxyopsError('BAD_OPTION', 'no nginx runs there; give the log files to read');
   const config = await readRunningConfig(running);
-  const logs = configuredLogs(config, running.prefix)
-    .filter((log) => log.kind === 'access')
-    .map((log) => log.path);
+  const logs = accessLogPathsOfOneFormat(configuredLogs(config, running.prefix));
   if (logs.length === 0)
     throw new ProxyopsError(
       'BAD_OPTION',

@@ -1,3 +1,4 @@
+import { ProxyopsError } from '../errors.js';
 import { extractLogFormat } from '../logs/extract-log-format.js';
 import { LOG_FORMAT_PRESETS, type LogFormatSpec } from '../logs/log-format-presets.js';
 import { walkDirectives } from './query.js';
@@ -31,9 +32,37 @@ export function configuredLogs(config: NginxConfig, prefix: string): ConfiguredL
   return found;
 }
 
-/** The live log a rotated copy came from: `access.log.2.gz` and `access.log.1` → `access.log`. */
+/**
+ * The paths of the access logs among `logs`, refused (BAD_OPTION) when they are in several formats:
+ * one run reads its files in one format, so the others would be misread, not merged.
+ */
+export function accessLogPathsOfOneFormat(logs: readonly ConfiguredLog[]): string[] {
+  const access = logs.filter((log) => log.kind === 'access');
+  const byFormat = new Map<string, string[]>();
+  for (const log of access) {
+    const name = log.formatName ?? 'combined';
+    byFormat.set(name, [...(byFormat.get(name) ?? []), log.path]);
+  }
+  if (byFormat.size > 1)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `the nginx running there writes access logs in ${byFormat.size} formats (${[...byFormat]
+        .map(([name, paths]) => `${name}: ${paths.join(', ')}`)
+        .join('; ')}); give the files of one format to read`,
+    );
+  return access.map((log) => log.path);
+}
+
+/**
+ * The live log a rotated copy came from: `access.log.2.gz` and `access.log.1` (logrotate), the names
+ * `logs rotate` gives (`access.log.20261122-023100`, `….1`, `.gz`) and logrotate's `dateext`
+ * (`access.log-20261122`) → `access.log`.
+ */
 export function liveLogPath(path: string): string {
-  return path.replace(/\.\d+(\.gz)?$/, '').replace(/\.gz$/, '');
+  return path
+    .replace(/\.gz$/, '')
+    .replace(/\.\d+$/, '')
+    .replace(/(\.\d{8}-\d{6}|-\d{8}(\d{2})?)$/, '');
 }
 
 /** The `log_format NAME` of a config as a format spec (`combined` is built into nginx); null when absent. */

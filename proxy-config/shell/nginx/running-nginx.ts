@@ -67,16 +67,19 @@ export async function runningNginxOf(pidFile: string): Promise<RunningNginx> {
 
 /**
  * The one nginx to diagnose: the pid file's master, else the only master running; null when none
- * runs. Several masters: BAD_OPTION listing them, asking for --pid-file or --config.
+ * runs. Several masters: BAD_OPTION listing them, asking for `choose` (the caller's options).
  */
-export async function chooseRunningNginx(pidFile?: string): Promise<RunningNginx | null> {
+export async function chooseRunningNginx(
+  pidFile?: string,
+  choose = '--pid-file FILE or --config FILE',
+): Promise<RunningNginx | null> {
   if (pidFile) return runningNginxOf(pidFile);
   const masters = await findRunningNginx();
   if (masters.length <= 1) return masters[0] ?? null;
   const list = masters.map((m) => `pid ${m.pid} (${m.binary} -p ${m.prefix} -c ${m.configFile})`).join('; ');
   throw new ProxyopsError(
     'BAD_OPTION',
-    `${masters.length} nginx masters run: ${list}; choose one with --pid-file FILE or --config FILE`,
+    `${masters.length} nginx masters run: ${list}; choose one with ${choose}`,
   );
 }
 

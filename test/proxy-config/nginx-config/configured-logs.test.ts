@@ -3,6 +3,7 @@ import {
   accessLogFor,
   configuredLogs,
   liveLogPath,
+  accessLogPathsOfOneFormat,
 } from '../../../proxy-config/core/nginx-config/configured-logs.js';
 import {
   parseConfigureArguments,
@@ -60,5 +61,32 @@ describe('a running nginx and the logs its config writes', () => {
     expect(accessLogFor(conf, '/', '/var/log/nginx/access.log.1')?.spec).toMatchObject({ name: 'combined' });
     expect(accessLogFor(conf, '/', '/var/log/nginx/other.log')).toBeNull();
     expect(liveLogPath('/l/access.log.12.gz')).toBe('/l/access.log');
+    // The names `logs rotate` gives, and logrotate's dateext.
+    expect(liveLogPath('/l/mine.log.20261127-040145.gz')).toBe('/l/mine.log');
+    expect(liveLogPath('/l/mine.log.20261127-040145.1')).toBe('/l/mine.log');
+    expect(liveLogPath('/l/mine.log.20261127-040145')).toBe('/l/mine.log');
+    expect(liveLogPath('/l/access.log-20261127.gz')).toBe('/l/access.log');
+    expect(liveLogPath('/l/access.log')).toBe('/l/access.log');
+  });
+});
+
+describe('accessLogPathsOfOneFormat', () => {
+  const log = (path: string, formatName: string | null, kind: 'access' | 'error' = 'access') => ({
+    kind,
+    path,
+    formatName,
+    where: 'nginx.conf:1',
+  });
+  it('gives the access logs of one format (nginx default: combined), and refuses several formats by name', () => {
+    expect(
+      accessLogPathsOfOneFormat([
+        log('/l/a.log', null),
+        log('/l/b.log', 'combined'),
+        log('/l/error.log', null, 'error'),
+      ]),
+    ).toEqual(['/l/a.log', '/l/b.log']);
+    expect(() => accessLogPathsOfOneFormat([log('/l/a.log', null), log('/l/mine.log', 'mine')])).toThrow(
+      'writes access logs in 2 formats (combined: /l/a.log; mine: /l/mine.log); give the files of one format to read',
+    );
   });
 });
