@@ -421,6 +421,12 @@ async function finish(
   }
   let code = 0;
   for (const { text, expr } of failIf) {
+    // A gate that can never fire is said out loud: its metric is not in these logs.
+    const missing = metricsOf(expr).filter((m) => failIfMetric(summary, m) === null);
+    if (missing.length > 0)
+      io.stderr.write(
+        `proxyops: warning: --fail-if ${text}: these logs give no ${missing.join(', ')} (not in their format), so that part never holds\n`,
+      );
     if (!evaluateFailIf(expr, summary)) continue;
     const values = metricsOf(expr)
       .map((m) => `${m}=${failIfMetric(summary, m)}`)

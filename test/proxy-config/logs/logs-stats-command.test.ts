@@ -113,6 +113,18 @@ describe('proxyops logs stats (command)', () => {
     expect((await run([plain], { json: true, failIf: ['499>100'] })).code).toBe(0);
   });
 
+  it('--fail-if on a metric the format lacks (p99 of combined) warns that it can never hold', async () => {
+    const combined = join(dir, 'combined.log');
+    await writeFile(
+      combined,
+      '127.0.0.1 - - [27/Nov/2026:04:00:00 +0000] "GET / HTTP/1.1" 200 12 "-" "curl/8.0"\n'.repeat(20),
+    );
+    const result = await run([combined], { json: true, failIf: ['p99>1', '5xx>0'] });
+    expect(result.code).toBe(0);
+    expect(result.err).toContain('warning: --fail-if p99>1: these logs give no p99 (not in their format)');
+    expect(result.err).not.toContain('--fail-if 5xx>0');
+  });
+
   it('filters, and --html writes a report file', async () => {
     const html = join(dir, 'report.html');
     const { out } = await run([plain, gz], { json: true, status: '5xx', html });
