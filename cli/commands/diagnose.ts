@@ -51,8 +51,9 @@ export function registerDiagnose(program: Command): void {
 }
 
 /** `diagnose --host`: the same command run by the proxyops on that host, its output and exit code passed on. */
-async function diagnoseOnHost(host: string, symptom: string, flags: DiagnoseFlags): Promise<number> {
-  const { runProxyopsOn } = await import('../../proxy-config/diagnose/run-on-host.js');
+async function diagnoseOnHost(destination: string, symptom: string, flags: DiagnoseFlags): Promise<number> {
+  const { runProxyopsOn } = await import('../../proxy-config/shell/host/remote-proxyops.js');
+  const { createSshHost } = await import('../../proxy-config/shell/host/ssh-host.js');
   const { parseTimeOption } = await import('../../proxy-config/core/logs/parse-time-option.js');
   const args = ['diagnose', symptom];
   const nowMs = Date.now();
@@ -66,7 +67,8 @@ async function diagnoseOnHost(host: string, symptom: string, flags: DiagnoseFlag
         : String(value);
     args.push(...(value === true ? [option] : [option, text]));
   }
-  const result = await runProxyopsOn(host, args);
+  const host = createSshHost(destination);
+  const result = await runProxyopsOn(host, args).finally(() => host.close());
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   return result.exitCode;

@@ -2,7 +2,7 @@ import { ProxyopsError } from '../core/errors.js';
 import { fromStateDocument } from '../core/logs/stats-state-document.js';
 import { parseTimeOption } from '../core/logs/parse-time-option.js';
 import type { Host, RunResult } from '../shell/host/host.js';
-import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
+import { runProxyopsOn } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
 import { mergeStates, type NamedState } from './logs-merge-command.js';
 import {
@@ -125,9 +125,8 @@ async function readHostState(
   args: string[],
   pidFile: string | undefined,
 ): Promise<HostState> {
-  await checkRemoteProxyops(host);
   const files = inputs.length > 0 ? inputs : await runningAccessLogs(host, pidFile);
-  const result = await host.run(['proxyops', 'logs', 'stats', ...files, ...args]);
+  const result = await runProxyopsOn(host, ['logs', 'stats', ...files, ...args]);
   let doc: unknown;
   try {
     doc = JSON.parse(result.stdout);
@@ -149,7 +148,7 @@ async function readHostState(
 /** The access logs the nginx running on the host writes, as `diagnose` finds them there. */
 async function runningAccessLogs(host: Host, pidFile: string | undefined): Promise<string[]> {
   const pid = pidFile === undefined ? [] : ['--pid-file', pidFile];
-  const result = await host.run(['proxyops', 'remote', 'access-logs', ...pid]);
+  const result = await runProxyopsOn(host, ['remote', 'access-logs', ...pid]);
   if (result.exitCode !== 0) throw remoteFailure(host, result);
   return (JSON.parse(result.stdout) as { accessLogs: string[] }).accessLogs;
 }
