@@ -1,5 +1,11 @@
 import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
-import { childrenNamed, isHttpScope, locationMatch, walkDirectives } from '../../nginx-config/query.js';
+import {
+  childrenNamed,
+  isHttpScope,
+  locationMatch,
+  rawPathRewrite,
+  walkDirectives,
+} from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 
@@ -33,16 +39,7 @@ export const PROXY_PASS_NORMALIZED: LintRule = {
       const arg = pass.args[0] ?? '';
       const target = parseProxyPassTarget(arg);
       if (!target) return;
-      // A server-level rewrite runs before every location is chosen; one in the location, too.
-      const rawPath = chain
-        .slice(
-          Math.max(
-            0,
-            chain.findLastIndex((block) => block.name === 'server'),
-          ),
-        )
-        .flatMap((block) => childrenNamed(block, 'rewrite'))
-        .find((r) => r.args[0] === '^' && r.args[1] === '$request_uri');
+      const rawPath = rawPathRewrite(pass, chain);
       if (rawPath) {
         if (CARRIES_PATH.test(target.uri ?? target.host)) return;
         hits.push({
