@@ -154,6 +154,22 @@ describe('upstream-dns-stale on proxy_pass', () => {
     }`;
     expect(fired(text, 'upstream-dns-stale')).toEqual([]);
   });
+
+  it('in a snippet, takes a single word for an upstream group defined in the files that include it', () => {
+    // The upstream app sits in another file: the snippet defines no group of its own.
+    const snippet = `server {
+      location /a { proxy_pass http://app; }
+      location /b { proxy_pass http://app:3000; }
+    }`;
+    expect(fired(snippet, 'upstream-dns-stale')).toEqual([
+      '3: proxy_pass http://app:3000: app is resolved once, when nginx starts',
+    ]);
+    // A whole nginx.conf defining no group: `app` can only be a host (a container name).
+    expect(fired(`events {} http { ${snippet} }`, 'upstream-dns-stale')).toEqual([
+      '2: proxy_pass http://app: app is resolved once, when nginx starts',
+      '3: proxy_pass http://app:3000: app is resolved once, when nginx starts',
+    ]);
+  });
 });
 
 describe('resolver-external', () => {
