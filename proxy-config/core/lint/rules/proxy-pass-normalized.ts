@@ -28,7 +28,7 @@ export const PROXY_PASS_NORMALIZED: LintRule = {
   title: 'proxy_pass sends a decoded or doubly encoded path',
   message:
     "After `rewrite ^ $request_uri;` the path nginx proxies is the raw, still %-encoded one, and a proxy_pass that does not carry it on ($uri or the capture) escapes it again: /a%2Fb reaches the upstream as /a%252Fb. A proxy_pass URI part that merely repeats its prefix location changes no path, yet makes nginx send the decoded, normalized path instead of the request's own: /a%2Fb arrives as /a/b, which breaks apps that route on encoded slashes and lets the upstream see a path other than the one the client sent.",
-  fix: 'after `rewrite ^ $request_uri;` write proxy_pass http://u$request_uri; (or $uri, or the capture: proxy_pass http://u/$1;); a URI part equal to the location is dropped: location /api/ { proxy_pass http://u; }',
+  fix: 'after `rewrite ^ $request_uri;` write proxy_pass http://u$uri; (the raw path the rewrite set, as any later rewrite left it; or the capture: proxy_pass http://u/$1;); a URI part equal to the location is dropped: location /api/ { proxy_pass http://u; }',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
