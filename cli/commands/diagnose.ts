@@ -51,22 +51,21 @@ export function registerDiagnose(program: Command): void {
 }
 
 /** `diagnose --host`: the same command run by the proxyops on that host, its output and exit code passed on. */
-async function diagnoseOnHost(host: string, symptom: string, flags: DiagnoseFlags): Promise<number> {
-  const { runProxyopsOn } = await import('../../proxy-config/diagnose/run-on-host.js');
-  const { parseTimeOption } = await import('../../proxy-config/core/logs/parse-time-option.js');
+async function diagnoseOnHost(destination: string, symptom: string, flags: DiagnoseFlags): Promise<number> {
+  const { runProxyopsOn } = await import('../../proxy-config/shell/host/remote-proxyops.js');
+  const { createSshHost } = await import('../../proxy-config/shell/host/ssh-host.js');
+  const { timeOptionForHost } = await import('../../proxy-config/core/logs/parse-time-option.js');
   const args = ['diagnose', symptom];
   const nowMs = Date.now();
   for (const [name, value] of Object.entries(flags)) {
     if (name === 'host' || value === undefined || value === false) continue;
     const option = `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    // "15m" means the same instant there as here, whatever the host's clock says: this machine's.
     const text =
-      name === 'since' || name === 'until'
-        ? new Date(parseTimeOption(String(value), option, nowMs)).toISOString()
-        : String(value);
+      name === 'since' || name === 'until' ? timeOptionForHost(String(value), option, nowMs) : String(value);
     args.push(...(value === true ? [option] : [option, text]));
   }
-  const result = await runProxyopsOn(host, args);
+  const host = createSshHost(destination);
+  const result = await runProxyopsOn(host, args).finally(() => host.close());
   process.stdout.write(result.stdout);
   process.stderr.write(result.stderr);
   return result.exitCode;

@@ -1,8 +1,8 @@
 import { ProxyopsError } from '../core/errors.js';
 import { fromStateDocument } from '../core/logs/stats-state-document.js';
-import { parseTimeOption } from '../core/logs/parse-time-option.js';
+import { timeOptionForHost } from '../core/logs/parse-time-option.js';
 import type { Host, RunResult } from '../shell/host/host.js';
-import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
+import { runProxyopsOn } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
 import { mergeStates, type NamedState } from './logs-merge-command.js';
 import {
@@ -99,20 +99,19 @@ interface HostState extends NamedState {
   damaged: boolean;
 }
 
-/** The argv after `proxyops logs stats FILE…` on every host: its state on stdout, times made absolute. */
+/** The argv after `proxyops logs stats FILE…` on every host: its state on stdout, durations made instants. */
 function remoteArgs(options: LogsStatsCommandOptions, nowMs: number): string[] {
   const args = ['--state-out', '-', '--quiet'];
   for (const [key, flag] of PASSED_ON) {
     const value = options[key];
     if (value !== undefined) args.push(flag, String(value));
   }
-  // "15m" means the same instant on every host, whatever their clocks say: this machine's.
   for (const [key, flag] of [
     ['since', '--since'],
     ['until', '--until'],
   ] as const) {
     const value = options[key];
-    if (value !== undefined) args.push(flag, new Date(parseTimeOption(value, flag, nowMs)).toISOString());
+    if (value !== undefined) args.push(flag, timeOptionForHost(value, flag, nowMs));
   }
   for (const upstream of options.upstream ?? []) args.push('--upstream', upstream);
   return args;
@@ -125,15 +124,12 @@ async function readHostState(
   args: string[],
   pidFile: string | undefined,
 ): Promise<HostState> {
-  await checkRemoteProxyops(host);
   const files = inputs.length > 0 ? inputs : await runningAccessLogs(host, pidFile);
-  const result = await host.run(['proxyops', 'logs', 'stats', ...files, ...args]);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(result.stdout);
-  } catch {
-    throw remoteFailure(host, result);
-  }
+  const result = await runProxyopsOn(host, ['logs', 'stats', ...files, ...args]);
+  // 0: the state of every input; 2 with a state: one input was a damaged .gz, what could be read is
+  // in it. Anything else (1: it failed there, 255: ssh lost) is no state to add, whatever stdout holds.
+  if (result.exitCode !== 0 && result.exitCode !== DAMAGED_INPUT_EXIT) throw remoteFailure(host, result);
+  const doc = parseJson(host, result);
   const { state, meta } = fromStateDocument(doc, host.name);
   const named = (input: string) => `${host.name}:${input}`;
   state.malformedSamples = state.malformedSamples.map((s) => ({ ...s, input: named(s.input) }));
@@ -149,14 +145,25 @@ async function readHostState(
 /** The access logs the nginx running on the host writes, as `diagnose` finds them there. */
 async function runningAccessLogs(host: Host, pidFile: string | undefined): Promise<string[]> {
   const pid = pidFile === undefined ? [] : ['--pid-file', pidFile];
-  const result = await host.run(['proxyops', 'remote', 'access-logs', ...pid]);
+  const result = await runProxyopsOn(host, ['remote', 'access-logs', ...pid]);
   if (result.exitCode !== 0) throw remoteFailure(host, result);
-  return (JSON.parse(result.stdout) as { accessLogs: string[] }).accessLogs;
+  return (parseJson(host, result) as { accessLogs: string[] }).accessLogs;
+}
+
+/** The JSON a proxyops there printed; output that is not JSON is its failure, naming the host. */
+function parseJson(host: Host, result: RunResult): unknown {
+  try {
+    return JSON.parse(result.stdout);
+  } catch {
+    throw remoteFailure(host, result);
+  }
 }
 
 /** A proxyops run there that printed no state: its last line, naming the host; bad input stays bad input. */
 function remoteFailure(host: Host, result: RunResult): ProxyopsError {
-  const last = stderrLines(result).at(-1) ?? `exit ${result.exitCode}`;
+  const last =
+    stderrLines(result).at(-1) ??
+    (result.exitCode === 0 ? 'printed what is not JSON (exit 0)' : `exit ${result.exitCode}`);
   return new ProxyopsError(
     result.exitCode === DAMAGED_INPUT_EXIT ? 'REMOTE_BAD_INPUT' : 'REMOTE_FAILED',
     `${host.name}: ${last}`,

@@ -60,8 +60,21 @@ export function parseTimeOption(text: string, option: string, nowMs: number): nu
   return value;
 }
 
+/**
+ * A `--since`/`--until` for the proxyops on another host: a duration ("15m") becomes the instant it
+ * means here (ISO 8601 in UTC), so every host counts from the same one whatever its clock says. Any
+ * other form is checked here and passed as given: an ISO time without a zone is the host's local time,
+ * and turning it into an instant here would read it in this machine's zone instead.
+ */
+export function timeOptionForHost(text: string, option: string, nowMs: number): string {
+  const value = parseTimeOption(text, option, nowMs);
+  return DURATION.test(text.trim()) ? new Date(value).toISOString() : text;
+}
+
+const DURATION = /^\d+(?:\.\d+)?(ms|s|m|h|d)$/;
+
 function readTimeOption(t: string, option: string, nowMs: number): number {
-  if (/^\d+(?:\.\d+)?(ms|s|m|h|d)$/.test(t)) return nowMs - parseDuration(t, option);
+  if (DURATION.test(t)) return nowMs - parseDuration(t, option);
   if (/^\d{9,}(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
   const local = LOCAL.exec(t);
   if (local) {

@@ -221,3 +221,40 @@ export function locationMatch(location: NginxDirective): { modifier: string; pat
   const glued = /^(=|~\*|~|\^~)(.+)$/.exec(first);
   return glued ? { modifier: glued[1] as string, path: glued[2] as string } : { modifier: '', path: first };
 }
+
+/** Directives of the rewrite module: they run in order, with the rewrites written before them. */
+const REWRITE_MODULE = new Set(['return', 'rewrite']);
+
+/**
+ * The `rewrite ^ $request_uri;` (the raw-path trick) that has replaced $uri by the request's own,
+ * still %-encoded path before `d` reads it. nginx copies the variable into the URI as it is, so a
+ * request's %0d%0a stays three characters each, and a raw CR or LF cannot be in a request line.
+ * The rewrite counts in the server (its rewrites run before any location's) and in the innermost
+ * location and the `if`s around `d` (an outer location's rewrites do not run for a nested one);
+ * header and proxy directives read $uri after every rewrite, a `return` or `rewrite` only after
+ * those written before it. A `redirect` or `permanent` one sends the client away: nothing after it reads
+ * the path. Undefined when no such rewrite ran.
+ */
+export function rawPathRewrite(d: NginxDirective, chain: ScopeChain): NginxDirective | undefined {
+  const server = chain.findLastIndex((block) => block.name === 'server');
+  const location = chain.findLastIndex((block) => block.name === 'location');
+  const from = Math.max(location, server + 1);
+  const indexes = [...(server === -1 ? [] : [server]), ...chain.keys()].filter(
+    (i, at, all) => all.indexOf(i) === at && (i === server || i >= from),
+  );
+  for (const i of indexes) {
+    const own = (chain[i] as NginxDirective).children ?? [];
+    const rewrite = own.findIndex(
+      (r) =>
+        r.name === 'rewrite' &&
+        r.args[0] === '^' &&
+        r.args[1] === '$request_uri' &&
+        !['redirect', 'permanent'].includes(r.args[2] ?? ''),
+    );
+    if (rewrite === -1) continue;
+    const next = i === chain.length - 1 ? d : chain[i + 1];
+    if (!REWRITE_MODULE.has(d.name) || (i === server && next !== d) || own.indexOf(next!) > rewrite)
+      return own[rewrite];
+  }
+  return undefined;
+}

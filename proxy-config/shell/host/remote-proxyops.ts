@@ -1,6 +1,6 @@
 import { ProxyopsError } from '../../core/errors.js';
 import { PROXYOPS_VERSION } from '../../core/version.js';
-import type { Host } from './host.js';
+import type { Host, RunResult } from './host.js';
 
 /**
  * Checks that the `proxyops` on the host's PATH is this one's version, before any work runs there:
@@ -23,4 +23,20 @@ export async function checkRemoteProxyops(host: Host): Promise<void> {
       'REMOTE_PROXYOPS_VERSION',
       `${host.name} runs proxyops ${version || `that fails (exit ${result.exitCode})`}, this is ${PROXYOPS_VERSION}; ${install}`,
     );
+}
+
+/** Hosts whose proxyops was found to be this version: the next command on the same host needs no check. */
+const checked = new WeakSet<Host>();
+
+/**
+ * Runs `proxyops ARGS` on the host, with the proxyops there (its version checked before the first
+ * command on that host), for the commands that read what only that host has: its processes, its logs,
+ * its nginx. Paths in ARGS are that host's. Resolves whatever the exit code; the caller judges it.
+ */
+export async function runProxyopsOn(host: Host, args: readonly string[]): Promise<RunResult> {
+  if (!checked.has(host)) {
+    await checkRemoteProxyops(host);
+    checked.add(host);
+  }
+  return host.run(['proxyops', ...args]);
 }

@@ -117,7 +117,7 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
       pairs[host]!.flatMap((port) => [
         `[program:app-${host}-${port}]`,
         `command=${sv(process.execPath)} ${sv(CLI)} api --seed --host ${host} --port ${port} --drain hand-over`,
-        `environment=DATABASE_URL="${sv(DATABASE_URL!)}",PROXYOPS_RATE_LIMIT="10000000",PROXYOPS_PROXY_KEEP_ALIVE_MS="2000",PROXYOPS_HEALTH_INTERVAL_MS="500",PROXYOPS_HEALTH_THRESHOLD="2",PROXYOPS_DRAIN_MARGIN_MS="500"`,
+        `environment=DATABASE_URL="${sv(DATABASE_URL)}",PROXYOPS_RATE_LIMIT="10000000",PROXYOPS_PROXY_KEEP_ALIVE_MS="2000",PROXYOPS_HEALTH_INTERVAL_MS="500",PROXYOPS_HEALTH_THRESHOLD="2",PROXYOPS_DRAIN_MARGIN_MS="500"`,
         'autostart=false',
         'autorestart=false',
         'startsecs=1',

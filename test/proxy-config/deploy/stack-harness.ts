@@ -13,7 +13,8 @@ export const SEED_USER = '00000000-0000-4000-8000-000000000002';
 
 /**
  * Environment of the stack and the CLI: the rate limit out of the way of the load generator, and the
- * embedded database unless a test passes its own DATABASE_URL (CI sets one for the server variants).
+ * embedded database unless a test passes its own DATABASE_URL (the server variants pass
+ * test/support/services.ts's, which always has a value).
  */
 const STACK_ENV = { PROXYOPS_RATE_LIMIT: '10000000', DATABASE_URL: '' };
 

@@ -38,7 +38,7 @@ describe('a state file whose pids now belong to other processes: deploy, down an
 
   it('leaves the bystanders alone and still replaces, stops and restarts the stack', async () => {
     // On the PostgreSQL server, so `up` (which serves the embedded database) can be frozen below.
-    stack = await startStack(['--instances', '1', '--watch', '0.5'], { DATABASE_URL: DATABASE_URL! });
+    stack = await startStack(['--instances', '1', '--watch', '0.5'], { DATABASE_URL });
     const { dir } = stack;
     const statePath = join(dir, 'config', 'instances.json');
     const instanceFile = join(dir, '..', 'instance-bystander.log');
@@ -89,7 +89,7 @@ describe('a state file whose pids now belong to other processes: deploy, down an
     // `up` on a stale state naming the bystanders: neither refused as a running stack nor signalled.
     delete state.instanceSecrets;
     await writeFile(statePath, JSON.stringify(state));
-    stack = await startStack(['--instances', '1', '--watch', '0.5'], { DATABASE_URL: DATABASE_URL! }, dir);
+    stack = await startStack(['--instances', '1', '--watch', '0.5'], { DATABASE_URL }, dir);
     expect((await fetch(`${stack.url}/health/ready`)).status).toBe(200);
     await untouched(instance.pid, instanceFile);
     await untouched(supervisor.pid, supervisorFile);

@@ -181,7 +181,7 @@ describe('config lint on snippets and on what nginx -t refuses', () => {
     ]);
   });
 
-  it('refuses an include of a file the dump does not hold, as nginx would', async () => {
+  it('finds an include of a file the dump does not hold (include-missing: nginx would refuse it)', async () => {
     const file = join(dir, 'dump-missing.txt');
     await writeFile(
       file,

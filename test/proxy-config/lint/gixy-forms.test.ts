@@ -41,6 +41,31 @@ describe('proxy-pass-uri-not-allowed', () => {
   });
 });
 
+describe('proxy-pass-normalized after the raw-path rewrite', () => {
+  it('fires where the rewrite runs for the proxy_pass and it does not carry the path on', () => {
+    const inLocation = `server { location /a/ { rewrite ^ $request_uri; proxy_pass http://127.0.0.1:8000; } }`;
+    expect(fired(inLocation, 'proxy-pass-normalized')).toEqual([
+      expect.stringMatching(
+        /^1: proxy_pass http:\/\/127\.0\.0\.1:8000 after rewrite \^ \$request_uri \(line 1\)/,
+      ),
+    ]);
+    const inServer = `server {\n rewrite ^ $request_uri;\n location /a/ { proxy_pass http://127.0.0.1:8000; } }`;
+    expect(fired(inServer, 'proxy-pass-normalized')).toEqual([
+      expect.stringMatching(/^3: .* after rewrite \^ \$request_uri \(line 2\)/),
+    ]);
+  });
+
+  it('stays quiet where the rewrite does not run for it: an outer location’s, or one that redirects', () => {
+    // nginx runs the rewrites of the location it chose, a nested one's own; an outer one's do not run.
+    const outer = `server { location /a/ { rewrite ^ $request_uri; location /a/b/ { proxy_pass http://127.0.0.1:8000; } } }`;
+    expect(fired(outer, 'proxy-pass-normalized')).toEqual([]);
+    for (const flag of ['redirect', 'permanent']) {
+      const away = `server { location /a/ { rewrite ^ $request_uri ${flag}; proxy_pass http://127.0.0.1:8000; } }`;
+      expect(fired(away, 'proxy-pass-normalized')).toEqual([]);
+    }
+  });
+});
+
 describe('http-splitting after the raw-path rewrite', () => {
   it('stays quiet on $uri once `rewrite ^ $request_uri;` made it the encoded path', () => {
     const inLocation = `server { location /a/ {
@@ -128,6 +153,22 @@ describe('upstream-dns-stale on proxy_pass', () => {
       location /e { proxy_pass http://[::1]:8000$request_uri; }
     }`;
     expect(fired(text, 'upstream-dns-stale')).toEqual([]);
+  });
+
+  it('in a snippet, takes a single word for an upstream group defined in the files that include it', () => {
+    // The upstream app sits in another file: the snippet defines no group of its own.
+    const snippet = `server {
+      location /a { proxy_pass http://app; }
+      location /b { proxy_pass http://app:3000; }
+    }`;
+    expect(fired(snippet, 'upstream-dns-stale')).toEqual([
+      '3: proxy_pass http://app:3000: app is resolved once, when nginx starts',
+    ]);
+    // A whole nginx.conf defining no group: `app` can only be a host (a container name).
+    expect(fired(`events {} http { ${snippet} }`, 'upstream-dns-stale')).toEqual([
+      '2: proxy_pass http://app: app is resolved once, when nginx starts',
+      '3: proxy_pass http://app:3000: app is resolved once, when nginx starts',
+    ]);
   });
 });
 

@@ -270,6 +270,44 @@ describe('logs stats --host: each host reads its logs there, one report over all
     }
   }, 120_000);
 
+  /**
+   * Runs `fn` with the hosts' shared proxyops wrapper doing `line` first, on edge-b only (a file in its
+   * own directory says so): a proxyops there that misbehaves the way the line says.
+   */
+  async function withEdgeBDoing<T>(line: string, fn: () => Promise<T>): Promise<T> {
+    const wrapper = join(hosts.root, 'bin', 'proxyops');
+    const real = await readFile(wrapper, 'utf8');
+    await writeFile(wrapper, real.replace('exec ', `[ -e ${mp}/misbehave ] && { ${line}; }\nexec `));
+    await writeFile(join(hosts.host('edge-b').dir, 'misbehave'), '');
+    try {
+      return await fn();
+    } finally {
+      await writeFile(wrapper, real);
+      await rm(join(hosts.host('edge-b').dir, 'misbehave'));
+    }
+  }
+
+  it('a host whose proxyops prints a state but exits 1: a line naming it, no report', async () => {
+    const cli = join(ROOT, 'dist/cli/main.js');
+    const result = await withEdgeBDoing(
+      `[ "$1" = logs ] && { ${process.execPath} ${cli} "$@"; echo "proxyops: disk full" >&2; exit 1; }`,
+      () => proxyops('logs', 'stats', '--json', '--host', 'edge-a', '--host', 'edge-b', ...files()),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toMatch(/^proxyops: edge-b: disk full; no report \(1 of 2 hosts read/);
+  }, 120_000);
+
+  it('a host whose `remote access-logs` prints what is not JSON: a line naming it, no report', async () => {
+    const result = await withEdgeBDoing('[ "$1" = remote ] && { echo "<html>"; exit 0; }', () =>
+      proxyops('logs', 'stats', '--json', '--host', 'edge-b'),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toMatch(/^proxyops: edge-b: printed what is not JSON \(exit 0\); no report/);
+    expect(result.stderr).not.toMatch(/SyntaxError|Unexpected token/);
+  }, 120_000);
+
   it('hosts whose logs are in different formats: refused, their counts do not add up', async () => {
     const lines = (await readFile(join(hosts.host('edge-a').dir, 'logs', 'access.log'), 'utf8')).split('\n');
     // edge-b's copy keeps only what nginx's stock combined format writes of each line.

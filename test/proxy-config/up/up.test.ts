@@ -367,7 +367,7 @@ describe('proxyops up on a PostgreSQL server (DATABASE_URL)', () => {
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.end();
     // Every instance connects with this search_path: the test's tables stay in their own schema.
-    const url = new URL(DATABASE_URL!);
+    const url = new URL(DATABASE_URL);
     url.searchParams.set('options', `-c search_path=${schema}`);
     stack = await startStack(['--no-slots', '--instances', '2'], { DATABASE_URL: url.toString() });
   }, 120_000);

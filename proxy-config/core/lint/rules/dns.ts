@@ -3,6 +3,7 @@ import {
   childrenNamed,
   effectiveDirective,
   isHttpScope,
+  isMainConfig,
   listUpstreams,
   listUpstreamScopes,
   walkDirectives,
@@ -121,7 +122,10 @@ function proxyPassHits(config: NginxConfig): RuleHit[] {
       const written = parseProxyPassTarget(arg)?.host ?? '';
       if (!written || written.startsWith('unix:')) return;
       const host = hostOf(written);
-      const groupName = !host.includes('.') && upstreams.size > 0; // upstream-undefined's case
+      // upstream-undefined's case: a single word may be a group, defined here or, in a snippet, in the
+      // files that include it; a snippet's `app:3000` is a host (nginx refuses a port on a group).
+      const groupName =
+        !host.includes('.') && (upstreams.size > 0 || (!isMainConfig(config) && written === host));
       if (isIpLiteral(host) || isLocalhost(host)) return;
       if (upstreams.has(host) || groupName) return;
       hits.push({

@@ -1,5 +1,11 @@
 import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
-import { childrenNamed, isHttpScope, locationMatch, walkDirectives } from '../../nginx-config/query.js';
+import {
+  childrenNamed,
+  isHttpScope,
+  locationMatch,
+  rawPathRewrite,
+  walkDirectives,
+} from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 
@@ -22,7 +28,7 @@ export const PROXY_PASS_NORMALIZED: LintRule = {
   title: 'proxy_pass sends a decoded or doubly encoded path',
   message:
     "After `rewrite ^ $request_uri;` the path nginx proxies is the raw, still %-encoded one, and a proxy_pass that does not carry it on ($uri or the capture) escapes it again: /a%2Fb reaches the upstream as /a%252Fb. A proxy_pass URI part that merely repeats its prefix location changes no path, yet makes nginx send the decoded, normalized path instead of the request's own: /a%2Fb arrives as /a/b, which breaks apps that route on encoded slashes and lets the upstream see a path other than the one the client sent.",
-  fix: 'after `rewrite ^ $request_uri;` write proxy_pass http://u$request_uri; (or $uri, or the capture: proxy_pass http://u/$1;); a URI part equal to the location is dropped: location /api/ { proxy_pass http://u; }',
+  fix: 'after `rewrite ^ $request_uri;` write proxy_pass http://u$uri; (the raw path the rewrite set, as any later rewrite left it; or the capture: proxy_pass http://u/$1;); a URI part equal to the location is dropped: location /api/ { proxy_pass http://u; }',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
@@ -33,16 +39,7 @@ export const PROXY_PASS_NORMALIZED: LintRule = {
       const arg = pass.args[0] ?? '';
       const target = parseProxyPassTarget(arg);
       if (!target) return;
-      // A server-level rewrite runs before every location is chosen; one in the location, too.
-      const rawPath = chain
-        .slice(
-          Math.max(
-            0,
-            chain.findLastIndex((block) => block.name === 'server'),
-          ),
-        )
-        .flatMap((block) => childrenNamed(block, 'rewrite'))
-        .find((r) => r.args[0] === '^' && r.args[1] === '$request_uri');
+      const rawPath = rawPathRewrite(pass, chain);
       if (rawPath) {
         if (CARRIES_PATH.test(target.uri ?? target.host)) return;
         hits.push({

@@ -49,9 +49,9 @@ export const ADD_HEADER_MULTILINE: LintRule = {
   },
 };
 
-/** gixy's add_header_content_type: add_header appends a second Content-Type next to nginx's own. */
 const HIDE_HEADER = ['proxy', 'fastcgi', 'uwsgi', 'scgi', 'grpc'].map((m) => `${m}_hide_header`);
 
+/** gixy's add_header_content_type: add_header appends a second Content-Type next to nginx's own. */
 export const ADD_HEADER_CONTENT_TYPE: LintRule = {
   id: 'add-header-content-type',
   severity: 'warning',

@@ -2,8 +2,8 @@ import {
   childrenNamed,
   listLocations,
   locationMatch,
+  rawPathRewrite,
   walkDirectives,
-  type ScopeChain,
 } from '../../nginx-config/query.js';
 import { canStartWith, modelPcre, mustStartWith } from '../../nginx-config/pcre/pcre-analysis.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
@@ -154,41 +154,6 @@ function writtenValue(d: NginxDirective): { value: string; upstream: boolean } |
   }
 }
 
-/** Directives of the rewrite module: they run in order, with the rewrites written before them. */
-const REWRITE_MODULE = new Set(['return', 'rewrite']);
-
-/**
- * True when `rewrite ^ $request_uri;` (the raw-path trick) has replaced $uri by the request's own,
- * still %-encoded path before `d` reads it. nginx copies the variable into the URI as it is, so a
- * request's %0d%0a stays three characters each, and a raw CR or LF cannot be in a request line.
- * The rewrite counts in the server (its rewrites run before any location's) and in the innermost
- * location and the `if`s around `d` (an outer location's rewrites do not run for a nested one);
- * header and proxy directives read $uri after every rewrite, a `return` or `rewrite` only after
- * those written before it.
- */
-function rawPathBefore(d: NginxDirective, chain: ScopeChain): boolean {
-  const server = chain.findLastIndex((block) => block.name === 'server');
-  const location = chain.findLastIndex((block) => block.name === 'location');
-  const from = Math.max(location, server + 1);
-  const indexes = [...(server === -1 ? [] : [server]), ...chain.keys()].filter(
-    (i, at, all) => all.indexOf(i) === at && (i === server || i >= from),
-  );
-  return indexes.some((i) => {
-    const own = (chain[i] as NginxDirective).children ?? [];
-    const rewrite = own.findIndex(
-      (r) =>
-        r.name === 'rewrite' &&
-        r.args[0] === '^' &&
-        r.args[1] === '$request_uri' &&
-        !['redirect', 'permanent'].includes(r.args[2] ?? ''),
-    );
-    if (rewrite === -1) return false;
-    const next = i === chain.length - 1 ? d : chain[i + 1];
-    if (!REWRITE_MODULE.has(d.name) || (i === server && next !== d)) return true;
-    return own.indexOf(next as NginxDirective) > rewrite;
-  });
-}
-
 /**
  * gixy's http_splitting: $uri, $document_uri and regex captures of the path are percent-decoded, so
  * %0d%0a in a request becomes a real line break in a header or in the upstream request.
@@ -207,7 +172,7 @@ export const HTTP_SPLITTING: LintRule = {
       const written = writtenValue(d);
       if (!written) return;
       const captures = d.name === 'rewrite' ? rewriteCaptures(d) : undefined;
-      const raw = rawPathBefore(d, chain);
+      const raw = rawPathRewrite(d, chain) !== undefined;
       const breaking = sourcesIn(written.value, { directive: d, chain }, config, captures).find(
         (source) =>
           !(raw && (source.origin === 'uri' || source.origin === 'document_uri')) &&
