@@ -357,3 +357,39 @@ server {
     expect(severities(magento('/pub', '$MAGE_ROOT/pub/'))).toEqual(['error']);
   });
 });
+
+describe('add-header-dropped on an outer header with an empty value', () => {
+  // The pattern of Discourse's nginx.sample.conf: an outer add_header with "" and static
+  // locations with headers of their own.
+  const config = (outer: string) => `server {
+    listen 80;
+    location / {
+      root /var/www/discourse/public;
+      ${outer}
+      location ~* (fonts|assets|plugins|uploads)/.*\\.(eot|ttf|woff|woff2|ico|otf)$ {
+        expires 1y;
+        add_header Cache-Control public,immutable;
+      }
+    }
+  }`;
+
+  it('is quiet when the dropped header is an ordinary one with an empty value (nginx sends nothing for it)', () => {
+    expect(fired(config('add_header X-Debug "";'), 'add-header-dropped')).toEqual([]);
+    expect(fired(config("add_header X-Debug '';"), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('still fires for ETag "" and Last-Modified "", which remove the header: dropping them brings it back', () => {
+    expect(fired(config('add_header ETag "";'), 'add-header-dropped')).toEqual([
+      expect.stringContaining('drops ETag set at'),
+    ]);
+    expect(fired(config('add_header Last-Modified "";'), 'add-header-dropped')).toHaveLength(1);
+  });
+
+  it('still fires for a non-empty value, and for a value made only of $upstream_* variables', () => {
+    expect(fired(config('add_header X-Debug "1";'), 'add-header-dropped')).toHaveLength(1);
+    // Mastodon's X-Cached: a static location can still be reached by X-Accel-Redirect after proxying.
+    expect(fired(config('add_header X-Cached $upstream_cache_status;'), 'add-header-dropped')).toHaveLength(
+      1,
+    );
+  });
+});
