@@ -393,3 +393,37 @@ describe('add-header-dropped on an outer header with an empty value', () => {
     );
   });
 });
+
+describe('upstream rules on a group no proxy_pass uses', () => {
+  // A Home Assistant site file: a second group for WebSockets, left over after both locations moved to the first.
+  const site = (websocketPass: string) => `upstream hass { server homeassistant:8123; }
+upstream hass_websocket { server homeassistant:8123; }
+server {
+  listen 80;
+  location / { proxy_pass http://hass; }
+  location /api/websocket { proxy_pass ${websocketPass}; proxy_http_version 1.1; }
+}`;
+  const main = (text: string) => `events {}\nhttp {\n${text}\n}`;
+  const groups = (text: string, id: string) => fired(text, id).filter((f) => f.includes('upstream '));
+
+  it('is quiet on the unused group, in a main config and in a site file', () => {
+    for (const text of [main(site('http://hass')), site('http://hass')]) {
+      expect(fired(text, 'upstream-keepalive-missing')).toEqual([
+        expect.stringContaining('upstream hass has'),
+      ]);
+      expect(groups(text, 'upstream-dns-stale')).toEqual([expect.stringContaining('upstream hass:')]);
+    }
+  });
+
+  it('fires on both groups once both are used, or when a proxy_pass with variables may use it', () => {
+    for (const pass of ['http://hass_websocket', '$ws_backend'])
+      expect(fired(main(site(pass)), 'upstream-keepalive-missing')).toHaveLength(2);
+    expect(groups(main(site('http://hass_websocket/api/websocket')), 'upstream-dns-stale')).toHaveLength(2);
+  });
+
+  it('keeps reporting the groups of a snippet holding groups only: their users sit in other files', () => {
+    const upstreamsOnly = 'upstream hass { server homeassistant:8123; }';
+    expect(fired(upstreamsOnly, 'upstream-keepalive-missing')).toHaveLength(1);
+    expect(fired(upstreamsOnly, 'upstream-dns-stale')).toHaveLength(1);
+  });
+});
