@@ -427,3 +427,49 @@ server {
     expect(fired(upstreamsOnly, 'upstream-dns-stale')).toHaveLength(1);
   });
 });
+
+describe('forwarded-proto-missing where a missing include could not have set it', () => {
+  // A site file as published: server-level snippets left out, and a location / with its own
+  // proxy_set_header lines, which replace every server-level one.
+  const site = (serverInclude: string, locationLines: string) => `server {
+  listen 443 ssl;
+  server_name app.example.com;
+  ssl_certificate a.pem;
+  ssl_certificate_key a.key;
+  ${serverInclude}
+  location / {
+    ${locationLines}
+    proxy_pass http://127.0.0.1:8123;
+  }
+}
+`;
+  const findingsOf = async (text: string) => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { lintNginxConfigFiles } = await import('../../../proxy-config/config/lint-config.js');
+    const dir = await mkdtemp(join(tmpdir(), 'proxyops-missing-include-'));
+    try {
+      await writeFile(join(dir, 'app'), text);
+      return (await lintNginxConfigFiles(join(dir, 'app'))).findings.map((f) => f.ruleId);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+  const own = 'proxy_set_header Host $host;\n    proxy_set_header Upgrade $http_upgrade;';
+
+  it('fires when the only missing include is at server level and the location sets its own headers', async () => {
+    const ids = await findingsOf(site('include snippets/proxy-headers.conf;', own));
+    expect(ids).toContain('include-missing');
+    expect(ids).toContain('forwarded-proto-missing');
+  });
+
+  it('is quiet when the missing include could have set it: in the location, or at server level with no headers in the location', async () => {
+    expect(await findingsOf(site('', `${own}\n    include snippets/proxy-headers.conf;`))).not.toContain(
+      'forwarded-proto-missing',
+    );
+    expect(await findingsOf(site('include snippets/proxy-headers.conf;', ''))).not.toContain(
+      'forwarded-proto-missing',
+    );
+  });
+});
