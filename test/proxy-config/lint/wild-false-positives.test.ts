@@ -473,3 +473,32 @@ describe('forwarded-proto-missing where a missing include could not have set it'
     );
   });
 });
+
+describe('a regex with more pattern after its $', () => {
+  // Discourse's nginx.sample.conf: the / after $ means the location never matches.
+  const emoji = (pattern: string) => `server {
+    listen 80;
+    location ~ ${pattern} { expires 1y; add_header Cache-Control public; }
+  }`;
+  const lint = (text: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId.startsWith('regex-'))
+      .map((f) => [f.ruleId, f.severity, f.what]);
+
+  it('is reported as never matching (a warning), not as unanchored', () => {
+    expect(lint(emoji('/_?emoji.*\\.(png|gif|jpg|jpeg)$/'))).toEqual([
+      [
+        'regex-invalid',
+        'warning',
+        'location /_?emoji.*\\.(png|gif|jpg|jpeg)$/: "$" is followed by "/", so the pattern never matches',
+      ],
+    ]);
+    expect(lint(emoji('^/x$\\/'))).toEqual([['regex-invalid', 'warning', expect.stringContaining('"\\/"')]]);
+  });
+
+  it('says nothing of the kind where $ may end the match', () => {
+    expect(lint(emoji('/_?emoji.*\\.(png|gif|jpg|jpeg)$'))).toEqual([]);
+    for (const pattern of ['^/a$/?', '^/a(?:$|/)', '^/a$|^/b/', '^/a[$/]', '^/a\\$/', '^/a$\\n'])
+      expect(lint(emoji(pattern)).filter(([id]) => id === 'regex-invalid')).toEqual([]);
+  });
+});
