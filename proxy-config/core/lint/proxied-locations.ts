@@ -1,10 +1,12 @@
 import { parseProxyPassTarget, type ProxyPassTarget } from '../nginx-config/proxy-pass-target.js';
 import {
   childrenNamed,
+  isMainConfig,
   listLocations,
   listUpstreams,
   locationMatch,
   proxyPassOf,
+  walkDirectives,
   type BlockScope,
 } from '../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
@@ -47,6 +49,36 @@ function resolveProxied(
     out.push({ ...scope, proxyPass, target, upstream });
   }
   return out;
+}
+
+const PASSES = new Set([
+  'proxy_pass',
+  'fastcgi_pass',
+  'uwsgi_pass',
+  'scgi_pass',
+  'grpc_pass',
+  'memcached_pass',
+]);
+
+/**
+ * The `upstream {}` groups no `*_pass` can send to: none names them, and none has variables (which
+ * may hold a group's name). In a snippet a group's user may sit in another file, so a snippet's
+ * groups count as unused only when it has a `server` of its own (a site file, whose groups serve
+ * it): a file of upstream groups only (conf.d/upstreams.conf) keeps them all.
+ */
+export function unusedUpstreams(config: NginxConfig): Set<NginxDirective> {
+  const named = new Set<string>();
+  let dynamic = false;
+  let servers = false;
+  walkDirectives(config, (d) => {
+    if (d.name === 'server' && d.children) servers = true;
+    if (!PASSES.has(d.name)) return;
+    const arg = d.args[0] ?? '';
+    if (arg.includes('$')) dynamic = true;
+    named.add(arg.replace(/^[a-z]+:\/\//i, '').split('/')[0] as string);
+  });
+  if (dynamic || (!isMainConfig(config) && !servers)) return new Set();
+  return new Set([...listUpstreams(config)].filter(([name]) => !named.has(name)).map(([, block]) => block));
 }
 
 /** `location /api/` as written, for messages. */

@@ -109,6 +109,22 @@ export function includesMissingFile(chain: ScopeChain): boolean {
   return chain.some((level) => childrenNamed(level, 'include').some((d) => d.missing !== undefined));
 }
 
+/**
+ * True when an include that was not found sits where it could have set the array directive `name`
+ * (proxy_set_header) for the end of the chain: at the innermost level that sets `name` itself, or
+ * inside it. A level with lines of its own replaces every outer level's (nginx inherits them all or
+ * nothing), so an include missing from an outer level could not change what the chain ends with.
+ */
+export function missingIncludeCouldSet(chain: ScopeChain, name: string): boolean {
+  let from = 0;
+  for (let i = chain.length - 1; i > 0; i--)
+    if (childrenNamed(chain[i] as NginxDirective, name).length > 0) {
+      from = i;
+      break;
+    }
+  return includesMissingFile(chain.slice(from));
+}
+
 /** Every `location` block (nested ones too), each with its chain root → http → server → location. */
 export function listLocations(config: NginxConfig): readonly BlockScope[] {
   return httpScoped(config, 'location');

@@ -86,6 +86,13 @@ export const FIELD_CORPUS: FieldEntry[] = [
         'debatable',
         'advice: proxy and app logs cannot be joined by request id',
       ],
+      [
+        'request-id-missing',
+        'gunicorn/nginx.conf',
+        65,
+        'debatable',
+        "advice: no X-Request-ID upstream (the missing mime.types include is at http level, where the location's own proxy_set_header lines would replace anything it set)",
+      ],
       ['try-files-without-open-file-cache', 'gunicorn/nginx.conf', 55, 'debatable', 'performance advice'],
       [
         'host-header-spoofable',

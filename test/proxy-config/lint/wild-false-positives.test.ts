@@ -357,3 +357,148 @@ server {
     expect(severities(magento('/pub', '$MAGE_ROOT/pub/'))).toEqual(['error']);
   });
 });
+
+describe('add-header-dropped on an outer header with an empty value', () => {
+  // The pattern of Discourse's nginx.sample.conf: an outer add_header with "" and static
+  // locations with headers of their own.
+  const config = (outer: string) => `server {
+    listen 80;
+    location / {
+      root /var/www/discourse/public;
+      ${outer}
+      location ~* (fonts|assets|plugins|uploads)/.*\\.(eot|ttf|woff|woff2|ico|otf)$ {
+        expires 1y;
+        add_header Cache-Control public,immutable;
+      }
+    }
+  }`;
+
+  it('is quiet when the dropped header is an ordinary one with an empty value (nginx sends nothing for it)', () => {
+    expect(fired(config('add_header X-Debug "";'), 'add-header-dropped')).toEqual([]);
+    expect(fired(config("add_header X-Debug '';"), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('still fires for ETag "" and Last-Modified "", which remove the header: dropping them brings it back', () => {
+    expect(fired(config('add_header ETag "";'), 'add-header-dropped')).toEqual([
+      expect.stringContaining('drops ETag set at'),
+    ]);
+    expect(fired(config('add_header Last-Modified "";'), 'add-header-dropped')).toHaveLength(1);
+  });
+
+  it('still fires for a non-empty value, and for a value made only of $upstream_* variables', () => {
+    expect(fired(config('add_header X-Debug "1";'), 'add-header-dropped')).toHaveLength(1);
+    // Mastodon's X-Cached: a static location can still be reached by X-Accel-Redirect after proxying.
+    expect(fired(config('add_header X-Cached $upstream_cache_status;'), 'add-header-dropped')).toHaveLength(
+      1,
+    );
+  });
+});
+
+describe('upstream rules on a group no proxy_pass uses', () => {
+  // A Home Assistant site file: a second group for WebSockets, left over after both locations moved to the first.
+  const site = (websocketPass: string) => `upstream hass { server homeassistant:8123; }
+upstream hass_websocket { server homeassistant:8123; }
+server {
+  listen 80;
+  location / { proxy_pass http://hass; }
+  location /api/websocket { proxy_pass ${websocketPass}; proxy_http_version 1.1; }
+}`;
+  const main = (text: string) => `events {}\nhttp {\n${text}\n}`;
+  const groups = (text: string, id: string) => fired(text, id).filter((f) => f.includes('upstream '));
+
+  it('is quiet on the unused group, in a main config and in a site file', () => {
+    for (const text of [main(site('http://hass')), site('http://hass')]) {
+      expect(fired(text, 'upstream-keepalive-missing')).toEqual([
+        expect.stringContaining('upstream hass has'),
+      ]);
+      expect(groups(text, 'upstream-dns-stale')).toEqual([expect.stringContaining('upstream hass:')]);
+    }
+  });
+
+  it('fires on both groups once both are used, or when a proxy_pass with variables may use it', () => {
+    for (const pass of ['http://hass_websocket', '$ws_backend'])
+      expect(fired(main(site(pass)), 'upstream-keepalive-missing')).toHaveLength(2);
+    expect(groups(main(site('http://hass_websocket/api/websocket')), 'upstream-dns-stale')).toHaveLength(2);
+  });
+
+  it('keeps reporting the groups of a snippet holding groups only: their users sit in other files', () => {
+    const upstreamsOnly = 'upstream hass { server homeassistant:8123; }';
+    expect(fired(upstreamsOnly, 'upstream-keepalive-missing')).toHaveLength(1);
+    expect(fired(upstreamsOnly, 'upstream-dns-stale')).toHaveLength(1);
+  });
+});
+
+describe('forwarded-proto-missing where a missing include could not have set it', () => {
+  // A site file as published: server-level snippets left out, and a location / with its own
+  // proxy_set_header lines, which replace every server-level one.
+  const site = (serverInclude: string, locationLines: string) => `server {
+  listen 443 ssl;
+  server_name app.example.com;
+  ssl_certificate a.pem;
+  ssl_certificate_key a.key;
+  ${serverInclude}
+  location / {
+    ${locationLines}
+    proxy_pass http://127.0.0.1:8123;
+  }
+}
+`;
+  const findingsOf = async (text: string) => {
+    const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { lintNginxConfigFiles } = await import('../../../proxy-config/config/lint-config.js');
+    const dir = await mkdtemp(join(tmpdir(), 'proxyops-missing-include-'));
+    try {
+      await writeFile(join(dir, 'app'), text);
+      return (await lintNginxConfigFiles(join(dir, 'app'))).findings.map((f) => f.ruleId);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+  const own = 'proxy_set_header Host $host;\n    proxy_set_header Upgrade $http_upgrade;';
+
+  it('fires when the only missing include is at server level and the location sets its own headers', async () => {
+    const ids = await findingsOf(site('include snippets/proxy-headers.conf;', own));
+    expect(ids).toContain('include-missing');
+    expect(ids).toContain('forwarded-proto-missing');
+  });
+
+  it('is quiet when the missing include could have set it: in the location, or at server level with no headers in the location', async () => {
+    expect(await findingsOf(site('', `${own}\n    include snippets/proxy-headers.conf;`))).not.toContain(
+      'forwarded-proto-missing',
+    );
+    expect(await findingsOf(site('include snippets/proxy-headers.conf;', ''))).not.toContain(
+      'forwarded-proto-missing',
+    );
+  });
+});
+
+describe('a regex with more pattern after its $', () => {
+  // Discourse's nginx.sample.conf: the / after $ means the location never matches.
+  const emoji = (pattern: string) => `server {
+    listen 80;
+    location ~ ${pattern} { expires 1y; add_header Cache-Control public; }
+  }`;
+  const lint = (text: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId.startsWith('regex-'))
+      .map((f) => [f.ruleId, f.severity, f.what]);
+
+  it('is reported as never matching (a warning), not as unanchored', () => {
+    expect(lint(emoji('/_?emoji.*\\.(png|gif|jpg|jpeg)$/'))).toEqual([
+      [
+        'regex-invalid',
+        'warning',
+        'location /_?emoji.*\\.(png|gif|jpg|jpeg)$/: "$" is followed by "/", so the pattern never matches',
+      ],
+    ]);
+    expect(lint(emoji('^/x$\\/'))).toEqual([['regex-invalid', 'warning', expect.stringContaining('"\\/"')]]);
+  });
+
+  it('says nothing of the kind where $ may end the match', () => {
+    expect(lint(emoji('/_?emoji.*\\.(png|gif|jpg|jpeg)$'))).toEqual([]);
+    for (const pattern of ['^/a$/?', '^/a(?:$|/)', '^/a$|^/b/', '^/a[$/]', '^/a\\$/', '^/a$\\n'])
+      expect(lint(emoji(pattern)).filter(([id]) => id === 'regex-invalid')).toEqual([]);
+  });
+});

@@ -10,6 +10,7 @@ import {
   type ScopeChain,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { unusedUpstreams } from '../proxied-locations.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
@@ -170,7 +171,10 @@ export const UPSTREAM_DNS_STALE: LintRule = {
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = proxyPassHits(config);
+    // A group nothing sends to keeps its stale addresses harmlessly.
+    const unused = unusedUpstreams(config);
     for (const { block, chain } of listUpstreamScopes(config)) {
+      if (unused.has(block)) continue;
       for (const server of (block.children ?? []).filter((c) => c.name === 'server')) {
         const address = server.args[0] ?? '';
         if (address.startsWith('unix:')) continue;

@@ -2,8 +2,8 @@ import {
   childrenNamed,
   effectiveDirective,
   effectiveProxyHeaders,
-  includesMissingFile,
   isMainConfig,
+  missingIncludeCouldSet,
   walkDirectives,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
@@ -59,7 +59,9 @@ export const FORWARDED_PROTO_MISSING: LintRule = {
     listProxiedLocations(config)
       .filter(
         ({ chain }) =>
-          servedOverTls(chain) && !sendsScheme(effectiveProxyHeaders(chain)) && !includesMissingFile(chain),
+          servedOverTls(chain) &&
+          !sendsScheme(effectiveProxyHeaders(chain)) &&
+          !missingIncludeCouldSet(chain, 'proxy_set_header'),
       )
       .map(({ block, chain, proxyPass }) => ({
         file: proxyPass.file,
@@ -95,7 +97,10 @@ export const REQUEST_ID_MISSING: LintRule = {
     const main = isMainConfig(config);
     const requestIdVariable = requestIdVariables(config);
     for (const { block, chain, proxyPass } of listProxiedLocations(config)) {
-      if (!effectiveProxyHeaders(chain).has('x-request-id') && !includesMissingFile(chain))
+      if (
+        !effectiveProxyHeaders(chain).has('x-request-id') &&
+        !missingIncludeCouldSet(chain, 'proxy_set_header')
+      )
         hits.set(`${proxyPass.file}:${proxyPass.line}`, {
           file: proxyPass.file,
           line: proxyPass.line,

@@ -72,7 +72,8 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
         // with another one (return 403), the outer header could never have been sent.
         (answers === undefined || ADD_HEADER_STATUSES.has(answers) || d.args.includes('always')) &&
         // A 204 (the CORS preflight answer) has no body for a body's header to act on.
-        !(answers === '204' && BODY_HEADERS.has((d.args[0] ?? '').toLowerCase())),
+        !(answers === '204' && BODY_HEADERS.has((d.args[0] ?? '').toLowerCase())) &&
+        (name !== 'add_header' || !sendsNothing(d)),
     );
     if (dropped.length === 0) continue;
     const first = own[0] as NginxDirective;
@@ -105,6 +106,18 @@ const BODY_HEADERS = new Set([
   'cross-origin-resource-policy',
   'x-robots-tag',
 ]);
+
+/**
+ * An add_header whose value is the empty literal: nginx adds no header for an empty value, so losing
+ * it changes nothing. Except ETag and Last-Modified, where nginx's headers filter reads an empty value
+ * as "remove the header" (the Rails assets idiom `add_header ETag "";`): dropping that one brings the
+ * header back. A value made of variables is not judged: even $upstream_* can be set in a location
+ * without proxy_pass, reached by X-Accel-Redirect from a proxied one.
+ */
+function sendsNothing(d: NginxDirective): boolean {
+  const header = (d.args[0] ?? '').toLowerCase();
+  return d.args[1] === '' && header !== 'etag' && header !== 'last-modified';
+}
 
 /** The status a block always answers with (its own `return CODE`), if it has one. */
 function fixedAnswer(block: NginxDirective): string | undefined {

@@ -70,10 +70,10 @@ function missingCaptures(regex: ConfigRegex, groups: number): RuleHit[] {
 export const REGEX_INVALID: LintRule = {
   id: 'regex-invalid',
   severity: 'error',
-  title: 'invalid regex, or a capture it does not have',
+  title: 'invalid regex, a capture it does not have, or a pattern that never matches',
   message:
-    'A pattern PCRE refuses makes nginx -t fail and the reload abort. A $1…$9 the pattern does not capture (or an `if ($x !~ …)` block reading captures the match never set) is replaced by an empty string or a stale value from an earlier match: rewrites and proxy_pass go to the wrong path.',
-  fix: 'fix the pattern; add the capture group ( … ) the reference needs, or name it (?<name> … ) and use $name',
+    'A pattern PCRE refuses makes nginx -t fail and the reload abort. A $1…$9 the pattern does not capture (or an `if ($x !~ …)` block reading captures the match never set) is replaced by an empty string or a stale value from an earlier match: rewrites and proxy_pass go to the wrong path. A $ with more pattern after it (\\.jpg$/) never matches: the block is dead (a warning).',
+  fix: 'fix the pattern; add the capture group ( … ) the reference needs, or name it (?<name> … ) and use $name; end the pattern at its $',
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
@@ -88,10 +88,48 @@ export const REGEX_INVALID: LintRule = {
         continue;
       }
       hits.push(...missingCaptures(regex, parsed.regex.groups));
+      const after = textAfterDeadEnd(regex.pattern);
+      if (after !== undefined)
+        hits.push({
+          file: regex.directive.file,
+          line: regex.directive.line,
+          what: `${describe(regex)}: "$" is followed by "${after}", so the pattern never matches`,
+          severity: 'warning',
+        });
     }
     return hits;
   },
 };
+
+/**
+ * Where a pattern of one alternative has, outside any group, a `$` followed by a character it must
+ * match (`\.jpg$/`): `$` holds only at the end of the subject or before a final newline, so no
+ * subject matches. Returns that character as written. Extended mode (`(?x)`) and `\Q` quoting,
+ * which change what follows means, are not judged.
+ */
+function textAfterDeadEnd(pattern: string): string | undefined {
+  if (topLevelBranches(pattern).length > 1 || /\\Q|\(\?[a-zA-Z-]*x/.test(pattern)) return undefined;
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') {
+      inClass = true;
+      if (pattern[i + 1] === '^') i++;
+      if (pattern[i + 1] === ']') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '$' && depth === 0) {
+      // A literal character (or escaped punctuation) that is not made optional by ?, * or {0.
+      const rest = pattern.slice(i + 1);
+      const literal = /^(?:\\[^A-Za-z0-9\s]|[^\\.[\](){}|*+?^$#\s])/.exec(rest)?.[0];
+      if (literal && !/^(?:[?*]|\{0|\{,)/.test(rest.slice(literal.length))) return literal;
+    }
+  }
+  return undefined;
+}
 
 /** The top-level alternatives of a pattern, as written. */
 function topLevelBranches(pattern: string): string[] {
@@ -159,6 +197,8 @@ export const REGEX_UNANCHORED: LintRule = {
     const hits: RuleHit[] = [];
     for (const regex of listConfigRegexes(config)) {
       if (regex.source !== 'location' && regex.source !== 'server_name') continue;
+      // A pattern that never matches is regex-invalid's finding; anchoring it changes nothing.
+      if (textAfterDeadEnd(regex.pattern) !== undefined) continue;
       const branches = topLevelBranches(regex.pattern);
       let loose: string | undefined;
       if (regex.source === 'server_name')

@@ -12,7 +12,7 @@ import {
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { connectionForPlainRequests } from '../../nginx-config/connection-header.js';
 import { formatNginxTime, parseNginxTime } from '../../nginx-config/units.js';
-import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
+import { describeBlock, listProxiedLocations, unusedUpstreams } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 
@@ -31,9 +31,11 @@ export const UPSTREAM_KEEPALIVE_MISSING: LintRule = {
     const hits: RuleHit[] = [];
     const proxied = proxiedUpstreams(config);
     const other = nonHttpUpstreamNames(config);
+    const unused = unusedUpstreams(config);
     for (const { block } of listUpstreamScopes(config))
       if (
         childrenNamed(block, 'keepalive').length === 0 &&
+        !unused.has(block) &&
         (proxied.has(block) || !other.has(block.args[0] ?? '')) &&
         // Unix sockets have no ephemeral ports to run out of (as for a bare proxy_pass below).
         !childrenNamed(block, 'server').every((s) => (s.args[0] ?? '').startsWith('unix:'))
