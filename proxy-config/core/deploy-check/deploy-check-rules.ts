@@ -179,11 +179,12 @@ export const DEPLOY_CHECK_RULES: readonly DeployCheckRule[] = [
     severity: 'warning',
     title: 'a container is stopped with another signal than SIGQUIT',
     message:
-      'The graceful stop signal for containers is SIGQUIT (§4.7.4): nginx and proxyops api drain on it; on SIGTERM nginx stops at once. Checked only for services with a healthcheck (those a balancer polls).',
+      'The graceful stop signal for containers is SIGQUIT (§4.7.4): nginx and proxyops api drain on it; on SIGTERM nginx stops at once. Checked only for services with a healthcheck that a balancer sends to (not a database, cache or broker image).',
     fix: "stop_signal: SIGQUIT, if the app drains on it (not for a database: SIGQUIT is PostgreSQL's immediate stop)",
     runbook: RUNBOOKS.stoppedBeforeRemoved,
     test: (setup) =>
       setup.source === 'compose' &&
+      setup.servesTraffic &&
       setup.readiness &&
       setup.stopSignal !== 'SIGQUIT' &&
       setup.stopSignal !== 'SIGKILL'

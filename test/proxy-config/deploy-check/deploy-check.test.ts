@@ -97,6 +97,33 @@ describe('deploy check rules', () => {
     expect(report.findings[0]!.what).toContain('healthcheck interval 10 s × retries 3 + margin 5 s = 35 s');
   });
 
+  it('judges only the compose services a balancer sends to: not a worker, not postgres or redis', () => {
+    const report = check('compose-stack.yaml');
+    // app: healthcheck 5 s × 3 + margin 5 s = 20 s against the default stop_grace_period 10 s;
+    // nginx publishes ports: the options' 5 s × 3 + 5 s = 20 s, its 30 s leave the 10 s to finish.
+    expect(report.findings.map((f) => [f.ruleId, f.what.split(':')[0]])).toEqual([
+      ['stop-timeout-before-drain', 'service app'],
+      ['container-stop-signal', 'service app'],
+    ]);
+    expect(report.notes).toEqual([
+      expect.stringContaining(
+        'service worker not checked against the drain: no ports, expose or healthcheck',
+      ),
+      expect.stringContaining('service db (image postgres:16) not checked against the drain: a database'),
+      expect.stringContaining('service redis (image redis:7-alpine) not checked against the drain'),
+    ]);
+    // A stop signal that cannot be caught is still an error on any service.
+    const text = readFileSync(fixture('compose-stack.yaml'), 'utf8');
+    const killed = check(
+      'k.yaml',
+      text.replace('POSTGRES_PASSWORD: shop', 'POSTGRES_PASSWORD: shop\n    stop_signal: SIGKILL'),
+    );
+    expect(killed.findings.map((f) => [f.ruleId, f.what])).toContainEqual([
+      'stop-signal-not-graceful',
+      'service db: stop_signal=SIGKILL',
+    ]);
+  });
+
   it('reads the preStop forms found in the wild', () => {
     expect(preStopSleepMs({ exec: { command: ['sleep', '15'] } })).toBe(15_000);
     expect(preStopSleepMs({ exec: { command: ['/bin/sleep', '1m'] } })).toBe(60_000);
