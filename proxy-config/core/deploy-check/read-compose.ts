@@ -41,7 +41,7 @@ interface ComposeService {
  */
 export function readComposeFile(file: string, text: string): ReadStopSetups {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines });
+  const doc = parseDocument(text, { lineCounter: lines, logLevel: 'error' });
   const services = doc.get('services');
   if (!isMap(services))
     throw new ProxyopsError('DEPLOY_CHECK_INPUT_INVALID', `${file}: no services in this compose file`);
@@ -101,7 +101,10 @@ export function readComposeFile(file: string, text: string): ReadStopSetups {
                       placeOf([...at, 'healthcheck', 'interval'], place),
                       'interval',
                     ),
-              threshold: typeof check.retries === 'number' ? check.retries : COMPOSE_DEFAULTS.retries,
+              threshold:
+                check.retries === undefined
+                  ? COMPOSE_DEFAULTS.retries
+                  : count(check.retries, placeOf([...at, 'healthcheck', 'retries'], place), 'retries'),
               place: placeOf([...at, 'healthcheck'], place),
             },
           }
@@ -122,6 +125,12 @@ function duration(raw: string, place: Place, key: string): number {
   const ms = parseDurationMs(raw);
   if (ms === undefined) throw invalid(place, `${key} ${raw} is not a duration (such as 30s or 1m30s)`);
   return ms;
+}
+
+function count(raw: unknown, place: Place, key: string): number {
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1)
+    throw invalid(place, `${key} ${JSON.stringify(raw)} is not a whole number of at least 1`);
+  return raw;
 }
 
 function invalid(place: Place, why: string): ProxyopsError {

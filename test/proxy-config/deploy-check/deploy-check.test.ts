@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   checkStopSetups,
   readStopSetups,
@@ -124,6 +124,48 @@ describe('deploy check rules', () => {
     ]);
   });
 
+  it('refuses a field that is not a number, naming it, and never computes NaN', () => {
+    const text = readFileSync(fixture('statefulset-good.yaml'), 'utf8');
+    expect(() => check('p.yaml', text.replace('periodSeconds: 5', 'periodSeconds: 5s'))).toThrow(
+      /^p\.yaml:\d+: readinessProbe\.periodSeconds is "5s", not a whole number of at least 1$/,
+    );
+    expect(() =>
+      check(
+        'g.yaml',
+        text.replace('terminationGracePeriodSeconds: 60', 'terminationGracePeriodSeconds: {a: 1}'),
+      ),
+    ).toThrow(/^g\.yaml:\d+: terminationGracePeriodSeconds is .*not a whole number/);
+    const compose = readFileSync(fixture('compose.yaml'), 'utf8');
+    expect(() => check('c.yaml', compose.replace('retries: 3', 'retries: three'))).toThrow(
+      /^c\.yaml:11: retries "three" is not a whole number of at least 1$/,
+    );
+  });
+
+  it('lets no YAML library warning through (a mapping used as a key)', () => {
+    const warn = vi.spyOn(process, 'emitWarning');
+    try {
+      const text = readFileSync(fixture('statefulset-good.yaml'), 'utf8');
+      const odd = text.replace(/^kind: StatefulSet$/m, 'kind: StatefulSet\n? {odd: key}\n: value');
+      expect(odd).not.toBe(text);
+      expect(check('o.yaml', odd).findings).toEqual([]);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('takes a quoted {{.Name}} (a compose logging tag) as text, not as a template', () => {
+    const compose = readFileSync(fixture('compose.yaml'), 'utf8');
+    const tagged = compose.replace(
+      '    restart: unless-stopped\n',
+      "    restart: unless-stopped\n    logging:\n      options:\n        tag: '{{.Name}}/{{.ID}}'\n",
+    );
+    expect(check('t.yaml', tagged).findings.map((f) => f.ruleId)).toEqual([
+      'stop-timeout-before-drain',
+      'container-stop-signal',
+    ]);
+  });
+
   it('reads the preStop forms found in the wild', () => {
     expect(preStopSleepMs({ exec: { command: ['sleep', '15'] } })).toBe(15_000);
     expect(preStopSleepMs({ exec: { command: ['/bin/sleep', '1m'] } })).toBe(60_000);
@@ -189,6 +231,17 @@ describe('proxyops deploy check', () => {
     ]);
     // 1 s × 2 + 1 s = 3 s; TimeoutStopSec 10 s leaves 7 s ≥ 5 s.
     expect(out).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('a Helm template: one line saying to render it first, exit 2, no YAML warnings', async () => {
+    const out = await runCli(['deploy', 'check', fixture('helm-deployment.yaml')]);
+    expect(out).toMatchObject({ code: 2, stdout: '' });
+    expect(out.stderr).toMatch(
+      /^proxyops: .*helm-deployment\.yaml:4: a template \(\{\{ … \}\}\), not a manifest: render it first \(helm template .*\n$/,
+    );
+    // Without the lines that start with {{, the template still is one (an unquoted value).
+    const text = readFileSync(fixture('helm-deployment.yaml'), 'utf8');
+    expect(() => check('h.yaml', text.replace(/^.*\{\{- include.*\n/m, ''))).toThrow(/h\.yaml:4: a template/);
   });
 
   it('a file that is none of the three, or missing: one line, exit 2', async () => {
