@@ -93,7 +93,7 @@ export const DEPLOY_CHECK_RULES: readonly DeployCheckRule[] = [
     severity: 'warning',
     title: 'preStop hook of unknown length',
     message:
-      'The hook is not a sleep this check can read (an httpGet, a script without sleep): how long the pod keeps serving cannot be checked against the drain.',
+      'The hook is not a sleep this check can read (an httpGet, a script that does not start with sleep): how long the pod keeps serving cannot be checked against the drain.',
     fix: 'use lifecycle.preStop.sleep.seconds or exec: ["sleep", "N"], or check by hand that the hook lasts at least the computed drain',
     runbook: RUNBOOKS.stoppedBeforeRemoved,
     test: (setup, drain) =>

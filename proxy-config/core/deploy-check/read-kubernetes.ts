@@ -17,8 +17,8 @@ type Path = (string | number)[];
 
 /**
  * How long a preStop hook holds the stop signal back: `sleep: {seconds: N}`, `exec: [sleep, N]`, or a
- * shell script's sleeps before its first `kill` (`sh -c "sleep 5; kill -TERM 1; sleep 25"` drains for
- * 5 s: the app is told to stop then). Undefined without a preStop hook, null when its length is unknown.
+ * shell script's sleeps before its first other command (`sh -c "sleep 5; kill -TERM 1; sleep 25"`
+ * drains for 5 s: the app is told to stop then). Undefined without a preStop hook, null when its length is unknown.
  */
 export function preStopSleepMs(preStop: unknown): number | null | undefined {
   if (preStop === undefined || preStop === null) return undefined;
@@ -46,17 +46,28 @@ function sleepArgMs(args: string[]): number | null {
   return args.length > 0 ? ms : null;
 }
 
+/** Commands that neither take time nor stop the app: they do not end a script's leading sleeps. */
+const PASSIVE_COMMAND = /^(echo|printf|set|true|:)(\s|$)/;
+
+/**
+ * The sleeps a shell script runs before its first other command: that command (`kill`, `nginx -s
+ * quit`, a `while pgrep` wait) is when the app is told to stop, so a `sleep 1` after it, in a wait
+ * loop, does not hold the stop back. Null when the script does not start with a sleep.
+ */
 function scriptSleepMs(script: string): number | null {
-  const beforeKill = script.split(/\bkill\b/)[0]!;
-  const sleeps = [...beforeKill.matchAll(/\bsleep\s+((?:\d+(?:\.\d+)?[smhd]?\s*)+)/g)];
-  if (sleeps.length === 0) return null;
   let ms = 0;
-  for (const [, args] of sleeps) {
-    const value = sleepArgMs(args!.trim().split(/\s+/));
+  let sleeps = 0;
+  for (const raw of script.split(/&&|\|\||[;|&\n]/)) {
+    const command = raw.trim();
+    if (command === '' || PASSIVE_COMMAND.test(command)) continue;
+    const sleep = /^sleep\s+(.+)$/.exec(command);
+    if (!sleep) break;
+    const value = sleepArgMs(sleep[1]!.trim().split(/\s+/));
     if (value === null) return null;
     ms += value;
+    sleeps += 1;
   }
-  return ms;
+  return sleeps > 0 ? ms : null;
 }
 
 /** Reads every Deployment and StatefulSet of a (multi-document) manifest; other kinds get a note. */

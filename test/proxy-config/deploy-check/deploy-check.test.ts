@@ -174,6 +174,13 @@ describe('deploy check rules', () => {
       preStopSleepMs({ exec: { command: ['/bin/sh', '-c', 'sleep 5\nkill -SIGTERM 1\nsleep 25'] } }),
     ).toBe(5000);
     expect(preStopSleepMs({ exec: { command: ['sh', '-c', 'sleep 10 && nginx -s quit'] } })).toBe(10_000);
+    // The sleep 1 of the wait loop comes after nginx is told to quit: it does not hold the stop back.
+    const quitThenWait = 'sleep 5 && nginx -s quit && while pgrep -x nginx; do sleep 1; done';
+    expect(preStopSleepMs({ exec: { command: ['sh', '-c', quitThenWait] } })).toBe(5000);
+    expect(
+      preStopSleepMs({ exec: { command: ['sh', '-c', 'echo draining; sleep 3; sleep 2s; kill 1'] } }),
+    ).toBe(5000);
+    expect(preStopSleepMs({ exec: { command: ['sh', '-c', 'nginx -s quit; sleep 10'] } })).toBeNull();
     expect(preStopSleepMs({ httpGet: { path: '/shutdown', port: 8080 } })).toBeNull();
     expect(preStopSleepMs(undefined)).toBeUndefined();
     expect(parseDurationMs('1m30s')).toBe(90_000);
