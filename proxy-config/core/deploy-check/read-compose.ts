@@ -60,7 +60,7 @@ export function readComposeFile(file: string, text: string): ReadStopSetups {
       service.stop_grace_period === undefined
         ? undefined
         : duration(
-            String(service.stop_grace_period),
+            service.stop_grace_period,
             placeOf([...at, 'stop_grace_period'], place),
             'stop_grace_period',
           );
@@ -96,11 +96,7 @@ export function readComposeFile(file: string, text: string): ReadStopSetups {
               periodMs:
                 check.interval === undefined
                   ? COMPOSE_DEFAULTS.intervalMs
-                  : duration(
-                      String(check.interval),
-                      placeOf([...at, 'healthcheck', 'interval'], place),
-                      'interval',
-                    ),
+                  : duration(check.interval, placeOf([...at, 'healthcheck', 'interval'], place), 'interval'),
               threshold:
                 check.retries === undefined
                   ? COMPOSE_DEFAULTS.retries
@@ -121,9 +117,10 @@ export function readComposeFile(file: string, text: string): ReadStopSetups {
   return { setups, notes };
 }
 
-function duration(raw: string, place: Place, key: string): number {
-  const ms = parseDurationMs(raw);
-  if (ms === undefined) throw invalid(place, `${key} ${raw} is not a duration (such as 30s or 1m30s)`);
+function duration(raw: unknown, place: Place, key: string): number {
+  const ms = typeof raw === 'string' || typeof raw === 'number' ? parseDurationMs(String(raw)) : undefined;
+  if (ms === undefined)
+    throw invalid(place, `${key} ${JSON.stringify(raw)} is not a duration (such as 30s or 1m30s)`);
   return ms;
 }
 

@@ -149,6 +149,9 @@ describe('deploy check rules', () => {
     expect(() => check('c.yaml', compose.replace('retries: 3', 'retries: three'))).toThrow(
       /^c\.yaml:11: retries "three" is not a whole number of at least 1$/,
     );
+    expect(() => check('i.yaml', compose.replace('interval: 10s', 'interval: {a: 1}'))).toThrow(
+      /^i\.yaml:9: interval \{"a":1\} is not a duration/,
+    );
   });
 
   it('lets no YAML library warning through (a mapping used as a key)', () => {
