@@ -31,10 +31,18 @@ export interface DeployCheckOptions {
  * throws DEPLOY_CHECK_INPUT_INVALID.
  */
 export function readStopSetups(file: string, text: string): ReadStopSetups {
+  const template = templateLine(text);
+  if (template !== undefined)
+    throw new ProxyopsError(
+      'DEPLOY_CHECK_INPUT_INVALID',
+      `${file}:${template}: a template ({{ … }}), not a manifest: render it first (helm template RELEASE CHART > rendered.yaml, or your template tool) and check the output`,
+    );
   if (looksLikeSystemdUnit(text)) return readSystemdUnit(file, text);
   let first: unknown;
   try {
-    first = parseYaml(text.split(/^---\s*$/m).find((doc) => doc.trim() !== '') ?? '');
+    first = parseYaml(text.split(/^---\s*$/m).find((doc) => doc.trim() !== '') ?? '', {
+      logLevel: 'error',
+    });
   } catch {
     first = undefined;
   }
@@ -46,6 +54,18 @@ export function readStopSetups(file: string, text: string): ReadStopSetups {
     'DEPLOY_CHECK_INPUT_INVALID',
     `${file}: not a Kubernetes manifest, systemd unit or compose file`,
   );
+}
+
+/**
+ * The line of the first Helm/Go/Jinja template action: `{{` starting a line or an unquoted value, or a
+ * Helm one (`.Values`, `include`, `toYaml`…) anywhere. A quoted `"{{.Name}}"` alone (a compose logging
+ * tag) is a plain string. Read as YAML, a template gives objects for names and NaN for numbers.
+ */
+function templateLine(text: string): number | undefined {
+  const at = text.search(
+    /^[ \t]*(?:-[ \t]+)?\{\{|:[ \t]+\{\{|\{\{-?\s*(?:\.Values|\.Release|\.Chart|include|toYaml|template|if|range|with)\b/m,
+  );
+  return at < 0 ? undefined : text.slice(0, at).split('\n').length;
 }
 
 /** The drain a workload must allow for: its own readiness check when it declares one, else the options'. */
@@ -81,7 +101,7 @@ export function checkStopSetups(
         for (const hit of rule.test(setup, drain))
           findings.push({
             ruleId: rule.id,
-            severity: rule.severity,
+            severity: hit.severity ?? rule.severity,
             title: rule.title,
             what: hit.what,
             message: rule.message,

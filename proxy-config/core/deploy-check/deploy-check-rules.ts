@@ -16,6 +16,8 @@ export interface DeployCheckHit {
   place: Place;
   what: string;
   numbers: Record<string, number | null>;
+  /** A severity other than the rule's, for this hit (prestop-sleep-too-short: error or warning by how short). */
+  severity?: LintSeverity;
 }
 
 /** A deploy-check rule as data: adding a rule is adding a row to DEPLOY_CHECK_RULES. */
@@ -68,7 +70,7 @@ export const DEPLOY_CHECK_RULES: readonly DeployCheckRule[] = [
     severity: 'error',
     title: 'preStop sleep shorter than readiness period × failure threshold + margin',
     message:
-      'The stop signal arrives when the preStop sleep ends; a balancer polling readiness needs period × threshold to notice, plus a margin for the change to reach every proxy. Requests sent in between find the app gone: 502s on every rollout (§4.7.2).',
+      'The stop signal arrives when the preStop sleep ends. Kubernetes takes a deleted pod out of its endpoints at once; kube-proxy and ingress controllers stop sending after that change reaches them (the margin). An error when the sleep is shorter than the margin: requests find the app gone, 502s on every rollout. A warning when it covers the margin but not period × threshold: that matters only where the proxy in front polls readiness itself (nginx health checks, an external load balancer), which a manifest cannot show (§4.7.2).',
     fix: 'make the preStop sleep at least the computed drain (or lower periodSeconds × failureThreshold), and keep terminationGracePeriodSeconds above sleep + the time requests take to finish',
     runbook: RUNBOOKS.stoppedBeforeRemoved,
     test: (setup, drain) =>
@@ -76,7 +78,8 @@ export const DEPLOY_CHECK_RULES: readonly DeployCheckRule[] = [
         ? [
             {
               place: setup.preStopPlace ?? setup.place,
-              what: `${setup.name}: preStop sleeps ${w(setup.preStopSleepMs)}, ${w(drain.waitMs - setup.preStopSleepMs)} short of ${drainWords(drain)}`,
+              what: `${setup.name}: preStop sleeps ${w(setup.preStopSleepMs)}, ${w(drain.waitMs - setup.preStopSleepMs)} short of ${drainWords(drain)}${setup.preStopSleepMs >= drain.marginMs ? ' (enough for the endpoint removal to propagate; short only if the proxy in front polls readiness)' : ''}`,
+              severity: setup.preStopSleepMs < drain.marginMs ? 'error' : 'warning',
               numbers: {
                 preStopSleepMs: setup.preStopSleepMs,
                 drainMs: drain.waitMs,
@@ -93,7 +96,7 @@ export const DEPLOY_CHECK_RULES: readonly DeployCheckRule[] = [
     severity: 'warning',
     title: 'preStop hook of unknown length',
     message:
-      'The hook is not a sleep this check can read (an httpGet, a script without sleep): how long the pod keeps serving cannot be checked against the drain.',
+      'The hook is not a sleep this check can read (an httpGet, a script that does not start with sleep): how long the pod keeps serving cannot be checked against the drain.',
     fix: 'use lifecycle.preStop.sleep.seconds or exec: ["sleep", "N"], or check by hand that the hook lasts at least the computed drain',
     runbook: RUNBOOKS.stoppedBeforeRemoved,
     test: (setup, drain) =>
@@ -179,11 +182,12 @@ export const DEPLOY_CHECK_RULES: readonly DeployCheckRule[] = [
     severity: 'warning',
     title: 'a container is stopped with another signal than SIGQUIT',
     message:
-      'The graceful stop signal for containers is SIGQUIT (§4.7.4): nginx and proxyops api drain on it; on SIGTERM nginx stops at once. Checked only for services with a healthcheck (those a balancer polls).',
+      'The graceful stop signal for containers is SIGQUIT (§4.7.4): nginx and proxyops api drain on it; on SIGTERM nginx stops at once. Checked only for services with a healthcheck that a balancer sends to (not a database, cache or broker image).',
     fix: "stop_signal: SIGQUIT, if the app drains on it (not for a database: SIGQUIT is PostgreSQL's immediate stop)",
     runbook: RUNBOOKS.stoppedBeforeRemoved,
     test: (setup) =>
       setup.source === 'compose' &&
+      setup.servesTraffic &&
       setup.readiness &&
       setup.stopSignal !== 'SIGQUIT' &&
       setup.stopSignal !== 'SIGKILL'

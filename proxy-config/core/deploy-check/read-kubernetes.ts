@@ -17,8 +17,8 @@ type Path = (string | number)[];
 
 /**
  * How long a preStop hook holds the stop signal back: `sleep: {seconds: N}`, `exec: [sleep, N]`, or a
- * shell script's sleeps before its first `kill` (`sh -c "sleep 5; kill -TERM 1; sleep 25"` drains for
- * 5 s: the app is told to stop then). Undefined without a preStop hook, null when its length is unknown.
+ * shell script's sleeps before its first other command (`sh -c "sleep 5; kill -TERM 1; sleep 25"`
+ * drains for 5 s: the app is told to stop then). Undefined without a preStop hook, null when its length is unknown.
  */
 export function preStopSleepMs(preStop: unknown): number | null | undefined {
   if (preStop === undefined || preStop === null) return undefined;
@@ -46,23 +46,34 @@ function sleepArgMs(args: string[]): number | null {
   return args.length > 0 ? ms : null;
 }
 
+/** Commands that neither take time nor stop the app: they do not end a script's leading sleeps. */
+const PASSIVE_COMMAND = /^(echo|printf|set|true|:)(\s|$)/;
+
+/**
+ * The sleeps a shell script runs before its first other command: that command (`kill`, `nginx -s
+ * quit`, a `while pgrep` wait) is when the app is told to stop, so a `sleep 1` after it, in a wait
+ * loop, does not hold the stop back. Null when the script does not start with a sleep.
+ */
 function scriptSleepMs(script: string): number | null {
-  const beforeKill = script.split(/\bkill\b/)[0]!;
-  const sleeps = [...beforeKill.matchAll(/\bsleep\s+((?:\d+(?:\.\d+)?[smhd]?\s*)+)/g)];
-  if (sleeps.length === 0) return null;
   let ms = 0;
-  for (const [, args] of sleeps) {
-    const value = sleepArgMs(args!.trim().split(/\s+/));
+  let sleeps = 0;
+  for (const raw of script.split(/&&|\|\||[;|&\n]/)) {
+    const command = raw.trim();
+    if (command === '' || PASSIVE_COMMAND.test(command)) continue;
+    const sleep = /^sleep\s+(.+)$/.exec(command);
+    if (!sleep) break;
+    const value = sleepArgMs(sleep[1]!.trim().split(/\s+/));
     if (value === null) return null;
     ms += value;
+    sleeps += 1;
   }
-  return ms;
+  return sleeps > 0 ? ms : null;
 }
 
 /** Reads every Deployment and StatefulSet of a (multi-document) manifest; other kinds get a note. */
 export function readKubernetesManifest(file: string, text: string): ReadStopSetups {
   const lines = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: lines });
+  const docs = parseAllDocuments(text, { lineCounter: lines, logLevel: 'error' });
   if (!Array.isArray(docs)) throw notYaml(file, 'not a YAML stream');
   const setups: StopSetup[] = [];
   const notes: string[] = [];
@@ -71,17 +82,23 @@ export function readKubernetesManifest(file: string, text: string): ReadStopSetu
     const value = doc.toJS() as unknown;
     if (value === null || value === undefined) return;
     const kind = (value as { kind?: unknown }).kind;
-    const name = String((value as { metadata?: { name?: unknown } }).metadata?.name ?? '?');
+    const placeOf = (path: Path, fallback: Place): Place => {
+      const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
+      return node?.range ? { file, line: lines.linePos(node.range[0]).line } : fallback;
+    };
+    const rawName = (value as { metadata?: { name?: unknown } }).metadata?.name ?? '?';
+    const name = typeof rawName === 'object' ? undefined : String(rawName);
+    if (name === undefined)
+      throw new ProxyopsError(
+        'DEPLOY_CHECK_INPUT_INVALID',
+        `${file}:${placeOf(['metadata', 'name'], { file, line: 1 }).line}: metadata.name is not a name`,
+      );
     if (typeof kind !== 'string' || !WORKLOAD_KINDS.has(kind)) {
       notes.push(
         `${file}: document ${index + 1} (${typeof kind === 'string' ? `kind ${kind}` : 'no kind'} ${name}) ignored: only Deployment and StatefulSet are checked`,
       );
       return;
     }
-    const placeOf = (path: Path, fallback: Place): Place => {
-      const node = doc.getIn(path, true) as { range?: [number, number, number] } | undefined;
-      return node?.range ? { file, line: lines.linePos(node.range[0]).line } : fallback;
-    };
     setups.push(
       ...readPodTemplate(doc, `${kind}/${name}`, placeOf, {
         file,
@@ -101,20 +118,35 @@ function readPodTemplate(
   const pod: Path = ['spec', 'template', 'spec'];
   const containers = doc.getIn([...pod, 'containers']);
   if (!isSeq(containers)) return [];
-  const grace = doc.getIn([...pod, 'terminationGracePeriodSeconds']);
-  const graceSeconds = typeof grace === 'number' ? grace : KUBERNETES_DEFAULTS.terminationGracePeriodSeconds;
   const gracePlace = placeOf([...pod, 'terminationGracePeriodSeconds'], place);
+  const graceSeconds = whole(
+    doc.getIn([...pod, 'terminationGracePeriodSeconds']),
+    gracePlace,
+    'terminationGracePeriodSeconds',
+    0,
+    KUBERNETES_DEFAULTS.terminationGracePeriodSeconds,
+  );
   return containers.items.flatMap((item, i) => {
     if (!isMap(item)) return [];
     const c = item.toJSON() as {
       name?: string;
       ports?: unknown[];
-      readinessProbe?: { periodSeconds?: number; failureThreshold?: number };
-      lifecycle?: { preStop?: unknown; stopSignal?: string };
+      readinessProbe?: { periodSeconds?: unknown; failureThreshold?: unknown };
+      lifecycle?: { preStop?: { sleep?: { seconds?: unknown } }; stopSignal?: string };
     };
     const at: Path = [...pod, 'containers', i];
     const containerPlace = placeOf(at, place);
     const probe = c.readinessProbe;
+    const probePlace = (key: string) => placeOf([...at, 'readinessProbe', key], containerPlace);
+    const sleepSeconds = c.lifecycle?.preStop?.sleep?.seconds;
+    if (sleepSeconds !== undefined)
+      whole(
+        sleepSeconds,
+        placeOf([...at, 'lifecycle', 'preStop', 'sleep', 'seconds'], containerPlace),
+        'lifecycle.preStop.sleep.seconds',
+        0,
+        0,
+      );
     const signal =
       c.lifecycle?.stopSignal === undefined ? undefined : normalizeSignal(c.lifecycle.stopSignal);
     return [
@@ -125,8 +157,21 @@ function readPodTemplate(
         ...(probe
           ? {
               readiness: {
-                periodMs: (probe.periodSeconds ?? KUBERNETES_DEFAULTS.periodSeconds) * 1000,
-                threshold: probe.failureThreshold ?? KUBERNETES_DEFAULTS.failureThreshold,
+                periodMs:
+                  whole(
+                    probe.periodSeconds,
+                    probePlace('periodSeconds'),
+                    'readinessProbe.periodSeconds',
+                    1,
+                    KUBERNETES_DEFAULTS.periodSeconds,
+                  ) * 1000,
+                threshold: whole(
+                  probe.failureThreshold,
+                  probePlace('failureThreshold'),
+                  'readinessProbe.failureThreshold',
+                  1,
+                  KUBERNETES_DEFAULTS.failureThreshold,
+                ),
                 place: placeOf([...at, 'readinessProbe'], containerPlace),
               },
             }
@@ -149,6 +194,20 @@ function readPodTemplate(
       } satisfies StopSetup,
     ];
   });
+}
+
+/**
+ * A whole-number field (Kubernetes' seconds and thresholds are integers), its default when left out;
+ * anything else is bad input naming the field, so no NaN reaches a finding.
+ */
+function whole(raw: unknown, place: Place, key: string, min: number, fallback: number): number {
+  if (raw === undefined || raw === null) return fallback;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min)
+    throw new ProxyopsError(
+      'DEPLOY_CHECK_INPUT_INVALID',
+      `${place.file}:${place.line}: ${key} is ${JSON.stringify(raw)}, not a whole number of at least ${min}`,
+    );
+  return raw;
 }
 
 function notYaml(file: string, why: string): ProxyopsError {
