@@ -101,7 +101,7 @@ export function checkStopSetups(
         for (const hit of rule.test(setup, drain))
           findings.push({
             ruleId: rule.id,
-            severity: hit.severity ?? rule.severity,
+            severity: rule.severity,
             title: rule.title,
             what: hit.what,
             message: rule.message,

@@ -16,8 +16,6 @@ export interface DeployCheckHit {
   place: Place;
   what: string;
   numbers: Record<string, number | null>;
-  /** A severity other than the rule's, for this hit (prestop-sleep-too-short: error or warning by how short). */
-  severity?: LintSeverity;
 }
 
 /** A deploy-check rule as data: adding a rule is adding a row to DEPLOY_CHECK_RULES. */
@@ -70,7 +68,7 @@ export const DEPLOY_CHECK_RULES: readonly DeployCheckRule[] = [
     severity: 'error',
     title: 'preStop sleep shorter than readiness period × failure threshold + margin',
     message:
-      'The stop signal arrives when the preStop sleep ends. Kubernetes takes a deleted pod out of its endpoints at once; kube-proxy and ingress controllers stop sending after that change reaches them (the margin). An error when the sleep is shorter than the margin: requests find the app gone, 502s on every rollout. A warning when it covers the margin but not period × threshold: that matters only where the proxy in front polls readiness itself (nginx health checks, an external load balancer), which a manifest cannot show (§4.7.2).',
+      'The stop signal arrives when the preStop sleep ends; a balancer polling readiness needs period × threshold to notice, plus a margin for the change to reach every proxy. Requests sent in between find the app gone: 502s on every rollout (§4.7.2).',
     fix: 'make the preStop sleep at least the computed drain (or lower periodSeconds × failureThreshold), and keep terminationGracePeriodSeconds above sleep + the time requests take to finish',
     runbook: RUNBOOKS.stoppedBeforeRemoved,
     test: (setup, drain) =>
@@ -78,8 +76,7 @@ export const DEPLOY_CHECK_RULES: readonly DeployCheckRule[] = [
         ? [
             {
               place: setup.preStopPlace ?? setup.place,
-              what: `${setup.name}: preStop sleeps ${w(setup.preStopSleepMs)}, ${w(drain.waitMs - setup.preStopSleepMs)} short of ${drainWords(drain)}${setup.preStopSleepMs >= drain.marginMs ? ' (enough for the endpoint removal to propagate; short only if the proxy in front polls readiness)' : ''}`,
-              severity: setup.preStopSleepMs < drain.marginMs ? 'error' : 'warning',
+              what: `${setup.name}: preStop sleeps ${w(setup.preStopSleepMs)}, ${w(drain.waitMs - setup.preStopSleepMs)} short of ${drainWords(drain)}`,
               numbers: {
                 preStopSleepMs: setup.preStopSleepMs,
                 drainMs: drain.waitMs,
