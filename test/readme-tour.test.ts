@@ -5,7 +5,6 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/ports.js';
 
-
 /** The `sh` blocks of the README's "A ten-minute tour" section, in order. */
 async function tourBlocks(): Promise<string[]> {
   const readme = await readFile(join(process.cwd(), 'README.md'), 'utf8');
