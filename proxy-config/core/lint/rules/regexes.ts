@@ -109,10 +109,27 @@ export const REGEX_INVALID: LintRule = {
  */
 function textAfterDeadEnd(pattern: string): string | undefined {
   if (topLevelBranches(pattern).length > 1 || /\\Q|\(\?[a-zA-Z-]*x/.test(pattern)) return undefined;
+  let found: string | undefined;
+  eachTopLevelChar(pattern, (c, i) => {
+    if (c !== '$') return false;
+    // A literal character (or escaped punctuation) that is not made optional by ?, * or {0.
+    const rest = pattern.slice(i + 1);
+    const literal = /^(?:\\[^A-Za-z0-9\s]|[^\\.[\](){}|*+?^$#\s])/.exec(rest)?.[0];
+    if (literal && !/^(?:[?*]|\{0|\{,)/.test(rest.slice(literal.length))) found = literal;
+    return found !== undefined;
+  });
+  return found;
+}
+
+/**
+ * Calls `visit` with each character of `pattern` outside every group and character class (escaped
+ * characters skipped), and its index, until it returns true.
+ */
+function eachTopLevelChar(pattern: string, visit: (c: string, i: number) => boolean): void {
   let depth = 0;
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
+    const c = pattern[i]!;
     if (c === '\\') i++;
     else if (inClass) inClass = c !== ']';
     else if (c === '[') {
@@ -121,37 +138,20 @@ function textAfterDeadEnd(pattern: string): string | undefined {
       if (pattern[i + 1] === ']') i++;
     } else if (c === '(') depth++;
     else if (c === ')') depth--;
-    else if (c === '$' && depth === 0) {
-      // A literal character (or escaped punctuation) that is not made optional by ?, * or {0.
-      const rest = pattern.slice(i + 1);
-      const literal = /^(?:\\[^A-Za-z0-9\s]|[^\\.[\](){}|*+?^$#\s])/.exec(rest)?.[0];
-      if (literal && !/^(?:[?*]|\{0|\{,)/.test(rest.slice(literal.length))) return literal;
-    }
+    else if (depth === 0 && visit(c, i)) return;
   }
-  return undefined;
 }
 
 /** The top-level alternatives of a pattern, as written. */
 function topLevelBranches(pattern: string): string[] {
   const branches: string[] = [];
-  let depth = 0;
-  let inClass = false;
   let start = 0;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\') i++;
-    else if (inClass) inClass = c !== ']';
-    else if (c === '[') {
-      inClass = true;
-      if (pattern[i + 1] === '^') i++;
-      if (pattern[i + 1] === ']') i++;
-    } else if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === '|' && depth === 0) {
-      branches.push(pattern.slice(start, i));
-      start = i + 1;
-    }
-  }
+  eachTopLevelChar(pattern, (c, i) => {
+    if (c !== '|') return false;
+    branches.push(pattern.slice(start, i));
+    start = i + 1;
+    return false;
+  });
   branches.push(pattern.slice(start));
   return branches;
 }
