@@ -19,6 +19,8 @@ import {
 } from '../shell/stack-state.js';
 import { localAccessLogs, type AccessLogs } from './access-logs.js';
 import type { Fleet } from './fleet.js';
+import { readFleetPlanView } from './fleet-status.js';
+import { localRefusal, planOnly, unavailable, type NginxRefusal } from './refuse-at-proxies.js';
 
 /** Everything a deploy works from, read before any step runs. */
 export interface DeployContext {
@@ -48,6 +50,8 @@ export interface DeployContext {
   hostOf(instance: { host: string }): Host | undefined;
   /** Set when the spec lists nginx hosts: the deploy goes across hosts. */
   fleet?: Fleet;
+  /** Refusing nginx's new connections to an old instance of a blue/green pair before it closes its listener. */
+  refusal: NginxRefusal;
   /** `--batch`, `--canary` (the first host alone first) and `--max-fail`. */
   batches?: DeployBatches;
 }
@@ -105,7 +109,13 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     );
   const { fleet } = where;
   if (fleet) checkFleetSpec(where.specPath, upstream, pool);
-  const recordedState = fleet ? await fleet.readState() : await readStackState(where.target);
+  // `deploy plan` with proxies holds no lock: it reads the hosts as `deploy status` does.
+  const view = !fleet && where.proxies ? await readFleetPlanView(spec) : undefined;
+  const recordedState = fleet
+    ? await fleet.readState()
+    : view
+      ? view.state
+      : await readStackState(where.target);
   // `proxyops down` may have stopped the stack between resolving the target and taking the lock.
   if (where.stack && !recordedState?.stack)
     throw new ProxyopsError('BAD_OPTION', `the local stack of ${where.target} is not running any more`);
@@ -128,6 +138,17 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     if (!handOver || !pair) return pair;
     return pair.host === handOver.fresh.host && pair.port === handOver.fresh.port ? pair : undefined;
   });
+  const paired = rolled.flatMap((instance, i) => (pairs[i] ? [instance, pairs[i]] : []));
+  const refusal =
+    paired.length === 0
+      ? unavailable('no server has an alternate address')
+      : fleet
+        ? fleet.refusal
+        : view
+          ? view.unrefusable
+            ? unavailable(view.unrefusable)
+            : planOnly
+          : await localRefusal(spec.paths.pidFile, paired);
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
   const envChanges = where.envChanges ?? {};
@@ -143,6 +164,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       ...(pairs[i] ? { alternate: pairs[i] } : {}),
     })),
     logDelayMs,
+    ...(refusal.unavailable === undefined ? { refuse: true } : { unrefusable: refusal.unavailable }),
     ...(version === undefined ? {} : { version }),
     ...(handOver ? { handOverTo: { host: handOver.fresh.host, port: handOver.fresh.port } } : {}),
     ...where.watch,
@@ -176,6 +198,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       return fleet && ssh ? fleet.appHost(ssh) : undefined;
     },
     ...(fleet ? { fleet } : {}),
+    refusal,
     ...(where.batches ? { batches: checkBatches(where.batches, plan) } : {}),
   };
 }

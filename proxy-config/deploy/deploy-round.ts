@@ -247,7 +247,9 @@ export class RoundRunner {
         old.inUpstream = false;
         this.removedAt = Date.now();
         await input.save();
-        return `${toAddress(old)} is out of upstream ${context.upstream}`;
+        return traffic.path === 'alternate'
+          ? `nginx's new connections to ${toAddress(old)} are refused (no reload); its open ones go on`
+          : `${toAddress(old)} is out of upstream ${context.upstream}`;
       }
       case 'confirm-idle': {
         // Requests the old workers were still finishing are logged in the first moments; a request

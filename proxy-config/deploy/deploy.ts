@@ -51,6 +51,10 @@ export async function runDeploy(
   emit({ type: 'plan', plan });
   const current = [...context.instances];
   const before = summarizeLogWindow(context.kit, await context.logs.baseline());
+  // A refusal left by a deploy that died half-way would keep nginx off an address this one starts at.
+  if (context.refusal.unavailable === undefined)
+    for (const instance of plan.instances.filter((i) => i.alternate))
+      for (const address of [instance, instance.alternate!]) await context.refusal.allow(address);
   const save = async () => {
     const others = (context.state.upstreams[context.upstream] ?? []).filter(
       (i) => !i.inUpstream && !current.includes(i),
@@ -69,7 +73,7 @@ export async function runDeploy(
   const switches = {
     slot: slotSwitch,
     reload: byReload,
-    alternate: alternateSwitch((old) => pairOf(context.pool, old)!),
+    alternate: alternateSwitch((old) => pairOf(context.pool, old)!, context.refusal),
   };
   /** One round: its steps, or on a failure the round put back and an abort event; how it ended. */
   const runRound = async (round: number): Promise<'ok' | 'failed' | 'fatal'> => {

@@ -5,7 +5,38 @@ import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
 import { openStepSession } from '../shell/host/step-session.js';
 import { fetchStatus } from '../shell/process/wait-until-ready.js';
-import type { InstanceRecord } from '../shell/stack-state.js';
+import type { InstanceRecord, StackState } from '../shell/stack-state.js';
+
+/**
+ * What `deploy plan` needs of the nginx hosts of `proxies`, read without a lock: the state the first
+ * one that answers records, and why not every one can refuse nginx's connections (when one cannot).
+ * A host that does not answer is an error: a plan would otherwise be made from nothing.
+ */
+export async function readFleetPlanView(
+  spec: ProxySpec,
+): Promise<{ state?: StackState; unrefusable?: string }> {
+  const answers = await Promise.all(
+    spec.proxies.map(async ({ ssh, target }) => {
+      const host = createSshHost(ssh);
+      try {
+        await checkRemoteProxyops(host);
+        const session = openStepSession(host, target);
+        const answer = await session.request({ step: 'status', pidFile: spec.paths.pidFile });
+        await session.end();
+        return { ssh, answer };
+      } finally {
+        await host.close();
+      }
+    }),
+  );
+  const statuses = answers.flatMap(({ ssh, answer }) => (answer.step === 'status' ? [{ ssh, answer }] : []));
+  const unrefusable = statuses.find((s) => s.answer.unrefusable);
+  const state = statuses[0]?.answer.state as unknown as StackState | undefined;
+  return {
+    ...(state ? { state } : {}),
+    ...(unrefusable ? { unrefusable: `${unrefusable.ssh}: ${unrefusable.answer.unrefusable}` } : {}),
+  };
+}
 
 /** How one nginx host stands, as `deploy status` shows it. */
 export type ProxyStatus =

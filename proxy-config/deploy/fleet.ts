@@ -7,6 +7,7 @@ import { createSshHost } from '../shell/host/ssh-host.js';
 import { openStepSession, type StepAnswer, type StepSession } from '../shell/host/step-session.js';
 import type { StackState } from '../shell/stack-state.js';
 import type { AccessLogs } from './access-logs.js';
+import { unavailable, type NginxRefusal } from './refuse-at-proxies.js';
 
 /**
  * The hosts of a deploy across hosts: a step session on every nginx host of the spec, each holding
@@ -19,6 +20,8 @@ export interface Fleet {
   /** The app host a server's `ssh` names (one connection each). */
   appHost(ssh: string): Host;
   logs: AccessLogs;
+  /** Refusing nginx's new connections to an address on every nginx host at once. */
+  refusal: NginxRefusal;
   readState(): Promise<StackState | undefined>;
   /** Records the state (and where the deploy is) on every nginx host still reachable. */
   writeState(
@@ -61,6 +64,7 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
   const appHosts = new Map(apps.map((name) => [name, createSshHost(name)]));
   const sessions: StepSession[] = [];
   const lost = new Set<StepSession>();
+  const unrefusable: string[] = [];
   const close = async () => {
     await Promise.all(sessions.map((s) => s.end()));
     await Promise.all([...proxyHosts, ...appHosts.values()].map((h) => h.close()));
@@ -81,7 +85,12 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
       const session = openStepSession(host, spec.proxies[index]!.target);
       sessions.push(session);
       try {
-        await session.request({ step: 'hold', accessLog: spec.accessLog.path });
+        const held = await session.request({
+          step: 'hold',
+          accessLog: spec.accessLog.path,
+          pidFile: spec.paths.pidFile,
+        });
+        if (held.step === 'held' && held.unrefusable) unrefusable.push(`${host.name}: ${held.unrefusable}`);
       } catch (error) {
         const held = sessions.slice(0, -1).map((s) => s.host.name);
         throw new ProxyopsError(
@@ -127,6 +136,27 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
           .map(textOf)
           .join(''),
     },
+    refusal:
+      unrefusable.length > 0
+        ? unavailable(unrefusable[0]!)
+        : {
+            async refuse(address) {
+              await fleet.requestAll({
+                step: 'refuse',
+                host: address.host,
+                port: address.port,
+                refuse: true,
+              });
+            },
+            async allow(address) {
+              await fleet.requestAll({
+                step: 'refuse',
+                host: address.host,
+                port: address.port,
+                refuse: false,
+              });
+            },
+          },
     async readState() {
       const answer = await ask(sessions[0]!, { step: 'read-state' });
       return answer.step === 'state' ? (answer.state as unknown as StackState | undefined) : undefined;

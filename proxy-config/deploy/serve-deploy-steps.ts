@@ -8,6 +8,14 @@ import { readDeployProgress, removeDeployProgress, writeDeployProgress } from '.
 import { fileSize } from '../shell/logs/read-file-range.js';
 import { readLastLines, readLogSince } from '../shell/logs/read-log-since.js';
 import { isAlive } from '../shell/process/proc-process-tree.js';
+import {
+  allowConnects,
+  refusable,
+  refusalSupport,
+  refuseConnects,
+  type RefusedAddress,
+  type RefusalSupport,
+} from '../shell/nginx/refuse-connects.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from '../shell/stack-state.js';
 
 /**
@@ -25,17 +33,29 @@ export async function serveDeploySteps(
   const target = resolve(targetArg);
   await checkTargetLayout(target);
   if (first.step === 'status') {
-    reply({ ok: true, step: 'status', ...(await readStatus(target)) });
+    const support = first.pidFile ? await refusalSupport(first.pidFile) : undefined;
+    reply({
+      ok: true,
+      step: 'status',
+      ...(await readStatus(target)),
+      ...(support && !support.ok ? { unrefusable: support.reason } : {}),
+    });
     return;
   }
   await mkdir(target, { recursive: true, mode: 0o755 });
   const unlock = await lockDeploys(target);
   const log = first.accessLog;
+  const support: RefusalSupport = first.pidFile
+    ? await refusalSupport(first.pidFile)
+    : { ok: false, reason: 'no pid file was given' };
+  // Allowed again when the session ends, however it ends: a deploy that lost this host leaves no rule.
+  const refused = new Map<string, RefusedAddress>();
   try {
-    reply({ ok: true, step: 'held' });
+    reply({ ok: true, step: 'held', ...(support.ok ? {} : { unrefusable: support.reason }) });
     for (let request = await next(); request; request = await next()) {
       try {
         if (request.step === 'prepare') await serveOneChange(target, request, next, reply);
+        else if (request.step === 'refuse') reply(await refuse(support, refused, request));
         else reply(await answer(target, log, request));
       } catch (error) {
         if (!isProxyopsError(error)) throw error;
@@ -43,9 +63,30 @@ export async function serveDeploySteps(
       }
     }
   } finally {
+    for (const address of refused.values()) await allowConnects(address).catch(() => undefined);
     await removeDeployProgress(target);
     await unlock();
   }
+}
+
+async function refuse(
+  support: RefusalSupport,
+  refused: Map<string, RefusedAddress>,
+  request: Extract<StepRequest, { step: 'refuse' }>,
+): Promise<StepReply> {
+  const address = { host: request.host, port: request.port };
+  const key = `${address.host}:${address.port}`;
+  if (!refusable(address)) throw new ProxyopsError('REFUSE_FAILED', `${key} is not an IP address and port`);
+  if (request.refuse) {
+    if (!support.ok)
+      throw new ProxyopsError('REFUSE_FAILED', `cannot refuse connections here: ${support.reason}`);
+    await refuseConnects(address, support.workerUid);
+    refused.set(key, address);
+  } else {
+    await allowConnects(address);
+    refused.delete(key);
+  }
+  return { ok: true, step: 'refused' };
 }
 
 async function answer(target: string, log: string, request: StepRequest): Promise<StepReply> {

@@ -14,11 +14,12 @@ export interface SystemPackage {
  * The packages: nginx (the proxy itself), its njs module (loaded by configs whose routes cache),
  * chromium (only the HTML report test uses it), prometheus (only the tests of `logs stats`'s metrics
  * use it: the server scrapes them, and its promtool checks the text), the OpenSSH client (the
- * transport to the nginx hosts of a spec's `proxies`) and server (the test hosts run it), and
- * supervisor (the deploy-hook tests run app instances as its programs).
+ * transport to the nginx hosts of a spec's `proxies`) and server (the test hosts run it),
+ * supervisor (the deploy-hook tests run app instances as its programs), and nftables (a blue/green
+ * deploy refuses nginx's new connections to the old instance before it stops; see docs/deploys.md).
  */
 export const SYSTEM_PACKAGES: Record<
-  'nginx' | 'njs' | 'chromium' | 'prometheus' | 'sshClient' | 'sshServer' | 'supervisor',
+  'nginx' | 'njs' | 'chromium' | 'prometheus' | 'sshClient' | 'sshServer' | 'supervisor' | 'nftables',
   SystemPackage
 > = {
   nginx: { name: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'] },
@@ -28,6 +29,7 @@ export const SYSTEM_PACKAGES: Record<
   sshClient: { name: 'openssh-client', candidates: ['/usr/bin/ssh'] },
   sshServer: { name: 'openssh-server', candidates: ['/usr/sbin/sshd'] },
   supervisor: { name: 'supervisor', candidates: ['/usr/bin/supervisord'] },
+  nftables: { name: 'nftables', candidates: ['/usr/sbin/nft'] },
 };
 
 /** What to do about missing packages: nothing, install them (root on Debian), or tell the exact command. */

@@ -28,7 +28,13 @@ export type StepRequest =
    * A deploy across hosts: take the target's deploy lock and hold it until the session ends. Then
    * any number of the requests below, and of prepare/switch/finish|undo cycles (each a config change).
    */
-  | { step: 'hold'; accessLog: string }
+  | { step: 'hold'; accessLog: string; pidFile?: string }
+  /**
+   * Refuse (or again allow) the nginx workers' new connections to an address, on this host: how an
+   * old instance of a blue/green pair closes its listener with nothing queued (see refuse-connects.ts).
+   * What the session refused is allowed again when it ends, however it ends.
+   */
+  | { step: 'refuse'; host: string; port: number; refuse: boolean }
   /** The access log's complete lines from byte `from` on; without `from`, where it ends (and, asked, the last lines before). */
   | { step: 'log'; from?: number; baseline?: boolean }
   /** The state recorded under the target (instances.json). */
@@ -36,7 +42,7 @@ export type StepRequest =
   /** Records the state (and where the deploy is, or that it ended: `progress` absent). */
   | { step: 'write-state'; state?: RecordedState; progress?: { round: number; step: number; kind: string } }
   /** Only say how the target stands: live version, recorded state, a deploy holding it and where. */
-  | { step: 'status' };
+  | { step: 'status'; pidFile?: string };
 
 /** The far side's answer to one request. */
 export type StepReply =
@@ -62,7 +68,9 @@ export type StepReply =
       step: 'history';
       versions: Array<{ version: string; current: boolean; previous: boolean; record?: VersionRecord }>;
     }
-  | { ok: true; step: 'held' | 'state-written' }
+  /** `unrefusable`: why this host cannot refuse nginx's connections (no nft, not root, …). */
+  | { ok: true; step: 'held'; unrefusable?: string }
+  | { ok: true; step: 'state-written' | 'refused' }
   | { ok: true; step: 'log'; text: string; end: number }
   | { ok: true; step: 'state'; state?: RecordedState }
   | {
@@ -70,6 +78,8 @@ export type StepReply =
       step: 'status';
       live?: string;
       state?: RecordedState;
+      /** Asked with a pid file: why this host could not refuse nginx's connections (as `held` says). */
+      unrefusable?: string;
       /** A deploy holds the target: its pid there and the step it recorded last. */
       deploy?: { pid: number; round: number; step: number; kind: string };
     }

@@ -97,6 +97,12 @@ export interface DeployPlanInput {
   pool: Pick<UpstreamSpec, 'healthCheck' | 'deploy'>;
   instances: InstanceAddress[];
   logDelayMs: number;
+  /**
+   * On the alternate path, every nginx host can refuse nginx's new connections to the old instance
+   * before it is told to stop (else `unrefusable` says why not, and the plan says what that costs).
+   */
+  refuse?: boolean;
+  unrefusable?: string;
   /** `deploy --version`: required when a hook names `{version}`. */
   version?: string;
   envChanges?: EnvChange[];
@@ -239,9 +245,16 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
         `watch the new instance (exit, readiness, 502s naming it) and its status codes and p99 (${threshold})${canaryNote}, at least fail_timeout (${s(retryMs)}, after which every nginx worker tries ${nextAt} again); on failure stop it, ${at} serves on`,
         { waitMs: Math.max(watchMs, retryMs) + input.logDelayMs },
       );
+      // A connection still queued at the old listener when it closes is reset after nginx wrote its
+      // request, and a POST is then not passed on: refused first, nothing new reaches the queue.
+      if (input.refuse)
+        add(
+          'remove',
+          `refuse nginx's new connections to ${at} on every nginx host (an nft rule matching nginx's workers; no reload): they go to ${nextAt}, and none waits in ${at}'s accept queue when it closes`,
+        );
       add(
         'signal',
-        `${stopOld ?? `send ${signal} to ${at}`}: it closes its listener first (new connections are refused and go to ${nextAt}), then answers with Connection: close`,
+        `${stopOld ?? `send ${signal} to ${at}`}: it closes its listener first (new connections are refused and go to ${nextAt}), then answers with Connection: close${input.refuse ? '' : input.unrefusable ? ` (not refused first: ${input.unrefusable}; a connection queued at ${at} as it closes is reset, a POST on it fails)` : ''}`,
       );
       add('wait-exit', `wait until ${at} refuses connections and has left (at most ${s(exitBoundMs)})`, {
         boundMs: exitBoundMs,

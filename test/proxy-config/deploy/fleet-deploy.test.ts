@@ -1,6 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeployPlan } from '../../../proxy-config/core/deploy/plan-deploy.js';
 import { fetchStatus } from '../../../proxy-config/shell/process/wait-until-ready.js';
 import { APPS, loadThroughAll, startFleet, storedCount, WEB, type Fleet } from './fleet-harness.js';
 
@@ -26,6 +27,10 @@ describe('deploy across hosts: three nginx hosts in front of two app hosts, over
       '--dir',
       `${fleet.hosts.root}/here`,
       '--json',
+      // What is tested is that nothing fails; a new instance's first seconds on a busy test machine
+      // are slower than a warm one's, which the latency gate rightly holds against it.
+      '--max-p99-ratio',
+      'off',
     );
     const results = await load.stop();
     expect(run.code, run.stdout + run.stderr).toBe(0);
@@ -36,12 +41,14 @@ describe('deploy across hosts: three nginx hosts in front of two app hosts, over
     // Per-host progress: each round's steps carry the app host they run on.
     const starts = events.filter((e) => e.type === 'step-start');
     expect(new Set(starts.map((e) => e.host))).toEqual(new Set(APPS));
+    // Every nginx host refused its new connections to each old instance before that one was stopped.
+    const kinds = starts.map((e) => (e.step as { kind: string }).kind);
+    expect(kinds.filter((k) => k === 'remove')).toHaveLength(APPS.length);
+    expect(kinds.indexOf('remove')).toBe(kinds.indexOf('signal') - 1);
     for (const result of results) {
       const summary = JSON.stringify({ ...result, createdIds: result.createdIds.length });
       expect(result.get, summary).toMatchObject({ errors: 0, non2xx: 0 });
-      expect(result.post, summary).toMatchObject({ errors: 0 });
-      // The alternate path's open residual (docs/deploys.md): a POST meeting a listener that closes.
-      expect(result.post.non2xx, summary).toBeLessThanOrEqual(1);
+      expect(result.post, summary).toMatchObject({ errors: 0, non2xx: 0 });
       expect(result.get.total).toBeGreaterThan(100);
       expect(result.post.total).toBeGreaterThan(50);
       expect(await storedCount(result.createdIds)).toBe(result.createdIds.length);
@@ -49,6 +56,13 @@ describe('deploy across hosts: three nginx hosts in front of two app hosts, over
     // Both nginx hosts record the same instances: every app host on the other address of its pair.
     const moved = APPS.map((name) => `${address(name)}:${pair[1]}`).sort();
     for (const web of WEB) expect(await fleet.recorded(web)).toEqual(moved);
+    // deploy plan reads the nginx hosts (no lock): the next deploy replaces what they record, and
+    // every one of them can refuse nginx's connections first.
+    const plan = await fleet.proxyops('deploy', 'plan', '--spec', fleet.specPath, '--json');
+    expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    const planned = (JSON.parse(plan.stdout) as { plan: DeployPlan }).plan;
+    expect(planned.instances.map((i) => `${i.host}:${i.port}`).sort()).toEqual(moved);
+    expect(planned.steps.filter((step) => step.kind === 'remove')).toHaveLength(APPS.length);
   }, 240_000);
 });
 
