@@ -83,10 +83,13 @@ export function formatDeployEvent(event: DeployEvent): string {
             .map(([kind, count]) => `${kind}×${count}`)
             .join(', ')
         : '';
-      const mine = n
-        ? `; new instance ${n.instance ?? n.address}: ${n.total} requests, ${n.fivexx} 5xx${fourxx ? `, ${fourxx}` : ''}, p99 ${n.p99Ms} ms${n.separated ? '' : ' (the log names no instance: the whole window)'}`
-        : '';
-      const p99 = event.p99Ms ? `; p99 ${event.p99Ms.before} → ${event.p99Ms.after} ms` : '';
+      const mine = !n
+        ? ''
+        : n.total === 0
+          ? `; new instance ${n.instance ?? n.address}: no requests in the watch, so its status codes and latency were not judged (only that it stayed alive and ready)`
+          : `; new instance ${n.instance ?? n.address}: ${n.total} requests, ${n.fivexx} 5xx${fourxx ? `, ${fourxx}` : ''}, p99 ${n.p99Ms} ms${n.separated ? '' : ' (the log names no instance: the whole window)'}`;
+      const p99 =
+        event.p99Ms && event.after.total > 0 ? `; p99 ${event.p99Ms.before} → ${event.p99Ms.after} ms` : '';
       const fired = event.gate ? `\n    gate ${event.gate.gate} fired: ${event.gate.text}` : '';
       return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99} → ${event.verdict.verdict}${fired}\n`;
     }

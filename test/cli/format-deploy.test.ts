@@ -68,4 +68,27 @@ describe('deploy progress for people', () => {
       formatDeployEvent({ type: 'abort', step: 4, reason: 'the 5xx share rose', rolledBack: true }),
     ).toBe('✗ aborted at step 4: the 5xx share rose (config rolled back)\n');
   });
+
+  it('says a watch with no requests judged no status codes, instead of a p99 of 0 ms', () => {
+    const none = { total: 0, byStatus: {}, share5xx: 0 };
+    const line = formatDeployEvent({
+      type: 'status',
+      step: 4,
+      before: { total: 40, byStatus: { '200': 40 }, share5xx: 0 },
+      after: none,
+      verdict: { verdict: 'ok', increase: 0 },
+      newInstance: {
+        address: '127.0.0.1:8081',
+        total: 0,
+        fivexx: 0,
+        fourxx: { '404': 0, '429': 0, '401/403': 0, other: 0 },
+        p99Ms: 0,
+        separated: true,
+      },
+      p99Ms: { before: 198, after: 0 },
+    });
+    expect(line).toContain('new instance 127.0.0.1:8081: no requests in the watch');
+    expect(line).toContain('were not judged');
+    expect(line).not.toContain('p99');
+  });
 });
