@@ -71,18 +71,25 @@ export async function allowConnects(address: RefusedAddress): Promise<void> {
   const chain = chainName(address);
   const listed = await execa('nft', ['list', 'chain', ...TABLE.split(' '), chain], { reject: false });
   if (listed.exitCode !== 0) return;
-  await nft([`delete chain ${TABLE} ${chain}`], address);
+  // Flushed first: some kernels delete only an empty chain.
+  await nft([`flush chain ${TABLE} ${chain}`, `delete chain ${TABLE} ${chain}`], address);
 }
 
 /** Only an IP literal goes into a rule: a name would be resolved once, by nft, maybe otherwise than nginx does. */
 export function refusable(address: RefusedAddress): boolean {
-  return isIP(address.host) !== 0 && Number.isInteger(address.port);
+  // A zone (`fe80::1%eth0`) is not something an nft address match takes.
+  return isIP(address.host) !== 0 && !address.host.includes('%') && Number.isInteger(address.port);
 }
 
 function chainName(address: RefusedAddress): string {
   if (!refusable(address))
     throw new ProxyopsError('REFUSE_FAILED', `${address.host}:${address.port} is not an IP address and port`);
-  return `refuse_${address.host.replace(/[^0-9a-fA-F]/g, '_')}_${address.port}`;
+  // One spelling per address (`FE80::1` and `fe80:0::1` name the same chain), so an allow finds its refusal.
+  const host =
+    isIP(address.host) === 6
+      ? new URL(`http://[${address.host}]`).hostname.replace(/^\[|\]$/g, '')
+      : address.host;
+  return `refuse_${host.replace(/[^0-9a-f]/g, '_')}_${address.port}`;
 }
 
 async function nft(commands: string[], address: RefusedAddress): Promise<void> {
