@@ -20,7 +20,8 @@ import {
 import { localAccessLogs, type AccessLogs } from './access-logs.js';
 import type { Fleet } from './fleet.js';
 import { readFleetPlanView } from './fleet-status.js';
-import { localRefusal, planOnly, unavailable, type NginxRefusal } from './refuse-at-proxies.js';
+import { judgeRefusal, type RefusalVerdict } from '../core/deploy/refusal.js';
+import { localRefusal, PLAN_ONLY, type NginxRefusal } from './refuse-at-proxies.js';
 
 /** Everything a deploy works from, read before any step runs. */
 export interface DeployContext {
@@ -139,16 +140,13 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     return pair.host === handOver.fresh.host && pair.port === handOver.fresh.port ? pair : undefined;
   });
   const paired = rolled.flatMap((instance, i) => (pairs[i] ? [instance, pairs[i]] : []));
-  const refusal =
+  // Only a deploy that runs holds a refusal; a plan asks each nginx host whether it could.
+  const local = fleet || view ? undefined : await localRefusal(spec.paths.pidFile);
+  const refusal = fleet?.refusal ?? local?.refusal ?? PLAN_ONLY;
+  const verdict: RefusalVerdict | undefined =
     paired.length === 0
-      ? unavailable('no server has an alternate address')
-      : fleet
-        ? fleet.refusal
-        : view
-          ? view.unrefusable
-            ? unavailable(view.unrefusable)
-            : planOnly
-          : await localRefusal(spec.paths.pidFile, paired);
+      ? undefined
+      : judgeRefusal(paired, fleet?.refusalHosts ?? view?.hosts ?? [local!.host]);
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
   const envChanges = where.envChanges ?? {};
@@ -164,7 +162,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       ...(pairs[i] ? { alternate: pairs[i] } : {}),
     })),
     logDelayMs,
-    ...(refusal.unavailable === undefined ? { refuse: true } : { unrefusable: refusal.unavailable }),
+    ...(verdict ? { refusal: verdict } : {}),
     ...(version === undefined ? {} : { version }),
     ...(handOver ? { handOverTo: { host: handOver.fresh.host, port: handOver.fresh.port } } : {}),
     ...where.watch,

@@ -158,9 +158,9 @@ export class RoundRunner {
     await this.launcher.stopNew(fresh, serving);
   }
 
-  private async forget(instance: InstanceRecord): Promise<void> {
+  private async forget(instance: InstanceRecord, left = true): Promise<void> {
     const { context } = this;
-    await this.traffic.release(instance);
+    await this.traffic.release(instance, left);
     if (instance === this.fresh) this.fresh = undefined;
     const list = context.state.upstreams[context.upstream] ?? [];
     context.state.upstreams[context.upstream] = list.filter((i) => i !== instance);
@@ -242,14 +242,12 @@ export class RoundRunner {
       }
       case 'remove': {
         const rest = input.current.filter((i) => i !== old);
-        await traffic.takeOut(old, rest);
+        const outcome = await traffic.takeOut(old, rest);
         input.current.splice(input.current.indexOf(old), 1);
         old.inUpstream = false;
         this.removedAt = Date.now();
         await input.save();
-        return traffic.path === 'alternate'
-          ? `nginx's new connections to ${toAddress(old)} are refused (no reload); its open ones go on`
-          : `${toAddress(old)} is out of upstream ${context.upstream}`;
+        return outcome ?? `${toAddress(old)} is out of upstream ${context.upstream}`;
       }
       case 'confirm-idle': {
         // Requests the old workers were still finishing are logged in the first moments; a request
@@ -294,9 +292,10 @@ export class RoundRunner {
     // Taken before the signal: the drain measured from it is never shorter than the real one.
     const signalledAt = Date.now();
     const leaving = await this.launcher.stopOld(old);
+    // Told to stop from here on, whatever fails next (a lost host): never put back to serve.
+    this.signalAt = Date.now();
     this.leaving = leaving.done;
     this.signalLogMark = await context.logs.end();
-    this.signalAt = Date.now();
     if (this.traffic.tcp && leaving.leaves)
       this.refusing = waitUntilRefusing(old.host, old.port, {
         boundMs: plan.drain.waitMs + pool.deploy.stopTimeout * 1000,
@@ -324,17 +323,21 @@ export class RoundRunner {
     // Out of the upstream's list (on an alternate pair nginx still lists the address, which now refuses).
     if (input.current.includes(old)) input.current.splice(input.current.indexOf(old), 1);
     old.inUpstream = false;
-    await this.forget(old);
+    const hasLeft = gone === 'killed' || (failed === undefined && measuredMs !== null);
+    await this.forget(old, hasLeft);
+    // On the alternate path nginx lists its address for ever: a refusal made for it stays.
+    const kept =
+      !hasLeft && this.removedAt !== 0 ? `; nginx's new connections to ${toAddress(old)} stay refused` : '';
     if (failed !== undefined)
       throw new Abort(
         failed === 'timeout'
-          ? `the stop hook for ${toAddress(old)} did not return within ${step.boundMs} ms; the new instance serves`
-          : `${failed}; the new instance serves`,
+          ? `the stop hook for ${toAddress(old)} did not return within ${step.boundMs} ms; the new instance serves${kept}`
+          : `${failed}; the new instance serves${kept}`,
         false,
       );
     if (gone === 'killed') return `${this.describe(old)} did not exit within ${step.boundMs} ms: killed`;
     if (measuredMs === null)
-      return `${toAddress(old)} still accepts connections ${step.boundMs} ms after it was told to stop`;
+      return `${toAddress(old)} still accepts connections ${step.boundMs} ms after it was told to stop${kept}`;
     if (gone === 'unknown')
       return measuredMs === undefined
         ? `${toAddress(old)} is idle and may be stopped`

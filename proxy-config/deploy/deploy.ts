@@ -24,10 +24,14 @@ import { checkSpecWorkerAccess } from '../shell/nginx/worker-access.js';
 import { lockDeploys } from '../shell/stack-state.js';
 import { childLauncher, hookLauncher } from './instance-launcher.js';
 import { alternateSwitch } from './switch-by-alternate.js';
+import { createLocalHost } from '../shell/host/local-host.js';
 import { reloadSwitch } from './switch-by-reload.js';
 import { slotSwitch } from './switch-by-slot.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
+
+/** A refusal outlives the bounds of the steps it is made for by this much (a lost nginx host lifts it then). */
+const REFUSAL_SLACK_MS = 30_000;
 
 /** How a deploy ended. */
 export interface DeployReport {
@@ -51,10 +55,6 @@ export async function runDeploy(
   emit({ type: 'plan', plan });
   const current = [...context.instances];
   const before = summarizeLogWindow(context.kit, await context.logs.baseline());
-  // A refusal left by a deploy that died half-way would keep nginx off an address this one starts at.
-  if (context.refusal.unavailable === undefined)
-    for (const instance of plan.instances.filter((i) => i.alternate))
-      for (const address of [instance, instance.alternate!]) await context.refusal.allow(address);
   const save = async () => {
     const others = (context.state.upstreams[context.upstream] ?? []).filter(
       (i) => !i.inUpstream && !current.includes(i),
@@ -73,7 +73,13 @@ export async function runDeploy(
   const switches = {
     slot: slotSwitch,
     reload: byReload,
-    alternate: alternateSwitch((old) => pairOf(context.pool, old)!, context.refusal),
+    alternate: alternateSwitch({
+      alternateOf: (old) => pairOf(context.pool, old)!,
+      refusal: context.refusal,
+      // The old instance's drain and exit at most, and some slack for the steps around them.
+      refuseBoundMs: Math.max(0, ...plan.steps.map((s) => s.boundMs ?? 0)) + REFUSAL_SLACK_MS,
+      hostOf: (instance) => context.hostOf(instance) ?? createLocalHost(),
+    }),
   };
   /** One round: its steps, or on a failure the round put back and an abort event; how it ended. */
   const runRound = async (round: number): Promise<'ok' | 'failed' | 'fatal'> => {

@@ -1,5 +1,6 @@
 import type { RecordedState } from '../core/apply/apply-steps-protocol.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
+import type { HostRefusal } from '../core/deploy/refusal.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
@@ -9,12 +10,12 @@ import type { InstanceRecord, StackState } from '../shell/stack-state.js';
 
 /**
  * What `deploy plan` needs of the nginx hosts of `proxies`, read without a lock: the state the first
- * one that answers records, and why not every one can refuse nginx's connections (when one cannot).
- * A host that does not answer is an error: a plan would otherwise be made from nothing.
+ * of them records (as the deploy reads it), and what each says of refusing nginx's connections. Every
+ * host must answer: a plan would otherwise be made from less than the deploy would see.
  */
 export async function readFleetPlanView(
   spec: ProxySpec,
-): Promise<{ state?: StackState; unrefusable?: string }> {
+): Promise<{ state?: StackState; hosts: HostRefusal[] }> {
   const answers = await Promise.all(
     spec.proxies.map(async ({ ssh, target }) => {
       const host = createSshHost(ssh);
@@ -29,12 +30,14 @@ export async function readFleetPlanView(
       }
     }),
   );
-  const statuses = answers.flatMap(({ ssh, answer }) => (answer.step === 'status' ? [{ ssh, answer }] : []));
-  const unrefusable = statuses.find((s) => s.answer.unrefusable);
-  const state = statuses[0]?.answer.state as unknown as StackState | undefined;
+  const first = answers[0]?.answer;
+  const state = first?.step === 'status' ? (first.state as unknown as StackState | undefined) : undefined;
   return {
     ...(state ? { state } : {}),
-    ...(unrefusable ? { unrefusable: `${unrefusable.ssh}: ${unrefusable.answer.unrefusable}` } : {}),
+    hosts: answers.map(({ ssh, answer }) => ({
+      host: ssh,
+      ...(answer.step === 'status' && answer.unrefusable ? { unrefusable: answer.unrefusable } : {}),
+    })),
   };
 }
 

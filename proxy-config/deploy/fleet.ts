@@ -7,7 +7,9 @@ import { createSshHost } from '../shell/host/ssh-host.js';
 import { openStepSession, type StepAnswer, type StepSession } from '../shell/host/step-session.js';
 import type { StackState } from '../shell/stack-state.js';
 import type { AccessLogs } from './access-logs.js';
-import { unavailable, type NginxRefusal } from './refuse-at-proxies.js';
+import { toAddress } from '../core/deploy/plan-deploy.js';
+import type { HostRefusal } from '../core/deploy/refusal.js';
+import type { NginxRefusal } from './refuse-at-proxies.js';
 
 /**
  * The hosts of a deploy across hosts: a step session on every nginx host of the spec, each holding
@@ -20,6 +22,8 @@ export interface Fleet {
   /** The app host a server's `ssh` names (one connection each). */
   appHost(ssh: string): Host;
   logs: AccessLogs;
+  /** What each nginx host said of refusing nginx's connections there. */
+  refusalHosts: HostRefusal[];
   /** Refusing nginx's new connections to an address on every nginx host at once. */
   refusal: NginxRefusal;
   readState(): Promise<StackState | undefined>;
@@ -64,7 +68,7 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
   const appHosts = new Map(apps.map((name) => [name, createSshHost(name)]));
   const sessions: StepSession[] = [];
   const lost = new Set<StepSession>();
-  const unrefusable: string[] = [];
+  const refusalHosts: HostRefusal[] = [];
   const close = async () => {
     await Promise.all(sessions.map((s) => s.end()));
     await Promise.all([...proxyHosts, ...appHosts.values()].map((h) => h.close()));
@@ -90,7 +94,10 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
           accessLog: spec.accessLog.path,
           pidFile: spec.paths.pidFile,
         });
-        if (held.step === 'held' && held.unrefusable) unrefusable.push(`${host.name}: ${held.unrefusable}`);
+        refusalHosts.push({
+          host: host.name,
+          ...(held.step === 'held' && held.unrefusable ? { unrefusable: held.unrefusable } : {}),
+        });
       } catch (error) {
         const held = sessions.slice(0, -1).map((s) => s.host.name);
         throw new ProxyopsError(
@@ -109,11 +116,14 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
     try {
       return await session.request(request);
     } catch (error) {
-      lost.add(session);
+      // A failed request on a host that answered leaves the host in the deploy.
+      if ((error as { details?: { answered?: boolean } }).details?.answered !== true) lost.add(session);
       throw onHost(session.host.name, error);
     }
   };
   const reachable = () => sessions.filter((s) => !lost.has(s));
+  // The hosts each address was refused on, to know whether a lost one may still refuse it.
+  const refusedAt = new Map<string, Set<StepSession>>();
   const fleet: Fleet = {
     proxies: sessions,
     appHost(ssh) {
@@ -136,27 +146,39 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
           .map(textOf)
           .join(''),
     },
-    refusal:
-      unrefusable.length > 0
-        ? unavailable(unrefusable[0]!)
-        : {
-            async refuse(address) {
-              await fleet.requestAll({
-                step: 'refuse',
-                host: address.host,
-                port: address.port,
-                refuse: true,
-              });
-            },
-            async allow(address) {
-              await fleet.requestAll({
-                step: 'refuse',
-                host: address.host,
-                port: address.port,
-                refuse: false,
-              });
-            },
-          },
+    refusalHosts,
+    refusal: {
+      async refuse(address, boundMs) {
+        const key = toAddress(address);
+        refusedAt.set(key, new Set(reachable()));
+        await fleet.requestAll({
+          step: 'refuse',
+          host: address.host,
+          port: address.port,
+          refuse: true,
+          boundMs,
+        });
+      },
+      async allow(address) {
+        const key = toAddress(address);
+        await fleet.requestAll({
+          step: 'refuse',
+          host: address.host,
+          port: address.port,
+          refuse: false,
+          boundMs: 0,
+        });
+        const stuck = [...(refusedAt.get(key) ?? [])].filter((s) => lost.has(s)).map((s) => s.host.name);
+        refusedAt.delete(key);
+        // The caller must not count on nginx there sending to this address again before the bound passed.
+        if (stuck.length > 0)
+          throw new ProxyopsError(
+            'REFUSAL_STUCK',
+            `${stuck.join(', ')} was lost while its nginx refused ${key}; proxyops there lifts that itself once the deploy's bound for it has passed`,
+            { details: { host: stuck[0] } },
+          );
+      },
+    },
     async readState() {
       const answer = await ask(sessions[0]!, { step: 'read-state' });
       return answer.step === 'state' ? (answer.state as unknown as StackState | undefined) : undefined;

@@ -1,10 +1,6 @@
-import {
-  allowConnects,
-  refusable,
-  refusalSupport,
-  refuseConnects,
-  type RefusedAddress,
-} from '../shell/nginx/refuse-connects.js';
+import type { HostRefusal, RefusedAddress } from '../core/deploy/refusal.js';
+import { ProxyopsError } from '../core/errors.js';
+import { allowConnects, refusalSupport, refuseConnects } from '../shell/nginx/refuse-connects.js';
 
 /**
  * Refusing nginx's new connections to an address at every nginx host of a deploy (this machine's
@@ -12,37 +8,34 @@ import {
  * closes its listener, so nothing waits in that listener's accept queue to be reset.
  */
 export interface NginxRefusal {
-  /** Why it cannot be done here (no nft, not root, …); undefined when it can. */
-  readonly unavailable?: string;
-  refuse(address: RefusedAddress): Promise<void>;
+  /** `boundMs`: how long the deploy may need it; a host the deploy loses lifts it by itself then. */
+  refuse(address: RefusedAddress, boundMs: number): Promise<void>;
   /** Lifts a refusal; nothing to do when the address is not refused. */
   allow(address: RefusedAddress): Promise<void>;
 }
 
-/** The refusal at this machine's nginx (the one `pidFile` names), for `addresses` (IP literals only). */
-export async function localRefusal(pidFile: string, addresses: RefusedAddress[]): Promise<NginxRefusal> {
-  const named = addresses.find((a) => !refusable(a));
-  const support = named
-    ? { ok: false as const, reason: `${named.host} is not an IP address` }
-    : await refusalSupport(pidFile);
-  if (!support.ok) return unavailable(support.reason);
+/** This machine's nginx (the one `pidFile` names): what it says of refusing, and the refusal. */
+export async function localRefusal(pidFile: string): Promise<{ host: HostRefusal; refusal: NginxRefusal }> {
+  const support = await refusalSupport(pidFile);
+  const host = { host: 'this machine', ...(support.ok ? {} : { unrefusable: support.reason }) };
+  if (support.ok)
+    return {
+      host,
+      refusal: { refuse: (address) => refuseConnects(address, support.workerUid), allow: allowConnects },
+    };
   return {
-    refuse: (address) => refuseConnects(address, support.workerUid),
-    allow: allowConnects,
+    host,
+    refusal: {
+      refuse: () =>
+        Promise.reject(new ProxyopsError('REFUSE_FAILED', `cannot refuse connections: ${support.reason}`)),
+      // A rule an earlier deploy left (when nginx ran otherwise) goes if it can; else there is none.
+      allow: (address) => allowConnects(address).catch(() => undefined),
+    },
   };
 }
 
-/** A refusal that cannot be made, saying why. */
-export function unavailable(reason: string): NginxRefusal {
-  return {
-    unavailable: reason,
-    refuse: () => Promise.reject(new Error(`cannot refuse connections: ${reason}`)),
-    allow: () => Promise.resolve(),
-  };
-}
-
-/** For a plan of a deploy across hosts, which refuses nothing: every nginx host said it can. */
-export const planOnly: NginxRefusal = {
-  refuse: () => Promise.reject(new Error('a plan refuses nothing')),
+/** The refusal of a `deploy plan`, which changes nothing. */
+export const PLAN_ONLY: NginxRefusal = {
+  refuse: () => Promise.reject(new ProxyopsError('REFUSE_FAILED', 'deploy plan refuses nothing')),
   allow: () => Promise.resolve(),
 };

@@ -8,12 +8,11 @@ import { readDeployProgress, removeDeployProgress, writeDeployProgress } from '.
 import { fileSize } from '../shell/logs/read-file-range.js';
 import { readLastLines, readLogSince } from '../shell/logs/read-log-since.js';
 import { isAlive } from '../shell/process/proc-process-tree.js';
+import { isRefusable, type RefusedAddress } from '../core/deploy/refusal.js';
 import {
   allowConnects,
-  refusable,
   refusalSupport,
   refuseConnects,
-  type RefusedAddress,
   type RefusalSupport,
 } from '../shell/nginx/refuse-connects.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from '../shell/stack-state.js';
@@ -48,8 +47,9 @@ export async function serveDeploySteps(
   const support: RefusalSupport = first.pidFile
     ? await refusalSupport(first.pidFile)
     : { ok: false, reason: 'no pid file was given' };
-  // Allowed again when the session ends, however it ends: a deploy that lost this host leaves no rule.
-  const refused = new Map<string, RefusedAddress>();
+  // Allowed again when the session ends, however it ends, or once its bound has passed: a deploy
+  // that lost this host (a link down: the session may take long to end) leaves no rule for long.
+  const refused = new Map<string, Refused>();
   try {
     reply({ ok: true, step: 'held', ...(support.ok ? {} : { unrefusable: support.reason }) });
     for (let request = await next(); request; request = await next()) {
@@ -63,29 +63,43 @@ export async function serveDeploySteps(
       }
     }
   } finally {
-    for (const address of refused.values()) await allowConnects(address).catch(() => undefined);
+    for (const { address, expiry } of refused.values()) {
+      clearTimeout(expiry);
+      await allowConnects(address).catch(() => undefined);
+    }
     await removeDeployProgress(target);
     await unlock();
   }
 }
 
+/** A refusal this session made, and the timer that lifts it past its bound. */
+interface Refused {
+  address: RefusedAddress;
+  expiry: NodeJS.Timeout;
+}
+
 async function refuse(
   support: RefusalSupport,
-  refused: Map<string, RefusedAddress>,
+  refused: Map<string, Refused>,
   request: Extract<StepRequest, { step: 'refuse' }>,
 ): Promise<StepReply> {
   const address = { host: request.host, port: request.port };
   const key = `${address.host}:${address.port}`;
-  if (!refusable(address)) throw new ProxyopsError('REFUSE_FAILED', `${key} is not an IP address and port`);
-  if (request.refuse) {
-    if (!support.ok)
-      throw new ProxyopsError('REFUSE_FAILED', `cannot refuse connections here: ${support.reason}`);
-    await refuseConnects(address, support.workerUid);
-    refused.set(key, address);
-  } else {
-    await allowConnects(address);
-    refused.delete(key);
+  clearTimeout(refused.get(key)?.expiry);
+  refused.delete(key);
+  if (!request.refuse) {
+    // An address no rule can name was never refused.
+    if (isRefusable(address)) await allowConnects(address);
+    return { ok: true, step: 'refused' };
   }
+  if (!support.ok)
+    throw new ProxyopsError('REFUSE_FAILED', `cannot refuse connections here: ${support.reason}`);
+  await refuseConnects(address, support.workerUid);
+  const expiry = setTimeout(() => {
+    refused.delete(key);
+    void allowConnects(address).catch(() => undefined);
+  }, request.boundMs);
+  refused.set(key, { address, expiry });
   return { ok: true, step: 'refused' };
 }
 

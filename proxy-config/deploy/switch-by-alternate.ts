@@ -2,31 +2,44 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { splitByInstance } from '../core/deploy/log-window.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
+import type { Host } from '../shell/host/host.js';
+import { waitAcceptQueueEmpty } from '../shell/process/accept-queue.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
 import { isAccepting } from '../shell/process/tcp-accepting.js';
 import { fetchStatus } from '../shell/process/wait-until-ready.js';
 import type { NginxRefusal } from './refuse-at-proxies.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
-/**
- * After the refusal, how long the old instance is left to accept what completed its handshake just
- * before: its event loop takes those from the accept queue within a few milliseconds, even when busy.
- */
-const ACCEPT_QUEUE_SETTLE_MS = 250;
+/** How long the old instance's accept queue may take to empty once refused (a busy event loop). */
+const QUEUE_BOUND_MS = 5_000;
+const QUEUE_POLL_MS = 20;
+/** Where `ss` cannot see the queue (the listener in a container's own namespace): a fixed wait. */
+const QUEUE_UNSEEN_WAIT_MS = 500;
+
+/** What the alternate path needs of the deploy around it. */
+export interface AlternateOptions {
+  /** The other address of `old`'s pair. */
+  alternateOf: (old: InstanceRecord) => { host: string; port: number };
+  /** Refusing nginx's new connections at every nginx host. */
+  refusal: NginxRefusal;
+  /** How long a refusal may be needed: the old instance's drain and exit, at most. */
+  refuseBoundMs: number;
+  /** The host an instance runs on (where its accept queue is seen). */
+  hostOf: (instance: InstanceRecord) => Host;
+}
 
 /**
  * Traffic moves between the two addresses of a blue/green pair that the rendered upstream lists
  * both of (the spec's `alternate`): no config change, no reload. The idle address refuses
  * connections, which nginx passes to the next server (a request never sent upstream, so even a POST).
  * The new instance gets requests once it accepts connections; the old one leaves by closing its
- * listener first; where `refusal` can, nginx's new connections to it are refused before that (the
- * plan's `remove` step), so none waits in its accept queue to be reset. Back: the new instance is
- * stopped, its address refuses again; a refused old instance is allowed again.
+ * listener first. Where every nginx host can, nginx's new connections to the old one are refused
+ * before that (the plan's `remove` step) and its accept queue is let empty, so no connection
+ * waits there to be reset. Back: the new instance is stopped, its address refuses again, and a
+ * refused old instance is allowed again.
  */
-export function alternateSwitch(
-  alternateOf: (old: InstanceRecord) => { host: string; port: number },
-  refusal: NginxRefusal,
-): TrafficSwitch {
+export function alternateSwitch(options: AlternateOptions): TrafficSwitch {
+  const { alternateOf, refusal } = options;
   return {
     path: 'alternate',
     tcp: true,
@@ -38,6 +51,8 @@ export function alternateSwitch(
           'ALTERNATE_BUSY',
           `${toAddress(address)}, the alternate of ${toAddress(old)}, already accepts connections: something else listens there (stop it, or deploy with --replace ${toAddress(old)} --with ${toAddress(address)}); nothing changed`,
         );
+      // A refusal an earlier deploy left there (it died half-way) would keep nginx off the new instance.
+      await refusal.allow(address);
       return { address, logName: `instance-${address.port}.log`, where: toAddress(address) };
     },
     probe: (instance, path) => fetchStatus(`http://${toAddress(instance)}${path}`),
@@ -47,14 +62,25 @@ export function alternateSwitch(
         outcome: `${toAddress(fresh)} gets requests beside ${toAddress(old)} (both are in the upstream; no reload)`,
       });
     },
-    // Stopping the new instance (the runner's next move) is what sends its traffic back.
+    // Stopping the new instance (the runner's next move) is what sends its traffic back. Should a
+    // lost nginx host still refuse the old one, this throws and the new instance is left serving.
     switchBack: (_fresh, old) => refusal.allow(old),
     async takeOut(old) {
-      await refusal.refuse(old);
-      await sleep(ACCEPT_QUEUE_SETTLE_MS);
+      await refusal.refuse(old, options.refuseBoundMs);
+      const queue = await waitAcceptQueueEmpty(options.hostOf(old), old, {
+        boundMs: QUEUE_BOUND_MS,
+        pollMs: QUEUE_POLL_MS,
+      });
+      const refused = `nginx's new connections to ${toAddress(old)} are refused (no reload); its open ones go on`;
+      if (queue.empty) return `${refused}; its accept queue is empty (${queue.ms} ms)`;
+      if ('queued' in queue)
+        return `${refused}; ${queue.queued} connection(s) still wait in its accept queue after ${queue.ms} ms (its event loop is blocked?): they are reset if it closes its listener now`;
+      await sleep(QUEUE_UNSEEN_WAIT_MS);
+      return `${refused}; its accept queue cannot be seen (${queue.unknown}): waited ${QUEUE_UNSEEN_WAIT_MS} ms`;
     },
     split: (kit, text, fresh) => splitByInstance(kit, text, { address: toAddress(fresh) }),
-    // Once it has left, its address refuses by itself; the next deploy starts an instance there.
-    release: (instance) => refusal.allow(instance),
+    // An instance that left refuses by itself. One told to stop that did not leave keeps its
+    // refusal: nginx must not send it new requests again (it may still be stopping, or be stuck).
+    release: (instance, left) => (left ? refusal.allow(instance) : Promise.resolve()),
   };
 }

@@ -32,12 +32,15 @@ export interface TrafficSwitch {
   switchIn(fresh: InstanceRecord, old: InstanceRecord, current: InstanceRecord[]): Promise<SwitchedIn>;
   /** Back to `servers` (the old instance serving again when it is among them), `fresh` out. */
   switchBack(fresh: InstanceRecord, old: InstanceRecord, servers: InstanceRecord[]): Promise<void>;
-  /** Takes `old` out of nginx's upstream, leaving `rest` (the reload path's `remove` step). */
-  takeOut(old: InstanceRecord, rest: InstanceRecord[]): Promise<void>;
+  /** Takes `old` out of nginx's upstream, leaving `rest` (the `remove` step); says how, where it has more to say. */
+  takeOut(old: InstanceRecord, rest: InstanceRecord[]): Promise<string | void>;
   /** The new instance's requests in the access log text, apart from the others'. */
   split(kit: LogReaderKit, text: string, fresh: InstanceRecord): InstanceWindows & { instance?: string };
-  /** Forgets what the switch made for an instance that left (a slot's own socket name). */
-  release(instance: InstanceRecord): Promise<void>;
+  /**
+   * Forgets what the switch made for an instance the round is done with (a slot's own socket name,
+   * a refusal); `left` is false for an old instance told to stop that was not seen leaving.
+   */
+  release(instance: InstanceRecord, left: boolean): Promise<void>;
 }
 
 /** What `switchIn` did. */

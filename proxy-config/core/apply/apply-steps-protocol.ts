@@ -32,9 +32,9 @@ export type StepRequest =
   /**
    * Refuse (or again allow) the nginx workers' new connections to an address, on this host: how an
    * old instance of a blue/green pair closes its listener with nothing queued (see refuse-connects.ts).
-   * What the session refused is allowed again when it ends, however it ends.
+   * What the session refused is allowed again when it ends, however it ends, or after `boundMs`.
    */
-  | { step: 'refuse'; host: string; port: number; refuse: boolean }
+  | { step: 'refuse'; host: string; port: number; refuse: boolean; boundMs: number }
   /** The access log's complete lines from byte `from` on; without `from`, where it ends (and, asked, the last lines before). */
   | { step: 'log'; from?: number; baseline?: boolean }
   /** The state recorded under the target (instances.json). */

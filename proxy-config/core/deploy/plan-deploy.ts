@@ -1,3 +1,4 @@
+import type { RefusalVerdict } from './refusal.js';
 import { ProxyopsError } from '../errors.js';
 import { fillHook, formatArgv, needsVersion } from './instance-command.js';
 import type { DeploySpec, DrainMode, UpstreamSpec } from '../spec/proxy-spec.js';
@@ -98,11 +99,10 @@ export interface DeployPlanInput {
   instances: InstanceAddress[];
   logDelayMs: number;
   /**
-   * On the alternate path, every nginx host can refuse nginx's new connections to the old instance
-   * before it is told to stop (else `unrefusable` says why not, and the plan says what that costs).
+   * On the alternate path, whether every nginx host refuses nginx's new connections to the old
+   * instance before it is told to stop (else why not, and the plan says what that costs).
    */
-  refuse?: boolean;
-  unrefusable?: string;
+  refusal?: RefusalVerdict;
   /** `deploy --version`: required when a hook names `{version}`. */
   version?: string;
   envChanges?: EnvChange[];
@@ -247,14 +247,14 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       );
       // A connection still queued at the old listener when it closes is reset after nginx wrote its
       // request, and a POST is then not passed on: refused first, nothing new reaches the queue.
-      if (input.refuse)
+      if (input.refusal?.ok)
         add(
           'remove',
           `refuse nginx's new connections to ${at} on every nginx host (an nft rule matching nginx's workers; no reload): they go to ${nextAt}, and none waits in ${at}'s accept queue when it closes`,
         );
       add(
         'signal',
-        `${stopOld ?? `send ${signal} to ${at}`}: it closes its listener first (new connections are refused and go to ${nextAt}), then answers with Connection: close${input.refuse ? '' : input.unrefusable ? ` (not refused first: ${input.unrefusable}; a connection queued at ${at} as it closes is reset, a POST on it fails)` : ''}`,
+        `${stopOld ?? `send ${signal} to ${at}`}: it closes its listener first (new connections are refused and go to ${nextAt}), then answers with Connection: close${input.refusal && !input.refusal.ok ? ` (not refused first: ${input.refusal.reason}; a connection queued at ${at} as it closes is reset, a POST on it fails)` : ''}`,
       );
       add('wait-exit', `wait until ${at} refuses connections and has left (at most ${s(exitBoundMs)})`, {
         boundMs: exitBoundMs,

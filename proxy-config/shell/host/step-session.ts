@@ -42,7 +42,11 @@ export function openStepSession(host: Host, target: string): StepSession {
         );
       }
       const reply = JSON.parse(line.value) as StepReply;
-      if (!reply.ok) throw new ProxyopsError(reply.error.code, `${host.name}: ${reply.error.message}`);
+      // The host answered: it is there, only this request failed.
+      if (!reply.ok)
+        throw new ProxyopsError(reply.error.code, `${host.name}: ${reply.error.message}`, {
+          details: { answered: true },
+        });
       return reply;
     },
     async end() {

@@ -1,20 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { execa } from 'execa';
+import { canonicalHost, isRefusable, type RefusedAddress } from '../../core/deploy/refusal.js';
 import { ProxyopsError } from '../../core/errors.js';
 import { readChildPids, readLiveMasterPid } from './nginx-master.js';
-
-/** An instance's address, as the upstream lists it. */
-export interface RefusedAddress {
-  host: string;
-  port: number;
-}
 
 /** Whether this machine can refuse nginx's new connections to an address, and with whose uid. */
 export type RefusalSupport = { ok: true; workerUid: number } | { ok: false; reason: string };
 
 /** The nft table every refusal lives in: one base chain per refused address, so each goes alone. */
 const TABLE = 'inet proxyops';
+/**
+ * The chain's place on the output hook: before NAT (-100), so an address that a DNAT rule maps
+ * elsewhere (a Docker published port) is matched as nginx wrote it.
+ */
+const CHAIN_SPEC = '{ type filter hook output priority -150; policy accept; }';
 
 /**
  * Can this machine make the nginx of `pidFile` see connections to an address refused, without a
@@ -54,51 +54,56 @@ export async function refusalSupport(pidFile: string): Promise<RefusalSupport> {
  */
 export async function refuseConnects(address: RefusedAddress, workerUid: number): Promise<void> {
   const chain = chainName(address);
-  const family = isIP(address.host) === 6 ? 'ip6' : 'ip';
+  const host = canonicalHost(address.host);
+  const family = isIP(host) === 6 ? 'ip6' : 'ip';
   await nft(
     [
       `add table ${TABLE}`,
-      `add chain ${TABLE} ${chain} { type filter hook output priority 0; policy accept; }`,
+      `add chain ${TABLE} ${chain} ${CHAIN_SPEC}`,
       `flush chain ${TABLE} ${chain}`,
-      `add rule ${TABLE} ${chain} meta skuid ${workerUid} ${family} daddr ${address.host} tcp dport ${address.port} tcp flags & (syn|ack) == syn reject with tcp reset`,
+      `add rule ${TABLE} ${chain} meta skuid ${workerUid} ${family} daddr ${host} tcp dport ${address.port} tcp flags & (syn|ack) == syn reject with tcp reset`,
     ],
     address,
   );
 }
 
-/** Lifts `refuseConnects` for `address` (nothing to do when it is not refused). */
+/**
+ * Lifts `refuseConnects` for `address`, in one transaction that also holds when it is not refused
+ * (the chain is made, then emptied and deleted). Without nft there is nothing to lift.
+ */
 export async function allowConnects(address: RefusedAddress): Promise<void> {
   const chain = chainName(address);
-  const listed = await execa('nft', ['list', 'chain', ...TABLE.split(' '), chain], { reject: false });
-  if (listed.exitCode !== 0) return;
-  // Flushed first: some kernels delete only an empty chain.
-  await nft([`flush chain ${TABLE} ${chain}`, `delete chain ${TABLE} ${chain}`], address);
-}
-
-/** Only an IP literal goes into a rule: a name would be resolved once, by nft, maybe otherwise than nginx does. */
-export function refusable(address: RefusedAddress): boolean {
-  // A zone (`fe80::1%eth0`) is not something an nft address match takes.
-  return isIP(address.host) !== 0 && !address.host.includes('%') && Number.isInteger(address.port);
+  await nft(
+    [
+      `add table ${TABLE}`,
+      `add chain ${TABLE} ${chain} ${CHAIN_SPEC}`,
+      `flush chain ${TABLE} ${chain}`,
+      `delete chain ${TABLE} ${chain}`,
+    ],
+    address,
+    { missingIsNothing: true },
+  );
 }
 
 function chainName(address: RefusedAddress): string {
-  if (!refusable(address))
+  if (!isRefusable(address))
     throw new ProxyopsError('REFUSE_FAILED', `${address.host}:${address.port} is not an IP address and port`);
-  // One spelling per address (`FE80::1` and `fe80:0::1` name the same chain), so an allow finds its refusal.
-  const host =
-    isIP(address.host) === 6
-      ? new URL(`http://[${address.host}]`).hostname.replace(/^\[|\]$/g, '')
-      : address.host;
-  return `refuse_${host.replace(/[^0-9a-f]/g, '_')}_${address.port}`;
+  return `refuse_${canonicalHost(address.host).replace(/[^0-9a-f]/g, '_')}_${address.port}`;
 }
 
-async function nft(commands: string[], address: RefusedAddress): Promise<void> {
+async function nft(
+  commands: string[],
+  address: RefusedAddress,
+  options: { missingIsNothing?: boolean } = {},
+): Promise<void> {
   const ran = await execa('nft', ['-f', '-'], { input: `${commands.join('\n')}\n`, reject: false });
-  if (ran.exitCode !== 0)
-    throw new ProxyopsError(
-      'REFUSE_FAILED',
-      `nft could not change the refusal of ${address.host}:${address.port}: ${firstLine(ran.stderr || (ran.message ?? ''))}`,
-    );
+  if (ran.exitCode === 0) return;
+  const notInstalled = (ran as { code?: string }).code === 'ENOENT';
+  if (notInstalled && options.missingIsNothing) return;
+  throw new ProxyopsError(
+    'REFUSE_FAILED',
+    `nft could not change the refusal of ${address.host}:${address.port}: ${notInstalled ? 'nft is not installed' : firstLine(ran.stderr || (ran.message ?? ''))}`,
+  );
 }
 
 async function readUid(pid: number): Promise<number> {

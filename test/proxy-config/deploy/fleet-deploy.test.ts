@@ -45,6 +45,11 @@ describe('deploy across hosts: three nginx hosts in front of two app hosts, over
     const kinds = starts.map((e) => (e.step as { kind: string }).kind);
     expect(kinds.filter((k) => k === 'remove')).toHaveLength(APPS.length);
     expect(kinds.indexOf('remove')).toBe(kinds.indexOf('signal') - 1);
+    // …and saw, on the app host over ssh, that nothing waited in its accept queue before the stop.
+    const removed = events.filter(
+      (e) => e.type === 'step-done' && (e.step as { kind: string }).kind === 'remove',
+    );
+    for (const done of removed) expect(done.outcome).toMatch(/its accept queue is empty/);
     for (const result of results) {
       const summary = JSON.stringify({ ...result, createdIds: result.createdIds.length });
       expect(result.get, summary).toMatchObject({ errors: 0, non2xx: 0 });

@@ -271,6 +271,13 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
     expect(one.exitCode, one.stdout + one.stderr).toBe(0);
     expect(two.exitCode, two.stdout + two.stderr).toBe(0);
     await expectClean(result);
+    // Before each stop, nginx's new connections to the old instance were refused and its accept queue
+    // seen empty.
+    const removed = [one, two]
+      .flatMap((run) => run.stdout.split('\n'))
+      .filter((line) => line.includes('"step-done"') && line.includes('"kind":"remove"'));
+    expect(removed).toHaveLength(2 * HOSTS.length);
+    for (const line of removed) expect(line).toMatch(/its accept queue is empty/);
     // Blue to green and back: each deploy moved every instance to the other address of its pair.
     expect(afterOne).toEqual(HOSTS.map((h) => `${h}:${pairs[h]![1]}`).sort());
     expect(await inState()).toEqual(HOSTS.map((h) => `${h}:${pairs[h]![0]}`).sort());

@@ -6,11 +6,11 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RefusedAddress } from '../../../proxy-config/core/deploy/refusal.js';
 import {
   allowConnects,
   refusalSupport,
   refuseConnects,
-  type RefusedAddress,
 } from '../../../proxy-config/shell/nginx/refuse-connects.js';
 import { pickFreePort } from '../../../proxy-config/shell/process/tcp-accepting.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';

@@ -1,0 +1,57 @@
+import { isIP } from 'node:net';
+
+/** An instance's address, as the upstream lists it. */
+export interface RefusedAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * Whether a deploy refuses nginx's new connections to each old instance of a blue/green pair before
+ * it stops it (see docs/deploys.md, "The alternate path"): `ok`, or why not, for the plan to say.
+ */
+export type RefusalVerdict = { ok: true } | { ok: false; reason: string };
+
+/** What one nginx host said of refusing there: nothing when it can, else why not. */
+export interface HostRefusal {
+  /** `this machine`, or the ssh destination. */
+  host: string;
+  unrefusable?: string;
+}
+
+/**
+ * Only an IP literal (no zone) goes into an nft rule: a name would be resolved once, by nft, maybe
+ * otherwise than nginx resolves it, and a zone is not something an address match takes.
+ */
+export function isRefusable(address: RefusedAddress): boolean {
+  const { port } = address;
+  return (
+    isIP(address.host) !== 0 &&
+    !address.host.includes('%') &&
+    Number.isInteger(port) &&
+    port > 0 &&
+    port < 65536
+  );
+}
+
+/**
+ * One spelling per address: IPv6 in its shortest lower-case form (`FE80:0::1` is `fe80::1`), an
+ * IPv4-mapped IPv6 address as the IPv4 address it is (that is how the kernel matches it).
+ */
+export function canonicalHost(host: string): string {
+  if (isIP(host) !== 6) return host;
+  const short = new URL(`http://[${host}]`).hostname.slice(1, -1);
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(short);
+  if (!mapped) return short;
+  const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+/** The verdict for a deploy: every address refusable, and every nginx host able to refuse. */
+export function judgeRefusal(addresses: RefusedAddress[], hosts: HostRefusal[]): RefusalVerdict {
+  const named = addresses.find((a) => !isRefusable(a));
+  if (named) return { ok: false, reason: `${named.host}:${named.port} is not an IP address and port` };
+  const unable = hosts.find((h) => h.unrefusable !== undefined);
+  if (unable) return { ok: false, reason: `${unable.host}: ${unable.unrefusable}` };
+  return { ok: true };
+}
