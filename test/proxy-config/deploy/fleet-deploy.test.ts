@@ -210,3 +210,27 @@ describe.each([
       expect(status.stdout).toMatch(new RegExp(`^  ${address} on app\\d: ready$`, 'm'));
   }, 240_000);
 });
+
+// Last: the lost app host stays lost.
+describe('an app host lost mid-round (its link down)', () => {
+  it('deploy exits 1 naming app1 and the step; the nginx host records the old instances and answers from the other app host', async () => {
+    const specPath = await fleet.specFor(['web1']);
+    const before = await fleet.recorded('web1');
+    const deploy = fleet.startDeploy(specPath);
+    await deploy.until(/"type":"step-start"[^\n]*"kind":"watch"[^\n]*"host":"app1"/);
+    await fleet.hosts.lose('app1', 'link');
+    const { code, stdout } = await deploy.done;
+    expect(code, stdout).toBe(1);
+    const abort = eventsOf(stdout).find((e) => e.type === 'abort')!;
+    expect(abort, stdout).toMatchObject({ host: 'app1', kind: 'watch' });
+    // No round got as far as the old instance's stop: nginx lists the same pairs, nothing refused.
+    expect(await fleet.recorded('web1')).toEqual(before);
+    // A client that waits out nginx's connect timeout to the lost host gets its answer from app2.
+    const url = `http://${fleet.address('web1')}:${fleet.nginxPort}/health/ready`;
+    for (let i = 0; i < 6; i++) {
+      const answer = await fetch(url, { signal: AbortSignal.timeout(30_000) });
+      expect(answer.status).toBe(200);
+      await answer.arrayBuffer();
+    }
+  }, 240_000);
+});
