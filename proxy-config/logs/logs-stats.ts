@@ -18,8 +18,8 @@ import { summarizeStats, type StatsSummary } from '../core/logs/summarize-stats.
 import {
   bytesRead,
   canUseWorkers,
-  createPieceCounter,
   countPieces,
+  createPieceCounter,
   createRangeCounter,
   createReadCounter,
   mergeRangeResults,
