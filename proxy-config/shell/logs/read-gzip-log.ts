@@ -63,6 +63,40 @@ export function inflateLogFile(
   sink: InflateSink,
   onRead: (bytes: number) => void,
 ): GzipDamage | null {
+  let given = 0;
+  const damage = inflateSteps(fd, size, Infinity, onRead, {
+    space: () => sink.space(),
+    wrote: (bytes) => {
+      given += bytes;
+      sink.wrote(bytes);
+    },
+  });
+  // zlib reports an error for the whole step that met it: what that step inflated before the damage
+  // (up to a full sink area of good lines, say the members before trailing garbage) is lost. When the
+  // step had input (not a truncated file, whose last step has none), go over the file once more,
+  // passing on only what comes after the `given` bytes, one compressed byte per step from where the
+  // failing step began: the sink gets every byte before the damage, and the offset is exact.
+  if (damage === null || damage.offset >= size) return damage;
+  const scratch = Buffer.allocUnsafe(READ_BYTES);
+  let skip = given;
+  const again = inflateSteps(fd, size, damage.offset, () => {}, {
+    space: () => (skip > 0 ? scratch.subarray(0, Math.min(skip, scratch.length)) : sink.space()),
+    wrote: (bytes) => {
+      if (skip > 0) skip -= bytes;
+      else sink.wrote(bytes);
+    },
+  });
+  return again ?? damage;
+}
+
+/** inflateLogFile's pass over the file: steps of READ_BYTES of input, of one byte from `byteFrom` on. */
+function inflateSteps(
+  fd: number,
+  size: number,
+  byteFrom: number,
+  onRead: (bytes: number) => void,
+  sink: InflateSink,
+): GzipDamage | null {
   // zlib is loaded by runs that read .gz files only (≈ 2 ms of a one-line run's start otherwise).
   const { constants, createGunzip } = process.getBuiltinModule('node:zlib');
   const gunzip = createGunzip();
@@ -76,6 +110,9 @@ export function inflateLogFile(
   let inputAt = 0;
   let inputLeft = 0;
   let taken = 0;
+  // zlib may hold inflated bytes it had no room for: Z_FINISH (which fails a stream that has not
+  // ended) only once a step left room in the output.
+  let pending = false;
   try {
     for (;;) {
       if (inputLeft === 0 && position < size) {
@@ -86,27 +123,29 @@ export function inflateLogFile(
         inputAt = 0;
         inputLeft = got;
       }
-      const finishing = inputLeft === 0;
+      const finishing = inputLeft === 0 && !pending;
+      const step = taken >= byteFrom ? Math.min(1, inputLeft) : inputLeft;
       const output = sink.space();
       zlib.writeSync(
         finishing ? constants.Z_FINISH : constants.Z_NO_FLUSH,
         input,
         inputAt,
-        inputLeft,
+        step,
         output,
         0,
         output.length,
       );
       if (failure !== null) return { offset: taken, reason: failure };
       const outputLeft = state[0]!;
-      const consumed = inputLeft - state[1]!;
+      const consumed = step - state[1]!;
       taken += consumed;
       inputAt += consumed;
       inputLeft -= consumed;
       if (outputLeft < output.length) sink.wrote(output.length - outputLeft);
+      pending = outputLeft === 0;
       // Room left in the output and input zlib will not take: the data ended (zero padding after a
       // member, or Z_FINISH past the last member's end), as zlib's stream ends there too.
-      if (outputLeft > 0 && (finishing || inputLeft > 0)) return null;
+      if (outputLeft > 0 && (finishing || step - consumed > 0)) return null;
     }
   } finally {
     gunzip.close();

@@ -218,6 +218,30 @@ describe('.gz inputs and files rotated while read', () => {
     await expect(computeLogStats({ inputs: [file], spec })).rejects.toThrow(/is damaged at byte/);
   });
 
+  it('bytes after the last member that are not gzip: every line of the members before them is counted', async () => {
+    const member = gzipSync(first + second);
+    const file = join(dir, 'access.log.4.gz');
+    await writeFile(file, Buffer.concat([member, Buffer.from('not gzip: appended by mistake\n')]));
+    // The WebAssembly scanner and the JavaScript readers (a run under scannerMinBytes) alike.
+    for (const scannerMinBytes of [0, Infinity]) {
+      const seen: LogDamage[] = [];
+      const stats = await computeLogStats({
+        inputs: [file],
+        spec,
+        jobs: 1,
+        scannerMinBytes,
+        onDamage: (damaged) => seen.push(...damaged),
+      });
+      expect(stats.lines).toBe(32_000);
+      expect(seen).toEqual([
+        expect.objectContaining({ input: file, reason: 'incorrect header check', lines: 32_000 }),
+      ]);
+      // Where zlib stopped: within the first bytes after the member (it reads two to check a header).
+      expect(seen[0]!.offset).toBeGreaterThanOrEqual(member.length);
+      expect(seen[0]!.offset).toBeLessThanOrEqual(member.length + 2);
+    }
+  });
+
   it('a .gz file that is not gzip: exit 2 and one line, nothing counted', async () => {
     const file = join(dir, 'access.log.3.gz');
     await writeFile(file, first.slice(0, 5000));
