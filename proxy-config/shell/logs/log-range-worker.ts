@@ -192,10 +192,7 @@ function readPieceOnce(
  * `onRead` (the main thread's progress) hears of every read. On a failure no thread takes a further
  * piece.
  */
-export async function countPieces(
-  job: LogRangeJob,
-  onRead?: (bytes: number) => void,
-): Promise<RangesResult> {
+export async function countPieces(job: LogRangeJob, onRead?: (bytes: number) => void): Promise<RangesResult> {
   const counter = createPieceCounter(job);
   const read = new BigInt64Array(job.read);
   const note = (bytes: number) => {
