@@ -4,8 +4,8 @@ import type { WasmLineScanner } from '../../core/logs/wasm-line-scanner.js';
 import { SCANNER_CHUNK_BYTES } from './read-log-input.js';
 
 /**
- * Compressed bytes read per step, into one buffer used again and again. 64 KB inflate to ≈ 700 KB of a
- * rendered access log; the damage offset is exact to one step.
+ * Compressed bytes read per step, into one buffer used again and again: 64 KB inflate to ≈ 700 KB of
+ * a rendered access log, less than the scanner's 1 MB area takes in one step.
  */
 const READ_BYTES = 64 * 1024;
 
