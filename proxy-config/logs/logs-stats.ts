@@ -18,11 +18,11 @@ import { summarizeStats, type StatsSummary } from '../core/logs/summarize-stats.
 import {
   bytesRead,
   canUseWorkers,
+  countPieces,
   createPieceCounter,
   createRangeCounter,
   createReadCounter,
   mergeRangeResults,
-  scanMainPieces,
   SCANNER_MIN_BYTES,
   startRangeWorkers,
   type LogPiece,
@@ -198,10 +198,8 @@ async function collectBatch(
     const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
     const job: LogRangeJob = {
       pieces,
-      plain: plan.plain.filter((i) => i !== stdinAt),
-      compressed: plan.compressed,
-      nextPlain: createRangeCounter(),
-      nextCompressed: createRangeCounter(),
+      order: plan.order.filter((i) => i !== stdinAt),
+      next: createRangeCounter(),
       read: createReadCounter(),
       scanner: totalBytes >= (options.scannerMinBytes ?? SCANNER_MIN_BYTES),
       spec: kit.spec,
@@ -215,13 +213,11 @@ async function collectBatch(
       // This thread counts too, starting at once while the workers boot; they take whatever is left.
       const workers =
         plan.threads > 1 && canUseWorkers() ? await startRangeWorkers(job, plan.threads - 1) : [];
-      const mine = scanMainPieces(job, plan.lanes, report);
+      const mine = countPieces(job, report);
       const results = await Promise.allSettled([mine, ...workers]);
       const failed = results.find((result) => result.status === 'rejected');
       if (failed) throw failed.reason;
-      const counted = results.flatMap(
-        (result) => (result as PromiseFulfilledResult<RangesResult | RangesResult[]>).value,
-      );
+      const counted = results.map((result) => (result as PromiseFulfilledResult<RangesResult>).value);
       if (stdinAt >= 0) counted.push(await scanStandardInput(job, stdinAt, options.stdin));
       const { state, damaged } = mergeRangeResults(pieces, counted);
       return {

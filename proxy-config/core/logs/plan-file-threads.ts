@@ -7,16 +7,17 @@ export interface PlannedFile {
 
 /** How the files of a run are read: by how many threads, each file cut into how many byte ranges. */
 export interface FileThreadPlan {
-  /** Threads counting plain ranges, the main thread included. */
+  /** Threads counting pieces, the main thread included. */
   threads: number;
-  /** `.gz` files the main thread inflates at once (zlib inflates on its own threads). */
-  lanes: number;
   /** Per file, the number of byte ranges it is cut into (1 for a `.gz` file). */
   ranges: number[];
-  /** Pieces (indexes into the files' ranges laid end to end) of `.gz` files, largest first. */
-  compressed: number[];
-  /** Pieces of plain files, in order. */
-  plain: number[];
+  /**
+   * Pieces (indexes into the files' ranges laid end to end) in the order threads take them: `.gz`
+   * files first, largest first, then the ranges of plain files in order. A `.gz` file is the longest
+   * piece and cannot be split, so starting those first lets the plain ranges fill in around them, and
+   * the last thread to finish is not the one that took a big `.gz` file last.
+   */
+  order: number[];
 }
 
 /**
@@ -27,11 +28,10 @@ export interface FileThreadPlan {
 export const COMPRESSED_BYTE_COST = 20;
 
 /**
- * One thread and one `.gz` file at a time when the run's work (plain bytes, plus compressed bytes at
- * COMPRESSED_BYTE_COST) is below `splitMinBytes` (a worker's boot and the merge cost more than they
- * save there). From it on, up to `jobs` threads over the ranges of plain files, pieces of about
- * `rangeBytes` (every thread gets at least one when there are plain bytes to cut), and up to `jobs`
- * `.gz` files inflating at once.
+ * One thread when the run's work (plain bytes, plus compressed bytes at COMPRESSED_BYTE_COST) is below
+ * `splitMinBytes` (a worker's boot and the merge cost more than they save there). From it on, up to
+ * `jobs` threads, each taking whole `.gz` files and ranges of plain files of about `rangeBytes` (every
+ * thread gets at least one range when there are plain bytes to cut), but no more threads than pieces.
  */
 export function planFileThreads(
   files: PlannedFile[],
@@ -59,11 +59,10 @@ export function planFileThreads(
   const plain = files.flatMap((f, i) =>
     f.compressed ? [] : Array.from({ length: ranges[i]! }, (_, k) => starts[i]! + k),
   );
+  const order = [...compressed, ...plain];
   return {
-    threads: split ? Math.max(1, Math.min(jobs, plain.length)) : 1,
-    lanes: split ? Math.max(1, Math.min(jobs, compressed.length)) : 1,
+    threads: split ? Math.max(1, Math.min(jobs, order.length)) : 1,
     ranges,
-    compressed,
-    plain,
+    order,
   };
 }

@@ -2,12 +2,12 @@
 // back what it counted, or the error that stopped it. A file of its own, so that a run without
 // threads never loads worker_threads.
 import { parentPort, workerData } from 'node:worker_threads';
-import { scanFileRanges, type LogRangeJob, type RangeThreadAnswer } from './log-range-worker.js';
+import { countPieces, type LogRangeJob, type RangeThreadAnswer } from './log-range-worker.js';
 
 const job = (workerData as { proxyopsLogRange?: LogRangeJob } | null)?.proxyopsLogRange;
 const post = (answer: RangeThreadAnswer) => parentPort!.postMessage(answer);
 if (parentPort && job)
-  scanFileRanges(job).then(
+  countPieces(job).then(
     (result) => post({ result }),
     (error: Error & { code?: unknown }) =>
       post({

@@ -14,7 +14,7 @@ import {
 } from '../../core/logs/stats-state.js';
 import { createWasmLineScanner, type WasmLineScanner } from '../../core/logs/wasm-line-scanner.js';
 import { loadLogLineScanner } from './load-log-line-scanner.js';
-import { createScannerFeed, inflateLogFile, type GzipDamage } from './read-gzip-log.js';
+import { createScannerSink, inflateLogFile, type GzipDamage } from './read-gzip-log.js';
 import { countFileRange, readLineChunks, unreadable } from './read-log-input.js';
 
 /**
@@ -37,20 +37,16 @@ export interface LogPiece {
 /**
  * The pieces of a run, shared by the threads that count them: each thread takes the next piece from a
  * shared counter until none is left, so a thread that starts late or gets less CPU simply takes
- * fewer. Plain ranges are taken by every thread; `.gz` files by the main thread only, several at
- * once: zlib inflates them on its own threads while the main thread counts what comes out. (A
- * worker thread reading inflated output would hold its own tens of MB of chunks not yet collected.)
- * Plain data, sent to worker threads.
+ * fewer. Every thread, the main one included, takes both kinds: a `.gz` file is inflated and counted
+ * by the thread that took it, into fixed memory (read-gzip-log.ts), so four files on two cores keep
+ * both busy to the end. Plain data, sent to worker threads.
  */
 export interface LogRangeJob {
   pieces: LogPiece[];
-  /** Indexes of plain pieces, in the order threads take them; `nextPlain` counts them off. */
-  plain: number[];
-  /** Indexes of `.gz` pieces, in the order the main thread takes them; `nextCompressed` counts them off. */
-  compressed: number[];
-  /** Int32Array buffers holding the position, in `plain` and `compressed`, of the next piece to take. */
-  nextPlain: SharedArrayBuffer;
-  nextCompressed: SharedArrayBuffer;
+  /** Indexes of the pieces to count, in the order threads take them (see FileThreadPlan.order). */
+  order: number[];
+  /** An Int32Array's buffer holding the position, in `order`, of the next piece to take. */
+  next: SharedArrayBuffer;
   /** A BigInt64Array's buffer: bytes read so far by every thread (compressed bytes for `.gz`). */
   read: SharedArrayBuffer;
   /** Read with the WebAssembly scanner (false: the JavaScript readers). */
@@ -80,7 +76,7 @@ export interface RangesResult {
   damaged: PieceDamage[];
 }
 
-/** A fresh shared counter for `LogRangeJob.nextPlain` or `nextCompressed`. */
+/** A fresh shared counter for `LogRangeJob.next`. */
 export function createRangeCounter(): SharedArrayBuffer {
   return new SharedArrayBuffer(4);
 }
@@ -142,19 +138,22 @@ export function createPieceCounter(job: LogRangeJob) {
 function readPiece(piece: LogPiece, onRead: (bytes: number) => void): ReadPiece {
   return async (scan, scanner) => {
     try {
-      return await readPieceOnce(piece, onRead, scan, scanner);
+      return readPieceOnce(piece, onRead, scan, scanner);
     } catch (error) {
       throw isProxyopsError(error) ? error : unreadable(piece.input, error);
     }
   };
 }
 
-async function readPieceOnce(
+/** Output room for a `.gz` file read by the JavaScript readers (small runs only, see SCANNER_MIN_BYTES). */
+const TEXT_INFLATE_BYTES = 64 * 1024;
+
+function readPieceOnce(
   piece: LogPiece,
   onRead: (bytes: number) => void,
   scan: LogScan,
   scanner: WasmLineScanner | null,
-): Promise<GzipDamage | null> {
+): GzipDamage | null {
   const { fd, start, end } = piece;
   if (!piece.compressed) {
     if (scanner) countFileRange(fd, start, end, scanner, scan, onRead);
@@ -162,19 +161,23 @@ async function readPieceOnce(
     return null;
   }
   if (scanner) {
-    const feed = createScannerFeed(scanner, scan);
-    const damage = await inflateLogFile(fd, end, (chunk) => feed.push(chunk), onRead);
-    if (damage) feed.endAtDamage();
-    else feed.end();
+    const sink = createScannerSink(scanner, scan);
+    const damage = inflateLogFile(fd, end, sink, onRead);
+    if (damage) sink.endAtDamage();
+    else sink.end();
     return damage;
   }
-  const pieces = createLinePieces({ reusesChunks: false });
-  const damage = await inflateLogFile(
+  const output = Buffer.allocUnsafe(TEXT_INFLATE_BYTES);
+  const pieces = createLinePieces({ reusesChunks: true });
+  const damage = inflateLogFile(
     fd,
     end,
-    (chunk) => {
-      const text = pieces.push(chunk);
-      if (text !== undefined) scanLogText(scan, text);
+    {
+      space: () => output,
+      wrote: (bytes) => {
+        const text = pieces.push(output.subarray(0, bytes));
+        if (text !== undefined) scanLogText(scan, text);
+      },
     },
     onRead,
   );
@@ -184,72 +187,28 @@ async function readPieceOnce(
   return damage;
 }
 
-/** Takes pieces from `order` until none is left, counting each into `counter`. */
-async function takePieces(
-  job: LogRangeJob,
-  counter: ReturnType<typeof createPieceCounter>,
-  order: number[],
-  next: Int32Array,
-  note: (bytes: number) => void,
-  yieldBetween: boolean,
-): Promise<void> {
-  for (;;) {
-    const at = Atomics.add(next, 0, 1);
-    if (at >= order.length) return;
-    const piece = job.pieces[order[at]!]!;
-    await counter.count(order[at]!, piece.input, readPiece(piece, note));
-    // A plain range is read without a pause: let the main thread's inflating files and timers go on.
-    if (yieldBetween) await new Promise((resolve) => setImmediate(resolve));
-  }
-}
-
-/** Makes the function each read reports to: the shared byte count, and this thread's `onRead`. */
-function noteReads(job: LogRangeJob, onRead?: (bytes: number) => void) {
+/**
+ * One thread's part, the same in every thread: pieces of the job, one at a time, until none is left;
+ * `onRead` (the main thread's progress) hears of every read. On a failure no thread takes a further
+ * piece.
+ */
+export async function countPieces(job: LogRangeJob, onRead?: (bytes: number) => void): Promise<RangesResult> {
+  const counter = createPieceCounter(job);
   const read = new BigInt64Array(job.read);
-  return (bytes: number) => {
+  const note = (bytes: number) => {
     Atomics.add(read, 0, BigInt(bytes));
     onRead?.(bytes);
   };
-}
-
-/** Stops every thread of a failed run: no thread takes a further piece. */
-function stopTaking(job: LogRangeJob): void {
-  Atomics.store(new Int32Array(job.nextPlain), 0, job.plain.length);
-  Atomics.store(new Int32Array(job.nextCompressed), 0, job.compressed.length);
-}
-
-/** A worker thread's part: plain ranges, one at a time, until none is left. */
-export async function scanFileRanges(job: LogRangeJob): Promise<RangesResult> {
-  const counter = createPieceCounter(job);
+  const next = new Int32Array(job.next);
   try {
-    await takePieces(job, counter, job.plain, new Int32Array(job.nextPlain), noteReads(job), false);
+    for (;;) {
+      const at = Atomics.add(next, 0, 1);
+      if (at >= job.order.length) return counter.result;
+      const piece = job.pieces[job.order[at]!]!;
+      await counter.count(job.order[at]!, piece.input, readPiece(piece, note));
+    }
   } catch (error) {
-    stopTaking(job);
-    throw error;
-  }
-  return counter.result;
-}
-
-/**
- * The main thread's part: `lanes` `.gz` files inflating at once, and plain ranges once no `.gz` file
- * is left to start; `onRead` (progress) hears of every read. Each lane counts into a state of its own.
- */
-export async function scanMainPieces(
-  job: LogRangeJob,
-  lanes: number,
-  onRead?: (bytes: number) => void,
-): Promise<RangesResult[]> {
-  const note = noteReads(job, onRead);
-  const lane = async () => {
-    const counter = createPieceCounter(job);
-    await takePieces(job, counter, job.compressed, new Int32Array(job.nextCompressed), note, false);
-    await takePieces(job, counter, job.plain, new Int32Array(job.nextPlain), note, lanes > 1);
-    return counter.result;
-  };
-  try {
-    return await Promise.all(Array.from({ length: lanes }, lane));
-  } catch (error) {
-    stopTaking(job);
+    Atomics.store(next, 0, job.order.length);
     throw error;
   }
 }

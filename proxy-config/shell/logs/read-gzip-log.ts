@@ -1,12 +1,13 @@
 import { readSync } from 'node:fs';
-import { Readable } from 'node:stream';
 import type { LogScan } from '../../core/logs/scan-log-text.js';
 import type { WasmLineScanner } from '../../core/logs/wasm-line-scanner.js';
 import { SCANNER_CHUNK_BYTES } from './read-log-input.js';
 
-/** Compressed bytes read per step, and the most output zlib hands over at once: memory stays bounded. */
-const READ_BYTES = 256 * 1024;
-const INFLATE_CHUNK_BYTES = 256 * 1024;
+/**
+ * Compressed bytes read per step, into one buffer used again and again: 64 KB inflate to ≈ 700 KB of
+ * a rendered access log, less than the scanner's 1 MB area takes in one step.
+ */
+const READ_BYTES = 64 * 1024;
 
 /** Where a `.gz` file stops making sense: the compressed bytes zlib had taken, and its word for why. */
 export interface GzipDamage {
@@ -15,58 +16,147 @@ export interface GzipDamage {
 }
 
 /**
- * Inflates the `.gz` file open as `fd` (its first `size` bytes), handing each piece of output to
- * `onBytes` in order; a file of several gzip members reads as their contents joined. Runs on zlib's
- * own threads, so the calling thread counts one piece while the next is inflated. Resolves with the
- * damage when the data stops being gzip (truncated, corrupt, trailing garbage), after every byte
- * before it was handed over; throws only when the file cannot be read.
+ * Where inflated bytes go: `space()` is memory to write into (at least one byte, valid until the next
+ * call), `wrote(n)` says its first `n` bytes were written. The scanner's own input area is one, so
+ * inflated bytes are never copied or held anywhere else.
  */
-export async function inflateLogFile(
-  fd: number,
-  size: number,
-  onBytes: (chunk: Buffer) => void,
-  onRead: (bytes: number) => void,
-): Promise<GzipDamage | null> {
-  // zlib is loaded by runs that read .gz files only.
-  const { createGunzip } = await import('node:zlib');
-  const gunzip = createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
-  let position = 0;
-  let readError: unknown = null;
-  const source = new Readable({
-    highWaterMark: READ_BYTES,
-    read() {
-      try {
-        const buf = Buffer.allocUnsafe(Math.min(READ_BYTES, size - position));
-        const got = buf.length > 0 ? readSync(fd, buf, 0, buf.length, position) : 0;
-        position += got;
-        onRead(got);
-        this.push(got > 0 ? buf.subarray(0, got) : null);
-      } catch (error) {
-        readError = error;
-        this.push(null);
-      }
-    },
-  });
-  source.pipe(gunzip);
-  try {
-    for await (const chunk of gunzip) onBytes(chunk as Buffer);
-  } catch (error) {
-    if (readError === null && typeof (error as { errno?: unknown }).errno === 'number')
-      return { offset: gunzip.bytesWritten, reason: (error as Error).message };
-    throw readError ?? error;
-  } finally {
-    source.destroy();
-  }
-  if (readError !== null) throw readError;
-  return null;
+export interface InflateSink {
+  space(): Uint8Array;
+  wrote(bytes: number): void;
 }
 
 /**
- * Feeds bytes that arrive in pieces (inflated output) to the WebAssembly scanner: copies them into its
- * memory and counts whole lines each time the input area is full, keeping a partial last line for
- * the next piece; a line longer than the area grows it.
+ * The parts of the binding behind a zlib stream that its own synchronous path (`zlib.gunzipSync`,
+ * `processChunkSync` in Node's lib/zlib.js) drives: one inflate step from `input` into `output`, the
+ * room left in each afterwards in `_writeState`, errors to `onerror`. Not documented, unchanged since
+ * Node 10; what the stream offers instead allocates a new buffer for every output chunk, and a thread
+ * inflating a gigabyte holds 40–60 MB of those until V8 collects them (docs/benchmarks.md, issue 29).
  */
-export function createScannerFeed(scanner: WasmLineScanner, scan: LogScan) {
+interface GunzipInternals {
+  _handle: {
+    writeSync(
+      flush: number,
+      input: Uint8Array,
+      inputOffset: number,
+      inputLength: number,
+      output: Uint8Array,
+      outputOffset: number,
+      outputLength: number,
+    ): void;
+    onerror: (message: string, errno: number) => void;
+  };
+  /** [output room left, input bytes left] after the last step. */
+  _writeState: Uint32Array;
+}
+
+/**
+ * Inflates the `.gz` file open as `fd` (its first `size` bytes) into `sink`, synchronously, on the
+ * calling thread, with Node's zlib and fixed memory: one read buffer, zlib's window and the sink's
+ * area. A file of several gzip members reads as their contents joined; zero bytes after a member end
+ * it, as `zcat` and zlib's streams read it. Returns the damage when the data stops being gzip
+ * (truncated, corrupt, trailing garbage), after every byte before it went to the sink; throws only
+ * when the file cannot be read.
+ */
+export function inflateLogFile(
+  fd: number,
+  size: number,
+  sink: InflateSink,
+  onRead: (bytes: number) => void,
+): GzipDamage | null {
+  let given = 0;
+  const damage = inflateSteps(fd, size, Infinity, onRead, {
+    space: () => sink.space(),
+    wrote: (bytes) => {
+      given += bytes;
+      sink.wrote(bytes);
+    },
+  });
+  // zlib reports an error for the whole step that met it: what that step inflated before the damage
+  // (up to a full sink area of good lines, say the members before trailing garbage) is lost. When the
+  // step had input (not a truncated file, whose last step has none), go over the file once more,
+  // passing on only what comes after the `given` bytes, one compressed byte per step from where the
+  // failing step began: the sink gets every byte before the damage, and the offset is exact.
+  if (damage === null || damage.offset >= size) return damage;
+  const scratch = Buffer.allocUnsafe(READ_BYTES);
+  let skip = given;
+  const again = inflateSteps(fd, size, damage.offset, () => {}, {
+    space: () => (skip > 0 ? scratch.subarray(0, Math.min(skip, scratch.length)) : sink.space()),
+    wrote: (bytes) => {
+      if (skip > 0) skip -= bytes;
+      else sink.wrote(bytes);
+    },
+  });
+  return again ?? damage;
+}
+
+/** inflateLogFile's pass over the file: steps of READ_BYTES of input, of one byte from `byteFrom` on. */
+function inflateSteps(
+  fd: number,
+  size: number,
+  byteFrom: number,
+  onRead: (bytes: number) => void,
+  sink: InflateSink,
+): GzipDamage | null {
+  // zlib is loaded by runs that read .gz files only (≈ 2 ms of a one-line run's start otherwise).
+  const { constants, createGunzip } = process.getBuiltinModule('node:zlib');
+  const gunzip = createGunzip();
+  const { _handle: zlib, _writeState: state } = gunzip as unknown as GunzipInternals;
+  let failure: string | null = null;
+  zlib.onerror = (message) => {
+    failure = message;
+  };
+  const input = Buffer.allocUnsafe(READ_BYTES);
+  let position = 0;
+  let inputAt = 0;
+  let inputLeft = 0;
+  let taken = 0;
+  // zlib may hold inflated bytes it had no room for: Z_FINISH (which fails a stream that has not
+  // ended) only once a step left room in the output.
+  let pending = false;
+  try {
+    for (;;) {
+      if (inputLeft === 0 && position < size) {
+        const got = readSync(fd, input, 0, Math.min(READ_BYTES, size - position), position);
+        onRead(got);
+        // A file cut shorter while read ends where it ends (zlib says whether that is inside a member).
+        position = got > 0 ? position + got : size;
+        inputAt = 0;
+        inputLeft = got;
+      }
+      const finishing = inputLeft === 0 && !pending;
+      const step = taken >= byteFrom ? Math.min(1, inputLeft) : inputLeft;
+      const output = sink.space();
+      zlib.writeSync(
+        finishing ? constants.Z_FINISH : constants.Z_NO_FLUSH,
+        input,
+        inputAt,
+        step,
+        output,
+        0,
+        output.length,
+      );
+      if (failure !== null) return { offset: taken, reason: failure };
+      const outputLeft = state[0]!;
+      const consumed = step - state[1]!;
+      taken += consumed;
+      inputAt += consumed;
+      inputLeft -= consumed;
+      if (outputLeft < output.length) sink.wrote(output.length - outputLeft);
+      pending = outputLeft === 0;
+      // Room left in the output and input zlib will not take: the data ended (zero padding after a
+      // member, or Z_FINISH past the last member's end), as zlib's stream ends there too.
+      if (outputLeft > 0 && (finishing || step - consumed > 0)) return null;
+    }
+  } finally {
+    gunzip.close();
+  }
+}
+
+/**
+ * The scanner's input area as an InflateSink: zlib writes into it, and each time it is full its whole
+ * lines are counted and the partial last one moved to its start; a line longer than the area grows it.
+ */
+export function createScannerSink(scanner: WasmLineScanner, scan: LogScan) {
   scanner.reserve(SCANNER_CHUNK_BYTES);
   let filled = 0;
   /** Counts the whole lines in the area and moves the partial last one to its start. */
@@ -80,18 +170,12 @@ export function createScannerFeed(scanner: WasmLineScanner, scan: LogScan) {
     return true;
   };
   return {
-    push(chunk: Uint8Array): void {
-      for (let at = 0; at < chunk.length;) {
-        const input = scanner.input();
-        if (filled === input.length) {
-          if (!countWholeLines()) scanner.reserve(filled * 2);
-          continue;
-        }
-        const n = Math.min(chunk.length - at, input.length - filled);
-        input.set(chunk.subarray(at, at + n), filled);
-        filled += n;
-        at += n;
-      }
+    space(): Uint8Array {
+      if (filled === scanner.input().length && !countWholeLines()) scanner.reserve(filled * 2);
+      return scanner.input().subarray(filled);
+    },
+    wrote(bytes: number): void {
+      filled += bytes;
     },
     /** The end of the data: the last line counts even without its "\n". */
     end(): void {

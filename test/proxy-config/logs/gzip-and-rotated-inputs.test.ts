@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
-import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
+import { summarizeStats } from '../../../proxy-config/core/logs/summarize-stats.js';
+import { computeLogStats, type LogDamage } from '../../../proxy-config/logs/logs-stats.js';
+import type * as rangeWorker from '../../../proxy-config/shell/logs/log-range-worker.js';
 
 const cli = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
 const spec = presetFormat('proxyops');
@@ -88,6 +90,56 @@ describe('.gz inputs and files rotated while read', () => {
     expect(mixed.lines).toBe(64_000);
   });
 
+  it('several .gz files inflated and counted by worker threads merge to exactly the one-thread count', async () => {
+    const inputs: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const name = join(dir, `access.log.${i + 2}.gz`);
+      await writeFile(name, gzipSync(logLines(6_000 + 500 * i, 20_000 * i)));
+      inputs.push(name);
+    }
+    const oneThread = await computeLogStats({ inputs, spec, jobs: 1 });
+    expect(oneThread.lines).toBe(4 * 6_000 + 500 * 6);
+    const built = (await import(
+      new URL('../../../dist/proxy-config/shell/logs/log-range-worker.js', import.meta.url).href
+    )) as typeof rangeWorker;
+    const builtStats = (await import(
+      new URL('../../../dist/proxy-config/logs/logs-stats.js', import.meta.url).href
+    )) as { computeLogStats: typeof computeLogStats };
+    // The whole run: the main thread and two workers take the files as each finishes one.
+    expect(await builtStats.computeLogStats({ inputs, spec, jobs: 3, splitMinBytes: 0 })).toEqual(oneThread);
+    // Worker threads alone, no main thread counting: which takes which file is up to timing, but every
+    // file is inflated and counted by a worker exactly once, and the merge gives the one-thread count.
+    const fds = inputs.map((input) => openSync(input, 'r'));
+    try {
+      const job = {
+        pieces: inputs.map((input, file) => ({
+          input,
+          file,
+          fd: fds[file]!,
+          start: 0,
+          end: statSync(input).size,
+          compressed: true,
+        })),
+        order: [0, 1, 2, 3],
+        next: built.createRangeCounter(),
+        read: built.createReadCounter(),
+        scanner: true,
+        spec,
+        filter: {},
+        intervalMs: 60_000,
+      };
+      const results = await Promise.all(await built.startRangeWorkers(job, 2));
+      const taken = results.flatMap((result) => result.rangeLines.map(([piece]) => piece));
+      expect(taken.sort()).toEqual([0, 1, 2, 3]);
+      expect(built.bytesRead(job)).toBe(job.pieces.reduce((sum, piece) => sum + piece.end, 0));
+      const { state, damaged } = built.mergeRangeResults(job.pieces, results);
+      expect(damaged).toEqual([]);
+      expect(summarizeStats(state, { format: spec.name, inputs })).toEqual(oneThread);
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+  });
+
   it('more files than are opened at once: read in batches, counted as one run, progress over them all', async () => {
     const inputs: string[] = [];
     for (let i = 0; i < 5; i++) {
@@ -137,8 +189,57 @@ describe('.gz inputs and files rotated while read', () => {
     expect(table.code).toBe(2);
     expect(table.stdout.length).toBeGreaterThan(0);
     expect(table.stderr).toContain(`${file} is damaged at byte ${cut.length}`);
+    // On two threads (the main one and a worker, either may take the damaged file): the same damage
+    // and lines.
+    const other = join(dir, 'access.log.1.gz');
+    await writeFile(other, gzipSync(second));
+    const builtStats = (await import(
+      new URL('../../../dist/proxy-config/logs/logs-stats.js', import.meta.url).href
+    )) as { computeLogStats: typeof computeLogStats };
+    const seen: LogDamage[] = [];
+    const threads = await builtStats.computeLogStats({
+      inputs: [other, file],
+      spec,
+      jobs: 2,
+      splitMinBytes: 0,
+      onDamage: (damaged) => seen.push(...damaged),
+    });
+    expect(threads.lines).toBe(16_000 + wholeLines);
+    expect(seen).toEqual([
+      {
+        input: file,
+        offset: cut.length,
+        size: cut.length,
+        reason: 'unexpected end of file',
+        lines: wholeLines,
+      },
+    ]);
     // Used as a library without a damage handler, the damage fails the run.
     await expect(computeLogStats({ inputs: [file], spec })).rejects.toThrow(/is damaged at byte/);
+  });
+
+  it('bytes after the last member that are not gzip: every line of the members before them is counted', async () => {
+    const member = gzipSync(first + second);
+    const file = join(dir, 'access.log.4.gz');
+    await writeFile(file, Buffer.concat([member, Buffer.from('not gzip: appended by mistake\n')]));
+    // The WebAssembly scanner and the JavaScript readers (a run under scannerMinBytes) alike.
+    for (const scannerMinBytes of [0, Infinity]) {
+      const seen: LogDamage[] = [];
+      const stats = await computeLogStats({
+        inputs: [file],
+        spec,
+        jobs: 1,
+        scannerMinBytes,
+        onDamage: (damaged) => seen.push(...damaged),
+      });
+      expect(stats.lines).toBe(32_000);
+      expect(seen).toEqual([
+        expect.objectContaining({ input: file, reason: 'incorrect header check', lines: 32_000 }),
+      ]);
+      // Where zlib stopped: within the first bytes after the member (it reads two to check a header).
+      expect(seen[0]!.offset).toBeGreaterThanOrEqual(member.length);
+      expect(seen[0]!.offset).toBeLessThanOrEqual(member.length + 2);
+    }
   });
 
   it('a .gz file that is not gzip: exit 2 and one line, nothing counted', async () => {

@@ -186,11 +186,11 @@ describe('--jobs', () => {
     // Four plain files that are small alone but large together are split as one 1 GB file would be.
     const four = Array.from({ length: 4 }, () => ({ size: 256 * MB, compressed: false }));
     const plan = planFileThreads(four, 2, 160 * MB, 2 * MB);
-    expect([plan.threads, plan.lanes]).toEqual([2, 1]);
+    expect(plan.threads).toBe(2);
     expect(plan.ranges).toEqual([128, 128, 128, 128]);
-    expect(plan.plain).toEqual(Array.from({ length: 512 }, (_, i) => i));
-    expect(plan.compressed).toEqual([]);
-    // Compressed bytes weigh COMPRESSED_BYTE_COST plain ones: 24 MB of .gz is a large run.
+    expect(plan.order).toEqual(Array.from({ length: 512 }, (_, i) => i));
+    // Compressed bytes weigh COMPRESSED_BYTE_COST plain ones: 24 MB of .gz is a large run. The .gz
+    // files are taken first, largest first, then the plain ranges.
     const mixed = [
       { size: 10 * MB, compressed: true },
       { size: 4 * MB, compressed: false },
@@ -199,21 +199,22 @@ describe('--jobs', () => {
     expect(COMPRESSED_BYTE_COST * 24 * MB).toBeGreaterThan(160 * MB);
     expect(planFileThreads(mixed, 2, 160 * MB, 2 * MB)).toEqual({
       threads: 2,
-      lanes: 2,
       ranges: [1, 2, 1],
-      compressed: [3, 0],
-      plain: [1, 2],
+      order: [3, 0, 1, 2],
     });
-    // Three .gz files on two cores: two inflating at once, no thread for plain ranges.
-    const gz = Array.from({ length: 3 }, () => ({ size: 30 * MB, compressed: true }));
-    expect(planFileThreads(gz, 2, 160 * MB, 2 * MB)).toMatchObject({ threads: 1, lanes: 2 });
-    // A small run: one thread, one .gz file at a time, each file one piece.
+    // .gz files only: a thread per core, each taking whole files; never more threads than files.
+    const gz = (count: number) => Array.from({ length: count }, () => ({ size: 30 * MB, compressed: true }));
+    expect(planFileThreads(gz(4), 2, 160 * MB, 2 * MB)).toEqual({
+      threads: 2,
+      ranges: [1, 1, 1, 1],
+      order: [0, 1, 2, 3],
+    });
+    expect(planFileThreads(gz(3), 8, 160 * MB, 2 * MB).threads).toBe(3);
+    // A small run: one thread, each file one piece.
     expect(planFileThreads(mixed, 2, 1024 * MB, 2 * MB)).toEqual({
       threads: 1,
-      lanes: 1,
       ranges: [1, 1, 1],
-      compressed: [2, 0],
-      plain: [1],
+      order: [2, 0, 1],
     });
   });
 });
