@@ -1,17 +1,22 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RefusedAddress } from '../../../proxy-config/core/deploy/refusal.js';
+import { acceptQueueOf } from '../../../proxy-config/core/host/listen-queue.js';
+import type { Host } from '../../../proxy-config/shell/host/host.js';
+import { createLocalHost } from '../../../proxy-config/shell/host/local-host.js';
 import {
   allowConnects,
   refusalSupport,
   refuseConnects,
 } from '../../../proxy-config/shell/nginx/refuse-connects.js';
+import { waitAcceptQueueEmpty, type QueueWait } from '../../../proxy-config/shell/process/accept-queue.js';
 import { pickFreePort } from '../../../proxy-config/shell/process/tcp-accepting.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
@@ -23,13 +28,20 @@ const POSTS = 10;
 
 /**
  * The old instance: answers every request 201 "A" and prints "request METHOD URL" for each one it
- * reads. On "leave" on stdin it prints "blocking", busy-loops BLOCK_MS, then closes its listener in
- * the same tick: connections whose handshake the kernel completed meanwhile are still in the accept
- * queue, and the kernel resets them after nginx has written its request on them.
+ * reads. Commands on stdin, one a line:
+ * - "leave": prints "blocking", busy-loops BLOCK_MS, then closes its listener in the same tick:
+ *   connections whose handshake the kernel completed meanwhile are still in the accept queue, and
+ *   the kernel resets them after nginx has written its request on them.
+ * - "hold PATH": prints "blocking" and busy-loops until the file PATH exists (the test decides when
+ *   the block ends, not a clock; at most 20 s), then prints "unblocked WHAT" (the file's content).
+ *   When WHAT is "close" it closes its listener in that same tick (before its loop accepts what is
+ *   queued) and prints "closed"; otherwise its loop runs on and accepts the queued connections.
+ * - "close": closes its listener and prints "closed".
  */
 const OLD_INSTANCE = `
 import { createServer } from 'node:http';
-import { writeSync } from 'node:fs';
+import { existsSync, readFileSync, writeSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 const say = (line) => writeSync(1, line + '\\n');
 const server = createServer((req, res) => {
   say('request ' + req.method + ' ' + req.url);
@@ -39,15 +51,28 @@ const server = createServer((req, res) => {
     res.end('A');
   });
 });
-server.listen(Number(process.env.PORT), process.env.HOST, () => say('listening'));
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  if (!chunk.includes('leave')) return;
-  say('blocking');
-  const until = Date.now() + Number(process.env.BLOCK_MS);
-  while (Date.now() < until) {}
+const close = () => {
   server.close();
   say('closed');
+};
+server.listen(Number(process.env.PORT), process.env.HOST, () => say('listening'));
+createInterface({ input: process.stdin }).on('line', (command) => {
+  if (command === 'leave') {
+    say('blocking');
+    const until = Date.now() + Number(process.env.BLOCK_MS);
+    while (Date.now() < until) {}
+    close();
+  } else if (command.startsWith('hold ')) {
+    const release = command.slice('hold '.length);
+    say('blocking');
+    const cap = Date.now() + 20000;
+    while (!existsSync(release) && Date.now() < cap) {}
+    const what = existsSync(release) ? readFileSync(release, 'utf8') : 'cap reached';
+    say('unblocked ' + what);
+    if (what === 'close') close();
+  } else if (command === 'close') {
+    close();
+  }
 });
 `;
 
@@ -145,6 +170,29 @@ function startNewInstance(address: RefusedAddress): Promise<Server> {
   });
 }
 
+type Answer = { status: number; body: string } | { error: string };
+
+/** `post`, whose failure is an answer too (so that it can be counted while others are pending). */
+const postAnswer = (host: string, port: number, path: string): Promise<Answer> =>
+  post(host, port, path).catch((error: Error) => ({ error: error.message }));
+
+const statusOf = (a: Answer) => ('status' in a ? a.status : a.error);
+
+/** Recv-Q of the listener at `address` as `ss` shows it here (its accept queue), or undefined. */
+async function queuedAt(address: RefusedAddress): Promise<number | undefined> {
+  const ran = await createLocalHost().run(['ss', '-Hltn', `sport = :${address.port}`]);
+  return acceptQueueOf(ran.stdout, address.host, address.port);
+}
+
+/** Polls `check` every 20 ms until it holds; throws `what` if it has not after 15 s (a hang). */
+async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
+  const bound = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > bound) throw new Error(`never: ${what}`);
+    await sleep(20);
+  }
+}
+
 const chainOf = (a: RefusedAddress) => `refuse_${a.host.replaceAll('.', '_')}_${a.port}`;
 const listTable = async () => (await execa('nft', ['list', 'table', 'inet', 'proxyops'])).stdout;
 const listChain = (a: RefusedAddress) =>
@@ -157,8 +205,11 @@ describe('refuseConnects: nginx passes a POST on instead of a 502 when the old i
   let newAddress: RefusedAddress;
   let newInstance: Server;
   let workerUid: number;
+  /** Where the test writes the files that end an old instance's "hold". */
+  let releaseDir: string;
 
   beforeAll(async () => {
+    releaseDir = await mkdtemp(join(tmpdir(), 'proxyops-release-'));
     oldAddress = { host: '127.0.0.2', port: await pickFreePort('127.0.0.2') };
     newAddress = { host: '127.0.0.3', port: await pickFreePort('127.0.0.3') };
     nginxPort = await freePort();
@@ -181,6 +232,7 @@ describe('refuseConnects: nginx passes a POST on instead of a 502 when the old i
     await stopOldInstances();
     await new Promise<void>((done) => (newInstance ? newInstance.close(() => done()) : done()));
     await nginx?.stop();
+    if (releaseDir) await rm(releaseDir, { recursive: true, force: true });
   });
 
   /** Sends POSTS POSTs through nginx, all at once, while `instance` is blocked before it leaves. */
@@ -269,5 +321,138 @@ describe('refuseConnects: nginx passes a POST on instead of a 502 when the old i
     expect(results.every((r) => r.status === 201)).toBe(true);
     expect(results.map((r) => r.body)).toContain('A');
     expect(old.requests().length).toBeGreaterThanOrEqual(1);
+  });
+
+  /**
+   * The old instance's event loop is blocked (held) BEFORE the refusal: POSTS POSTs are sent through
+   * nginx; nginx sends about half to it (round robin), which the kernel queues in its accept queue
+   * (seen with ss), and the others to the new instance, which answers them. Then, still during the
+   * block, nginx's new connections to it are refused, and POSTS more POSTs are sent: all go to the
+   * new instance, and the queue does not grow. Returns with the old instance still held.
+   */
+  async function heldWithQueueThenRefused(tag: string) {
+    const old = await startOldInstance(oldAddress);
+    const release = join(releaseDir, tag);
+    old.child.stdin.write(`hold ${release}\n`);
+    await old.waitFor((l) => l === 'blocking');
+
+    const answered: Answer[] = [];
+    const first = Array.from({ length: POSTS }, (_, i) =>
+      postAnswer('127.0.0.1', nginxPort, `/${tag}/${i}`).then((a) => (answered.push(a), a)),
+    );
+    // Every POST is either answered (by the new instance) or queued at the old one.
+    let queued = 0;
+    await until('each POST answered or in the old accept queue', async () => {
+      queued = (await queuedAt(oldAddress)) ?? 0;
+      return queued + answered.length === POSTS;
+    });
+    expect(queued).toBeGreaterThanOrEqual(1);
+    expect(answered).toEqual(Array.from({ length: POSTS - queued }, () => ({ status: 201, body: 'B' })));
+
+    await refuseConnects(oldAddress, workerUid);
+    // The refusal does not touch what is queued: still there while the old instance is held...
+    expect(await queuedAt(oldAddress)).toBe(queued);
+    // ...and every new POST goes to the new instance; none joins the queue.
+    const afterRefusal = await Promise.all(
+      Array.from({ length: POSTS }, (_, i) => postAnswer('127.0.0.1', nginxPort, `/${tag}/refused/${i}`)),
+    );
+    expect(afterRefusal).toEqual(Array.from({ length: POSTS }, () => ({ status: 201, body: 'B' })));
+    expect(await queuedAt(oldAddress)).toBe(queued);
+    expect(old.lines).not.toContainEqual(expect.stringMatching(/^unblocked/));
+
+    /** Ends the hold: 'close' closes the listener in the tick the block ends, 'serve' does not. */
+    const unblock = async (what: 'close' | 'serve') => {
+      await writeFile(`${release}.tmp`, what);
+      await rename(`${release}.tmp`, release);
+      await old.waitFor((l) => l.startsWith('unblocked'));
+    };
+    return { old, first, queued, unblock };
+  }
+
+  it('refused while blocked with connections queued, but closed without waiting: each queued POST gets 502', async () => {
+    const errorsBefore = (await nginx.readErrorLog()).length;
+    try {
+      const { old, first, queued, unblock } = await heldWithQueueThenRefused('queued-unwaited');
+      await unblock('close');
+      await old.waitFor((l) => l === 'closed');
+      const results = await Promise.all(first);
+      const statuses = results.map(statusOf);
+      console.log(
+        `refused, not waited: ${queued} queued at A; ${statuses.filter((s) => s === 502).length} of ${POSTS} got 502 (${statuses.join(' ')})`,
+      );
+      // Exactly the queued ones: the refusal came too late for them, and the old instance never read one.
+      expect(statuses.filter((s) => s === 502)).toHaveLength(queued);
+      expect(results.filter((r) => 'body' in r && r.body === 'B')).toHaveLength(POSTS - queued);
+      expect(old.requests()).toEqual([]);
+      expect((await nginx.readErrorLog()).slice(errorsBefore)).toContain(
+        'recv() failed (104: Connection reset by peer)',
+      );
+    } finally {
+      await allowConnects(oldAddress);
+    }
+  });
+
+  it('refused while blocked with connections queued, then waited for an empty accept queue: no 502', async () => {
+    const errorsBefore = (await nginx.readErrorLog()).length;
+    try {
+      const { old, first, queued, unblock } = await heldWithQueueThenRefused('queued-waited');
+
+      // waitAcceptQueueEmpty on a host that records what each of its ss readings showed.
+      const local = createLocalHost();
+      const readings: Array<number | undefined> = [];
+      const recording: Host = {
+        ...local,
+        run: async (argv, options) => {
+          const ran = await local.run(argv, options);
+          readings.push(acceptQueueOf(ran.stdout, oldAddress.host, oldAddress.port));
+          return ran;
+        },
+      };
+      let settled: QueueWait | undefined;
+      const waiting = waitAcceptQueueEmpty(recording, oldAddress, { boundMs: 5000, pollMs: 20 }).then(
+        (wait) => (settled = wait),
+      );
+      // While the old instance is held, the wait reads the queue, unchanged, and goes on waiting.
+      await until('3 readings of the held queue', () => settled !== undefined || readings.length >= 3);
+      const whileHeld = readings.length;
+      expect(settled, 'the wait ended while the old instance was still held').toBeUndefined();
+      await unblock('serve');
+      const wait = await waiting;
+      console.log(
+        `refused, waited: ${queued} queued at A; ss readings ${readings.join(' ')} (${whileHeld} while held); ${JSON.stringify(wait)}`,
+      );
+      expect(wait).toMatchObject({ empty: true });
+      expect(readings.slice(0, whileHeld)).toEqual(Array.from({ length: whileHeld }, () => queued));
+      expect(readings.at(-1)).toBe(0);
+
+      // Now it may close its listener: nothing is queued there.
+      old.child.stdin.write('close\n');
+      await old.waitFor((l) => l === 'closed');
+      const results = await Promise.all(first);
+      const statuses = results.map(statusOf);
+      console.log(
+        `refused, waited: ${statuses.filter((s) => s === 502).length} of ${POSTS} got 502 (${statuses.join(' ')})`,
+      );
+      expect(statuses).toEqual(Array.from({ length: POSTS }, () => 201));
+      // The queued ones were served by the old instance once its loop ran again, the others by the new.
+      expect(results.filter((r) => 'body' in r && r.body === 'A')).toHaveLength(queued);
+      expect(old.requests().filter((url) => url.startsWith('/queued-waited/'))).toHaveLength(queued);
+      expect((await nginx.readErrorLog()).slice(errorsBefore)).not.toContain('Connection reset by peer');
+      expect((await logged('queued-waited')).filter((line) => line.includes('" 502 '))).toEqual([]);
+    } finally {
+      await allowConnects(oldAddress);
+    }
+  });
+});
+
+describe('waitAcceptQueueEmpty', () => {
+  it('says it cannot see the queue (empty: false, unknown) for a port nothing listens on', async () => {
+    const address = { host: '127.0.0.2', port: await pickFreePort('127.0.0.2') };
+    const wait = await waitAcceptQueueEmpty(createLocalHost(), address, { boundMs: 1000, pollMs: 20 });
+    expect(wait).toMatchObject({
+      empty: false,
+      unknown: `ss lists no listener at 127.0.0.2:${address.port}`,
+    });
+    expect('queued' in wait).toBe(false);
   });
 });
