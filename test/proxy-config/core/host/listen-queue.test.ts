@@ -13,6 +13,7 @@ describe('the accept queue of a listener, from ss', () => {
     expect(acceptQueueOf(SS, '127.0.0.2', 3001)).toBe(3);
     expect(acceptQueueOf(SS, '127.0.0.3', 3001)).toBe(0);
     expect(acceptQueueOf(SS, '10.0.0.7', 3002)).toBe(2);
+    expect(acceptQueueOf('LISTEN 4      511        [::1]:3003      [::]:*', '0:0:0:0:0:0:0:1', 3003)).toBe(4);
   });
 
   it('is undefined where no listener is listed', () => {
