@@ -1,5 +1,5 @@
+import { textStyles } from '../proxy-config/core/text-style.js';
 import { isAbsolute, relative } from 'node:path';
-import { Chalk } from 'chalk';
 import type { LintFinding, LintReport } from '../proxy-config/config/lint-config.js';
 
 /** The `config lint --json` document: the report plus `ok` (false when an error-severity rule fired). */
@@ -27,7 +27,7 @@ export interface LintTextOptions {
  * under a header, the explanation once. Then the totals.
  */
 export function formatLintReport(report: LintReport, options: LintTextOptions): string {
-  const c = new Chalk({ level: options.color ? 1 : 0 });
+  const c = textStyles(options.color);
   const from = (f: LintFinding) => (f.contexts ? c.dim(` (included in ${f.contexts.join(', ')})`) : '');
   const where = (f: LintFinding) => c.bold(`${shortPath(f.file, options.cwd)}:${f.line}`);
   const severityOf = (f: LintFinding) =>

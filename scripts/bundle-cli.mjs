@@ -12,7 +12,7 @@
 //
 // Every import() becomes a require(): of our bundles, and of packages loaded on use. Packages that
 // require() can load stay in node_modules (pglite and the others find their own files there; graphql
-// must be one copy). Those it cannot load on every supported Node (ES-module-only: chalk, execa,
+// must be one copy). Those it cannot load on every supported Node (ES-module-only: execa,
 // jose) are bundled, and so is commander, which the front needs on every run.
 //
 // Bundles share no module: one that several need (errors, the log readers) is in each. So a lazily

@@ -1,11 +1,11 @@
-import { Chalk } from 'chalk';
+import { textStyles } from '../text-style.js';
 import type { Percentiles } from './histogram.js';
 import type { StatsSummary, StatusCounts } from './summarize-stats.js';
 import { LOG_FORMAT_TO_ADD } from './unknown-figures.js';
 
 /** Renders the human table of `logs stats`; colour only when asked (a TTY without NO_COLOR). */
 export function renderStatsTable(summary: StatsSummary, options: { color: boolean }): string {
-  const c = new Chalk({ level: options.color ? 1 : 0 });
+  const c = textStyles(options.color);
   const out: string[] = [];
   const head = (text: string) => out.push('', c.bold(text));
   const pct = (ratio: number) => `${(ratio * 100).toFixed(2)}%`;
