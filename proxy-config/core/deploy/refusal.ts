@@ -1,5 +1,3 @@
-import { isIP } from 'node:net';
-
 /** An instance's address, as the upstream lists it. */
 export interface RefusedAddress {
   host: string;
@@ -19,19 +17,27 @@ export interface HostRefusal {
   unrefusable?: string;
 }
 
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** 4 or 6 for an IPv4 or IPv6 literal (no zone), else 0; as node:net's isIP, without importing it into the core. */
+export function ipVersion(host: string): 0 | 4 | 6 {
+  if (IPV4.test(host)) return 4;
+  if (!host.includes(':') || !/^[0-9a-fA-F:.]+$/.test(host)) return 0;
+  try {
+    new URL(`http://[${host}]`);
+    return 6;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Only an IP literal (no zone) goes into an nft rule: a name would be resolved once, by nft, maybe
  * otherwise than nginx resolves it, and a zone is not something an address match takes.
  */
 export function isRefusable(address: RefusedAddress): boolean {
   const { port } = address;
-  return (
-    isIP(address.host) !== 0 &&
-    !address.host.includes('%') &&
-    Number.isInteger(port) &&
-    port > 0 &&
-    port < 65536
-  );
+  return ipVersion(address.host) !== 0 && Number.isInteger(port) && port > 0 && port < 65536;
 }
 
 /**
@@ -39,7 +45,7 @@ export function isRefusable(address: RefusedAddress): boolean {
  * IPv4-mapped IPv6 address as the IPv4 address it is (that is how the kernel matches it).
  */
 export function canonicalHost(host: string): string {
-  if (isIP(host) !== 6) return host;
+  if (ipVersion(host) !== 6) return host;
   const short = new URL(`http://[${host}]`).hostname.slice(1, -1);
   const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(short);
   if (!mapped) return short;

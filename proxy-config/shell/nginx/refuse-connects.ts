@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { isIP } from 'node:net';
 import { execa } from 'execa';
-import { canonicalHost, isRefusable, type RefusedAddress } from '../../core/deploy/refusal.js';
+import { canonicalHost, ipVersion, isRefusable, type RefusedAddress } from '../../core/deploy/refusal.js';
 import { ProxyopsError } from '../../core/errors.js';
 import { readChildPids, readLiveMasterPid } from './nginx-master.js';
 
@@ -55,7 +54,7 @@ export async function refusalSupport(pidFile: string): Promise<RefusalSupport> {
 export async function refuseConnects(address: RefusedAddress, workerUid: number): Promise<void> {
   const chain = chainName(address);
   const host = canonicalHost(address.host);
-  const family = isIP(host) === 6 ? 'ip6' : 'ip';
+  const family = ipVersion(host) === 6 ? 'ip6' : 'ip';
   await nft(
     [
       `add table ${TABLE}`,
