@@ -48,7 +48,7 @@ export function formatDeployPlan(plan: DeployPlan): string {
         ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
         : plan.paths[i] === 'alternate'
           ? `  ${toAddress(instance)}: alternate path (the new instance on ${toAddress(instance.alternate!)}, which nginx already lists; no nginx reload)`
-          : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)`,
+          : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)${instance.alternate ? `; its alternate ${toAddress(instance.alternate)} is not used: without a stop hook nothing makes the old instance leave` : ''}`,
     ),
     ...plan.steps.map(
       (s) =>

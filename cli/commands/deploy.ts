@@ -38,11 +38,13 @@ export function registerDeploy(program: Command): void {
     .command('deploy')
     .description(
       'Replace the instances of an upstream one at a time: start, wait until ready, add, watch, take the old one out, drain, stop. ' +
+        'Instances are proxyops children (deploy.command) or run by systemd, supervisord, Docker or a script (the start/stop hooks); ' +
+        "a blue/green pair (a server's alternate) changes no nginx config. " +
         '`deploy plan` prints every step with its computed wait and changes nothing. Exit 0 deployed, 1 aborted (rolled back), 2 bad input',
     )
     .argument(
-      '[plan|status]',
-      '"plan": print the plan only; "status" (with proxies in --spec): how each nginx host and instance stands',
+      '[plan|status|rollback]',
+      '"plan": print the plan only; "status" (with proxies in --spec): how each nginx host and instance stands; "rollback": deploy the release recorded before the current one',
     )
     .option('--spec <file>', 'proxy spec whose upstream has a deploy section (default: the local stack)')
     .option('--target <dir>', 'config target of proxyops config apply (with --spec)')

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { splitByInstance } from '../core/deploy/log-window.js';
-import { toAddress } from '../core/deploy/plan-deploy.js';
+import { ACCEPT_QUEUE_BOUND_MS, toAddress } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { Host } from '../shell/host/host.js';
 import { waitAcceptQueueEmpty } from '../shell/process/accept-queue.js';
@@ -10,8 +10,6 @@ import { fetchStatus } from '../shell/process/wait-until-ready.js';
 import type { NginxRefusal } from './refuse-at-proxies.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
-/** How long the old instance's accept queue may take to empty once refused (a busy event loop). */
-const QUEUE_BOUND_MS = 5_000;
 const QUEUE_POLL_MS = 20;
 /** Where `ss` cannot see the queue (the listener in a container's own namespace): a fixed wait. */
 const QUEUE_UNSEEN_WAIT_MS = 500;
@@ -68,7 +66,7 @@ export function alternateSwitch(options: AlternateOptions): TrafficSwitch {
     async takeOut(old) {
       await refusal.refuse(old, options.refuseBoundMs);
       const queue = await waitAcceptQueueEmpty(options.hostOf(old), old, {
-        boundMs: QUEUE_BOUND_MS,
+        boundMs: ACCEPT_QUEUE_BOUND_MS,
         pollMs: QUEUE_POLL_MS,
       });
       const refused = `nginx's new connections to ${toAddress(old)} are refused (no reload); its open ones go on`;

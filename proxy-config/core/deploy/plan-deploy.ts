@@ -117,6 +117,9 @@ export interface DeployPlanInput {
   handOverTo?: { host: string; port: number };
 }
 
+/** Longest wait, once nginx's new connections to an old instance are refused, for its accept queue to empty. */
+export const ACCEPT_QUEUE_BOUND_MS = 5_000;
+
 /** After the reload that removes an instance, how long the access log is read for requests still reaching it. */
 export const CONFIRM_IDLE_MS = 500;
 /** Slack on top of the drain wait and stop timeout before an old instance is killed. */
@@ -250,7 +253,8 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       if (input.refusal?.ok)
         add(
           'remove',
-          `refuse nginx's new connections to ${at} on every nginx host (an nft rule matching nginx's workers; no reload): they go to ${nextAt}, and none waits in ${at}'s accept queue when it closes`,
+          `refuse nginx's new connections to ${at} on every nginx host (an nft rule matching nginx's workers; no reload): they go to ${nextAt}; then wait until nothing waits in ${at}'s accept queue, so none is reset when it closes`,
+          { boundMs: ACCEPT_QUEUE_BOUND_MS },
         );
       add(
         'signal',
@@ -293,6 +297,8 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
         },
       );
     const drainText = `interval ${s(Math.round(healthCheck.interval * 1000))} × threshold ${healthCheck.failureThreshold} + margin ${s(drain.marginMs)}`;
+    // Hooks without `stop`: the old instance is left running once it is out of the upstream.
+    const noStop = launch.kind === 'hooks' && !launch.stop;
     if (deploy.drainMode === 'reload') {
       add('remove', `take ${at} out of upstream ${input.upstream}: validate, swap, reload`);
       add('confirm-idle', `confirm from the access log that ${at} gets no new requests`, {
@@ -300,11 +306,17 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       });
       add(
         'signal',
-        `${stopOld ?? `send ${signal} to ${at}`}: its readiness turns 503, it drains (${drainText})`,
+        noStop
+          ? stopOld!
+          : `${stopOld ?? `send ${signal} to ${at}`}: its readiness turns 503, it drains (${drainText})`,
       );
-      add('wait-exit', `wait for ${at} to stop accepting (after ${s(drain.waitMs)}) and exit`, {
-        boundMs: exitBoundMs,
-      });
+      add(
+        'wait-exit',
+        noStop
+          ? `nothing to wait for: ${at} is out of the upstream, idle, and left running (stop it yourself)`
+          : `wait for ${at} to stop accepting (after ${s(drain.waitMs)}) and exit`,
+        { boundMs: exitBoundMs },
+      );
     } else {
       add(
         'signal',

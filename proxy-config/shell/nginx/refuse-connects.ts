@@ -23,7 +23,11 @@ const CHAIN_SPEC = '{ type filter hook output priority -150; policy accept; }';
  */
 export async function refusalSupport(pidFile: string): Promise<RefusalSupport> {
   const master = await readLiveMasterPid(pidFile);
-  if (master === undefined) return { ok: false, reason: `no nginx runs from ${pidFile}` };
+  if (master === undefined)
+    return {
+      ok: false,
+      reason: `no nginx runs from ${pidFile} (deploy on the nginx host, or set paths.pidFile to its pid file)`,
+    };
   const uids = new Set(
     await Promise.all((await readChildPids(master)).map((pid) => readUid(pid).catch(() => undefined))),
   );
