@@ -131,7 +131,9 @@ describe('planDeploy', () => {
     expect(noStop.steps.find((s) => s.kind === 'signal')!.title).toMatch(/no stop hook/);
     // Nothing tells the old instance to drain, and nothing waits for it to leave.
     expect(noStop.steps.find((s) => s.kind === 'signal')!.title).not.toMatch(/drains/);
-    expect(noStop.steps.find((s) => s.kind === 'wait-exit')!.title).toMatch(/left running \(stop it yourself\)/);
+    expect(noStop.steps.find((s) => s.kind === 'wait-exit')!.title).toMatch(
+      /left running \(stop it yourself\)/,
+    );
     const unpaired = planDeploy({
       upstream: 'app',
       pool: { healthCheck, deploy: hooks() },
