@@ -37,7 +37,9 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
 
   head('client closed (499)');
   const cc = summary.clientClosed;
-  out.push(`${n(cc.count)} (${pct(cc.ratio)})   without an upstream attempt ${n(cc.noUpstream)}`);
+  out.push(
+    `${n(cc.count)} (${pct(cc.ratio)})   without an upstream attempt ${cc.noUpstream === null ? 'unknown' : n(cc.noUpstream)}`,
+  );
   out.push(`  request time            ${p(cc.requestTime)}`);
   out.push(`  upstream connect time   ${p(cc.upstreamConnectTime)}`);
   out.push(`  upstream response time  ${p(cc.upstreamResponseTime)}`);
@@ -60,7 +62,9 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
   }
 
   if (summary.upstreams.length) {
-    head(`upstreams (retried requests ${n(summary.retriedRequests)})`);
+    head(
+      `upstreams (retried requests ${summary.retriedRequests === null ? 'unknown' : n(summary.retriedRequests)})`,
+    );
     for (const up of summary.upstreams) {
       out.push(
         `${c.cyan(up.address)}  requests ${n(up.requests)}  5xx ${n(up.status5xx)}  proxy-made ${up.proxyGenerated === null ? 'unknown' : n(up.proxyGenerated)}  retries ${n(up.retries)}`,

@@ -30,7 +30,8 @@ export interface TimelineSummary {
   '5xx': number;
   other: number;
   '499': number;
-  proxy5xx: number;
+  /** 5xx made by nginx; null when the format cannot tell ($upstream_header_time). */
+  proxy5xx: number | null;
   requestTime: Percentiles;
 }
 
@@ -55,12 +56,14 @@ export interface StatsSummary {
   clientClosed: {
     count: number;
     ratio: number;
-    noUpstream: number;
+    /** 499s before any upstream attempt; null when the format has no $upstream_addr/$upstream_status. */
+    noUpstream: number | null;
     requestTime: Percentiles;
     upstreamConnectTime: Percentiles;
     upstreamResponseTime: Percentiles;
   };
-  retriedRequests: number;
+  /** Requests with more than one upstream attempt; null when the format has no upstream variables. */
+  retriedRequests: number | null;
   upstreams: UpstreamSummary[];
   upstreamOverflow: number;
   latency: { requestTime: Percentiles };
@@ -126,7 +129,7 @@ export function summarizeStats(
         '5xx': c[5]!,
         other: c[6]!,
         '499': c[7]!,
-        proxy5xx: c[8]!,
+        proxy5xx: caps.headerTime ? c[8]! : null,
         requestTime: toPercentiles(point.requestTime),
       };
     });
@@ -161,12 +164,12 @@ export function summarizeStats(
     clientClosed: {
       count: state.clientClosed.count,
       ratio: ratio(state.clientClosed.count, records),
-      noUpstream: state.clientClosed.noUpstream,
+      noUpstream: caps.upstream ? state.clientClosed.noUpstream : null,
       requestTime: toPercentiles(state.clientClosed.requestTime),
       upstreamConnectTime: toPercentiles(state.clientClosed.upstreamConnect),
       upstreamResponseTime: toPercentiles(state.clientClosed.upstreamResponse),
     },
-    retriedRequests: state.retriedRequests,
+    retriedRequests: caps.upstream ? state.retriedRequests : null,
     upstreams: [...state.upstreams.entries()]
       .map(([address, up]) => ({
         address,

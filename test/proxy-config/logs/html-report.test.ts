@@ -143,12 +143,12 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
 
   it('shows the exact values of what the mouse is over', async () => {
     const points = summary.timeline.points;
-    const worst = points.reduce((a, b) => (b.proxy5xx > a.proxy5xx ? b : a));
+    const worst = points.reduce((a, b) => (b.proxy5xx! > a.proxy5xx! ? b : a));
     const index = points.indexOf(worst);
     const detail = await hoverDetail(w.page, `#errors-chart rect.hit >> nth=${index}`);
     expect(detail).toContain(`${worst.time.slice(0, 19).replace('T', ' ')} UTC`);
     expect(detail).toContain(`5xx made by nginx: ${worst.proxy5xx}`);
-    expect(detail).toContain(`5xx returned by upstreams: ${worst['5xx'] - worst.proxy5xx}`);
+    expect(detail).toContain(`5xx returned by upstreams: ${worst['5xx'] - worst.proxy5xx!}`);
     expect(detail).toContain(`499 client closed: ${worst['499']}`);
     const first = summary.upstreams[0]!;
     const row = await hoverDetail(w.page, `#upstream-chart rect.hit >> nth=1`);

@@ -72,7 +72,7 @@ function tiles(s: StatsSummary): string {
     tile(
       'retried',
       'retried requests',
-      s.upstreamStatus === null ? 'unknown' : exactCount(s.retriedRequests),
+      s.retriedRequests === null ? 'unknown' : exactCount(s.retriedRequests),
     ),
     tile('p50', 'request time p50', noRt ? 'unknown' : seconds(rt.p50)),
     tile('p90', 'p90', noRt ? 'unknown' : seconds(rt.p90)),
