@@ -69,6 +69,8 @@ describe('logs stats on a week of stock nginx combined logs', () => {
     expect(stdout).toContain(`${week.c499.toLocaleString('en-US')} (`);
     expect(stdout).toContain('without an upstream attempt unknown');
     expect(stdout).not.toMatch(/without an upstream attempt \d/);
+    expect(stdout).toContain('  upstream connect time   unknown (the log format has no $upstream_addr)');
+    expect(stdout).toContain('request time (s)\nunknown (the log format has no $request_time)');
   });
 
   it('--json gives null for what a combined log cannot know, in the totals and in every timeline point', async () => {
@@ -81,8 +83,15 @@ describe('logs stats on a week of stock nginx combined logs', () => {
     expect(doc.retriedRequests).toBeNull();
     expect(doc.upstreamStatus).toBeNull();
     expect(doc.ratios.proxy5xx).toBeNull();
+    expect(doc.latency.requestTime).toBeNull();
+    expect(doc.clientClosed.requestTime).toBeNull();
+    expect(doc.clientClosed.upstreamConnectTime).toBeNull();
+    expect(doc.clientClosed.upstreamResponseTime).toBeNull();
     expect(doc.timeline.points.length).toBeGreaterThan(0);
-    for (const point of doc.timeline.points) expect(point.proxy5xx).toBeNull();
+    for (const point of doc.timeline.points) {
+      expect(point.proxy5xx).toBeNull();
+      expect(point.requestTime).toBeNull();
+    }
   });
 
   it('--ndjson writes proxy5xx as null on every line', async () => {
@@ -90,7 +99,10 @@ describe('logs stats on a week of stock nginx combined logs', () => {
     expect(code).toBe(0);
     const lines = stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(JSON.parse(line)).toHaveProperty('proxy5xx', null);
+    for (const line of lines) {
+      expect(JSON.parse(line)).toHaveProperty('proxy5xx', null);
+      expect(JSON.parse(line)).toHaveProperty('requestTime', null);
+    }
   });
 
   it('--prom and --prom-textfile write the same documented metrics, without those the format cannot give', async () => {
@@ -158,6 +170,7 @@ describe('logs stats on a week of stock nginx combined logs', () => {
     expect(doc.clientClosed.count).toBe(2 * week.c499);
     expect(doc.clientClosed.noUpstream).toBeNull();
     expect(doc.retriedRequests).toBeNull();
+    expect(doc.latency.requestTime).toBeNull();
     for (const point of doc.timeline.points) expect(point.proxy5xx).toBeNull();
     const table = await proxyops(['logs', 'merge', a, b]);
     expect(table.stdout).toContain('without an upstream attempt unknown');

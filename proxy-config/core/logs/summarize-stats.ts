@@ -32,7 +32,8 @@ export interface TimelineSummary {
   '499': number;
   /** 5xx made by nginx; null when the format cannot tell ($upstream_header_time). */
   proxy5xx: number | null;
-  requestTime: Percentiles;
+  /** Null when the format has no $request_time. */
+  requestTime: Percentiles | null;
 }
 
 /** The `--json` document of `proxyops logs stats` (schema in docs/access-logs.md). */
@@ -58,15 +59,18 @@ export interface StatsSummary {
     ratio: number;
     /** 499s before any upstream attempt; null when the format has no $upstream_addr/$upstream_status. */
     noUpstream: number | null;
-    requestTime: Percentiles;
-    upstreamConnectTime: Percentiles;
-    upstreamResponseTime: Percentiles;
+    /** Null when the format has no $request_time. */
+    requestTime: Percentiles | null;
+    /** Null when the format has no upstream variables. */
+    upstreamConnectTime: Percentiles | null;
+    upstreamResponseTime: Percentiles | null;
   };
   /** Requests with more than one upstream attempt; null when the format has no upstream variables. */
   retriedRequests: number | null;
   upstreams: UpstreamSummary[];
   upstreamOverflow: number;
-  latency: { requestTime: Percentiles };
+  /** Null when the format has no $request_time. */
+  latency: { requestTime: Percentiles | null };
   topPaths5xx: { paths: Array<{ path: string; count: number }>; maxError: number };
   timeline: { intervalSeconds: number; points: TimelineSummary[] };
   /** Figures the format cannot give (their fields above are null, not zero). */
@@ -130,7 +134,7 @@ export function summarizeStats(
         other: c[6]!,
         '499': c[7]!,
         proxy5xx: caps.headerTime ? c[8]! : null,
-        requestTime: toPercentiles(point.requestTime),
+        requestTime: caps.requestTime ? toPercentiles(point.requestTime) : null,
       };
     });
   return {
@@ -165,9 +169,9 @@ export function summarizeStats(
       count: state.clientClosed.count,
       ratio: ratio(state.clientClosed.count, records),
       noUpstream: caps.upstream ? state.clientClosed.noUpstream : null,
-      requestTime: toPercentiles(state.clientClosed.requestTime),
-      upstreamConnectTime: toPercentiles(state.clientClosed.upstreamConnect),
-      upstreamResponseTime: toPercentiles(state.clientClosed.upstreamResponse),
+      requestTime: caps.requestTime ? toPercentiles(state.clientClosed.requestTime) : null,
+      upstreamConnectTime: caps.upstream ? toPercentiles(state.clientClosed.upstreamConnect) : null,
+      upstreamResponseTime: caps.upstream ? toPercentiles(state.clientClosed.upstreamResponse) : null,
     },
     retriedRequests: caps.upstream ? state.retriedRequests : null,
     upstreams: [...state.upstreams.entries()]
@@ -184,7 +188,7 @@ export function summarizeStats(
       }))
       .sort((x, y) => y.requests - x.requests || x.address.localeCompare(y.address)),
     upstreamOverflow: state.upstreamOverflow,
-    latency: { requestTime: toPercentiles(state.requestTime) },
+    latency: { requestTime: caps.requestTime ? toPercentiles(state.requestTime) : null },
     topPaths5xx: {
       paths: [...state.paths5xx.entries()]
         .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))

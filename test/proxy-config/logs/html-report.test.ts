@@ -80,7 +80,7 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
     expect(await metric('proxy5xx')).toBe(count(counts.proxy5xx));
     expect(await metric('upstream5xx')).toBe(count(counts.s5xx - counts.proxy5xx));
     expect(await metric('499')).toMatch(new RegExp(`^${count(counts.s499)} `));
-    expect(await metric('p99')).toBe(`${summary.latency.requestTime.p99!.toFixed(3)} s`);
+    expect(await metric('p99')).toBe(`${summary.latency.requestTime!.p99!.toFixed(3)} s`);
   });
 
   it('names every series in a legend, and every chart has one', async () => {
@@ -123,7 +123,7 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
       qs.map((q) => Number(q.getAttribute('data-value'))),
     );
     expect(values).toEqual([
-      summary.latency.requestTime.p99,
+      summary.latency.requestTime!.p99,
       ...summary.upstreams.map((u) => u.responseTime.p99),
     ]);
   });
