@@ -53,7 +53,7 @@ function registerLogsStats(logs: Command): void {
     )
     .option('--json', 'one JSON document (schema in docs/access-logs.md)')
     .option('--ndjson', 'one JSON summary per interval')
-    .option('--prom', 'Prometheus text exposition')
+    .option('--prom', 'the Prometheus metrics (as --prom-textfile writes them) on stdout')
     .option('--html <file>', 'also write a self-contained HTML report with charts')
     .option(
       '--fail-if <expr>',
@@ -118,7 +118,7 @@ function registerLogsMerge(logs: Command): void {
     .argument('<states...>', 'state files written by logs stats --state-out, of one log format')
     .option('--json', 'one JSON document (schema in docs/access-logs.md)')
     .option('--ndjson', 'the timeline, one JSON point per line')
-    .option('--prom', 'Prometheus text exposition')
+    .option('--prom', 'the Prometheus metrics (as --prom-textfile writes them) on stdout')
     .option('--html <file>', 'also write a self-contained HTML report with charts')
     .option(
       '--fail-if <expr>',

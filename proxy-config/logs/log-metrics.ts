@@ -1,6 +1,7 @@
 // The Prometheus side of `logs stats`: counters and classic histograms kept by prom-client, fed with
 // what was read since the last feed (a StatsState of those lines), served on /metrics or written to a
-// textfile. Names, labels and buckets are documented in docs/access-logs.md (pipelines).
+// textfile or printed by --prom. Names, labels and buckets are documented in docs/access-logs.md
+// (pipelines). A metric the log format cannot give is left out, never exported as zeros.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { forEachBucket, type Histogram as LogHistogram } from '../core/logs/histogram.js';
 import {
@@ -9,6 +10,7 @@ import {
   MAX_STATUS_LABELS,
   MAX_UPSTREAM_LABELS,
 } from '../core/logs/log-metric-labels.js';
+import type { FactsCapabilities } from '../core/logs/line-facts.js';
 import type { StatsState } from '../core/logs/stats-state.js';
 import { statusKey } from '../core/logs/summarize-stats.js';
 
@@ -25,8 +27,25 @@ function statusClass(code: number): string {
   return code >= 100 && code < 600 ? `${Math.floor(code / 100)}xx` : 'other';
 }
 
-/** Creates the metrics; `labels` are added to every series (`--label host=web1`). */
-export function createLogMetrics(labels: Record<string, string> = {}): LogMetrics {
+/** Every capability: the metrics of a format that logs all the variables they read. */
+const ALL_CAPABILITIES: FactsCapabilities = {
+  time: true,
+  requestTime: true,
+  upstream: true,
+  headerTime: true,
+  path: true,
+};
+
+/**
+ * Creates the metrics; `labels` are added to every series (`--label host=web1`). `capabilities` are
+ * what the log format can tell: the request-time histogram needs $request_time, the upstream metrics
+ * $upstream_addr or $upstream_status, the newest-record gauge a time variable; without them those
+ * metrics are left out (no header without samples, no histogram of zeros).
+ */
+export function createLogMetrics(
+  labels: Record<string, string> = {},
+  capabilities: FactsCapabilities = ALL_CAPABILITIES,
+): LogMetrics {
   const registry = new Registry();
   registry.setDefaultLabels(labels);
   const registers = [registry];
@@ -52,29 +71,33 @@ export function createLogMetrics(labels: Record<string, string> = {}): LogMetric
     labelNames: ['status', 'status_class', 'origin'],
     registers,
   });
-  const requestTime = new Histogram({
-    name: 'proxyops_log_request_duration_seconds',
-    help: 'Request time ($request_time) of every request.',
-    buckets,
-    registers,
-  });
+  const requestTime = capabilities.requestTime
+    ? new Histogram({
+        name: 'proxyops_log_request_duration_seconds',
+        help: 'Request time ($request_time) of every request.',
+        buckets,
+        registers,
+      })
+    : undefined;
+  // Registered only when the format logs upstreams (see below); created here so add() stays one shape.
+  const upstreamRegisters = capabilities.upstream ? registers : [];
   const attempts = new Counter({
     name: 'proxyops_log_upstream_attempts_total',
     help: 'Upstream attempts per address: a retried request counts once on each address it tried.',
     labelNames: ['upstream'],
-    registers,
+    registers: upstreamRegisters,
   });
   const attempts5xx = new Counter({
     name: 'proxyops_log_upstream_5xx_attempts_total',
     help: 'Upstream attempts ending in a 5xx, by who made it (nginx: no response header from the upstream).',
     labelNames: ['upstream', 'origin'],
-    registers,
+    registers: upstreamRegisters,
   });
   const retries = new Counter({
     name: 'proxyops_log_upstream_retries_total',
     help: 'Upstream attempts after which nginx tried another server.',
     labelNames: ['upstream'],
-    registers,
+    registers: upstreamRegisters,
   });
   const upstreamTimes = (['connect', 'header', 'response'] as const).map(
     (kind) =>
@@ -85,15 +108,18 @@ export function createLogMetrics(labels: Record<string, string> = {}): LogMetric
           help: `Upstream ${kind} time ($upstream_${kind}_time) per attempt; "-" (no attempt) is not counted.`,
           labelNames: ['upstream'],
           buckets,
-          registers,
+          registers: upstreamRegisters,
         }),
       ] as const,
   );
-  const newest = new Gauge({
-    name: 'proxyops_log_newest_record_timestamp_seconds',
-    help: 'Time of the newest record read, by the log its own time (a lagging reader shows here).',
-    registers,
-  });
+  // Registered with the first record's time: before it (or without a time variable) there is no time to give.
+  const newest = capabilities.time
+    ? new Gauge({
+        name: 'proxyops_log_newest_record_timestamp_seconds',
+        help: 'Time of the newest record read, by the log its own time (a lagging reader shows here).',
+        registers: [],
+      })
+    : undefined;
 
   const statusLabel = createLabelCap(MAX_STATUS_LABELS);
   const upstreamLabel = createLabelCap(MAX_UPSTREAM_LABELS);
@@ -125,7 +151,7 @@ export function createLogMetrics(labels: Record<string, string> = {}): LogMetric
         countStatuses(delta.proxyGenerated, 'nginx');
         countStatuses(delta.upstreamReturned, 'upstream');
       } else countStatuses(delta.status, 'unknown');
-      observe(requestTime, delta.requestTime);
+      if (requestTime) observe(requestTime, delta.requestTime);
       for (const [address, up] of delta.upstreams) {
         const upstream = upstreamLabel(address);
         attempts.inc({ upstream }, up.requests);
@@ -144,7 +170,8 @@ export function createLogMetrics(labels: Record<string, string> = {}): LogMetric
         }
       }
       if (delta.upstreamOverflow) attempts.inc({ upstream: 'other' }, delta.upstreamOverflow);
-      if (delta.lastTimeMs > newestMs) {
+      if (newest && delta.lastTimeMs > newestMs) {
+        if (newestMs === -Infinity) registry.registerMetric(newest);
         newestMs = delta.lastTimeMs;
         newest.set(newestMs / 1000);
       }

@@ -5,7 +5,6 @@ import type { Readable } from 'node:stream';
 import { ProxyopsError } from '../core/errors.js';
 import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from '../core/logs/fail-if.js';
 import { parseStatusFilter, parseUpstreamFilter, type LogFilter } from '../core/logs/log-filter.js';
-import { renderStatsProm } from '../core/logs/render-stats-prom.js';
 import { renderStatsTable } from '../core/logs/render-stats-table.js';
 import { toIntervalLine, type StatsSummary } from '../core/logs/summarize-stats.js';
 import { parseJobs } from '../core/logs/parse-jobs-option.js';
@@ -17,9 +16,10 @@ import { createProgressLine } from '../shell/logs/progress-line.js';
 import { assertNotAnInput, assertWritableDir } from '../shell/check-report-target.js';
 import { summarizeStats } from '../core/logs/summarize-stats.js';
 import type { StatsState } from '../core/logs/stats-state.js';
+import type { FactsCapabilities } from '../core/logs/line-facts.js';
 import type { LogFormatSpec } from '../core/logs/log-format-presets.js';
 import { parseMetricLabels } from '../core/logs/log-metric-labels.js';
-import { createStatsState } from '../core/logs/stats-state.js';
+import { createStatsState, MAX_TIMELINE_POINTS } from '../core/logs/stats-state.js';
 import { listenUrl, parseListenAddress } from '../core/parse-listen-address.js';
 import type { RouteHandler } from '../shell/http/serve-http-routes.js';
 
@@ -129,7 +129,17 @@ export async function runLogsStatsCommand(
     let tripped: () => void = () => undefined;
     const holds = new Promise<void>((resolve) => (tripped = resolve));
     const { followLogStats } = await import('./logs-follow.js');
-    const metrics = checked.metricLabels ? await createMetrics(checked.metricLabels) : undefined;
+    const metrics = checked.metricLabels
+      ? await createMetrics(checked.metricLabels, kit.capabilities)
+      : undefined;
+    // --prom prints the metrics' text at each update, in order (the text is made asynchronously).
+    let promPrinted = Promise.resolve();
+    const printProm = () => {
+      if (!metrics) return;
+      promPrinted = promPrinted.then(async () => {
+        io.stdout.write(await metrics.text());
+      });
+    };
     const writeTextfile = () =>
       metrics && options.promTextfile !== undefined
         ? writePromTextfile(options.promTextfile, metrics)
@@ -174,7 +184,7 @@ export async function runLogsStatsCommand(
           });
           if (options.ndjson) io.stdout.write(JSON.stringify(toIntervalLine(interval, Date.now())) + '\n');
           else if (options.json) io.stdout.write(JSON.stringify(total) + '\n');
-          else if (options.prom) io.stdout.write(renderStatsProm(total));
+          else if (options.prom) printProm();
           else io.stdout.write((color ? '\x1b[H\x1b[2J' : '\n') + renderStatsTable(total, { color }));
           if (failIf.some(({ expr }) => evaluateFailIf(expr, total))) tripped();
         },
@@ -196,6 +206,7 @@ export async function runLogsStatsCommand(
       await closeListeners();
     }
     const summary = handle.stop();
+    await promPrinted;
     await writeTextfile();
     await writeState(options.stateOut, handle.total, spec, choice.source, inputs, io);
     return finish(summary, failIf, options, io, false);
@@ -218,6 +229,12 @@ export async function runLogsStatsCommand(
   const summary = summarizeStats(state, { format: spec.name, formatSource: choice.source, inputs });
   assertMostLinesRead(summary, choice);
   sayFormat();
+  // The timeline keeps at most MAX_TIMELINE_POINTS points, doubling its interval past them: an interval
+  // the user gave is not changed without a word (on stderr, so --json stays one document).
+  if (options.interval !== undefined && state.intervalMs > intervalMs && !options.quiet)
+    io.stderr.write(
+      `proxyops: --interval ${options.interval}: these logs span more than ${MAX_TIMELINE_POINTS} such intervals, so the timeline is per ${state.intervalMs / 1000} s; narrow the time with --since/--until or give a wider --interval\n`,
+    );
   const code = await writeStatsOutputs(state, summary, checked, options, io, spec);
   // A damaged .gz input: what could be read is counted and shown, and the exit code says the input
   // was damaged (2, bad input), whatever --fail-if found.
@@ -240,11 +257,13 @@ export async function checkOutputOptions(
   const failIf = (options.failIf ?? []).map((text) => ({ text, expr: parseFailIf(text) }));
   const metricLabels = parseMetricLabels(options.label ?? []);
   const wantsMetrics =
-    options.promTextfile !== undefined || (options as LogsStatsCommandOptions).metricsListen !== undefined;
+    Boolean(options.prom) ||
+    options.promTextfile !== undefined ||
+    (options as LogsStatsCommandOptions).metricsListen !== undefined;
   if (!wantsMetrics && options.label?.length)
     throw new ProxyopsError(
       'BAD_OPTION',
-      '--label labels the metrics of --metrics-listen or --prom-textfile: give one',
+      '--label labels the metrics of --prom, --metrics-listen or --prom-textfile: give one',
     );
   const fd = (io.stdin as { fd?: unknown }).fd;
   for (const [flag, file, noun] of [
@@ -273,17 +292,18 @@ export async function writeStatsOutputs(
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
   // With `--state-out -` the state is the output (written below) and the report is left out.
   const stateOnStdout = options.stateOut === '-';
+  // --prom and --prom-textfile are one text: the metrics of docs/access-logs.md, of what the format can give.
+  const metrics = checked.metricLabels
+    ? await createMetrics(checked.metricLabels, state.capabilities)
+    : undefined;
+  metrics?.add(state);
   if (options.json) io.stdout.write(JSON.stringify(summary, null, 2) + '\n');
   else if (options.ndjson)
     for (const point of summary.timeline.points) io.stdout.write(JSON.stringify(point) + '\n');
-  else if (options.prom) io.stdout.write(renderStatsProm(summary));
+  else if (options.prom && metrics) io.stdout.write(await metrics.text());
   else if (!stateOnStdout) io.stdout.write(renderStatsTable(summary, { color }));
   await writeState(options.stateOut, state, spec, summary.formatSource, summary.inputs, io);
-  if (options.promTextfile !== undefined && checked.metricLabels) {
-    const metrics = await createMetrics(checked.metricLabels);
-    metrics.add(state);
-    await writePromTextfile(options.promTextfile, metrics);
-  }
+  if (options.promTextfile !== undefined && metrics) await writePromTextfile(options.promTextfile, metrics);
   return finish(
     summary,
     checked.failIf,
@@ -293,9 +313,9 @@ export async function writeStatsOutputs(
   );
 }
 
-async function createMetrics(labels: Record<string, string>) {
+async function createMetrics(labels: Record<string, string>, capabilities: FactsCapabilities) {
   const { createLogMetrics } = await import('./log-metrics.js');
-  return createLogMetrics(labels);
+  return createLogMetrics(labels, capabilities);
 }
 
 /** Readable by node_exporter, which runs as another user. */

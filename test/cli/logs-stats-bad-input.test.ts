@@ -119,7 +119,7 @@ describe('proxyops logs stats: bad input (CLI)', () => {
       );
     expectRefused(
       await proxyops([log, '--label', 'host=web1']),
-      /--label labels the metrics of --metrics-listen/,
+      /--label labels the metrics of --prom, --metrics-listen or --prom-textfile/,
     );
     expectRefused(
       await proxyops([log, '--prom-textfile', join(dir, 'm.prom'), '--label', 'bad-name=x']),

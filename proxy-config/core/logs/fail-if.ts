@@ -107,7 +107,7 @@ export function failIfMetric(summary: StatsSummary, metric: string): number | nu
     case 'p90':
     case 'p99':
     case 'max':
-      return time[base];
+      return time === null ? null : time[base];
   }
   const m = /^(?:(proxy|upstream)_)?(.+)$/.exec(base)!;
   const origin = m[1];

@@ -1,6 +1,7 @@
 import { ProxyopsError } from '../errors.js';
 import { linePath, type FactsCapabilities, type LineFacts } from './line-facts.js';
 import type { LogEscape } from './parse-log-format.js';
+import { LOG_FORMAT_TO_ADD } from './unknown-figures.js';
 
 /** Which lines count: all given parts must hold. */
 export interface LogFilter {
@@ -92,7 +93,10 @@ export function createLineFilter(
     });
   }
   if (upstream?.length) {
-    if (!capabilities.upstream) throw badOption('--upstream: the log format has no $upstream_addr');
+    if (!capabilities.upstream)
+      throw badOption(
+        `--upstream: the log format has no $upstream_addr, so no line can match; leave out --upstream, or log $upstream_addr, e.g. with ${LOG_FORMAT_TO_ADD}`,
+      );
     checks.push((f) => {
       for (let k = 0; k < f.attempts; k++) {
         const a = f.addr[k]!;

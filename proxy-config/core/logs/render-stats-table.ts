@@ -11,6 +11,9 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
   const pct = (ratio: number) => `${(ratio * 100).toFixed(2)}%`;
   const sec = (value: number | null) => (value === null ? '-' : value.toFixed(3));
   const p = (x: Percentiles) => `p50 ${sec(x.p50)}  p90 ${sec(x.p90)}  p99 ${sec(x.p99)}  max ${sec(x.max)}`;
+  // A time the format does not log (null) is unknown, not a row of dashes that reads like "none happened".
+  const pOr = (x: Percentiles | null, variable: string) =>
+    x === null ? `unknown (the log format has no ${variable})` : p(x);
   const paint = (code: string, text: string) =>
     code.startsWith('5')
       ? c.red(text)
@@ -37,10 +40,12 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
 
   head('client closed (499)');
   const cc = summary.clientClosed;
-  out.push(`${n(cc.count)} (${pct(cc.ratio)})   without an upstream attempt ${n(cc.noUpstream)}`);
-  out.push(`  request time            ${p(cc.requestTime)}`);
-  out.push(`  upstream connect time   ${p(cc.upstreamConnectTime)}`);
-  out.push(`  upstream response time  ${p(cc.upstreamResponseTime)}`);
+  out.push(
+    `${n(cc.count)} (${pct(cc.ratio)})   without an upstream attempt ${cc.noUpstream === null ? 'unknown' : n(cc.noUpstream)}`,
+  );
+  out.push(`  request time            ${pOr(cc.requestTime, '$request_time')}`);
+  out.push(`  upstream connect time   ${pOr(cc.upstreamConnectTime, '$upstream_addr')}`);
+  out.push(`  upstream response time  ${pOr(cc.upstreamResponseTime, '$upstream_addr')}`);
 
   if (summary.proxyGenerated && summary.upstreamReturned) {
     head('who made the response');
@@ -60,7 +65,9 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
   }
 
   if (summary.upstreams.length) {
-    head(`upstreams (retried requests ${n(summary.retriedRequests)})`);
+    head(
+      `upstreams (retried requests ${summary.retriedRequests === null ? 'unknown' : n(summary.retriedRequests)})`,
+    );
     for (const up of summary.upstreams) {
       out.push(
         `${c.cyan(up.address)}  requests ${n(up.requests)}  5xx ${n(up.status5xx)}  proxy-made ${up.proxyGenerated === null ? 'unknown' : n(up.proxyGenerated)}  retries ${n(up.retries)}`,
@@ -73,7 +80,7 @@ export function renderStatsTable(summary: StatsSummary, options: { color: boolea
   }
 
   head('request time (s)');
-  out.push(p(summary.latency.requestTime));
+  out.push(pOr(summary.latency.requestTime, '$request_time'));
 
   if (summary.topPaths5xx.paths.length) {
     head('top paths by 5xx');

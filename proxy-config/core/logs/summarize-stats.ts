@@ -30,8 +30,10 @@ export interface TimelineSummary {
   '5xx': number;
   other: number;
   '499': number;
-  proxy5xx: number;
-  requestTime: Percentiles;
+  /** 5xx made by nginx; null when the format cannot tell ($upstream_header_time). */
+  proxy5xx: number | null;
+  /** Null when the format has no $request_time. */
+  requestTime: Percentiles | null;
 }
 
 /** The `--json` document of `proxyops logs stats` (schema in docs/access-logs.md). */
@@ -55,15 +57,20 @@ export interface StatsSummary {
   clientClosed: {
     count: number;
     ratio: number;
-    noUpstream: number;
-    requestTime: Percentiles;
-    upstreamConnectTime: Percentiles;
-    upstreamResponseTime: Percentiles;
+    /** 499s before any upstream attempt; null when the format has no $upstream_addr/$upstream_status. */
+    noUpstream: number | null;
+    /** Null when the format has no $request_time. */
+    requestTime: Percentiles | null;
+    /** Null when the format has no upstream variables. */
+    upstreamConnectTime: Percentiles | null;
+    upstreamResponseTime: Percentiles | null;
   };
-  retriedRequests: number;
+  /** Requests with more than one upstream attempt; null when the format has no upstream variables. */
+  retriedRequests: number | null;
   upstreams: UpstreamSummary[];
   upstreamOverflow: number;
-  latency: { requestTime: Percentiles };
+  /** Null when the format has no $request_time. */
+  latency: { requestTime: Percentiles | null };
   topPaths5xx: { paths: Array<{ path: string; count: number }>; maxError: number };
   timeline: { intervalSeconds: number; points: TimelineSummary[] };
   /** Figures the format cannot give (their fields above are null, not zero). */
@@ -126,8 +133,8 @@ export function summarizeStats(
         '5xx': c[5]!,
         other: c[6]!,
         '499': c[7]!,
-        proxy5xx: c[8]!,
-        requestTime: toPercentiles(point.requestTime),
+        proxy5xx: caps.headerTime ? c[8]! : null,
+        requestTime: caps.requestTime ? toPercentiles(point.requestTime) : null,
       };
     });
   return {
@@ -161,12 +168,12 @@ export function summarizeStats(
     clientClosed: {
       count: state.clientClosed.count,
       ratio: ratio(state.clientClosed.count, records),
-      noUpstream: state.clientClosed.noUpstream,
-      requestTime: toPercentiles(state.clientClosed.requestTime),
-      upstreamConnectTime: toPercentiles(state.clientClosed.upstreamConnect),
-      upstreamResponseTime: toPercentiles(state.clientClosed.upstreamResponse),
+      noUpstream: caps.upstream ? state.clientClosed.noUpstream : null,
+      requestTime: caps.requestTime ? toPercentiles(state.clientClosed.requestTime) : null,
+      upstreamConnectTime: caps.upstream ? toPercentiles(state.clientClosed.upstreamConnect) : null,
+      upstreamResponseTime: caps.upstream ? toPercentiles(state.clientClosed.upstreamResponse) : null,
     },
-    retriedRequests: state.retriedRequests,
+    retriedRequests: caps.upstream ? state.retriedRequests : null,
     upstreams: [...state.upstreams.entries()]
       .map(([address, up]) => ({
         address,
@@ -181,7 +188,7 @@ export function summarizeStats(
       }))
       .sort((x, y) => y.requests - x.requests || x.address.localeCompare(y.address)),
     upstreamOverflow: state.upstreamOverflow,
-    latency: { requestTime: toPercentiles(state.requestTime) },
+    latency: { requestTime: caps.requestTime ? toPercentiles(state.requestTime) : null },
     topPaths5xx: {
       paths: [...state.paths5xx.entries()]
         .sort((x, y) => y[1] - x[1] || x[0].localeCompare(y[0]))

@@ -54,7 +54,7 @@ describe('the report timeline', () => {
     expect(b.stepMs % 60_000).toBe(0);
     const sum = (xs: number[]) => xs.reduce((a, x) => a + x, 0);
     expect(sum(b.series.records)).toBe(sum(points.map((p) => p.records)));
-    expect(sum(b.series.proxy5xx)).toBe(sum(points.map((p) => p.proxy5xx)));
+    expect(sum(b.series.proxy5xx)).toBe(sum(points.map((p) => p.proxy5xx ?? 0)));
   });
 
   it('knows how much of its first and last buckets the log covers, so rates do not dip at the ends', () => {

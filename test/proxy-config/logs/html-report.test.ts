@@ -80,7 +80,7 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
     expect(await metric('proxy5xx')).toBe(count(counts.proxy5xx));
     expect(await metric('upstream5xx')).toBe(count(counts.s5xx - counts.proxy5xx));
     expect(await metric('499')).toMatch(new RegExp(`^${count(counts.s499)} `));
-    expect(await metric('p99')).toBe(`${summary.latency.requestTime.p99!.toFixed(3)} s`);
+    expect(await metric('p99')).toBe(`${summary.latency.requestTime!.p99!.toFixed(3)} s`);
   });
 
   it('names every series in a legend, and every chart has one', async () => {
@@ -123,7 +123,7 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
       qs.map((q) => Number(q.getAttribute('data-value'))),
     );
     expect(values).toEqual([
-      summary.latency.requestTime.p99,
+      summary.latency.requestTime!.p99,
       ...summary.upstreams.map((u) => u.responseTime.p99),
     ]);
   });
@@ -143,12 +143,12 @@ describe('the HTML report of an incident across 40 upstreams, in Chromium', () =
 
   it('shows the exact values of what the mouse is over', async () => {
     const points = summary.timeline.points;
-    const worst = points.reduce((a, b) => (b.proxy5xx > a.proxy5xx ? b : a));
+    const worst = points.reduce((a, b) => (b.proxy5xx! > a.proxy5xx! ? b : a));
     const index = points.indexOf(worst);
     const detail = await hoverDetail(w.page, `#errors-chart rect.hit >> nth=${index}`);
     expect(detail).toContain(`${worst.time.slice(0, 19).replace('T', ' ')} UTC`);
     expect(detail).toContain(`5xx made by nginx: ${worst.proxy5xx}`);
-    expect(detail).toContain(`5xx returned by upstreams: ${worst['5xx'] - worst.proxy5xx}`);
+    expect(detail).toContain(`5xx returned by upstreams: ${worst['5xx'] - worst.proxy5xx!}`);
     expect(detail).toContain(`499 client closed: ${worst['499']}`);
     const first = summary.upstreams[0]!;
     const row = await hoverDetail(w.page, `#upstream-chart rect.hit >> nth=1`);

@@ -169,7 +169,7 @@ describe('statistics', () => {
     ]);
     // Sorted: 0.010 0.010 0.100 1.250 2.500; nearest rank.
     expect(summary.latency.requestTime).toEqual({ count: 5, p50: 0.1, p90: 2.5, p99: 2.5, max: 2.5 });
-    expect(summary.clientClosed.requestTime.p50).toBe(1.25);
+    expect(summary.clientClosed.requestTime!.p50).toBe(1.25);
     expect(summary.ratios['5xx']).toBe(0.6);
   });
 

@@ -221,8 +221,8 @@ describe('logs merge', () => {
     const merged = await merge([state, state], { failIf: ['records>6000'], prom: true });
     expect(merged.code).toBe(1);
     expect(merged.stderr).toMatch(/--fail-if holds: records>6000 \(records=\d+\)/);
-    const records = (JSON.parse(wholeJson) as { records: number }).records;
-    expect(merged.stdout).toContain(`proxyops_log_records_total ${2 * records}\n`);
+    const lines = (JSON.parse(wholeJson) as { lines: number }).lines;
+    expect(merged.stdout).toContain(`proxyops_log_lines_total ${2 * lines}\n`);
   });
 
   it('refuses states of another format, another version, or no state at all, in one line with a hint', async () => {

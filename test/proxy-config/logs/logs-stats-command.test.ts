@@ -88,14 +88,16 @@ describe('proxyops logs stats (command)', () => {
     ]);
   });
 
-  it('--prom writes the Prometheus text format', async () => {
+  it('--prom writes the Prometheus text format, with the metrics of the docs (as --prom-textfile)', async () => {
     const { out } = await run([plain], { prom: true });
-    expect(out).toContain('# TYPE proxyops_log_responses_total counter');
-    expect(out).toContain('proxyops_log_responses_total{status="502"} 1');
-    expect(out).toContain('proxyops_log_responses_by_origin_total{origin="proxy",status="502"} 1');
+    expect(out).toContain('# TYPE proxyops_log_requests_total counter');
+    expect(out).toContain('proxyops_log_lines_total 4\n');
+    expect(out).toContain('proxyops_log_requests_total{status="502",status_class="5xx",origin="nginx"} 1');
+    expect(out).toContain('proxyops_log_requests_total{status="200",status_class="2xx",origin="upstream"} 2');
     expect(out).toContain('proxyops_log_upstream_attempts_total{upstream="10.0.0.1:80"} 3');
+    expect(out).toContain('# TYPE proxyops_log_request_duration_seconds histogram');
     for (const line of out.trim().split('\n'))
-      expect(line).toMatch(/^(# (HELP|TYPE) \w+ .+|\w+(\{[^}]*\})? -?[0-9.e+-]+)$/);
+      expect(line).toMatch(/^(|# (HELP|TYPE) \w+ .+|\w+(\{[^}]*\})? -?[0-9.e+-]+)$/);
   });
 
   it('the table is plain text when not a terminal, and shows malformed lines with numbers', async () => {

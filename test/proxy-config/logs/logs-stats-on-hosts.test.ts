@@ -144,7 +144,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
     // Not a trivial match: both hosts counted, percentiles from a spread of times, 5xx of both kinds.
     expect(one.lines).toBe(3_000 * 2 + 4_500 + 5_000);
     expect(one.malformed.count).toBeGreaterThan(0);
-    expect(one.latency.requestTime.p99).toBeGreaterThan(one.latency.requestTime.p50!);
+    expect(one.latency.requestTime!.p99).toBeGreaterThan(one.latency.requestTime!.p50!);
     expect(one.proxyGenerated?.total).toBeGreaterThan(0);
     expect(one.upstreams.map((u) => u.address)).toContain('[2001:db8::5]:8080');
     expect(counted(merged)).toEqual(counted(one));

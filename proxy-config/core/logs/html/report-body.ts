@@ -72,11 +72,11 @@ function tiles(s: StatsSummary): string {
     tile(
       'retried',
       'retried requests',
-      s.upstreamStatus === null ? 'unknown' : exactCount(s.retriedRequests),
+      s.retriedRequests === null ? 'unknown' : exactCount(s.retriedRequests),
     ),
-    tile('p50', 'request time p50', noRt ? 'unknown' : seconds(rt.p50)),
-    tile('p90', 'p90', noRt ? 'unknown' : seconds(rt.p90)),
-    tile('p99', 'p99', noRt ? 'unknown' : seconds(rt.p99)),
+    tile('p50', 'request time p50', noRt || rt === null ? 'unknown' : seconds(rt.p50)),
+    tile('p90', 'p90', noRt || rt === null ? 'unknown' : seconds(rt.p90)),
+    tile('p99', 'p99', noRt || rt === null ? 'unknown' : seconds(rt.p99)),
     tile('malformed', 'malformed lines', exactCount(s.malformed.count)),
   ].join('')}</dl>`;
 }

@@ -52,7 +52,8 @@ export function bucketTimeline(
   ) as Record<BucketSeries, number[]>;
   for (const point of points) {
     const i = Math.floor((Date.parse(point.time) - startMs) / stepMs);
-    for (const key of BUCKET_SERIES) series[key][i]! += point[key];
+    // proxy5xx is null when the format cannot tell: the charts draw that series only when it can.
+    for (const key of BUCKET_SERIES) series[key][i]! += point[key] ?? 0;
   }
   // Log times are whole seconds: the last one covers up to the next.
   const coveredFromMs = range ? Math.max(first, Date.parse(range.first)) : first;
