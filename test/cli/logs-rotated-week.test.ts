@@ -225,6 +225,11 @@ describe('logs stats / logs merge on a week of Debian-rotated combined logs (CLI
       await proxyops(dir, ['logs', 'stats', 'access.log/x']),
       'cannot read access.log/x: a part of the path is not a directory; check the path',
     );
+    // A state file to merge, likewise.
+    expectOneLine(
+      await proxyops(dir, ['logs', 'merge', 'c.state.json']),
+      'cannot read c.state.json: no such file; check the path (a state is written by proxyops logs stats --state-out FILE)',
+    );
   });
 
   it('a log this user may not read: permission denied, and who may', async () => {
