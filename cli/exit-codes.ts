@@ -17,6 +17,8 @@ const USAGE_CODES = new Set([
   // Most lines of a log match no format (the message names the closest one).
   'LOG_FORMAT_UNKNOWN',
   'LOG_UNREADABLE',
+  // Nothing to count: every input an empty file (a live log just rotated, given alone).
+  'LOG_EMPTY',
   'NGINX_CONFIG_UNREADABLE',
   'NGINX_CONFIG_INVALID',
   'SERVERS_DIFFER_FROM_STATE',

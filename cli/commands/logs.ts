@@ -27,7 +27,7 @@ function registerLogsStats(logs: Command): void {
     )
     .argument(
       '[inputs...]',
-      'log files, .gz files, or - for standard input (default: standard input; with --host: the running nginx’s access logs there)',
+      'log files, .gz files, or - for standard input (default: standard input when it is not a terminal, an error when it is empty; with --host: the running nginx’s access logs there)',
     )
     .option(
       '--preset <name>',

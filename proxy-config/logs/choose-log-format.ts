@@ -1,7 +1,12 @@
 import { realpathSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from '../core/errors.js';
-import { detectLogFormat, sampleLines, type FormatDetection } from '../core/logs/detect-log-format.js';
+import {
+  DETECT_SAMPLE_LINES,
+  detectLogFormat,
+  sampleLines,
+  type FormatDetection,
+} from '../core/logs/detect-log-format.js';
 import type { LogFormatSpec } from '../core/logs/log-format-presets.js';
 import { resolveLogFormat, type LogFormatSource } from './logs-stats.js';
 import { peekStream } from '../shell/logs/peek-stream.js';
@@ -17,7 +22,7 @@ export interface FormatChoice {
   fromFlags: boolean;
 }
 
-/** Bytes of the first input the formats are tried on. */
+/** Bytes of each input read for the lines the formats are tried on. */
 const SAMPLE_BYTES = 64 * 1024;
 
 /** The first lines of an input, and standard input given back whole when it was the one read. */
@@ -81,7 +86,7 @@ async function formatFromRunningNginx(input: string, lines: string[]): Promise<F
 }
 
 /** The error for a log most of whose lines no known format parses: the closest format, its flag, a sample. */
-export function noFormatMatches(input: string, detection: FormatDetection, given?: string): ProxyopsError {
+export function noFormatMatches(input: string, detection: FormatDetection): ProxyopsError {
   const closest = detection.closest;
   const hint = closest
     ? `closest known format: ${closest.spec.name} (${closest.hits} of ${detection.sampled} lines), select it with --preset ${closest.spec.name}`
@@ -92,14 +97,46 @@ export function noFormatMatches(input: string, detection: FormatDetection, given
       : `; a line not matched: ${JSON.stringify(detection.unmatched.slice(0, 200))}`;
   return new ProxyopsError(
     'LOG_FORMAT_UNKNOWN',
-    `${input}: most of the first ${detection.sampled} lines match ${given ? `no line of format ${given}` : 'no known log format'}; ${hint}${sample}`,
+    `${input}: most of the first ${detection.sampled} lines match no known log format; ${hint}${sample}`,
     { details: { closest: closest?.spec.name ?? null } },
   );
 }
 
 /**
+ * The error for a run read with a named format (or one chosen here) most of whose lines it does not
+ * parse: how many it missed, and the known format that parses most of `lines`, the first non-empty
+ * lines of `input` (`sampleWhat` says which lines those are).
+ */
+export function namedFormatMisses(
+  input: string,
+  given: string,
+  run: { lines: number; malformed: number },
+  lines: string[],
+  sampleWhat: string,
+  unmatched: string | null,
+): ProxyopsError {
+  const detection = detectLogFormat(lines);
+  const closest = detection.closest;
+  const hint = closest
+    ? `closest known format: ${closest.spec.name} (parses ${closest.hits} of ${sampleWhat}), select it with --preset ${closest.spec.name}`
+    : "no known format parses any of them; give the nginx log_format with --log-format '...'";
+  const sample = unmatched === null ? '' : `; a line not matched: ${JSON.stringify(unmatched.slice(0, 200))}`;
+  return new ProxyopsError(
+    'LOG_FORMAT_UNKNOWN',
+    `${input}: ${run.malformed} of ${run.lines} lines do not match format ${given}; ${hint}${sample}`,
+    { details: { closest: closest?.spec.name ?? null } },
+  );
+}
+
+/** The first non-empty lines of a file input (DETECT_SAMPLE_LINES of them at most). */
+export async function firstLinesOf(input: string): Promise<string[]> {
+  return (await sampleInput(input, undefined)).lines;
+}
+
+/**
  * The format to read `inputs` with: the flags when given; else the format of the running nginx's
- * access_log writing the first input; else the known format that parses most of its first lines.
+ * access_log writing the first input that has lines; else the known format that parses most of the
+ * first non-empty lines of the inputs, in order.
  */
 export async function chooseLogFormat(
   inputs: string[],
@@ -117,28 +154,51 @@ export async function chooseLogFormat(
     return { choice: { spec, source: flag, fromFlags: true }, stdin };
   }
   await resolveLogFormat(source); // the checks of lone --escape / --format-name
-  const input = inputs[0] ?? '-';
-  const sample = await sampleInput(input, stdin);
+  const sample = await sampleInputs(inputs.length > 0 ? inputs : ['-'], stdin);
   if (sample.lines.length === 0)
     return {
       choice: {
         spec: await resolveLogFormat({ preset: 'proxyops' }),
-        source: 'default (empty input)',
+        source: 'default: no lines to detect a format from',
         fromFlags: false,
       },
       stdin: sample.stdin,
     };
-  const running = input === '-' ? null : await formatFromRunningNginx(input, sample.lines);
+  // The running nginx is asked about the first input that has lines (a rotated copy matches its live log).
+  const first = sample.from[0]!;
+  const running = first === '-' ? null : await formatFromRunningNginx(first, sample.lines);
   if (running) return { choice: running, stdin: sample.stdin };
   const detection = detectLogFormat(sample.lines);
-  if (!detection.spec) throw noFormatMatches(input, detection);
+  if (!detection.spec) throw noFormatMatches(sample.from.join(', '), detection);
   const hits = detection.closest?.hits ?? 0;
   return {
     choice: {
       spec: detection.spec,
-      source: `detected: parses ${hits} of the first ${detection.sampled} lines of ${input}`,
+      source: `detected: parses ${hits} of the first ${detection.sampled} lines of ${sample.from.join(', ')}`,
       fromFlags: false,
     },
     stdin: sample.stdin,
   };
+}
+
+/**
+ * The first non-empty lines of the inputs, in order, up to DETECT_SAMPLE_LINES: an empty input (the
+ * live log just after logrotate) gives none and the next input is read. `from` names the inputs the
+ * lines came from.
+ */
+async function sampleInputs(
+  inputs: string[],
+  stdin: Readable | undefined,
+): Promise<{ lines: string[]; from: string[]; stdin: Readable | undefined }> {
+  const lines: string[] = [];
+  const from: string[] = [];
+  for (const input of inputs) {
+    if (lines.length >= DETECT_SAMPLE_LINES) break;
+    const one = await sampleInput(input, stdin);
+    stdin = one.stdin;
+    if (one.lines.length === 0) continue;
+    lines.push(...one.lines.slice(0, DETECT_SAMPLE_LINES - lines.length));
+    from.push(input);
+  }
+  return { lines, from, stdin };
 }

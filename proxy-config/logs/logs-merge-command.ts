@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ProxyopsError } from '../core/errors.js';
+import { describeErrno } from '../shell/describe-path.js';
 import { assertSameFormat, fromStateDocument, type StateMeta } from '../core/logs/stats-state-document.js';
 import { createStatsState, mergeStatsState, type StatsState } from '../core/logs/stats-state.js';
 import { summarizeStats, type StatsSummary } from '../core/logs/summarize-stats.js';
@@ -29,7 +30,7 @@ export async function runLogsMergeCommand(
   const read: NamedState[] = [];
   for (const name of files) {
     const text = await readFile(name, 'utf8').catch((error: unknown) => {
-      throw new ProxyopsError('STATE_UNREADABLE', `cannot read ${name}: ${(error as Error).message}`, {
+      throw new ProxyopsError('STATE_UNREADABLE', `cannot read ${name}: ${describeStateErrno(error)}`, {
         cause: error,
       });
     });
@@ -49,6 +50,21 @@ export async function runLogsMergeCommand(
   }
   const { total, summary, format } = mergeStates(read);
   return writeStatsOutputs(total, summary, checked, options, io, format);
+}
+
+/** Why a state file cannot be read, in words, and what to do (the errno a person meets said without its code). */
+function describeStateErrno(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'ENOENT':
+      return 'no such file; check the path (a state is written by proxyops logs stats --state-out FILE)';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied; run as the user who wrote it, or one who may read it (states are written mode 0600)';
+    case 'EISDIR':
+      return 'a directory; give the state files in it';
+    default:
+      return describeErrno(error);
+  }
 }
 
 /** A state read back, and how errors name it (a file, a host). */

@@ -9,8 +9,7 @@ import { renderStatsTable } from '../core/logs/render-stats-table.js';
 import { toIntervalLine, type StatsSummary } from '../core/logs/summarize-stats.js';
 import { parseJobs } from '../core/logs/parse-jobs-option.js';
 import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from '../core/logs/parse-time-option.js';
-import { chooseLogFormat, noFormatMatches, type FormatChoice } from './choose-log-format.js';
-import { detectLogFormat } from '../core/logs/detect-log-format.js';
+import { chooseLogFormat, firstLinesOf, namedFormatMisses, type FormatChoice } from './choose-log-format.js';
 import { collectLogStats, describeDamage, prepareLogStats, type LogFormatSource } from './logs-stats.js';
 import { createProgressLine } from '../shell/logs/progress-line.js';
 import { assertNotAnInput, assertWritableDir } from '../shell/check-report-target.js';
@@ -92,8 +91,11 @@ export async function runLogsStatsCommand(
       'BAD_OPTION',
       '--state-out - needs a run that ends (a --follow run prints its updates on stdout)',
     );
-  if (inputs.length === 0) {
-    if (io.stdin.isTTY) throw new ProxyopsError('BAD_OPTION', 'give log files, or - to read standard input');
+  // Without inputs, standard input is read when it is not a terminal (`zcat old.gz | proxyops logs
+  // stats`); when it turns out empty the run is refused below (cron's /dev/null, an empty $(ls …)).
+  const implicitStdin = inputs.length === 0;
+  if (implicitStdin) {
+    if (io.stdin.isTTY) throw noInputs('no log files given');
     inputs = ['-'];
   }
   const filter = toFilter(options, Date.now());
@@ -227,7 +229,9 @@ export async function runLogsStatsCommand(
     onProgress: progress?.update,
   }).finally(() => progress?.clear());
   const summary = summarizeStats(state, { format: spec.name, formatSource: choice.source, inputs });
-  assertMostLinesRead(summary, choice);
+  // A damaged .gz that gave no line is said below as damaged, not as empty.
+  if (damaged.length === 0) assertSomethingRead(summary, implicitStdin, options.stateOut === '-');
+  await assertMostLinesRead(summary, choice);
   sayFormat();
   // The timeline keeps at most MAX_TIMELINE_POINTS points, doubling its interval past them: an interval
   // the user gave is not changed without a word (on stderr, so --json stays one document).
@@ -457,19 +461,56 @@ async function finish(
   return code;
 }
 
+/** BAD_OPTION for a run given nothing to read, with what to give instead. */
+function noInputs(why: string): ProxyopsError {
+  return new ProxyopsError('BAD_OPTION', `${why}: give log files, or - to read standard input explicitly`);
+}
+
+/**
+ * A run with no line to count has nothing usable: an error (exit 2), never "0 records" and exit 0.
+ * An explicit "-" may be empty (a pipe that filtered everything out: 0 records is its answer); standard
+ * input read because no file was given may not, nor inputs that are all empty files (the live log
+ * just after logrotate, alone: its lines are in the rotated copies). A state printed for a pipe
+ * (`--state-out -`, how `--host` reads each host) may be empty: it is one part of a total.
+ */
+function assertSomethingRead(summary: StatsSummary, implicitStdin: boolean, statePart: boolean): void {
+  if (summary.lines > 0 || (!implicitStdin && summary.inputs.includes('-'))) return;
+  if (implicitStdin) throw noInputs('no log files given and standard input is empty');
+  if (statePart) return;
+  const all = summary.inputs.length > 1 ? `all ${summary.inputs.length} inputs are` : 'the input is';
+  throw new ProxyopsError(
+    'LOG_EMPTY',
+    `${summary.inputs.join(', ')}: ${all} empty, nothing to count; a log just rotated has its lines in the rotated files: give them too (${rotatedExample(summary.inputs[0]!)})`,
+  );
+}
+
+/** `access.log.1, access.log.2.gz …` for a log named `access.log` (or one of its rotated copies). */
+function rotatedExample(input: string): string {
+  const live = input.replace(/\.\d+(\.gz)?$/, '');
+  return `${live}.1, ${live}.2.gz …`;
+}
+
 /**
  * A run where most lines matched no format found nothing usable: an error (exit 2) naming the
- * closest known format, never "0 records" and exit 0.
+ * closest known format, never "0 records" and exit 0. The closest format is tried on the first lines
+ * of the input of the first line not matched (on standard input, which cannot be read again, on the
+ * lines not matched that were kept).
  */
-function assertMostLinesRead(summary: StatsSummary, choice: FormatChoice): void {
+async function assertMostLinesRead(summary: StatsSummary, choice: FormatChoice): Promise<void> {
   if (summary.malformed.count * 2 <= summary.lines) return;
   const samples = summary.malformed.samples.map((sample) => sample.text);
-  const detection = detectLogFormat(samples);
   const input = summary.malformed.samples[0]?.input ?? summary.inputs[0] ?? '-';
-  throw noFormatMatches(
-    input,
-    { ...detection, sampled: summary.lines, unmatched: samples[0] ?? null },
+  const lines = input === '-' ? [] : await firstLinesOf(input).catch(() => []);
+  const others = summary.inputs.length - 1;
+  throw namedFormatMisses(
+    others > 0 ? `${input} and ${others} other input${others > 1 ? 's' : ''}` : input,
     choice.spec.name,
+    { lines: summary.lines, malformed: summary.malformed.count },
+    lines.length > 0 ? lines : samples,
+    lines.length > 0
+      ? `the first ${lines.length} lines${others > 0 ? ` of ${input}` : ''}`
+      : `the ${samples.length} lines not matched that were kept`,
+    samples[0] ?? null,
   );
 }
 

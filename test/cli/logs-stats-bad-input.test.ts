@@ -220,10 +220,12 @@ describe('proxyops logs stats: bad input (CLI)', () => {
       }),
       /a \/proc or \/sys file/,
     );
+    // An empty regular file is not taken for one: read, it has no line (alone, nothing to count).
     const empty = join(dir, 'empty.log');
     await writeFile(empty, '');
-    const result = await proxyops([empty, '--json']);
+    const result = await proxyops([empty, log, '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout).lines).toBe(0);
+    expect(JSON.parse(result.stdout).lines).toBe(1);
+    expectRefused(await proxyops([empty, '--json']), /empty\.log: the input is empty, nothing to count/);
   });
 });

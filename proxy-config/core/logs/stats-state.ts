@@ -229,9 +229,19 @@ export function mergeStatsState(into: StatsState, from: StatsState, lineOffset =
     if (existing) mergePoint(existing, point);
     else into.timeline.set(start, point);
   }
+  capTimeline(into);
   into.firstTimeMs = Math.min(into.firstTimeMs, from.firstTimeMs);
   into.lastTimeMs = Math.max(into.lastTimeMs, from.lastTimeMs);
   return into;
+}
+
+/**
+ * Doubles the interval until the timeline holds at most MAX_TIMELINE_POINTS, as one run does while it
+ * reads (see timelinePoint): one run ends at the shortest doubling of its interval that fits, whatever
+ * the order of its lines, so a merge of parts (threads, batches, `logs merge`) must end there too.
+ */
+export function capTimeline(state: StatsState): void {
+  while (state.timeline.size > MAX_TIMELINE_POINTS) coarsenTimeline(state, state.intervalMs * 2);
 }
 
 function rebucketed(state: StatsState, intervalMs: number): Map<number, TimelinePoint> {

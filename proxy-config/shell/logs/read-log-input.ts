@@ -1,4 +1,13 @@
-import { closeSync, createReadStream, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from '../../core/errors.js';
 import { createLinePieces } from '../../core/logs/line-pieces.js';
@@ -14,11 +23,38 @@ export function isCompressedInput(input: string): boolean {
   return input.endsWith('.gz');
 }
 
-/** LOG_UNREADABLE naming the input and the system's reason. */
+/**
+ * LOG_UNREADABLE naming the input, the system's reason in words and what to do about it: the errno
+ * a person meets on a log (a wrong or rotated-away name, a log only root and group adm may read) is
+ * said without its code; any other keeps the system's description.
+ */
 export function unreadable(input: string, error: unknown): ProxyopsError {
-  return new ProxyopsError('LOG_UNREADABLE', `cannot read ${input}: ${describeErrno(error)}`, {
+  return new ProxyopsError('LOG_UNREADABLE', `cannot read ${input}: ${describeLogErrno(input, error)}`, {
     cause: error,
   });
+}
+
+function describeLogErrno(input: string, error: unknown): string {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case 'ENOENT': {
+      // logrotate's delaycompress: access.log.1 is plain, access.log.2 on are .gz.
+      const other = input.endsWith('.gz') ? input.slice(0, -3) : `${input}.gz`;
+      if (input !== '-' && existsSync(other)) return `no such file; ${other} exists: give that name`;
+      const live = input.replace(/\.\d+(\.gz)?$/, '');
+      return `no such file; check the path (rotated logs are ${live}.1, ${live}.2.gz …)`;
+    }
+    case 'ENOTDIR':
+      return 'a part of the path is not a directory; check the path';
+    case 'EACCES':
+    case 'EPERM':
+      return "permission denied; run as a user who may read it (nginx's logs are usually readable by root and group adm only: sudo, or a member of adm)";
+    case 'ELOOP':
+      return 'too many levels of symbolic links; check where the links point';
+    case 'ENAMETOOLONG':
+      return 'the name is too long; check the path';
+    default:
+      return describeErrno(error);
+  }
 }
 
 /** Opens a plain log file for reading; LOG_UNREADABLE when it cannot be. */
