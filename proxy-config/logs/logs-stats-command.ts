@@ -1,6 +1,7 @@
+// fs.promises is read at each call: importing node:fs/promises would load it (and readline) at start.
+import { promises as fsp } from 'node:fs';
 // `logs stats` runs dozens of times in an incident and in every pipeline check: what only some runs
 // need (--follow, --html, an nginx config's log_format) is imported where it is used (bench:cli).
-import { writeFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from '../core/errors.js';
 import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from '../core/logs/fail-if.js';
@@ -269,7 +270,8 @@ export async function checkOutputOptions(
       'BAD_OPTION',
       '--label labels the metrics of --prom, --metrics-listen or --prom-textfile: give one',
     );
-  const fd = (io.stdin as { fd?: unknown }).fd;
+  // Read only for an output file: reading io.stdin makes process.stdin (see chooseLogFormat above).
+  const stdinFd = () => (io.stdin as { fd?: unknown }).fd;
   for (const [flag, file, noun] of [
     ['--html', options.html, 'report'],
     ['--state-out', options.stateOut, 'state'],
@@ -279,7 +281,7 @@ export async function checkOutputOptions(
     if (file === undefined || (flag === '--state-out' && file === '-')) continue;
     if (file === '') throw new ProxyopsError('BAD_OPTION', `${flag}: name the ${noun} file`);
     await assertWritableDir(file, flag, noun);
-    await assertNotAnInput(file, inputs, fd, flag, noun);
+    await assertNotAnInput(file, inputs, stdinFd(), flag, noun);
   }
   return { failIf, metricLabels: wantsMetrics ? metricLabels : undefined };
 }
@@ -433,7 +435,7 @@ async function finish(
 ): Promise<number> {
   if (options.html !== undefined) {
     const { renderStatsHtml } = await import('../core/logs/render-stats-html.js');
-    await writeFile(options.html, renderStatsHtml(summary)).catch((error: unknown) => {
+    await fsp.writeFile(options.html, renderStatsHtml(summary)).catch((error: unknown) => {
       throw new ProxyopsError('WRITE_FAILED', `cannot write ${options.html}: ${(error as Error).message}`, {
         cause: error,
       });

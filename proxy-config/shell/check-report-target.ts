@@ -1,5 +1,4 @@
-import { constants, fstat, type Stats } from 'node:fs';
-import { access, realpath, stat } from 'node:fs/promises';
+import { constants, fstat, type Stats, promises as fsp } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
 
@@ -10,11 +9,11 @@ import { ProxyopsError } from '../core/errors.js';
 export async function assertWritableDir(file: string, flag = '--html', noun = 'report'): Promise<void> {
   const path = resolve(file);
   const dir = dirname(path);
-  if (!(await stat(dir).catch(() => undefined))?.isDirectory())
+  if (!(await fsp.stat(dir).catch(() => undefined))?.isDirectory())
     throw new ProxyopsError('BAD_OPTION', `${flag} ${file}: the directory ${dir} does not exist`);
-  if ((await stat(path).catch(() => undefined))?.isDirectory())
+  if ((await fsp.stat(path).catch(() => undefined))?.isDirectory())
     throw new ProxyopsError('BAD_OPTION', `${flag} ${file}: is a directory; name the ${noun} file`);
-  await access(dir, constants.W_OK).catch(() => {
+  await fsp.access(dir, constants.W_OK).catch(() => {
     throw new ProxyopsError('BAD_OPTION', `${flag} ${file}: the directory ${dir} is not writable`);
   });
 }
@@ -30,19 +29,19 @@ export async function assertNotAnInput(
   flag = '--html',
   noun = 'report',
 ): Promise<void> {
-  const target = await stat(file).catch(() => undefined);
-  const targetPath = await realpath(file).catch(() => resolve(file));
+  const target = await fsp.stat(file).catch(() => undefined);
+  const targetPath = await fsp.realpath(file).catch(() => resolve(file));
   for (const input of inputs) {
     let same: boolean;
     if (input === '-') {
       const info = target && typeof stdinFd === 'number' ? await fstatOf(stdinFd) : undefined;
       same = Boolean(target && info?.isFile() && info.dev === target.dev && info.ino === target.ino);
     } else {
-      const info = await stat(input).catch(() => undefined);
+      const info = await fsp.stat(input).catch(() => undefined);
       same =
         target && info
           ? info.dev === target.dev && info.ino === target.ino
-          : (await realpath(input).catch(() => resolve(input))) === targetPath;
+          : (await fsp.realpath(input).catch(() => resolve(input))) === targetPath;
     }
     if (same)
       throw new ProxyopsError(

@@ -1,5 +1,6 @@
+// fs.promises is read at each call: importing node:fs/promises would load it (and readline) at start.
+import { promises as fsp } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** What a path is, for messages: `a directory`, `a FIFO`, … */
@@ -34,7 +35,7 @@ export async function describePathInTheWay(path: string): Promise<string | undef
   const chain = [path];
   while (dirname(chain[0]!) !== chain[0]) chain.unshift(dirname(chain[0]!));
   for (const part of chain) {
-    const stats = await stat(part).catch(() => undefined);
+    const stats = await fsp.stat(part).catch(() => undefined);
     if (!stats) return undefined;
     if (!stats.isDirectory()) return `${part} is ${describeFileKind(stats)}, not a directory`;
   }

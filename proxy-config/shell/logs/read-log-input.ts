@@ -252,9 +252,10 @@ export async function* readStreamLines(stream: Readable): AsyncGenerator<string>
 }
 
 /** Yields byte strings of whole lines from a `.gz` file, standard input ("-"), or a plain file. */
-export async function* readLogInput(input: string, stdin: Readable = process.stdin): AsyncGenerator<string> {
+export async function* readLogInput(input: string, stdin?: Readable): AsyncGenerator<string> {
   if (input === '-') {
-    yield* readStreamLines(stdin);
+    // Only here: process.stdin is made on first read, a stream whose set-up a file run need not pay.
+    yield* readStreamLines(stdin ?? process.stdin);
     return;
   }
   if (!isCompressedInput(input)) {

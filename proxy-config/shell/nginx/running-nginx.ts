@@ -1,4 +1,5 @@
-import { readFile, readlink } from 'node:fs/promises';
+// fs.promises is read at each call: importing node:fs/promises would load it (and readline) at start.
+import { promises as fsp } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ProxyopsError } from '../../core/errors.js';
 import {
@@ -20,7 +21,7 @@ export interface RunningNginx {
 
 /** The binary a master runs: /proc/PID/exe (needs the same user or root), else argv[0]. */
 async function binaryOf(pid: number, argv0: string): Promise<string> {
-  return readlink(`/proc/${pid}/exe`).catch(() => argv0);
+  return fsp.readlink(`/proc/${pid}/exe`).catch(() => argv0);
 }
 
 async function compiledDefaults(binary: string): Promise<ReturnType<typeof parseConfigureArguments>> {
@@ -55,7 +56,9 @@ export async function findRunningNginx(keep?: (pid: number) => Promise<boolean>)
 /** The master a pid file names; BAD_OPTION when it names no running nginx master. */
 export async function runningNginxOf(pidFile: string): Promise<RunningNginx> {
   const pid = await readPidFile(pidFile);
-  const title = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ').trim();
+  const title = (await fsp.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''))
+    .replaceAll('\0', ' ')
+    .trim();
   const master = await describeMaster(pid, title);
   if (!master)
     throw new ProxyopsError(

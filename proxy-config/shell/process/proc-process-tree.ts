@@ -1,5 +1,4 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync, readlinkSync, promises as fsp } from 'node:fs';
 import { ProxyopsError } from '../../core/errors.js';
 
 /** A process as /proc shows it. */
@@ -14,7 +13,7 @@ export interface ProcessInfo {
 export async function readPidFile(path: string): Promise<number> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await fsp.readFile(path, 'utf8');
   } catch (error) {
     throw new ProxyopsError(
       'BAD_OPTION',
