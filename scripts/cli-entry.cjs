@@ -34,12 +34,13 @@ function cacheBundles() {
   const fs = require('node:fs');
   const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync } = fs;
   const { statSync, writeFileSync } = fs;
-  const { homedir } = require('node:os');
   const { basename, join } = require('node:path');
   const { Script } = require('node:vm');
+  // $HOME is what os.homedir() reads first; node:os is loaded only where it is not set.
+  const home = () => process.env.HOME || require('node:os').homedir();
   const dir =
     process.env.NODE_COMPILE_CACHE ||
-    join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'proxyops');
+    join(process.env.XDG_CACHE_HOME || join(home(), '.cache'), 'proxyops');
   /** Entries to write at exit: compiled without one, or V8 refused it. */
   const toWrite = [];
   const MISSING = Symbol('no entry');
