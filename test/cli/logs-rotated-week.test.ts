@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reachableCheckout } from '../support/checkout-copy.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
@@ -25,11 +26,11 @@ interface Result {
 function proxyops(
   cwd: string,
   args: string[],
-  options: { stdin?: string; stdinFile?: string; uid?: number } = {},
+  options: { stdin?: string; stdinFile?: string; uid?: number; cli?: string } = {},
 ): Promise<Result> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const fd = options.stdinFile ? openSync(options.stdinFile, 'r') : undefined;
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
     cwd,
     stdio: [fd ?? 'pipe', 'pipe', 'pipe'],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
@@ -240,10 +241,20 @@ describe('logs stats / logs merge on a week of Debian-rotated combined logs (CLI
     const asRoot = process.getuid?.() === 0;
     if (!asRoot) await chmod(secret, 0);
     else await chmod(dir, 0o755);
-    const run = await proxyops('/', ['logs', 'stats', secret], asRoot ? { uid: 65534 } : {});
-    expectOneLine(
-      run,
-      `cannot read ${secret}: permission denied; run as a user who may read it (nginx's logs are usually readable by root and group adm only: sudo, or a member of adm)`,
-    );
+    // nobody runs the CLI from a copy it can reach: the checkout may sit below /root (0700).
+    const checkout = asRoot ? await reachableCheckout() : undefined;
+    try {
+      const run = await proxyops(
+        '/',
+        ['logs', 'stats', secret],
+        checkout ? { uid: 65534, cli: checkout.cli } : {},
+      );
+      expectOneLine(
+        run,
+        `cannot read ${secret}: permission denied; run as a user who may read it (nginx's logs are usually readable by root and group adm only: sudo, or a member of adm)`,
+      );
+    } finally {
+      await checkout?.remove();
+    }
   });
 });
