@@ -39,8 +39,7 @@ function cacheBundles() {
   // $HOME is what os.homedir() reads first; node:os is loaded only where it is not set.
   const home = () => process.env.HOME || require('node:os').homedir();
   const dir =
-    process.env.NODE_COMPILE_CACHE ||
-    join(process.env.XDG_CACHE_HOME || join(home(), '.cache'), 'proxyops');
+    process.env.NODE_COMPILE_CACHE || join(process.env.XDG_CACHE_HOME || join(home(), '.cache'), 'proxyops');
   /** Entries to write at exit: compiled without one, or V8 refused it. */
   const toWrite = [];
   const MISSING = Symbol('no entry');
