@@ -1,66 +1,26 @@
 // A week of Debian-rotated nginx logs (access.log, access.log.1, access.log.2.gz … access.log.7.gz in
 // stock `combined`), read the way a newcomer reads them from docs/access-logs.md: the built CLI, run
 // in the logs' directory with the names logrotate gives them.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBuiltCli, type CliResult, type CliRunOptions } from '../support/built-cli.js';
 import { reachableCheckout } from '../support/checkout-copy.js';
+import { timeLocal } from '../support/report-sample-logs.mjs';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs the built CLI in `cwd`. Standard input is a file redirected in (`stdinFile`), a pipe given
- * `stdin`, or a pipe closed at once; `uid` runs it as another user (root only).
- */
-function proxyops(
-  cwd: string,
-  args: string[],
-  options: { stdin?: string; stdinFile?: string; uid?: number; cli?: string } = {},
-): Promise<Result> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const fd = options.stdinFile ? openSync(options.stdinFile, 'r') : undefined;
-  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
-    cwd,
-    stdio: [fd ?? 'pipe', 'pipe', 'pipe'],
-    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
-  });
-  if (fd !== undefined) closeSync(fd);
-  else child.stdin!.end(options.stdin ?? '');
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+/** The built CLI in `cwd` (see runBuiltCli for the options). */
+const proxyops = (cwd: string, args: string[], options: CliRunOptions = {}): Promise<CliResult> =>
+  runBuiltCli(args, { ...options, cwd });
 
 /** Exit 2 and exactly one `proxyops: …` line on stderr, equal to `line`; nothing on stdout. */
-function expectOneLine(result: Result, line: string): void {
+function expectOneLine(result: CliResult, line: string): void {
   expect({ code: result.code, stderr: result.stderr, stdout: result.stdout }).toEqual({
     code: 2,
     stderr: `proxyops: ${line}\n`,
     stdout: '',
   });
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const pad = (n: number) => String(n).padStart(2, '0');
-function timeLocal(ms: number): string {
-  const d = new Date(ms);
-  return (
-    `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:` +
-    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`
-  );
 }
 
 /** One day of `combined` lines, one a minute (a 502 now and then), starting at `startMs`. */

@@ -1,48 +1,17 @@
-import { spawn } from 'node:child_process';
-import { existsSync, openSync, closeSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createServer, type AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBuiltCli, type CliResult, type CliRunOptions } from '../support/built-cli.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI: `stdin` is text to pipe in, or a file to redirect from; killed after `killAfterMs`. */
-function proxyops(
-  args: string[],
-  options: { stdin?: string; stdinFile?: string; killAfterMs?: number } = {},
-): Promise<Result> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const fd = options.stdinFile ? openSync(options.stdinFile, 'r') : undefined;
-  const child = spawn(process.execPath, [CLI, 'logs', 'stats', ...args], {
-    stdio: [fd ?? 'pipe', 'pipe', 'pipe'],
-  });
-  if (fd !== undefined) closeSync(fd);
-  else child.stdin!.end(options.stdin ?? '');
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const timer = options.killAfterMs ? setTimeout(() => child.kill('SIGINT'), options.killAfterMs) : undefined;
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    }),
-  );
-}
+/** `proxyops logs stats ARGS`, the built CLI (see runBuiltCli for the options). */
+const proxyops = (args: string[], options: CliRunOptions = {}): Promise<CliResult> =>
+  runBuiltCli(['logs', 'stats', ...args], options);
 
 /** Exit 2 with one `proxyops: ...` line matching `message`, and no stack trace. */
-function expectRefused(result: Result, message: RegExp): void {
+function expectRefused(result: CliResult, message: RegExp): void {
   expect(result.stderr).toMatch(message);
   expect(result.stderr.trim().split('\n')).toHaveLength(1);
   expect(result.stderr).not.toMatch(/internal error|\n\s+at /);

@@ -1,39 +1,15 @@
 // A newcomer's first run: `proxyops logs stats` from docs/access-logs.md on a week of stock nginx
 // `combined` logs (no $upstream_addr, no $request_time), through the built CLI on real files. What the
 // format cannot tell is unknown in every output, never a zero.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBuiltCli, type CliResult } from '../support/built-cli.js';
+import { timeLocal } from '../support/report-sample-logs.mjs';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function proxyops(args: string[]): Promise<Result> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const two = (n: number) => String(n).padStart(2, '0');
-function timeLocal(ms: number): string {
-  const d = new Date(ms);
-  return `${two(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())} +0000`;
-}
+const proxyops = (args: string[]): Promise<CliResult> => runBuiltCli(args, { noStdin: true });
 
 /** nginx's built-in `combined`: one request a minute for a week (10 080 minutes), some 499s and 502s. */
 function weekOfCombined(): { text: string; lines: number; c499: number } {

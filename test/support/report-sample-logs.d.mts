@@ -12,6 +12,7 @@ export interface SampleOptions {
   startMs?: number;
   seed?: number;
 }
+export function timeLocal(ms: number): string;
 export function sampleUpstreams(count: number): string[];
 export function incidentLog(options?: SampleOptions): { text: string; counts: SampleCounts };
 export function combinedLog(options?: SampleOptions): { text: string; counts: SampleCounts };

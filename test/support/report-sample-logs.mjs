@@ -15,7 +15,8 @@ function mulberry32(seed) {
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad = (n) => String(n).padStart(2, '0');
-const timeLocal = (ms) => {
+/** `ms` as nginx's `$time_local` in UTC (`14/Nov/2026:00:00:01 +0000`). */
+export const timeLocal = (ms) => {
   const d = new Date(ms);
   return `${pad(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
 };
