@@ -21,7 +21,7 @@ import { localAccessLogs, type AccessLogs } from './access-logs.js';
 import type { Fleet } from './fleet.js';
 import { readFleetPlanView } from './fleet-status.js';
 import { judgeRefusal, type RefusalVerdict } from '../core/deploy/refusal.js';
-import { localRefusal, PLAN_ONLY, type NginxRefusal } from './refuse-at-proxies.js';
+import { localRefusal, NOTHING_REFUSED, type NginxRefusal } from './refuse-at-proxies.js';
 
 /** Everything a deploy works from, read before any step runs. */
 export interface DeployContext {
@@ -140,9 +140,9 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     return pair.host === handOver.fresh.host && pair.port === handOver.fresh.port ? pair : undefined;
   });
   const paired = rolled.flatMap((instance, i) => (pairs[i] ? [instance, pairs[i]] : []));
-  // Only a deploy that runs holds a refusal; a plan asks each nginx host whether it could.
-  const local = fleet || view ? undefined : await localRefusal(spec.paths.pidFile);
-  const refusal = fleet?.refusal ?? local?.refusal ?? PLAN_ONLY;
+  // Only a deploy of blue/green pairs that runs holds a refusal; a plan asks each nginx host whether it could.
+  const local = fleet || view || paired.length === 0 ? undefined : await localRefusal(spec.paths.pidFile);
+  const refusal = fleet?.refusal ?? local?.refusal ?? NOTHING_REFUSED;
   const verdict: RefusalVerdict | undefined =
     paired.length === 0
       ? undefined

@@ -1,10 +1,11 @@
 import type { RecordedState } from '../core/apply/apply-steps-protocol.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
 import type { HostRefusal } from '../core/deploy/refusal.js';
+import { ProxyopsError } from '../core/errors.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
-import { openStepSession } from '../shell/host/step-session.js';
+import { openStepSession, type StepAnswer } from '../shell/host/step-session.js';
 import { fetchStatus } from '../shell/process/wait-until-ready.js';
 import type { InstanceRecord, StackState } from '../shell/stack-state.js';
 
@@ -17,28 +18,38 @@ export async function readFleetPlanView(
   spec: ProxySpec,
 ): Promise<{ state?: StackState; hosts: HostRefusal[] }> {
   const answers = await Promise.all(
-    spec.proxies.map(async ({ ssh, target }) => {
-      const host = createSshHost(ssh);
-      try {
-        await checkRemoteProxyops(host);
-        const session = openStepSession(host, target);
-        const answer = await session.request({ step: 'status', pidFile: spec.paths.pidFile });
-        await session.end();
-        return { ssh, answer };
-      } finally {
-        await host.close();
-      }
-    }),
+    spec.proxies.map(async (proxy) => ({
+      ssh: proxy.ssh,
+      answer: await askStatus(proxy, spec.paths.pidFile),
+    })),
   );
-  const first = answers[0]?.answer;
-  const state = first?.step === 'status' ? (first.state as unknown as StackState | undefined) : undefined;
+  const state = answers[0]?.answer.state as unknown as StackState | undefined;
   return {
     ...(state ? { state } : {}),
     hosts: answers.map(({ ssh, answer }) => ({
       host: ssh,
-      ...(answer.step === 'status' && answer.unrefusable ? { unrefusable: answer.unrefusable } : {}),
+      ...(answer.unrefusable ? { unrefusable: answer.unrefusable } : {}),
     })),
   };
+}
+
+/** One nginx host's `status` answer over a session of its own (no lock); the pid file asks about refusing too. */
+async function askStatus(
+  { ssh, target }: ProxySpec['proxies'][number],
+  pidFile?: string,
+): Promise<Extract<StepAnswer, { step: 'status' }>> {
+  const host = createSshHost(ssh);
+  try {
+    await checkRemoteProxyops(host);
+    const session = openStepSession(host, target);
+    const answer = await session.request({ step: 'status', ...(pidFile ? { pidFile } : {}) });
+    await session.end();
+    if (answer.step !== 'status')
+      throw new ProxyopsError('REMOTE_STEP_FAILED', `answered ${answer.step} to status`);
+    return answer;
+  } finally {
+    await host.close();
+  }
 }
 
 /** How one nginx host stands, as `deploy status` shows it. */
@@ -68,24 +79,17 @@ export async function readFleetStatus(
   upstream: string,
 ): Promise<{ proxies: ProxyStatus[]; instances: InstanceStatus[] }> {
   const proxies = await Promise.all(
-    spec.proxies.map(async ({ ssh, target }): Promise<ProxyStatus> => {
-      const host = createSshHost(ssh);
+    spec.proxies.map(async (proxy): Promise<ProxyStatus> => {
       try {
-        await checkRemoteProxyops(host);
-        const session = openStepSession(host, target);
-        const answer = await session.request({ step: 'status' });
-        await session.end();
-        if (answer.step !== 'status') return { host: ssh, error: `answered ${answer.step} to status` };
+        const answer = await askStatus(proxy);
         return {
-          host: ssh,
+          host: proxy.ssh,
           instances: serving(answer.state, upstream),
           ...(answer.live ? { live: answer.live } : {}),
           ...(answer.deploy ? { deploy: answer.deploy } : {}),
         };
       } catch (error) {
-        return { host: ssh, error: (error as Error).message };
-      } finally {
-        await host.close();
+        return { host: proxy.ssh, error: (error as Error).message };
       }
     }),
   );

@@ -34,8 +34,9 @@ export async function localRefusal(pidFile: string): Promise<{ host: HostRefusal
   };
 }
 
-/** The refusal of a `deploy plan`, which changes nothing. */
-export const PLAN_ONLY: NginxRefusal = {
-  refuse: () => Promise.reject(new ProxyopsError('REFUSE_FAILED', 'deploy plan refuses nothing')),
+/** Where nothing is refused: a `deploy plan`, or a deploy without blue/green pairs. */
+export const NOTHING_REFUSED: NginxRefusal = {
+  refuse: () =>
+    Promise.reject(new ProxyopsError('REFUSE_FAILED', 'nothing is refused in a plan or without pairs')),
   allow: () => Promise.resolve(),
 };

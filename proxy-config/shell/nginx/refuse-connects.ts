@@ -61,9 +61,7 @@ export async function refuseConnects(address: RefusedAddress, workerUid: number)
   const family = ipVersion(host) === 6 ? 'ip6' : 'ip';
   await nft(
     [
-      `add table ${TABLE}`,
-      `add chain ${TABLE} ${chain} ${CHAIN_SPEC}`,
-      `flush chain ${TABLE} ${chain}`,
+      ...emptyChain(chain),
       `add rule ${TABLE} ${chain} meta skuid ${workerUid} ${family} daddr ${host} tcp dport ${address.port} tcp flags & (syn|ack) == syn reject with tcp reset`,
     ],
     address,
@@ -76,16 +74,12 @@ export async function refuseConnects(address: RefusedAddress, workerUid: number)
  */
 export async function allowConnects(address: RefusedAddress): Promise<void> {
   const chain = chainName(address);
-  await nft(
-    [
-      `add table ${TABLE}`,
-      `add chain ${TABLE} ${chain} ${CHAIN_SPEC}`,
-      `flush chain ${TABLE} ${chain}`,
-      `delete chain ${TABLE} ${chain}`,
-    ],
-    address,
-    { missingIsNothing: true },
-  );
+  await nft([...emptyChain(chain), `delete chain ${TABLE} ${chain}`], address, { missingIsNothing: true });
+}
+
+/** The address's chain, made when missing and emptied: what both a refusal and its lifting start from. */
+function emptyChain(chain: string): string[] {
+  return [`add table ${TABLE}`, `add chain ${TABLE} ${chain} ${CHAIN_SPEC}`, `flush chain ${TABLE} ${chain}`];
 }
 
 function chainName(address: RefusedAddress): string {
