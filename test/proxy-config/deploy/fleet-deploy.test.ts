@@ -20,18 +20,7 @@ describe('deploy across hosts: three nginx hosts in front of two app hosts, over
     const { pair, address } = fleet;
     const load = loadThroughAll(fleet);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const run = await fleet.proxyops(
-      'deploy',
-      '--spec',
-      fleet.specPath,
-      '--dir',
-      `${fleet.hosts.root}/here`,
-      '--json',
-      // What is tested is that nothing fails; a new instance's first seconds on a busy test machine
-      // are slower than a warm one's, which the latency gate rightly holds against it.
-      '--max-p99-ratio',
-      'off',
-    );
+    const run = await fleet.deploy(fleet.specPath);
     const results = await load.stop();
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const events = run.stdout
@@ -73,15 +62,7 @@ describe('deploy across hosts: three nginx hosts in front of two app hosts, over
 
 describe('batches, the canary host and rollback across hosts', () => {
   const deploy = async (...args: string[]) => {
-    const run = await fleet.proxyops(
-      'deploy',
-      '--spec',
-      fleet.specPath,
-      '--dir',
-      `${fleet.hosts.root}/here`,
-      '--json',
-      ...args,
-    );
+    const run = await fleet.deploy(fleet.specPath, ...args);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     return eventsOf(run.stdout);
   };
@@ -128,16 +109,7 @@ describe('--max-fail across hosts', () => {
       ).not.toContain('app2');
       expect(await fleet.recorded('web1')).toEqual(before);
 
-      const tolerated = await fleet.proxyops(
-        'deploy',
-        '--spec',
-        fleet.specPath,
-        '--dir',
-        `${fleet.hosts.root}/here`,
-        '--json',
-        '--max-fail',
-        '1',
-      );
+      const tolerated = await fleet.deploy(fleet.specPath, '--max-fail', '1');
       expect(tolerated.code).toBe(1);
       const events = eventsOf(tolerated.stdout);
       expect(events.find((e) => e.type === 'abort')).toMatchObject({ host: 'app1', kind: 'start' });
