@@ -381,13 +381,6 @@ export const FIELD_CORPUS: FieldEntry[] = [
         'a documentation fragment; one worker is only slower',
       ],
       [
-        'worker-rlimit-nofile-low',
-        'uvicorn/nginx.conf',
-        1,
-        'debatable',
-        'a proxy needs two descriptors per connection, but the inherited limit may already be higher',
-      ],
-      [
         'access-log-upstream-fields',
         'uvicorn/nginx.conf',
         2,

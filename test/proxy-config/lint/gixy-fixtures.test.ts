@@ -127,11 +127,6 @@ const NOT_A_DEFECT: Record<string, string> = {
  */
 const GIXY_MISJUDGED: Record<string, string> = {
   'http_splitting/rewrite_extract_fp.conf': 'a named capture reaches Location unescaped',
-  'resolver_external/resolver_unregisterable_domain_fp.conf':
-    'a resolver named under a TLD we cannot check without a public-suffix list (.osa) counts as external',
-  'resolver_external/resolver_unregisterable_domain_withport_fp.conf': 'as above, with a port',
-  'worker_rlimit_nofile_vs_connections/worker_rlimit_nofile_vs_connections_no_directives_fp.conf':
-    'worker_rlimit_nofile unset: the limit is inherited and unknown to the config, so we ask for it',
 };
 
 interface Outcome {

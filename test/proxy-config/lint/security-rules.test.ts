@@ -231,3 +231,42 @@ it('host-header-spoofable reads variable names case-insensitively and inside a l
   ).toHaveLength(1);
   expect(fired('server { proxy_set_header Host $host:$server_port; }', 'host-header-spoofable')).toEqual([]);
 });
+
+describe('resolver-external: a name public DNS cannot answer is private', () => {
+  const external = (resolver: string) => fired(`http { resolver ${resolver}; }`, 'resolver-external');
+
+  it('stays quiet on a TLD the root zone does not delegate, and on home.arpa', () => {
+    // gixy's resolver_unregisterable_domain_fp: no public nameserver answers for .osa.
+    expect(external('adomain.osa')).toEqual([]);
+    expect(external('adomain.osa:5353')).toEqual([]);
+    expect(external('dns.corp.example valid=30s')).toEqual([]);
+    expect(external('ns1.home.arpa')).toEqual([]);
+    expect(external('kube-dns.kube-system.svc.cluster.local.')).toEqual([]);
+  });
+
+  it('reports a name under a delegated TLD, an IDN TLD included', () => {
+    expect(external('dns.google')).toHaveLength(1);
+    expect(external('ns1.example.COM')).toHaveLength(1);
+    expect(external('ns.xn--p1ai')).toHaveLength(1);
+    expect(external('in-addr.arpa')).toHaveLength(1);
+  });
+});
+
+describe('worker-rlimit-nofile-low without worker_rlimit_nofile', () => {
+  const low = (events: string) =>
+    fired(`worker_processes 1; events { ${events} } http { }`, 'worker-rlimit-nofile-low');
+
+  it("stays quiet when the connections fit the usual inherited 1024 (nginx's default 512)", () => {
+    // gixy's worker_rlimit_nofile_vs_connections_no_directives_fp.
+    expect(low('')).toEqual([]);
+    expect(low('worker_connections 512;')).toEqual([]);
+  });
+
+  it("asks for it when they do not (Debian's stock 768)", () => {
+    expect(low('worker_connections 768;')).toEqual([
+      expect.stringMatching(
+        /worker_rlimit_nofile is not set: .* worker_connections 768; set it to 1536 or more/,
+      ),
+    ]);
+  });
+});

@@ -1,3 +1,4 @@
+import delegatedTlds from 'tlds' with { type: 'json' };
 import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
 import {
   childrenNamed,
@@ -12,6 +13,8 @@ import {
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { unusedUpstreams } from '../proxied-locations.js';
 import type { LintRule, RuleHit } from '../types.js';
+
+const DELEGATED_TLDS: ReadonlySet<string> = new Set(delegatedTlds);
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
@@ -47,12 +50,19 @@ export function hostOf(address: string): string {
 const isIpLiteral = (host: string) => IPV4.test(host) || host.includes(':');
 
 /**
- * A resolver named by a name that only a private network can answer: localhost, a single label,
- * or a name under a suffix reserved for private use (.internal, .home.arpa, .local, .localhost) or
- * in common private use (.lan, .corp, .intranet).
+ * A resolver named by a name that only a private network can answer: a single label, a name under
+ * home.arpa (RFC 8375), or a name whose top-level domain is not delegated in the root zone
+ * (.internal, .local, .localhost, .lan, .corp, or a made-up one such as .osa): public DNS cannot
+ * answer for it, so /etc/hosts or an internal nameserver does. `tlds` is IANA's list of delegated
+ * TLDs; an IDN TLD in its xn-- spelling is not in it and is taken as public.
  */
-const privateName = (host: string) =>
-  !host.includes('.') || /\.(?:internal|home\.arpa|local|localhost|lan|corp|intranet)\.?$/i.test(host);
+function privateName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  const labels = name.split('.');
+  const tld = labels[labels.length - 1] as string;
+  if (labels.length === 1 || /(?:^|\.)home\.arpa$/.test(name)) return true;
+  return !tld.startsWith('xn--') && !DELEGATED_TLDS.has(tld);
+}
 
 /** gixy's resolver_external: a resolver across the internet can be answered by anyone on the path. */
 export const RESOLVER_EXTERNAL: LintRule = {

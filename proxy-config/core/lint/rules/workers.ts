@@ -11,6 +11,12 @@ import type { LintRule, RuleHit } from '../types.js';
 /** nginx's default worker_connections. */
 const DEFAULT_WORKER_CONNECTIONS = 512;
 
+/**
+ * The soft open-files limit a worker inherits without worker_rlimit_nofile: systemd's default
+ * LimitNOFILE soft value and the usual shell `ulimit -n`. nginx's default 512 connections fit it.
+ */
+const INHERITED_NOFILE = 1024;
+
 /** §8: the file descriptor limit is raised together with worker settings. */
 export const WORKER_RLIMIT_NOFILE_LOW: LintRule = {
   id: 'worker-rlimit-nofile-low',
@@ -29,12 +35,13 @@ export const WORKER_RLIMIT_NOFILE_LOW: LintRule = {
     const need = 2 * connections;
     const limit = childrenNamed(root, 'worker_rlimit_nofile')[0];
     if (!limit) {
+      if (need <= INHERITED_NOFILE) return [];
       const where = events ?? config.directives[0];
       return [
         {
           file: where?.file ?? config.mainFile,
           line: where?.line ?? 1,
-          what: `worker_rlimit_nofile is not set: workers keep the inherited limit (often 1024) with worker_connections ${connections}; set it to ${need} or more`,
+          what: `worker_rlimit_nofile is not set: workers keep the inherited limit (often ${INHERITED_NOFILE}) with worker_connections ${connections}; set it to ${need} or more`,
         },
       ];
     }
