@@ -479,10 +479,15 @@ function assertSomethingRead(summary: StatsSummary, implicitStdin: boolean, stat
   if (summary.lines > 0 || (!implicitStdin && summary.inputs.includes('-'))) return;
   if (implicitStdin) throw noInputs('no log files given and standard input is empty');
   if (statePart) return;
-  const all = summary.inputs.length > 1 ? `all ${summary.inputs.length} inputs are` : 'the input is';
-  throw new ProxyopsError(
+  throw nothingToCount(summary.inputs);
+}
+
+/** Every input was empty: exit 2 with where the lines of a log just rotated are. */
+export function nothingToCount(inputs: string[]): ProxyopsError {
+  const all = inputs.length > 1 ? `all ${inputs.length} inputs are` : 'the input is';
+  return new ProxyopsError(
     'LOG_EMPTY',
-    `${summary.inputs.join(', ')}: ${all} empty, nothing to count; a log just rotated has its lines in the rotated files: give them too (${rotatedExample(summary.inputs[0]!)})`,
+    `${inputs.join(', ')}: ${all} empty, nothing to count; a log just rotated has its lines in the rotated files: give them too (${rotatedExample(inputs[0]!)})`,
   );
 }
 

@@ -7,6 +7,7 @@ import { createSshHost } from '../shell/host/ssh-host.js';
 import { mergeStates, type NamedState } from './logs-merge-command.js';
 import {
   checkOutputOptions,
+  nothingToCount,
   writeStatsOutputs,
   type CommandIo,
   type LogsStatsCommandOptions,
@@ -86,6 +87,8 @@ export async function runLogsStatsOnHosts(
     const states = outcomes.map((o) => (o as PromiseFulfilledResult<HostState>).value);
     for (const { notes } of states) for (const note of notes) io.stderr.write(`proxyops: ${note}\n`);
     const { total, summary, format } = mergeStates(states);
+    // As on one machine: empty logs everywhere (just rotated?) are nothing to count, not a report of 0.
+    if (summary.lines === 0 && !states.some((one) => one.damaged)) throw nothingToCount(summary.inputs);
     const code = await writeStatsOutputs(total, summary, checked, options, io, format);
     return states.some((one) => one.damaged) ? DAMAGED_INPUT_EXIT : code;
   } finally {

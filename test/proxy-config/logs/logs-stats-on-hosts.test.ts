@@ -234,6 +234,27 @@ describe('logs stats --host: each host reads its logs there, one report over all
     );
   }, 120_000);
 
+  it('logs empty on every host (just rotated): nothing to count, exit 2, one line, no report', async () => {
+    for (const name of ['edge-a', 'edge-b'])
+      await writeFile(join(hosts.host(name).dir, 'logs', 'rotated-now.log'), '');
+    const result = await proxyops(
+      'logs',
+      'stats',
+      '--json',
+      '--host',
+      'edge-a',
+      '--host',
+      'edge-b',
+      `${mp}/logs/rotated-now.log`,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(
+      `edge-a:${mp}/logs/rotated-now.log, edge-b:${mp}/logs/rotated-now.log: all 2 inputs are empty, nothing to count`,
+    );
+  }, 120_000);
+
   it('an unreachable host and one with another proxyops: a line each, exit non-zero, no report', async () => {
     // The hosts share one proxyops wrapper; a file in edge-b's own directory makes it an old one.
     const wrapper = join(hosts.root, 'bin', 'proxyops');
