@@ -9,6 +9,8 @@ import { FIXTURE_DIR } from './fixtures.js';
 const FIELD_DIR = join(FIXTURE_DIR, 'field');
 
 const key = (rule: string, file: string, line: number) => `${rule} ${file}:${line}`;
+const withSeverity = (rule: string, file: string, line: number, severity: string) =>
+  `${key(rule, file, line)} ${severity}`;
 
 async function lintEntry(entry: string, confPrefix?: string): Promise<LintFinding[]> {
   const report = await lintNginxConfigFiles(join(FIELD_DIR, entry), {
@@ -19,11 +21,13 @@ async function lintEntry(entry: string, confPrefix?: string): Promise<LintFindin
 
 describe('the field corpus', () => {
   it.each(FIELD_CORPUS.map((e) => [e.entry, e]))(
-    '%s: lints (no refusal) with exactly the judged findings',
+    '%s: lints (no refusal) with exactly the judged findings, at the judged severities',
     async (_, { entry, confPrefix, findings }) => {
       const got = await lintEntry(entry, confPrefix);
-      expect(got.map((f) => key(f.ruleId, relative(FIELD_DIR, f.file), f.line)).sort()).toEqual(
-        findings.map(([rule, file, line]) => key(rule, file, line)).sort(),
+      expect(
+        got.map((f) => withSeverity(f.ruleId, relative(FIELD_DIR, f.file), f.line, f.severity)).sort(),
+      ).toEqual(
+        findings.map(([rule, file, line, severity]) => withSeverity(rule, file, line, severity)).sort(),
       );
     },
   );
@@ -31,7 +35,7 @@ describe('the field corpus', () => {
   it('has no false error, and at most 5 % of its findings false', async () => {
     const judged = new Map<string, Judgement>();
     for (const { findings } of FIELD_CORPUS)
-      for (const [rule, file, line, judgement] of findings) judged.set(key(rule, file, line), judgement);
+      for (const [rule, file, line, , judgement] of findings) judged.set(key(rule, file, line), judgement);
     const all = (await Promise.all(FIELD_CORPUS.map((e) => lintEntry(e.entry, e.confPrefix)))).flat();
     const judgementOf = (f: LintFinding) => judged.get(key(f.ruleId, relative(FIELD_DIR, f.file), f.line));
     const count = (j: Judgement, severity?: string) =>

@@ -270,3 +270,42 @@ describe('worker-rlimit-nofile-low without worker_rlimit_nofile', () => {
     ]);
   });
 });
+
+describe('TLS rules: an error where a client can be read or talked down, a warning where not', () => {
+  const severities = (text: string, id: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId === id)
+      .map((f) => f.severity);
+  const protocols = (value: string) => severities(`http { ssl_protocols ${value}; }`, 'tls-protocols-weak');
+  const ciphers = (value: string) => severities(`http { ssl_ciphers ${value}; }`, 'tls-ciphers-weak');
+
+  it("warns of TLS 1.0/1.1 (Debian 12's stock line), errs on SSLv3", () => {
+    expect(protocols('TLSv1 TLSv1.1 TLSv1.2 TLSv1.3')).toEqual(['warning']);
+    expect(protocols('SSLv3 TLSv1 TLSv1.2')).toEqual(['error']);
+    expect(protocols('TLSv1.2 TLSv1.3')).toEqual([]);
+  });
+
+  it('warns of 3DES and MD5 suites, errs on RC4, single DES, NULL, anonymous and EXPORT', () => {
+    expect(ciphers('ECDHE-RSA-AES128-GCM-SHA256:DES-CBC3-SHA')).toEqual(['warning']);
+    expect(ciphers('HIGH:3DES:!aNULL')).toEqual(['warning']);
+    expect(ciphers('HIGH:RC4-SHA')).toEqual(['error']);
+    expect(ciphers('HIGH:DES-CBC-SHA')).toEqual(['error']);
+    expect(ciphers('HIGH:aNULL')).toEqual(['error']);
+    expect(ciphers('HIGH:EXP-RC4-MD5:DES-CBC3-SHA')).toEqual(['error']);
+    expect(ciphers('HIGH:!aNULL:!MD5')).toEqual([]);
+  });
+});
+
+describe('map-without-default on a response variable', () => {
+  const map = (source: string) =>
+    fired(`http { map ${source} $cors { ~*image/ "*"; ~*font/ "*"; } }`, 'map-without-default');
+
+  it("stays quiet: known only once the response is made, it cannot gate a request (h5bp's $cors)", () => {
+    expect(map('$sent_http_content_type')).toEqual([]);
+    expect(map('$upstream_http_content_type')).toEqual([]);
+  });
+
+  it('reports a map of the request without a default', () => {
+    expect(map('$http_content_type')).toHaveLength(1);
+  });
+});

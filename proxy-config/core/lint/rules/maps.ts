@@ -14,6 +14,9 @@ const SETTINGS = new Set([
   'proxy_recursive',
 ]);
 
+/** Variables set by the response: nginx's own headers and trailers, and the upstream's. */
+const RESPONSE_VARIABLE = /^\$(?:sent_http_|sent_trailer_|upstream_http_|upstream_trailer_)/;
+
 /** gixy's hash_without_default. */
 export const MAP_WITHOUT_DEFAULT: LintRule = {
   id: 'map-without-default',
@@ -32,6 +35,9 @@ export const MAP_WITHOUT_DEFAULT: LintRule = {
       // One pair and no default is the idiom for "set only in this case" (limit_req keys).
       const pairs = names.filter((n) => !SETTINGS.has(n)).length;
       if (d.name === 'map' && pairs <= 1) return;
+      // A map of a response header is only known once the response is made: it cannot gate access,
+      // a rate-limit key or a proxy_pass, only response headers, where "" means the header is not sent.
+      if (d.name === 'map' && RESPONSE_VARIABLE.test(d.args[0] ?? '')) return;
       hits.push({
         file: d.file,
         line: d.line,

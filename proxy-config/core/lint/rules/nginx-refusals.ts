@@ -8,6 +8,7 @@ import {
   listServers,
   listUpstreams,
   locationMatch,
+  rootBlock,
   walkDirectives,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
@@ -220,5 +221,30 @@ export const DIRECTIVE_NOT_ALLOWED: LintRule = {
       });
     });
     return hits;
+  },
+};
+
+/** nginx -t's 'no "events" section in configuration'. */
+export const EVENTS_MISSING: LintRule = {
+  id: 'events-missing',
+  severity: 'error',
+  title: 'whole config without an events block',
+  message:
+    'nginx needs an events {} block in its main config, even an empty one: without it nginx -t fails with \'no "events" section in configuration\' and nginx does not start. (A file that is a snippet to include into http is linted with --context http, or sits in conf.d/ or sites-enabled/.)',
+  fix: 'events {} (or events { worker_connections 1024; }) at the top of nginx.conf, next to http {}',
+  runbook: null,
+  test: (config) => {
+    if (!isMainConfig(config)) return [];
+    const root = rootBlock(config);
+    // An include that was not found may hold it: that is include-missing's to say.
+    if (childrenNamed(root, 'events').length > 0 || includesMissingFile([root])) return [];
+    const http = childrenNamed(root, 'http')[0];
+    return [
+      {
+        file: http?.file ?? config.mainFile,
+        line: http?.line ?? 1,
+        what: 'this config has http {} but no events {}: nginx refuses to start (no "events" section)',
+      },
+    ];
   },
 };

@@ -1,6 +1,7 @@
 import {
   childrenNamed,
   effectiveDirective,
+  includesMissingFile,
   isMainConfig,
   listServers,
   walkDirectives,
@@ -12,6 +13,14 @@ import { socketKey } from './server-names.js';
 
 /** Protocols with published practical attacks (POODLE, BEAST) and no AEAD ciphers. */
 const WEAK_PROTOCOLS = new Set(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1']);
+
+/**
+ * Of those, the ones a modern client cannot be talked down to: TLS 1.0 and 1.1 are deprecated (RFC
+ * 8996), but a client that speaks 1.2 sees a downgrade (TLS 1.3's downgrade sentinel,
+ * TLS_FALLBACK_SCSV), and OpenSSL 3 at its default security level (Debian 12's) refuses their
+ * handshakes anyway. Only clients that speak nothing newer use them: a warning, for compliance.
+ */
+const DEPRECATED_PROTOCOLS = new Set(['TLSv1', 'TLSv1.1']);
 
 /** OpenSSL cipher-string words naming broken or unauthenticated suites. */
 const WEAK_CIPHER_WORDS = new Set([
@@ -31,6 +40,24 @@ const WEAK_CIPHER_WORDS = new Set([
   'ADH',
   'AECDH',
 ]);
+
+/**
+ * Of those, the words of suites that are weak but not open: 3DES (DES-CBC3) falls to SWEET32 only
+ * after tens of gigabytes on one connection, and an MD5 MAC inside TLS has no practical forgery. The
+ * rest (RC4, single DES, NULL, anonymous, EXPORT, LOW) are read or forged in practice.
+ */
+const WEAK_NOT_OPEN_WORDS = new Set(['3DES', 'CBC3', 'MD5']);
+
+/** A cipher-string token naming only suites that are weak but not open (3DES, MD5). */
+function weakButNotOpen(token: string): boolean {
+  const words = token.replace(/^\+/, '').toUpperCase().split(/[-+]/);
+  return words.every(
+    (word) =>
+      !WEAK_CIPHER_WORDS.has(word) ||
+      WEAK_NOT_OPEN_WORDS.has(word) ||
+      (word === 'DES' && words.includes('CBC3')),
+  );
+}
 
 /**
  * The TLS sockets whose default server sets no ssl_protocols. nginx answers the ClientHello with the
@@ -59,6 +86,7 @@ function unsetDefaultProtocols(config: NginxConfig): RuleHit[] {
       file: chosen.listen.file,
       line: chosen.listen.line,
       what: `the default server of TLS socket ${key} sets no ssl_protocols: its handshakes get nginx's default (TLSv1 and TLSv1.1 included before 1.23.4), whatever the other servers on it set`,
+      severity: 'warning',
     });
   }
   return hits;
@@ -79,7 +107,12 @@ export const TLS_PROTOCOLS_WEAK: LintRule = {
       if (!/^(?:|proxy_|grpc_|uwsgi_)ssl_protocols$/.test(d.name)) return;
       const weak = d.args.filter((p) => WEAK_PROTOCOLS.has(p));
       if (weak.length > 0)
-        hits.push({ file: d.file, line: d.line, what: `${d.name} enables ${weak.join(', ')}` });
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `${d.name} enables ${weak.join(', ')}`,
+          ...(weak.every((p) => DEPRECATED_PROTOCOLS.has(p)) ? { severity: 'warning' as const } : {}),
+        });
     });
     return [...hits, ...unsetDefaultProtocols(config)];
   },
@@ -114,7 +147,62 @@ export const TLS_CIPHERS_WEAK: LintRule = {
       if (!/^(?:|proxy_|grpc_|uwsgi_)ssl_ciphers$/.test(d.name)) return;
       const weak = weakCiphers(d.args.join(':'));
       if (weak.length > 0)
-        hits.push({ file: d.file, line: d.line, what: `${d.name} enables ${weak.join(', ')}` });
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `${d.name} enables ${weak.join(', ')}`,
+          ...(weak.every(weakButNotOpen) ? { severity: 'warning' as const } : {}),
+        });
+    });
+    return hits;
+  },
+};
+
+/** The `ssl on|off;` directive: deprecated in nginx 1.15.0, removed in 1.25.1. */
+export const SSL_DIRECTIVE_OBSOLETE: LintRule = {
+  id: 'ssl-directive-obsolete',
+  severity: 'warning',
+  title: 'the ssl directive (removed in nginx 1.25.1)',
+  message:
+    'nginx 1.15.0 deprecated `ssl on;` (it warns at every start) and 1.25.1 removed it: after an upgrade nginx -t fails with "unknown directive ssl" and nginx does not start. It also turns TLS on for every listen of the server, so a plain-HTTP listen beside it stops working.',
+  fix: 'drop ssl on; and write ssl on the listen instead: listen 443 ssl;',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (d.name === 'ssl' && !d.children)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `ssl ${d.args.join(' ')}: nginx 1.25.1 and later refuse this directive (use listen … ssl)`,
+        });
+    });
+    return hits;
+  },
+};
+
+/** gixy-next's ssl_stapling_without_resolver. */
+export const SSL_STAPLING_WITHOUT_RESOLVER: LintRule = {
+  id: 'ssl-stapling-without-resolver',
+  severity: 'warning',
+  title: 'ssl_stapling on without a resolver',
+  message:
+    'To staple an OCSP response nginx asks the CA\'s OCSP responder, whose name it resolves through `resolver` only. Without one it logs "no resolver defined to resolve" and staples nothing: clients that check revocation ask the CA themselves (slower handshakes), and a Must-Staple certificate fails outright.',
+  fix: 'resolver 127.0.0.53 valid=300s; (or the local/VPC resolver) beside ssl_stapling on; or give the response with ssl_stapling_file',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d, chain) => {
+      if (d.name !== 'ssl_stapling' || d.args[0] !== 'on') return;
+      const scope = [...chain];
+      if (effectiveDirective(scope, 'resolver') || effectiveDirective(scope, 'ssl_stapling_file')) return;
+      // A snippet's resolver may be set around it where it is included; a missing include may set it.
+      if (!isMainConfig(config) || includesMissingFile(scope)) return;
+      hits.push({
+        file: d.file,
+        line: d.line,
+        what: 'ssl_stapling on with no resolver in effect: nginx cannot resolve the OCSP responder and staples nothing',
+      });
     });
     return hits;
   },
