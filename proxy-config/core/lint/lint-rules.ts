@@ -8,7 +8,11 @@ import { BODY_SIZE_INCONSISTENT } from './rules/body-size.js';
 import { CACHE_CONTROL_INVERTED } from './rules/cache-control.js';
 import { FORWARDED_PROTO_MISSING, REQUEST_ID_MISSING } from './rules/forwarded-headers.js';
 import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inheritance.js';
-import { ADD_HEADER_CONTENT_TYPE, ADD_HEADER_MULTILINE } from './rules/response-headers.js';
+import {
+  ADD_HEADER_CONTENT_TYPE,
+  ADD_HEADER_MULTILINE,
+  PROXY_SET_HEADER_RESPONSE_ONLY,
+} from './rules/response-headers.js';
 import { IF_IN_LOCATION } from './rules/if-in-location.js';
 import { TRY_FILES_WITHOUT_OPEN_FILE_CACHE } from './rules/open-file-cache.js';
 import { PROXY_PASS_NORMALIZED } from './rules/proxy-pass-normalized.js';
@@ -29,11 +33,22 @@ import { RESOLVER_EXTERNAL, UPSTREAM_DNS_STALE } from './rules/dns.js';
 import { ERROR_LOG_OFF, WORKER_PROCESSES_MISSING } from './rules/main-context.js';
 import { MAP_WITHOUT_DEFAULT } from './rules/maps.js';
 import { REGEX_INVALID, REGEX_REDOS, REGEX_UNANCHORED } from './rules/regexes.js';
-import { KEEPALIVE_REQUESTS_LOW, MERGE_SLASHES_OFF, PROXY_BUFFERING_OFF } from './rules/request-handling.js';
-import { TLS_CIPHERS_WEAK, TLS_PROTOCOLS_WEAK } from './rules/tls.js';
+import {
+  KEEPALIVE_REQUESTS_LOW,
+  MERGE_SLASHES_OFF,
+  PROXY_BUFFERING_OFF,
+  ROOT_REPEATS_LOCATION,
+} from './rules/request-handling.js';
+import {
+  SSL_DIRECTIVE_OBSOLETE,
+  SSL_STAPLING_WITHOUT_RESOLVER,
+  TLS_CIPHERS_WEAK,
+  TLS_PROTOCOLS_WEAK,
+} from './rules/tls.js';
 import { INCLUDE_MISSING } from './rules/includes.js';
 import {
   DIRECTIVE_NOT_ALLOWED,
+  EVENTS_MISSING,
   LISTEN_DUPLICATE,
   PROXY_PASS_URI_NOT_ALLOWED,
   SSL_CERTIFICATE_MISSING,
@@ -93,4 +108,9 @@ export const LINT_RULES: readonly LintRule[] = [
   SSL_CERTIFICATE_MISSING,
   PROXY_PASS_URI_NOT_ALLOWED,
   DIRECTIVE_NOT_ALLOWED,
+  EVENTS_MISSING,
+  SSL_DIRECTIVE_OBSOLETE,
+  SSL_STAPLING_WITHOUT_RESOLVER,
+  PROXY_SET_HEADER_RESPONSE_ONLY,
+  ROOT_REPEATS_LOCATION,
 ];

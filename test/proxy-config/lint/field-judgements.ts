@@ -315,6 +315,30 @@ export const FIELD_CORPUS: FieldEntry[] = [
     entry: 'gitlab/gitlab-ssl',
     findings: [
       [
+        'proxy-set-header-response-only',
+        'gitlab/gitlab-ssl',
+        135,
+        'warning',
+        'true',
+        'X-Frame-Options sent to GitLab as a request header: browsers never get it (add_header was meant; second review)',
+      ],
+      [
+        'proxy-set-header-response-only',
+        'gitlab/gitlab-ssl',
+        158,
+        'warning',
+        'true',
+        'the same in the second location',
+      ],
+      [
+        'ssl-directive-obsolete',
+        'gitlab/gitlab-ssl',
+        79,
+        'warning',
+        'true',
+        'ssl on; warns on 1.22 and stops nginx 1.25.1+ from starting (second review)',
+      ],
+      [
         'tls-ciphers-weak',
         'gitlab/gitlab-ssl',
         84,
@@ -440,6 +464,22 @@ export const FIELD_CORPUS: FieldEntry[] = [
     entry: 'uvicorn/nginx.conf',
     findings: [
       [
+        'events-missing',
+        'uvicorn/nginx.conf',
+        1,
+        'error',
+        'true',
+        'nginx -t refuses the file as published: no "events" section (second review)',
+      ],
+      [
+        'root-repeats-location',
+        'uvicorn/nginx.conf',
+        21,
+        'warning',
+        'true',
+        'location /static with root /path/to/app/static looks files up under static/static (second review)',
+      ],
+      [
         'server-tokens-on',
         'uvicorn/nginx.conf',
         1,
@@ -521,6 +561,22 @@ export const FIELD_CORPUS: FieldEntry[] = [
   {
     entry: 'jupyterhub/sites-enabled/jupyterhub.conf',
     findings: [
+      [
+        'ssl-directive-obsolete',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        21,
+        'warning',
+        'true',
+        'ssl on; deprecated, refused by nginx 1.25.1+ (second review)',
+      ],
+      [
+        'ssl-stapling-without-resolver',
+        'jupyterhub/sites-enabled/jupyterhub.conf',
+        34,
+        'note',
+        'true',
+        "no resolver here, and Debian's nginx.conf sets none: stapling silently fails (second review)",
+      ],
       [
         'tls-protocols-weak',
         'jupyterhub/sites-enabled/jupyterhub.conf',

@@ -58,6 +58,11 @@ describe('LINT_RULES', () => {
       'ssl-certificate-missing',
       'proxy-pass-uri-not-allowed',
       'directive-not-allowed',
+      'events-missing',
+      'ssl-directive-obsolete',
+      'ssl-stapling-without-resolver',
+      'proxy-set-header-response-only',
+      'root-repeats-location',
     ]);
   });
 

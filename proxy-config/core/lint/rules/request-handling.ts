@@ -1,4 +1,4 @@
-import { walkDirectives } from '../../nginx-config/query.js';
+import { locationMatch, walkDirectives } from '../../nginx-config/query.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** nginx's default keepalive_requests since 1.19.10. */
@@ -56,6 +56,39 @@ export const KEEPALIVE_REQUESTS_LOW: LintRule = {
       const value = Number(d.args[0]);
       if (Number.isInteger(value) && value < MIN_KEEPALIVE_REQUESTS)
         hits.push({ file: d.file, line: d.line, what: `keepalive_requests ${d.args[0] ?? ''}` });
+    });
+    return hits;
+  },
+};
+
+/**
+ * `location /static { root /app/static; }` (uvicorn's sample): root is joined with the whole URI, so
+ * /static/app.css is looked for at /app/static/static/app.css. Prefix and exact locations only: a
+ * regex location's path is no prefix of the URI.
+ */
+export const ROOT_REPEATS_LOCATION: LintRule = {
+  id: 'root-repeats-location',
+  severity: 'warning',
+  title: 'root ends with the location path',
+  message:
+    "nginx looks a file up at root + the whole URI, location path included: with `location /static { root /app/static; }` a request for /static/app.css opens /app/static/static/app.css, and every file 404s unless that doubled directory exists. alias is the directive that replaces the location's path.",
+  fix: 'root the parent (location /static { root /app; }) or use alias with matching slashes (location /static/ { alias /app/static/; })',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d, chain) => {
+      const location = chain[chain.length - 1];
+      if (d.name !== 'root' || location?.name !== 'location') return;
+      const { modifier, path } = locationMatch(location);
+      if (modifier !== '' && modifier !== '^~' && modifier !== '=') return;
+      const tail = path.replace(/\/+$/, '');
+      const root = (d.args[0] ?? '').replace(/\/+$/, '');
+      if (tail === '' || tail.includes('$') || root.includes('$') || !root.endsWith(tail)) return;
+      hits.push({
+        file: d.file,
+        line: d.line,
+        what: `root ${d.args[0] ?? ''} in location ${location.args.join(' ')}: ${path} is looked up at ${root}${tail}/…, the location path twice`,
+      });
     });
     return hits;
   },

@@ -84,3 +84,50 @@ export const ADD_HEADER_CONTENT_TYPE: LintRule = {
     return hits;
   },
 };
+
+/** Headers only a response carries: set on the request to the upstream, no browser ever sees them. */
+const RESPONSE_ONLY_HEADERS = new Set([
+  'x-frame-options',
+  'strict-transport-security',
+  'content-security-policy',
+  'content-security-policy-report-only',
+  'x-content-type-options',
+  'x-xss-protection',
+  'referrer-policy',
+  'permissions-policy',
+  'cross-origin-opener-policy',
+  'cross-origin-embedder-policy',
+  'cross-origin-resource-policy',
+  'access-control-allow-origin',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-allow-credentials',
+  'access-control-expose-headers',
+  'access-control-max-age',
+  'set-cookie',
+]);
+
+/** A response header given to proxy_set_header (GitLab's sample sends X-Frame-Options upstream). */
+export const PROXY_SET_HEADER_RESPONSE_ONLY: LintRule = {
+  id: 'proxy-set-header-response-only',
+  severity: 'warning',
+  title: 'response header set on the request to the upstream',
+  message:
+    'proxy_set_header (and grpc_set_header) set headers of the request nginx sends to the upstream. X-Frame-Options, Strict-Transport-Security, Content-Security-Policy and the other response headers mean nothing there: the app ignores them and the browser never gets them, so the protection the line was written for is not in place.',
+  fix: 'add_header X-Frame-Options SAMEORIGIN always; (a response header, in the same block) instead of proxy_set_header',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d) => {
+      if (d.name !== 'proxy_set_header' && d.name !== 'grpc_set_header') return;
+      const name = d.args[0] ?? '';
+      if (RESPONSE_ONLY_HEADERS.has(name.toLowerCase()))
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `${d.name} ${name}: a response header, sent to the upstream as part of the request; browsers never see it`,
+        });
+    });
+    return hits;
+  },
+};

@@ -196,12 +196,16 @@ export const SSL_STAPLING_WITHOUT_RESOLVER: LintRule = {
       if (d.name !== 'ssl_stapling' || d.args[0] !== 'on') return;
       const scope = [...chain];
       if (effectiveDirective(scope, 'resolver') || effectiveDirective(scope, 'ssl_stapling_file')) return;
-      // A snippet's resolver may be set around it where it is included; a missing include may set it.
-      if (!isMainConfig(config) || includesMissingFile(scope)) return;
+      if (includesMissingFile(scope)) return; // that include may set it: include-missing says so
+      // A snippet's http level is in nginx.conf, which may set one (Debian's stock one does not).
+      const whole = isMainConfig(config);
       hits.push({
         file: d.file,
         line: d.line,
-        what: 'ssl_stapling on with no resolver in effect: nginx cannot resolve the OCSP responder and staples nothing',
+        what: whole
+          ? 'ssl_stapling on with no resolver in effect: nginx cannot resolve the OCSP responder and staples nothing'
+          : 'ssl_stapling on with no resolver in this file: unless the http level that includes it sets one, nginx staples nothing',
+        ...(whole ? {} : { severity: 'note' as const }),
       });
     });
     return hits;
