@@ -11,7 +11,8 @@ import { toIntervalLine, type StatsSummary } from '../core/logs/summarize-stats.
 import { parseJobs } from '../core/logs/parse-jobs-option.js';
 import { INTERVAL_BOUNDS, parseDuration, parseTimeOption } from '../core/logs/parse-time-option.js';
 import { chooseLogFormat, firstLinesOf, namedFormatMisses, type FormatChoice } from './choose-log-format.js';
-import { collectLogStats, describeDamage, prepareLogStats, type LogFormatSource } from './logs-stats.js';
+import { collectLogStats, prepareLogStats, type LogFormatSource } from './logs-stats.js';
+import { describeDamage } from '../core/logs/log-damage.js';
 import { createProgressLine } from '../shell/logs/progress-line.js';
 import { assertNotAnInput, assertWritableDir } from '../shell/check-report-target.js';
 import { summarizeStats } from '../core/logs/summarize-stats.js';
@@ -219,7 +220,7 @@ export async function runLogsStatsCommand(
   const machine = options.json || options.ndjson || options.prom;
   const progress =
     io.stderr.isTTY && !machine && !options.quiet ? createProgressLine(io.stderr, io.now) : undefined;
-  const { state, damaged } = await collectLogStats({
+  const state = await collectLogStats({
     inputs,
     spec,
     formatSource: choice.source,
@@ -231,7 +232,7 @@ export async function runLogsStatsCommand(
   }).finally(() => progress?.clear());
   const summary = summarizeStats(state, { format: spec.name, formatSource: choice.source, inputs });
   // A damaged .gz that gave no line is said below as damaged, not as empty.
-  if (damaged.length === 0) assertSomethingRead(summary, implicitStdin, options.stateOut === '-');
+  if (state.damaged.length === 0) assertSomethingRead(summary, implicitStdin, options.stateOut === '-');
   await assertMostLinesRead(summary, choice);
   sayFormat();
   // The timeline keeps at most MAX_TIMELINE_POINTS points, doubling its interval past them: an interval
@@ -240,15 +241,11 @@ export async function runLogsStatsCommand(
     io.stderr.write(
       `proxyops: --interval ${options.interval}: these logs span more than ${MAX_TIMELINE_POINTS} such intervals, so the timeline is per ${state.intervalMs / 1000} s; narrow the time with --since/--until or give a wider --interval\n`,
     );
-  const code = await writeStatsOutputs(state, summary, checked, options, io, spec);
-  // A damaged .gz input: what could be read is counted and shown, and the exit code says the input
-  // was damaged (2, bad input), whatever --fail-if found.
-  for (const damage of damaged) io.stderr.write(`proxyops: ${describeDamage(damage)}\n`);
-  return damaged.length > 0 ? DAMAGED_INPUT_EXIT : code;
+  return writeStatsOutputs(state, summary, checked, options, io, spec);
 }
 
 /** The exit code of a run that read a damaged `.gz` input: bad input (cli/exit-codes.ts), not a finding. */
-const DAMAGED_INPUT_EXIT = 2;
+export const DAMAGED_INPUT_EXIT = 2;
 
 /** Checks the output options before anything is read: one stdout format, writable report targets. */
 export async function checkOutputOptions(
@@ -286,7 +283,10 @@ export async function checkOutputOptions(
   return { failIf, metricLabels: wantsMetrics ? metricLabels : undefined };
 }
 
-/** Writes a finished run's outputs (stdout, --state-out, --prom-textfile, --html) and applies --fail-if. */
+/**
+ * Writes a finished run's outputs (stdout, --state-out, --prom-textfile, --html), applies --fail-if and
+ * says the damaged `.gz` inputs the state holds (those of this run, or of the runs it merges).
+ */
 export async function writeStatsOutputs(
   state: StatsState,
   summary: StatsSummary,
@@ -310,13 +310,18 @@ export async function writeStatsOutputs(
   else if (!stateOnStdout) io.stdout.write(renderStatsTable(summary, { color }));
   await writeState(options.stateOut, state, spec, summary.formatSource, summary.inputs, io);
   if (options.promTextfile !== undefined && metrics) await writePromTextfile(options.promTextfile, metrics);
-  return finish(
+  const code = await finish(
     summary,
     checked.failIf,
     options,
     io,
     stateOnStdout || !(options.json || options.ndjson || options.prom),
   );
+  // A damaged .gz input: what could be read is counted and shown, and the exit code says the input
+  // was damaged (2, bad input), whatever --fail-if found. A merge of its state says so again: the
+  // total is as partial as the part.
+  for (const damage of state.damaged) io.stderr.write(`proxyops: ${describeDamage(damage)}\n`);
+  return state.damaged.length > 0 ? DAMAGED_INPUT_EXIT : code;
 }
 
 async function createMetrics(labels: Record<string, string>, capabilities: FactsCapabilities) {

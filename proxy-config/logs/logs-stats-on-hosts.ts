@@ -1,4 +1,5 @@
 import { ProxyopsError } from '../core/errors.js';
+import { describeDamage } from '../core/logs/log-damage.js';
 import { fromStateDocument } from '../core/logs/stats-state-document.js';
 import { timeOptionForHost } from '../core/logs/parse-time-option.js';
 import type { Host, RunResult } from '../shell/host/host.js';
@@ -7,6 +8,7 @@ import { createSshHost } from '../shell/host/ssh-host.js';
 import { mergeStates, type NamedState } from './logs-merge-command.js';
 import {
   checkOutputOptions,
+  DAMAGED_INPUT_EXIT,
   nothingToCount,
   writeStatsOutputs,
   type CommandIo,
@@ -32,9 +34,6 @@ const FOLLOW_ONLY = [
   ['serve', '--serve'],
   ['metricsListen', '--metrics-listen'],
 ] as const;
-
-/** The exit code of a damaged `.gz` on a host, as of one on this machine: bad input. */
-const DAMAGED_INPUT_EXIT = 2;
 
 /**
  * Runs `logs stats --host H…`: each host reads its own logs there (FILEs are that host's paths; none:
@@ -88,18 +87,17 @@ export async function runLogsStatsOnHosts(
     for (const { notes } of states) for (const note of notes) io.stderr.write(`proxyops: ${note}\n`);
     const { total, summary, format } = mergeStates(states);
     // As on one machine: empty logs everywhere (just rotated?) are nothing to count, not a report of 0.
-    if (summary.lines === 0 && !states.some((one) => one.damaged)) throw nothingToCount(summary.inputs);
-    const code = await writeStatsOutputs(total, summary, checked, options, io, format);
-    return states.some((one) => one.damaged) ? DAMAGED_INPUT_EXIT : code;
+    if (summary.lines === 0 && total.damaged.length === 0) throw nothingToCount(summary.inputs);
+    // A damaged .gz on a host is in its state: said (as HOST:PATH) and exit 2 as on one machine.
+    return await writeStatsOutputs(total, summary, checked, options, io, format);
   } finally {
     await Promise.all(hosts.map((host) => host.close()));
   }
 }
 
-/** A host's state, its lines on stderr (a damaged .gz there), and whether one of its inputs was damaged. */
+/** A host's state and its lines on stderr that the state does not already tell. */
 interface HostState extends NamedState {
   notes: string[];
-  damaged: boolean;
 }
 
 /** The argv after `proxyops logs stats FILE…` on every host: its state on stdout, durations made instants. */
@@ -134,14 +132,19 @@ async function readHostState(
   if (result.exitCode !== 0 && result.exitCode !== DAMAGED_INPUT_EXIT) throw remoteFailure(host, result);
   const doc = parseJson(host, result);
   const { state, meta } = fromStateDocument(doc, host.name);
+  // The lines there on its damaged inputs are said here from the state, once, with the inputs named
+  // HOST:PATH like the others: relayed too, each would be said twice.
+  const said = new Set(state.damaged.map(describeDamage));
   const named = (input: string) => `${host.name}:${input}`;
   state.malformedSamples = state.malformedSamples.map((s) => ({ ...s, input: named(s.input) }));
+  state.damaged = state.damaged.map((d) => ({ ...d, input: named(d.input) }));
   return {
     state,
     meta: { ...meta, inputs: meta.inputs.map(named) },
     name: host.name,
-    notes: stderrLines(result).map((line) => `${host.name}: ${line}`),
-    damaged: result.exitCode === DAMAGED_INPUT_EXIT,
+    notes: stderrLines(result)
+      .filter((line) => !said.has(line))
+      .map((line) => `${host.name}: ${line}`),
   };
 }
 

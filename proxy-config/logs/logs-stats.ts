@@ -2,6 +2,7 @@ import { closeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from '../core/errors.js';
+import { describeDamage, type LogDamage } from '../core/logs/log-damage.js';
 import { createLineFilter, type LogFilter } from '../core/logs/log-filter.js';
 import {
   createLogReaderKit,
@@ -118,18 +119,6 @@ export function prepareLogStats(spec: LogFormatSpec, filter: LogFilter = {}): Lo
   return kit;
 }
 
-/** A `.gz` input that broke off: the whole lines before the damage are counted, the rest is lost. */
-export interface LogDamage {
-  input: string;
-  /** Compressed bytes zlib had taken when the data stopped being gzip. */
-  offset: number;
-  /** Size of the `.gz` file. */
-  size: number;
-  reason: string;
-  /** Lines of the input counted, all before the damage. */
-  lines: number;
-}
-
 /**
  * Files open at once. Every file of a batch is opened before any is read (a rotation during the run
  * then changes nothing); a run of more files than this reads them in batches, one after another, so
@@ -141,23 +130,20 @@ export const OPEN_FILES_AT_ONCE = 256;
 const PROGRESS_EVERY_MS = 200;
 
 /**
- * Reads every input (files, .gz, "-") and returns the merged statistics state and the `.gz` inputs
- * that broke off. Every file is opened first; then one pool of pieces (byte ranges of plain files,
- * whole `.gz` files) is counted by this thread and, for a large run, worker threads.
+ * Reads every input (files, .gz, "-") and returns the merged statistics state, the `.gz` inputs that
+ * broke off in its `damaged`. Every file is opened first; then one pool of pieces (byte ranges of plain
+ * files, whole `.gz` files) is counted by this thread and, for a large run, worker threads.
  */
-export async function collectLogStats(
-  options: LogStatsOptions,
-): Promise<{ state: StatsState; damaged: LogDamage[] }> {
+export async function collectLogStats(options: LogStatsOptions): Promise<StatsState> {
   const { inputs, onProgress } = options;
   const atOnce = options.openFilesAtOnce ?? OPEN_FILES_AT_ONCE;
-  if (inputs.length <= atOnce) return collectBatch(options);
+  if (inputs.length <= atOnce) return (await collectBatch(options)).state;
   // More inputs than descriptors to spare: batches of files, one after another, merged in order.
   const total = onProgress
     ? inputs.reduce((sum, input) => sum + (input === '-' ? 0 : logFileSize(input)), 0)
     : 0;
   let before = 0;
   let state: StatsState | null = null;
-  const damaged: LogDamage[] = [];
   for (let at = 0; at < inputs.length; at += atOnce) {
     const batch = await collectBatch({
       ...options,
@@ -166,15 +152,12 @@ export async function collectLogStats(
     });
     before += batch.bytes;
     state = state ? mergeStatsState(state, batch.state) : batch.state;
-    damaged.push(...batch.damaged);
   }
-  return { state: state!, damaged };
+  return state!;
 }
 
 /** One batch of inputs, all files open at once: see collectLogStats. */
-async function collectBatch(
-  options: LogStatsOptions,
-): Promise<{ state: StatsState; damaged: LogDamage[]; bytes: number }> {
+async function collectBatch(options: LogStatsOptions): Promise<{ state: StatsState; bytes: number }> {
   const filter = options.filter ?? {};
   const intervalMs = options.intervalMs ?? 60_000;
   const kit = prepareLogStats(options.spec, filter);
@@ -220,17 +203,14 @@ async function collectBatch(
       const counted = results.map((result) => (result as PromiseFulfilledResult<RangesResult>).value);
       if (stdinAt >= 0) counted.push(await scanStandardInput(job, stdinAt, options.stdin));
       const { state, damaged } = mergeRangeResults(pieces, counted);
-      return {
-        state,
-        bytes: totalBytes,
-        damaged: damaged.map(({ range, offset, reason, lines }) => ({
-          input: pieces[range]!.input,
-          offset,
-          size: pieces[range]!.end,
-          reason,
-          lines,
-        })),
-      };
+      state.damaged = damaged.map(({ range, offset, reason, lines }) => ({
+        input: pieces[range]!.input,
+        offset,
+        size: pieces[range]!.end,
+        reason,
+        lines,
+      }));
+      return { state, bytes: totalBytes };
     } finally {
       clearInterval(timer);
     }
@@ -251,19 +231,14 @@ async function scanStandardInput(job: LogRangeJob, range: number, stdin?: Readab
 
 /** Statistics of every input as the plain summary all outputs are made from. */
 export async function computeLogStats(options: LogStatsOptions): Promise<StatsSummary> {
-  const { state, damaged } = await collectLogStats(options);
-  if (damaged.length > 0) {
-    if (!options.onDamage) throw new ProxyopsError('LOG_UNREADABLE', describeDamage(damaged[0]!));
-    options.onDamage(damaged);
+  const state = await collectLogStats(options);
+  if (state.damaged.length > 0) {
+    if (!options.onDamage) throw new ProxyopsError('LOG_UNREADABLE', describeDamage(state.damaged[0]!));
+    options.onDamage(state.damaged);
   }
   return summarizeStats(state, {
     format: options.spec.name,
     formatSource: options.formatSource,
     inputs: options.inputs,
   });
-}
-
-/** One line on a damaged `.gz` input: which, where, why, and what was counted of it. */
-export function describeDamage(damage: LogDamage): string {
-  return `${damage.input} is damaged at byte ${damage.offset} of ${damage.size} (${damage.reason}): its ${damage.lines} line(s) before that are counted, the rest could not be read`;
 }

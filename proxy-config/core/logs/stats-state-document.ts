@@ -1,6 +1,7 @@
 import { ProxyopsError } from '../errors.js';
 import { indexSlot, slotCount, slotIndex, type Histogram } from './histogram.js';
 import type { FactsCapabilities } from './line-facts.js';
+import type { LogDamage } from './log-damage.js';
 import type { LogFormatSpec } from './log-format-presets.js';
 import {
   createStatsState,
@@ -13,7 +14,14 @@ import {
   type UpstreamState,
 } from './stats-state.js';
 
-/** Version of the state file; a reader accepts only its own (schema in docs/access-logs.md). */
+/**
+ * Version of the state file; a reader accepts only its own (schema in docs/access-logs.md). `damaged`
+ * was added within /1 rather than as a /2, since no reader misreads a count for it: a reader from
+ * before it ignores the field and reads the counts right (the lines before the damage; only the word
+ * that they are partial is lost, as in every state that reader wrote itself), and a state from before
+ * it has no field and reads here as undamaged, as it was written. A /2 would only make states kept from
+ * before and after the upgrade refuse each other.
+ */
 export const STATE_SCHEMA = 'proxyops.logs.state/1';
 
 /**
@@ -81,6 +89,8 @@ export interface StateDocument {
     points: Array<[number, number[], HistogramDocument]>;
     counts: string[];
   };
+  /** The `.gz` inputs that broke off (see LogDamage); absent in states written before it was kept. */
+  damaged?: LogDamage[];
 }
 
 /** What a state says of its run beside the counts. */
@@ -157,6 +167,7 @@ export function toStateDocument(state: StatsState, meta: StateMeta): StateDocume
         .sort((x, y) => x[0] - y[0])
         .map(([start, point]) => [start, [...point.counts], histogramDocument(point.requestTime)]),
     },
+    damaged: state.damaged,
   };
 }
 
@@ -199,6 +210,25 @@ function readHistogram(doc: unknown, scale: number, name: string): Histogram {
   fill(counts, pairs, name);
   // Milliseconds as nginx writes them: the seconds on disk came from whole ms.
   return { scale, counts, total: h.count, max: Math.round(h.max * 1000) };
+}
+
+/** The damaged inputs of a state file: none when it has no such field (written before it was kept). */
+function readDamaged(damaged: unknown, name: string): LogDamage[] {
+  if (damaged === undefined) return [];
+  if (!Array.isArray(damaged)) throw unreadable(name, 'not a proxyops state file (damaged is not a list)');
+  return damaged.map((entry: unknown) => {
+    const d = entry as Partial<LogDamage> | null;
+    if (
+      !d ||
+      typeof d.input !== 'string' ||
+      typeof d.reason !== 'string' ||
+      !isCount(d.offset) ||
+      !isCount(d.size) ||
+      !isCount(d.lines)
+    )
+      throw unreadable(name, `not a proxyops state file (bad damaged input ${JSON.stringify(entry)})`);
+    return { input: d.input, offset: d.offset, size: d.size, reason: d.reason, lines: d.lines };
+  });
 }
 
 /**
@@ -276,6 +306,7 @@ export function fromStateDocument(doc: unknown, name: string): { state: StatsSta
     };
     state.timeline.set(start, point);
   }
+  state.damaged = readDamaged(d.damaged, name);
   return { state, meta: { format: d.format, formatSource: d.formatSource ?? 'given', inputs: d.inputs } };
 }
 

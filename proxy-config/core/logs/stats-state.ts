@@ -1,4 +1,5 @@
 import type { FactsCapabilities } from './line-facts.js';
+import type { LogDamage } from './log-damage.js';
 import { createHistogram, mergeHistogram, TIMELINE_HISTOGRAM_SCALE, type Histogram } from './histogram.js';
 
 /** Per upstream address, counted per attempt (a retried request counts once on each address it tried). */
@@ -78,6 +79,8 @@ export interface StatsState {
   timeline: Map<number, TimelinePoint>;
   firstTimeMs: number;
   lastTimeMs: number;
+  /** The `.gz` inputs that broke off, in input order: the counts above hold only their lines before it. */
+  damaged: LogDamage[];
 }
 
 /** Most upstream addresses broken down; more are summed in `upstreamOverflow`. */
@@ -117,6 +120,7 @@ export function createStatsState(capabilities: FactsCapabilities, intervalMs = 6
     timeline: new Map(),
     firstTimeMs: Infinity,
     lastTimeMs: -Infinity,
+    damaged: [],
   };
 }
 
@@ -232,6 +236,7 @@ export function mergeStatsState(into: StatsState, from: StatsState, lineOffset =
   capTimeline(into);
   into.firstTimeMs = Math.min(into.firstTimeMs, from.firstTimeMs);
   into.lastTimeMs = Math.max(into.lastTimeMs, from.lastTimeMs);
+  into.damaged.push(...from.damaged);
   return into;
 }
 

@@ -1,4 +1,5 @@
 import { toPercentiles, type Percentiles } from './histogram.js';
+import type { LogDamage } from './log-damage.js';
 import type { MalformedSample, StatsState } from './stats-state.js';
 import { unknownFigures, type UnknownFigure } from './unknown-figures.js';
 
@@ -43,6 +44,11 @@ export interface StatsSummary {
   /** Where the format came from: a flag, the running nginx's config, or detection on the first lines. */
   formatSource: string;
   inputs: string[];
+  /**
+   * The `.gz` inputs that broke off, whose lines before the damage are all the counts hold of them;
+   * always present (`[]`), so a consumer tells a whole count from a partial one by one stable key.
+   */
+  damaged: LogDamage[];
   lines: number;
   records: number;
   filtered: number;
@@ -142,6 +148,7 @@ export function summarizeStats(
     format: meta.format,
     formatSource: meta.formatSource ?? 'given',
     inputs: meta.inputs,
+    damaged: state.damaged,
     lines: state.lines,
     records,
     filtered: state.filtered,

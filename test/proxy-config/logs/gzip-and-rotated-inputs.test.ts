@@ -8,7 +8,8 @@ import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
 import { summarizeStats } from '../../../proxy-config/core/logs/summarize-stats.js';
-import { computeLogStats, type LogDamage } from '../../../proxy-config/logs/logs-stats.js';
+import type { LogDamage } from '../../../proxy-config/core/logs/log-damage.js';
+import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
 import type * as rangeWorker from '../../../proxy-config/shell/logs/log-range-worker.js';
 
 const cli = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
@@ -180,6 +181,15 @@ describe('.gz inputs and files rotated while read', () => {
     expect(code).toBe(2);
     const doc = JSON.parse(stdout);
     expect(doc.lines).toBe(wholeLines);
+    // The JSON says so itself: a pipeline that keeps only stdout tells a partial count from a whole one.
+    const damage = {
+      input: file,
+      offset: cut.length,
+      size: cut.length,
+      reason: 'unexpected end of file',
+      lines: wholeLines,
+    };
+    expect(doc.damaged).toEqual([damage]);
     expect(stderr).toContain(
       `proxyops: ${file} is damaged at byte ${cut.length} of ${cut.length} (unexpected end of file): ` +
         `its ${wholeLines} line(s) before that are counted, the rest could not be read\n`,
@@ -193,6 +203,10 @@ describe('.gz inputs and files rotated while read', () => {
     // and lines.
     const other = join(dir, 'access.log.1.gz');
     await writeFile(other, gzipSync(second));
+    // A whole .gz: the key is there, empty.
+    const whole1 = proxyops(['--json', '--preset', 'proxyops', other]);
+    expect(whole1.code).toBe(0);
+    expect(JSON.parse(whole1.stdout).damaged).toEqual([]);
     const builtStats = (await import(
       new URL('../../../dist/proxy-config/logs/logs-stats.js', import.meta.url).href
     )) as { computeLogStats: typeof computeLogStats };
@@ -205,15 +219,8 @@ describe('.gz inputs and files rotated while read', () => {
       onDamage: (damaged) => seen.push(...damaged),
     });
     expect(threads.lines).toBe(16_000 + wholeLines);
-    expect(seen).toEqual([
-      {
-        input: file,
-        offset: cut.length,
-        size: cut.length,
-        reason: 'unexpected end of file',
-        lines: wholeLines,
-      },
-    ]);
+    expect(seen).toEqual([damage]);
+    expect(threads.damaged).toEqual([damage]);
     // Used as a library without a damage handler, the damage fails the run.
     await expect(computeLogStats({ inputs: [file], spec })).rejects.toThrow(/is damaged at byte/);
   });

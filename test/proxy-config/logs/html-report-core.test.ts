@@ -180,6 +180,37 @@ describe('a format with upstreams but no $upstream_header_time (ingress-nginx)',
   });
 });
 
+describe('a report of a damaged .gz input', () => {
+  it('says at the top that its counts are partial, with each damage as the run said it; nothing when whole', () => {
+    const state = createStatsState({
+      time: true,
+      requestTime: true,
+      upstream: true,
+      headerTime: true,
+      path: true,
+    });
+    const whole = renderStatsHtml(summarizeStats(state, { format: 'proxyops', inputs: ['a.log.gz'] }));
+    expect(whole).not.toContain('id="damaged"');
+    state.damaged = Array.from({ length: 12 }, (_, i) => ({
+      input: `<b>${i}.log.gz`,
+      offset: 6000 + i,
+      size: 6000 + i,
+      reason: 'unexpected end of file',
+      lines: 2087,
+    }));
+    const html = renderStatsHtml(summarizeStats(state, { format: 'proxyops', inputs: ['a.log.gz'] }));
+    const note = /<p class="unknown-note" id="damaged">([^<]*)<\/p>/.exec(html);
+    expect(note?.[1]).toMatch(
+      /^Partial counts: &#60;b&#62;0\.log\.gz is damaged at byte 6000 of 6000 \(unexpected end of file\): its 2087 line\(s\) before that are counted, the rest could not be read; /,
+    );
+    expect(note?.[1]).toContain('&#60;b&#62;9.log.gz is damaged at byte 6009');
+    expect(note?.[1]).not.toContain('10.log.gz');
+    expect(note?.[1]).toMatch(/; and 2 more damaged\.$/);
+    // Before the headline numbers it qualifies.
+    expect(html.indexOf('id="damaged"')).toBeLessThan(html.indexOf('id="headline"'));
+  });
+});
+
 describe('the report size', () => {
   it('stays under 1 MB with every bound of the statistics at its maximum', () => {
     const state = createStatsState({

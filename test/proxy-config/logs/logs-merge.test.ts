@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLogsMergeCommand } from '../../../proxy-config/logs/logs-merge-command.js';
 import {
@@ -223,6 +224,61 @@ describe('logs merge', () => {
     expect(merged.stderr).toMatch(/--fail-if holds: records>6000 \(records=\d+\)/);
     const lines = (JSON.parse(wholeJson) as { lines: number }).lines;
     expect(merged.stdout).toContain(`proxyops_log_lines_total ${2 * lines}\n`);
+  });
+
+  it('of a state holding a damaged .gz: the damage is in the merged --json and state, said on stderr, exit 2', async () => {
+    const gz = gzipSync(text);
+    const cut = join(dir, 'cut.log.gz');
+    await writeFile(cut, gz.subarray(0, Math.floor(gz.length / 2)));
+    const cutState = join(dir, 'cut.state.json');
+    const run = await stats([cut], { json: true, stateOut: cutState });
+    expect(run.code).toBe(2);
+    const { damaged } = JSON.parse(run.stdout) as { damaged: Array<{ input: string; lines: number }> };
+    expect(damaged).toEqual([expect.objectContaining({ input: cut, offset: Math.floor(gz.length / 2) })]);
+    expect(damaged[0]!.lines).toBeGreaterThan(1_000);
+    const said = `proxyops: ${cut} is damaged at byte ${Math.floor(gz.length / 2)} of ${Math.floor(gz.length / 2)} (unexpected end of file): its ${damaged[0]!.lines} line(s) before that are counted, the rest could not be read\n`;
+    // Said once, last (after the note of the malformed lines).
+    const saidOnce = (stderr: string) =>
+      stderr.endsWith(said) && stderr.indexOf(' is damaged ') === stderr.lastIndexOf(' is damaged ');
+    expect(saidOnce(run.stderr)).toBe(true);
+    const stored = JSON.parse(await readFile(cutState, 'utf8')) as { damaged: unknown };
+    expect(stored.damaged).toEqual(damaged);
+
+    // A state written before states kept the damage (no such key) reads as whole, as it was written.
+    const wholeState = join(dir, 'whole-for-damage.state.json');
+    await stats([whole], { json: true, stateOut: wholeState });
+    const old = JSON.parse(await readFile(wholeState, 'utf8')) as Record<string, unknown>;
+    expect(old.damaged).toEqual([]);
+    delete old.damaged;
+    const oldState = join(dir, 'old.state.json');
+    await writeFile(oldState, JSON.stringify(old));
+    const alone = await merge([oldState], { json: true });
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toBe(wholeJson);
+
+    // Merged with it: what one run over both prints, byte for byte, and the same line and exit code.
+    const merged = await merge([cutState, oldState], { json: true });
+    const one = await stats([cut, whole], { json: true });
+    expect(merged.code).toBe(2);
+    expect(one.code).toBe(2);
+    expect(merged.stdout).toBe(one.stdout);
+    expect(merged.stderr).toBe(one.stderr);
+    expect(saidOnce(merged.stderr)).toBe(true);
+    // A state of that merge keeps it too; with --fail-if holding, the damage still decides the exit code.
+    const again = join(dir, 'again.state.json');
+    const table = await merge([oldState, cutState], { stateOut: again, failIf: ['records>1'] });
+    expect(table.code).toBe(2);
+    expect(table.stderr).toContain('--fail-if holds: records>1');
+    expect(saidOnce(table.stderr)).toBe(true);
+    expect((JSON.parse(await readFile(again, 'utf8')) as { damaged: unknown }).damaged).toEqual(damaged);
+
+    const bad = join(dir, 'bad-damage.state.json');
+    await writeFile(bad, JSON.stringify({ ...old, damaged: [{ input: cut, offset: -1 }] }));
+    const refused = await merge([bad], { json: true });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(
+      `${bad}: not a proxyops state file (bad damaged input {"input":"${cut}","offset":-1})`,
+    );
   });
 
   it('refuses states of another format, another version, or no state at all, in one line with a hint', async () => {

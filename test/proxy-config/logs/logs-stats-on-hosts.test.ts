@@ -76,7 +76,7 @@ function edgeLog(lines: number, seed: number, hour: number, upstreams: string[])
 
 /** The --json of a run without what names this run's own inputs: where the lines came from. */
 function counted(summary: StatsSummary) {
-  const { inputs: _inputs, formatSource: _source, malformed, ...rest } = summary;
+  const { inputs: _inputs, formatSource: _source, malformed, damaged, ...rest } = summary;
   return {
     ...rest,
     malformed: {
@@ -84,6 +84,7 @@ function counted(summary: StatsSummary) {
       // The same lines: `HOST:PATH` there, the host's directory here.
       samples: malformed.samples.map(({ line, text }) => ({ line, text })),
     },
+    damaged: damaged.map(({ input: _input, ...damage }) => damage),
   };
 }
 
@@ -253,6 +254,56 @@ describe('logs stats --host: each host reads its logs there, one report over all
     expect(result.stderr).toContain(
       `edge-a:${mp}/logs/rotated-now.log, edge-b:${mp}/logs/rotated-now.log: all 2 inputs are empty, nothing to count`,
     );
+  }, 120_000);
+
+  it('a damaged .gz on one host: counted up to the damage, listed once as HOST:PATH in --json and the state, said once, exit 2', async () => {
+    const gz = gzipSync(edgeLog(3_000, 7, 7, ['10.0.1.11:8080']));
+    const cut = gz.subarray(0, Math.floor(gz.length / 2));
+    await writeFile(join(hosts.host('edge-a').dir, 'logs', 'old.log.gz'), gz);
+    await writeFile(join(hosts.host('edge-b').dir, 'logs', 'old.log.gz'), cut);
+    const file = `${mp}/logs/old.log.gz`;
+    const state = join(hosts.host('edge-a').dir, 'damaged.state.json');
+    const remote = await proxyops(
+      'logs',
+      'stats',
+      '--json',
+      '--state-out',
+      state,
+      '--host',
+      'edge-a',
+      '--host',
+      'edge-b',
+      file,
+    );
+    expect(remote.code, remote.stderr).toBe(2);
+    const local = await proxyops(
+      'logs',
+      'stats',
+      '--json',
+      ...localFiles('edge-a', [file]),
+      ...localFiles('edge-b', [file]),
+    );
+    expect(local.code).toBe(2);
+    const merged = JSON.parse(remote.stdout) as StatsSummary;
+    const one = JSON.parse(local.stdout) as StatsSummary;
+    expect(counted(merged)).toEqual(counted(one));
+    const damage = { ...one.damaged[0]!, input: `edge-b:${file}` };
+    expect(damage).toMatchObject({ offset: cut.length, size: cut.length, reason: 'unexpected end of file' });
+    expect(damage.lines).toBeGreaterThan(100);
+    expect(merged.damaged).toEqual([damage]);
+    // Once: from the state, named as the inputs are, not relayed from edge-b's stderr as well.
+    const said = `proxyops: edge-b:${file} is damaged at byte ${cut.length} of ${cut.length} (unexpected end of file): its ${damage.lines} line(s) before that are counted, the rest could not be read\n`;
+    expect(remote.stderr + '\n').toContain(said);
+    expect(remote.stderr.split(' is damaged ')).toHaveLength(2);
+    // The state of the hosts keeps it: a merge of it later says the same and exits 2 too.
+    const stored = JSON.parse(await readFile(state, 'utf8')) as { damaged: unknown };
+    expect(stored.damaged).toEqual([damage]);
+    const later = await proxyops('logs', 'merge', '--json', state);
+    expect(later.code).toBe(2);
+    expect(later.stdout).toBe(remote.stdout);
+    expect(later.stderr + '\n').toContain(said);
+    await rm(join(hosts.host('edge-a').dir, 'logs', 'old.log.gz'));
+    await rm(join(hosts.host('edge-b').dir, 'logs', 'old.log.gz'));
   }, 120_000);
 
   it('an unreachable host and one with another proxyops: a line each, exit non-zero, no report', async () => {

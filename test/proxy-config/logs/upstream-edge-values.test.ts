@@ -76,7 +76,7 @@ describe('multi-valued and "-" upstream values', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('are split per attempt and per upstream group in the state; "-" is no attempt, 0.000 is zero', async () => {
-    const { state } = await collectLogStats({ inputs: [log], spec: presetFormat('proxyops') });
+    const state = await collectLogStats({ inputs: [log], spec: presetFormat('proxyops') });
     expect(state.records).toBe(4);
     expect(state.retriedRequests).toBe(1);
     const [a, b, c] = ['10.0.1.11:8080', '10.0.1.12:8080', '10.0.1.13:8080'].map((x) =>
@@ -105,7 +105,7 @@ describe('multi-valued and "-" upstream values', () => {
   });
 
   it('give the same attempts, origins and times in the metrics', async () => {
-    const { state } = await collectLogStats({ inputs: [log], spec: presetFormat('proxyops') });
+    const state = await collectLogStats({ inputs: [log], spec: presetFormat('proxyops') });
     const metrics = createLogMetrics({ host: 'web1' });
     metrics.add(state);
     const text = await metrics.text();
@@ -151,7 +151,7 @@ describe('multi-valued and "-" upstream values', () => {
     );
     await writeFile(many, lines.join('\n') + '\n');
     const metrics = createLogMetrics();
-    metrics.add((await collectLogStats({ inputs: [many], spec: presetFormat('proxyops') })).state);
+    metrics.add(await collectLogStats({ inputs: [many], spec: presetFormat('proxyops') }));
     const attempts = samples(await metrics.text(), 'proxyops_log_upstream_attempts_total');
     expect(attempts.length).toBe(MAX_UPSTREAM_LABELS + 1);
     expect(attempts.find(([l]) => l.upstream === 'other')?.[1]).toBe(10);

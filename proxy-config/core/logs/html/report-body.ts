@@ -1,3 +1,4 @@
+import { describeDamage } from '../log-damage.js';
 import { LOG_FORMAT_TO_ADD } from '../unknown-figures.js';
 import type { StatsSummary } from '../summarize-stats.js';
 import { esc, exactCount, fitLabel, legend, seconds } from './svg-text.js';
@@ -35,6 +36,16 @@ function unknownNote(what: string, needs: string[]): string {
   return `<p class="unknown-note" data-unknown="${esc(what)}">Unknown: ${esc(what)}. The log's format has no ${needs
     .map((n) => `<code>${esc(n)}</code>`)
     .join(', ')}, so nothing is drawn rather than zeros.</p>`;
+}
+
+/** A notice that the counts are partial: the damaged `.gz` inputs, as the run said them on stderr. */
+function damagedNote(s: StatsSummary): string {
+  if (s.damaged.length === 0) return '';
+  const listed = s.damaged
+    .slice(0, QUOTED_INPUTS)
+    .map((d) => esc(describeDamage({ ...d, input: cut(d.input) })));
+  const more = s.damaged.length - listed.length;
+  return `<p class="unknown-note" id="damaged">Partial counts: ${listed.join('; ')}${more > 0 ? `; and ${more} more damaged` : ''}.</p>`;
 }
 
 function tile(name: string, label: string, value: string, hint?: string): string {
@@ -263,5 +274,5 @@ export function renderReportBody(s: StatsSummary, updatedAt?: Date): string {
       }</section>`;
   return `<p class="meta" id="meta">${inputs} · format ${quote(s.format)} (${quote(s.formatSource)}) · ${esc(range)}${
     updatedAt ? ` · updated <time id="updated">${esc(utc(updatedAt.toISOString()))}</time>` : ''
-  }</p>${tiles(s)}${unknownList(s)}${timeline}${upstreams(s)}${paths(s)}${tables(s)}`;
+  }</p>${damagedNote(s)}${tiles(s)}${unknownList(s)}${timeline}${upstreams(s)}${paths(s)}${tables(s)}`;
 }
