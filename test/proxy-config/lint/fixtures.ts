@@ -31,6 +31,7 @@ export const REFUSED_BY_NGINX: ReadonlySet<string> = new Set([
   'ssl-certificate-missing',
   'proxy-pass-uri-not-allowed',
   'directive-not-allowed',
+  'default-server-duplicate',
 ]);
 
 /** Every fixture file name. */

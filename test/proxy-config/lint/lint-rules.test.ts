@@ -58,6 +58,7 @@ describe('LINT_RULES', () => {
       'ssl-certificate-missing',
       'proxy-pass-uri-not-allowed',
       'directive-not-allowed',
+      'default-server-duplicate',
     ]);
   });
 
