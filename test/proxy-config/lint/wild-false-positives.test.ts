@@ -502,3 +502,34 @@ describe('a regex with more pattern after its $', () => {
       expect(lint(emoji(pattern)).filter(([id]) => id === 'regex-invalid')).toEqual([]);
   });
 });
+
+describe('add-header-dropped on ETag "" under etag off', () => {
+  // Discourse's config/nginx.sample.conf: `etag off;` in the server, `add_header ETag "";` in
+  // location /, static locations inside it with a Cache-Control of their own.
+  const discourse = (inner: string, etag = 'etag off;') => `server {
+    listen 80;
+    ${etag}
+    location / {
+      root /var/www/discourse/public;
+      add_header ETag "";
+      location ~ ^/plugins/ {
+        expires 1y;
+        add_header Cache-Control public,immutable;
+        ${inner}
+      }
+    }
+  }`;
+
+  it('is quiet on a static location: with etag off nginx sends no ETag for a file anyway', () => {
+    expect(fired(discourse(''), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('still fires where etag is on, or where the location (or one inside it) proxies: the upstream ETag comes back', () => {
+    expect(fired(discourse('', ''), 'add-header-dropped')).toHaveLength(1);
+    expect(fired(discourse('', 'etag on;'), 'add-header-dropped')).toHaveLength(1);
+    expect(fired(discourse('proxy_pass http://discourse;'), 'add-header-dropped')).toHaveLength(1);
+    expect(
+      fired(discourse('location ~ /x/ { fastcgi_pass 127.0.0.1:9000; }'), 'add-header-dropped'),
+    ).toHaveLength(1);
+  });
+});

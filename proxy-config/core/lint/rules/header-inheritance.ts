@@ -1,5 +1,6 @@
 import {
   childrenNamed,
+  effectiveValue,
   findBlocks,
   isHttpScope,
   listLocations,
@@ -73,7 +74,7 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
         (answers === undefined || ADD_HEADER_STATUSES.has(answers) || d.args.includes('always')) &&
         // A 204 (the CORS preflight answer) has no body for a body's header to act on.
         !(answers === '204' && BODY_HEADERS.has((d.args[0] ?? '').toLowerCase())) &&
-        (name !== 'add_header' || !sendsNothing(d)),
+        (name !== 'add_header' || (!sendsNothing(d) && !noEtagToRemove(d, block, chain))),
     );
     if (dropped.length === 0) continue;
     const first = own[0] as NginxDirective;
@@ -117,6 +118,27 @@ const BODY_HEADERS = new Set([
 function sendsNothing(d: NginxDirective): boolean {
   const header = (d.args[0] ?? '').toLowerCase();
   return d.args[1] === '' && header !== 'etag' && header !== 'last-modified';
+}
+
+/** The passes whose upstream's response headers (its ETag among them) nginx hands on to the client. */
+const UPSTREAM_PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass']);
+
+/** True when the block, or a block inside it (a nested location, an if), hands on an upstream's response. */
+function passesUpstream(block: NginxDirective): boolean {
+  return (block.children ?? []).some((c) => UPSTREAM_PASSES.has(c.name) || passesUpstream(c));
+}
+
+/**
+ * A dropped `add_header ETag "";` where nginx makes no ETag of its own (`etag off` in effect, as in
+ * Discourse's sample) and nothing in the block hands on an upstream's: the files it serves come
+ * without one anyway (checked with curl on nginx 1.22), so there is nothing to remove.
+ */
+function noEtagToRemove(d: NginxDirective, block: NginxDirective, chain: NginxDirective[]): boolean {
+  return (
+    (d.args[0] ?? '').toLowerCase() === 'etag' &&
+    effectiveValue(chain, 'etag', 'on') === 'off' &&
+    !passesUpstream(block)
+  );
 }
 
 /** The status a block always answers with (its own `return CODE`), if it has one. */
