@@ -151,3 +151,13 @@ describe('a missing include is a finding, not a stop', () => {
     ]);
   });
 });
+
+describe('a directive nginx refuses in its context', () => {
+  it('is directive-not-allowed only: no other rule reads what nginx would never apply', async () => {
+    const root = await layout('refused-tls', {
+      'tls.conf': 'ssl_protocols TLSv1 TLSv1.1 TLSv1.2;\nadd_header X-Frame-Options DENY;\n',
+    });
+    const { findings } = await lint(['--context', 'location', join(root, 'tls.conf')]);
+    expect(findings.map((f) => `${f.ruleId}@${f.line}`)).toEqual(['directive-not-allowed@1']);
+  });
+});

@@ -238,6 +238,7 @@ export const DIRECTIVE_NOT_ALLOWED: LintRule = {
     'Each nginx directive may be written only in the contexts its module names (worker_connections in events, map in http, set in server, location or if). nginx -t fails with "directive is not allowed here" and a reload keeps the old config. The rest of the config was linted; what the refused directive would set was not applied anywhere. (The table is nginx 1.22\'s: a later nginx takes a few directives in more places, such as resolver inside upstream since 1.27.3.)',
   fix: 'move the directive into a context that takes it (worker_connections into events {}, an if into a server or location); when the file is a snippet included elsewhere, lint it with --context http|server|location',
   runbook: null,
+  reportsRefused: true,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {
