@@ -533,3 +533,27 @@ describe('add-header-dropped on ETag "" under etag off', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('add-header-dropped in a location that never matches', () => {
+  // Discourse's config/nginx.sample.conf, the emoji location: "$" followed by "/" never matches
+  // (regex-invalid says so), so no request ever gets its headers, dropped or not.
+  const discourse = (pattern: string) => `server {
+    listen 80;
+    location / {
+      add_header X-Frame-Options DENY;
+      location ~ ${pattern} {
+        expires 1y;
+        add_header Cache-Control public,immutable;
+      }
+    }
+  }`;
+
+  it('is quiet there: regex-invalid alone reports the dead block', () => {
+    expect(fired(discourse('/_?emoji.*\\.(png|gif|jpg|jpeg)$/'), 'add-header-dropped')).toEqual([]);
+    expect(fired(discourse('/_?emoji.*\\.(png|gif|jpg|jpeg)$/'), 'regex-invalid')).toHaveLength(1);
+  });
+
+  it('still fires once the pattern can match', () => {
+    expect(fired(discourse('/_?emoji.*\\.(png|gif|jpg|jpeg)$'), 'add-header-dropped')).toHaveLength(1);
+  });
+});

@@ -10,6 +10,7 @@ import {
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { describeBlock } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
+import { locationNeverMatches } from './regexes.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** How a level inherits outer `add_header`s (nginx 1.29.3's `add_header_inherit`, itself inherited). */
@@ -64,6 +65,7 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
     const own = childrenNamed(block, name);
     if (own.length === 0 || effectAt(chain, chain.length - 1, name).mode !== 'on') continue;
     if (name === 'add_header' && neverReached(chain)) continue;
+    if (chain.some(locationNeverMatches)) continue;
     const kept = new Set(own.map((d) => (d.args[0] ?? '').toLowerCase()));
     const answers = name === 'add_header' ? fixedAnswer(block) : undefined;
     const dropped = effectAt(chain, chain.length - 2, name).headers.filter(
