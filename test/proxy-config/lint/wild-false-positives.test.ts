@@ -557,3 +557,38 @@ describe('add-header-dropped in a location that never matches', () => {
     expect(fired(discourse('/_?emoji.*\\.(png|gif|jpg|jpeg)$'), 'add-header-dropped')).toHaveLength(1);
   });
 });
+
+describe('alias-traversal on a capture followed by a fixed path component', () => {
+  // CSUA/services-nginx's user pages. Live nginx 1.22: /~../x opens /home/../public_html/x, while
+  // %2F, %2e%2e and /~a/../.. are decoded and normalised first (or answered 400): outside /home only
+  // paths ending in the fixed public_html are reachable, like the sibling names of `alias /y`.
+  const userdir = (alias: string, pattern = '^/~(.+?)(/.*)?$') => `server {
+    listen 80;
+    location ~ ${pattern} {
+      alias ${alias};
+    }
+  }`;
+  const severities = (text: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId === 'alias-traversal')
+      .map((f) => [f.severity, f.what]);
+
+  it('is a warning naming the fixed component that bounds the reach', () => {
+    expect(severities(userdir('/home/$1/public_html$2'))).toEqual([
+      ['warning', expect.stringContaining('"/public_html" follows it')],
+    ]);
+    expect(severities(userdir('/home/$1/public_html/$2', '^/~(.+?)/(.*)$'))).toEqual([
+      ['warning', expect.stringContaining('"/public_html" follows it')],
+    ]);
+  });
+
+  it('stays an error where the capture ends the path, or what follows is not a fixed name', () => {
+    expect(severities(userdir('/home/$1$2'))).toEqual([['error', expect.any(String)]]);
+    expect(severities(userdir('/home/$1/$2'))).toEqual([['error', expect.any(String)]]);
+    expect(severities(userdir('/home/$1/..$2'))).toEqual([['error', expect.any(String)]]);
+    // $2 glued to the name: /~../x/ + "_old" reaches /public_html_old, any name starting so.
+    expect(severities(userdir('/home/$1/public_html$2', '^/~(.+?)(.*)$'))).toEqual([
+      ['error', expect.any(String)],
+    ]);
+  });
+});
