@@ -592,3 +592,46 @@ describe('alias-traversal on a capture followed by a fixed path component', () =
     ]);
   });
 });
+
+describe('upstream-dns-stale beyond proxy_pass', () => {
+  // ThemeSama/wordpress-nginx-docker's nginx/wordpress.conf: php-fpm in another container, by name.
+  const wordpress = (pass: string) => `server {
+    listen 80;
+    location ~ \\.php$ {
+      ${pass}
+    }
+  }`;
+
+  it('fires on fastcgi_pass, uwsgi_pass, scgi_pass and grpc_pass to a host name: resolved once, at start', () => {
+    expect(fired(wordpress('fastcgi_pass wordpress:9000;'), 'upstream-dns-stale')).toEqual([
+      '4: fastcgi_pass wordpress:9000: wordpress is resolved once, when nginx starts',
+    ]);
+    expect(fired(wordpress('uwsgi_pass uwsgi://app.internal:3031;'), 'upstream-dns-stale')).toHaveLength(1);
+    expect(fired(wordpress('scgi_pass app.internal:4000;'), 'upstream-dns-stale')).toHaveLength(1);
+    expect(fired(wordpress('grpc_pass grpcs://api.internal:50051;'), 'upstream-dns-stale')).toHaveLength(1);
+  });
+
+  it('is quiet on an address, a unix socket, localhost and a group name', () => {
+    for (const pass of [
+      'fastcgi_pass 127.0.0.1:9000;',
+      'fastcgi_pass unix:/run/php/php-fpm.sock;',
+      'fastcgi_pass localhost:9000;',
+      'fastcgi_pass php;',
+      'grpc_pass grpc://backend;',
+    ])
+      expect(fired(wordpress(pass), 'upstream-dns-stale'), pass).toEqual([]);
+    // In a whole config a bare `php` is refused (upstream-undefined: no port in upstream), not stale.
+    expect(fired(`events {}\nhttp {\n${wordpress('fastcgi_pass php;')}\n}\n`, 'upstream-dns-stale')).toEqual(
+      [],
+    );
+  });
+
+  it("calls PeerTube's `server ${PEERTUBE_HOST}` an unsubstituted template placeholder, not a host name", () => {
+    // Chocobozzz/PeerTube's support/nginx/peertube, an envsubst template.
+    const text =
+      'upstream backend {\n  server ${PEERTUBE_HOST};\n}\nserver {\n  listen 80;\n  location / { proxy_pass http://backend; }\n}\n';
+    expect(fired(text, 'upstream-dns-stale')).toEqual([
+      '2: upstream backend: server ${PEERTUBE_HOST} is an unsubstituted template placeholder (an upstream server takes no variables): lint the rendered file',
+    ]);
+  });
+});
