@@ -16,7 +16,8 @@ export function lintNginxConfig(config: NginxConfig): LintReport {
 
 /**
  * Reads an nginx config from its main file (includes resolved against `confPrefix`, by default
- * the main file's directory) and lints it; `context` says where a snippet is included (by default
+ * the main file's directory; away from /etc/nginx, `include /etc/nginx/…` too, as in a checkout of
+ * a host's /etc/nginx) and lints it; `context` says where a snippet is included (by default
  * guessed, see topLevelContext). An include of a missing file (`include-missing`) and a directive
  * nginx refuses in its context (`directive-not-allowed`) are findings, not stops. Throws
  * NGINX_CONFIG_UNREADABLE / NGINX_CONFIG_INVALID (file:line) when it cannot be read or parsed.
@@ -31,7 +32,7 @@ export async function lintNginxConfigFiles(
   } = {},
 ): Promise<LintReport> {
   return lintNginxConfig(
-    await readNginxConfig(mainPath, { notAllowed: 'keep', ...options, missingIncludes: 'keep' }),
+    await readNginxConfig(mainPath, { notAllowed: 'keep', ...options, missingIncludes: 'keep', copy: true }),
   );
 }
 

@@ -92,7 +92,7 @@ describe('config lint --format sarif', () => {
         ruleId: 'tls-protocols-weak',
         ruleIndex: LINT_RULES.findIndex((r) => r.id === 'tls-protocols-weak'),
         level: 'error',
-        message: { text: 'ssl_protocols enables TLSv1, TLSv1.1' },
+        message: { text: 'ssl_protocols enables SSLv3, TLSv1, TLSv1.1' },
         locations: [
           {
             physicalLocation: {

@@ -114,7 +114,7 @@ describe('proxyops config lint', () => {
     await mkdir(join(dir, 'inc', 'conf.d'), { recursive: true });
     await writeFile(
       join(dir, 'inc', 'nginx.conf'),
-      'worker_processes auto;\nworker_rlimit_nofile 1024;\nhttp {\n  server_tokens off;\n  include conf.d/*.conf;\n}\n',
+      'worker_processes auto;\nworker_rlimit_nofile 1024;\nevents {}\nhttp {\n  server_tokens off;\n  include conf.d/*.conf;\n}\n',
     );
     await writeFile(
       join(dir, 'inc', 'conf.d', 'site.conf'),

@@ -47,6 +47,7 @@ import {
 } from './rules/tls.js';
 import { INCLUDE_MISSING } from './rules/includes.js';
 import {
+  DEFAULT_SERVER_DUPLICATE,
   DIRECTIVE_NOT_ALLOWED,
   EVENTS_MISSING,
   LISTEN_DUPLICATE,
@@ -113,4 +114,5 @@ export const LINT_RULES: readonly LintRule[] = [
   SSL_STAPLING_WITHOUT_RESOLVER,
   PROXY_SET_HEADER_RESPONSE_ONLY,
   ROOT_REPEATS_LOCATION,
+  DEFAULT_SERVER_DUPLICATE,
 ];

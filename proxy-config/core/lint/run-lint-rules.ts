@@ -86,21 +86,39 @@ function mergeRepeats(findings: LintFinding[], contexts: Map<string, string[]>):
   return [...byKey.values()];
 }
 
+/**
+ * The file:line of each directive nginx refuses in its context that is not a block: there
+ * directive-not-allowed's finding is the one kept, as what other rules say of its value is about a
+ * setting nginx never applies. Lint still reads on past a refusal: a refused block's condition and
+ * body (an `if` written straight in http) and what a refused `set` feeds elsewhere are judged as written.
+ */
+function refusedSettings(config: NginxConfig): Set<string> {
+  const found = new Set<string>();
+  walkDirectives(config, (d) => {
+    if (d.notAllowedIn !== undefined && !d.children && !d.entries) found.add(`${d.file}:${d.line}`);
+  });
+  return found;
+}
+
 /** Runs lint rules over a parsed config: findings sorted by file, line and rule, ignored ones counted apart. */
 export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): LintReport {
   const ranges = ignoreRanges(config);
+  const refused = refusedSettings(config);
   const raw: LintFinding[] = rules.flatMap((rule) =>
-    rule.test(config).map((hit) => ({
-      ruleId: rule.id,
-      severity: hit.severity ?? rule.severity,
-      title: rule.title,
-      what: hit.what,
-      message: rule.message,
-      fix: rule.fix,
-      runbook: rule.runbook,
-      file: hit.file,
-      line: hit.line,
-    })),
+    rule
+      .test(config)
+      .filter((hit) => rule.reportsRefused || !refused.has(`${hit.file}:${hit.line}`))
+      .map((hit) => ({
+        ruleId: rule.id,
+        severity: hit.severity ?? rule.severity,
+        title: rule.title,
+        what: hit.what,
+        message: rule.message,
+        fix: rule.fix,
+        runbook: rule.runbook,
+        file: hit.file,
+        line: hit.line,
+      })),
   );
   const all = mergeRepeats(raw, includeContexts(config));
   const kept = all.filter((finding) => !isIgnored(finding, ranges));

@@ -37,6 +37,12 @@ export interface LintRule {
   runbook: string | null;
   /** Pure check over the parsed config. */
   test: (config: NginxConfig) => RuleHit[];
+  /**
+   * True for the rule reporting directives nginx refuses in their context (marked `notAllowedIn`):
+   * at such a directive, when it is not a block, its finding is the only one kept. nginx never
+   * applies it, so what other rules say of its value (TLSv1 in a refused ssl_protocols) is moot.
+   */
+  reportsRefused?: true;
 }
 
 /** One finding of `config lint`: the rule's record plus where it fired (the `--json` item shape). */

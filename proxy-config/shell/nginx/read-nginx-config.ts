@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, readlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ProxyopsError } from '../../core/errors.js';
 import {
@@ -14,6 +14,7 @@ import {
   tooDeep,
 } from '../../core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig, NginxDirective } from '../../core/nginx-config/types.js';
+import { NGINX_CONF_DIR, pathInCopy } from '../../core/nginx-config/conf-dir.js';
 import { describeErrno } from '../describe-path.js';
 import { readInputFile } from '../logs/read-input-file.js';
 import { splitNginxDump } from '../../core/nginx-config/split-nginx-dump.js';
@@ -41,6 +42,12 @@ export async function readNginxConfig(
      * may be a newer nginx's than the 1.22 the checks follow.
      */
     checkDirectives?: boolean;
+    /**
+     * true when the config may be a copy of a host's /etc/nginx (lint): unless its main file is
+     * under /etc/nginx itself, paths under /etc/nginx/ (in includes, in symlink targets) are read
+     * under the conf prefix, never from this machine's /etc/nginx. A dump names what nginx read.
+     */
+    copy?: boolean;
     /** The context the main file's top level is read in, when it is a snippet (lint's --context). */
     context?: SnippetContext;
     /**
@@ -62,6 +69,10 @@ export async function readNginxConfig(
   const mainFile = dump ? ([...dump.keys()][0] as string) : named;
   const confPrefix = resolve(options.confPrefix ?? dirname(mainFile));
   const files: string[] = [];
+  const inCopy =
+    options.copy && !dump && !mainFile.startsWith(NGINX_CONF_DIR)
+      ? (path: string) => pathInCopy(path, confPrefix)
+      : (path: string) => path;
 
   async function readText(file: string, from?: NginxDirective): Promise<string> {
     const unreadable = unreadableError(file, from);
@@ -98,23 +109,19 @@ export async function readNginxConfig(
       // reading order, after any earlier directive's error, as nginx does.
       if (node.name === 'include' && !node.children && !node.entries && node.args.length === 1) {
         const pattern = node.args[0] as string;
-        const absolute = isAbsolute(pattern) ? pattern : join(confPrefix, pattern);
+        const absolute = isAbsolute(pattern) ? inCopy(pattern) : join(confPrefix, pattern);
         const matched = !GLOB_CHARS.test(pattern)
           ? [absolute]
           : dump
             ? [...dump.keys()].filter((path) => globPath(absolute).test(path)).sort()
             : await expandGlob(absolute);
         for (const file of matched) {
-          const missing =
-            options.missingIncludes !== 'keep'
-              ? undefined
-              : dump
-                ? dump.has(file)
-                  ? undefined
-                  : NOT_IN_DUMP
-                : await missingReason(file);
-          if (missing) out.push({ ...node, missing });
-          else out.push(...(await load(file, chain, depth, node)));
+          const found = dump
+            ? { path: file, missing: dump.has(file) ? undefined : NOT_IN_DUMP }
+            : await locate(file, inCopy);
+          if (found.missing && options.missingIncludes === 'keep')
+            out.push({ ...node, missing: found.missing });
+          else out.push(...(await load(found.path, chain, depth, node)));
         }
         continue;
       }
@@ -148,15 +155,44 @@ function unreadableError(file: string, from?: NginxDirective) {
     });
 }
 
-/** Why a file an include names cannot be found (ENOENT, ENOTDIR), or undefined when it is there. */
-async function missingReason(file: string): Promise<string | undefined> {
-  try {
-    await stat(file);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? describeErrno(error) : undefined;
+/** Symlinks followed before giving up, as the kernel's ELOOP limit. */
+const MAX_LINKS = 40;
+
+/**
+ * The path to read for a file an include names, following its symlinks with `inCopy` applied to
+ * an absolute target (a checkout's `sites-enabled/default -> /etc/nginx/sites-available/default`),
+ * and why it cannot be found (ENOENT, ENOTDIR), naming each link on the way: a wildcard's match
+ * that is a dangling link is otherwise unnamed. The path is the file itself unless a target was
+ * moved by `inCopy`; another error is left for the read to report.
+ */
+async function locate(
+  file: string,
+  inCopy: (path: string) => string,
+): Promise<{ path: string; missing?: string }> {
+  let path = file;
+  let moved = false;
+  const links: string[] = [];
+  for (let hops = 0; hops <= MAX_LINKS; hops++) {
+    const stats = await lstat(path).catch((error: NodeJS.ErrnoException) => error);
+    if (stats instanceof Error) {
+      const code = (stats as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') break;
+      const reason = describeErrno(stats);
+      return {
+        path,
+        missing: links.length === 0 ? reason : `${links.join(', ')}, which does not exist (${reason})`,
+      };
+    }
+    if (!stats.isSymbolicLink()) break;
+    const target = await readlink(path);
+    const next = isAbsolute(target) ? inCopy(target) : resolve(dirname(path), target);
+    moved ||= isAbsolute(target) && next !== target;
+    links.push(
+      `${path} is a symlink to ${target}${isAbsolute(target) && next !== target ? ` (read as ${next})` : ''}`,
+    );
+    path = next;
   }
+  return { path: moved ? path : file };
 }
 
 /** Paths matching a glob whose wildcards (`*`, `?`, `[...]`) may sit in any segment, sorted like glob(3). */

@@ -32,6 +32,7 @@ export const REFUSED_BY_NGINX: ReadonlySet<string> = new Set([
   'proxy-pass-uri-not-allowed',
   'directive-not-allowed',
   'events-missing',
+  'default-server-duplicate',
 ]);
 
 /** Every fixture file name. */

@@ -51,12 +51,14 @@ describe('config lint on snippets and on what nginx -t refuses', () => {
     ]);
   });
 
-  it('default-server-missing: a second default_server on one socket (nginx -t refuses it)', async () => {
+  it('default-server-duplicate: a second default_server on one socket, in a snippet too', async () => {
     const text =
       'server {\n  listen 0.0.0.0:80 default_server;\n}\nserver {\n  listen 80 default_server;\n}\n';
-    expect(await only(text, 'default-server-missing')).toEqual([
+    expect(await only(text, 'default-server-duplicate')).toEqual([
       [5, expect.stringContaining('a second default_server on *:80')],
     ]);
+    // nginx -t's refusal, not a missing default: one finding for one mistake.
+    expect(await only(`events {}\nhttp {\n${text}}\n`, 'default-server-missing')).toEqual([]);
   });
 
   it('default-server-missing: a server without listen shares *:80 with listen 80', async () => {

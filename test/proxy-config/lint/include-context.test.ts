@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,86 @@ describe('a missing include is a finding, not a stop', () => {
     const { findings } = await lint([join(root, 'web1.conf')]);
     expect(findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
       expect.objectContaining({ file: '/etc/nginx/nginx.conf', line: 3 }),
+    ]);
+  });
+});
+
+describe('a directive nginx refuses in its context', () => {
+  it('is directive-not-allowed only: no other rule reads what nginx would never apply', async () => {
+    const root = await layout('refused-tls', {
+      'tls.conf': 'ssl_protocols TLSv1 TLSv1.1 TLSv1.2;\nadd_header X-Frame-Options DENY;\n',
+    });
+    const { findings } = await lint(['--context', 'location', join(root, 'tls.conf')]);
+    expect(findings.map((f) => `${f.ruleId}@${f.line}`)).toEqual(['directive-not-allowed@1']);
+  });
+});
+
+describe('a wildcard include matching a dangling symlink', () => {
+  it('names the link and where it points (nginx -t: open() "…/sites-enabled/gone" failed)', async () => {
+    const root = await layout('dangling', {
+      'nginx.conf': 'events {}\nhttp {\n  include sites-enabled/*;\n}\n',
+    });
+    await mkdir(join(root, 'sites-enabled'));
+    await symlink('../sites-available/gone', join(root, 'sites-enabled', 'gone'));
+    const { findings } = await lint([join(root, 'nginx.conf')]);
+    expect(findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
+      expect.objectContaining({
+        line: 3,
+        what: `include sites-enabled/*: ${join(root, 'sites-enabled', 'gone')} is a symlink to ../sites-available/gone, which does not exist (ENOENT: no such file or directory); linted without it`,
+      }),
+    ]);
+  });
+});
+
+describe("a checkout of someone's /etc/nginx", () => {
+  // CSUA/services-nginx, HackspaceJena/nginx-config, nginxconfig.io's output: a repository of
+  // /etc/nginx whose nginx.conf includes /etc/nginx/... by absolute path (this host has Debian's
+  // nginx, with its own /etc/nginx/modules-enabled/*.conf, proxy_params, sites-available/default).
+  const nginxConf =
+    'events {}\ninclude /etc/nginx/modules-enabled/*.conf;\nhttp {\n  include /etc/nginx/mime.types;\n  include /etc/nginx/sites-enabled/*;\n  include /etc/nginx/proxy_params;\n}\n';
+  const lintReport = async (args: string[]) => {
+    const { code, stdout, stderr } = await runCli(['config', 'lint', '--json', ...args]);
+    if (code === 2) throw new Error(stderr);
+    return JSON.parse(stdout) as { files: string[]; findings: JsonFinding[] };
+  };
+
+  it("reads them from the checkout, never from this host's /etc/nginx", async () => {
+    const root = await layout('etc-checkout', {
+      'nginx.conf': nginxConf,
+      'sites-available/app': 'server {\n  listen 80;\n  server_name app.example;\n}\n',
+    });
+    await mkdir(join(root, 'sites-enabled'));
+    // Debian's links as the checkout holds them: absolute, into /etc/nginx.
+    await symlink('/etc/nginx/sites-available/app', join(root, 'sites-enabled', 'app'));
+    await symlink('/etc/nginx/sites-available/default', join(root, 'sites-enabled', 'default'));
+    const report = await lintReport([join(root, 'nginx.conf')]);
+    expect(report.files).toEqual([join(root, 'nginx.conf'), join(root, 'sites-available/app')]);
+    // proxy_params and the default site are this host's, not the checkout's: missing, as for a
+    // relative include (mime.types is a stock file, assumed).
+    expect(
+      report.findings.filter((f) => f.ruleId === 'include-missing').map((f) => [f.line, f.what]),
+    ).toEqual([
+      [
+        5,
+        expect.stringContaining(
+          `${join(root, 'sites-enabled/default')} is a symlink to /etc/nginx/sites-available/default`,
+        ),
+      ],
+      [6, expect.stringMatching(/^include \/etc\/nginx\/proxy_params: .*ENOENT/)],
+    ]);
+  });
+
+  it('reads them from --conf-prefix when the main file sits elsewhere', async () => {
+    const root = await layout('etc-checkout-prefix', {
+      'conf/nginx.conf': nginxConf,
+      'modules-enabled/50-echo.conf': '# load_module modules/ngx_http_echo_module.so;\n',
+      proxy_params: 'proxy_set_header Host $host;\n',
+    });
+    const report = await lintReport(['--conf-prefix', root, join(root, 'conf/nginx.conf')]);
+    expect(report.files).toEqual([
+      join(root, 'conf/nginx.conf'),
+      join(root, 'modules-enabled/50-echo.conf'),
+      join(root, 'proxy_params'),
     ]);
   });
 });

@@ -63,6 +63,7 @@ describe('LINT_RULES', () => {
       'ssl-stapling-without-resolver',
       'proxy-set-header-response-only',
       'root-repeats-location',
+      'default-server-duplicate',
     ]);
   });
 
@@ -81,10 +82,9 @@ describe('LINT_RULES', () => {
     const page = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../../docs/lint.md'), 'utf8');
     const start = page.indexOf('## Severity');
     const section = page.slice(start, page.indexOf('\n## ', start + 1));
-    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| (error|warning|note): \S/gm)].map((m) => [
-      m[1],
-      m[2],
-    ]);
+    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| (error|warning|note)(?::| for) \S/gm)].map(
+      (m) => [m[1], m[2]],
+    );
     expect(rows).toEqual(LINT_RULES.map((rule) => [rule.id, rule.severity]));
   });
 

@@ -502,3 +502,136 @@ describe('a regex with more pattern after its $', () => {
       expect(lint(emoji(pattern)).filter(([id]) => id === 'regex-invalid')).toEqual([]);
   });
 });
+
+describe('add-header-dropped on ETag "" under etag off', () => {
+  // Discourse's config/nginx.sample.conf: `etag off;` in the server, `add_header ETag "";` in
+  // location /, static locations inside it with a Cache-Control of their own.
+  const discourse = (inner: string, etag = 'etag off;') => `server {
+    listen 80;
+    ${etag}
+    location / {
+      root /var/www/discourse/public;
+      add_header ETag "";
+      location ~ ^/plugins/ {
+        expires 1y;
+        add_header Cache-Control public,immutable;
+        ${inner}
+      }
+    }
+  }`;
+
+  it('is quiet on a static location: with etag off nginx sends no ETag for a file anyway', () => {
+    expect(fired(discourse(''), 'add-header-dropped')).toEqual([]);
+  });
+
+  it('still fires where etag is on, or where the location (or one inside it) proxies: the upstream ETag comes back', () => {
+    expect(fired(discourse('', ''), 'add-header-dropped')).toHaveLength(1);
+    expect(fired(discourse('', 'etag on;'), 'add-header-dropped')).toHaveLength(1);
+    expect(fired(discourse('proxy_pass http://discourse;'), 'add-header-dropped')).toHaveLength(1);
+    expect(
+      fired(discourse('location ~ /x/ { fastcgi_pass 127.0.0.1:9000; }'), 'add-header-dropped'),
+    ).toHaveLength(1);
+  });
+});
+
+describe('add-header-dropped in a location that never matches', () => {
+  // Discourse's config/nginx.sample.conf, the emoji location: "$" followed by "/" never matches
+  // (regex-invalid says so), so no request ever gets its headers, dropped or not.
+  const discourse = (pattern: string) => `server {
+    listen 80;
+    location / {
+      add_header X-Frame-Options DENY;
+      location ~ ${pattern} {
+        expires 1y;
+        add_header Cache-Control public,immutable;
+      }
+    }
+  }`;
+
+  it('is quiet there: regex-invalid alone reports the dead block', () => {
+    expect(fired(discourse('/_?emoji.*\\.(png|gif|jpg|jpeg)$/'), 'add-header-dropped')).toEqual([]);
+    expect(fired(discourse('/_?emoji.*\\.(png|gif|jpg|jpeg)$/'), 'regex-invalid')).toHaveLength(1);
+  });
+
+  it('still fires once the pattern can match', () => {
+    expect(fired(discourse('/_?emoji.*\\.(png|gif|jpg|jpeg)$'), 'add-header-dropped')).toHaveLength(1);
+  });
+});
+
+describe('alias-traversal on a capture followed by a fixed path component', () => {
+  // CSUA/services-nginx's user pages. Live nginx 1.22: /~../x opens /home/../public_html/x, while
+  // %2F, %2e%2e and /~a/../.. are decoded and normalised first (or answered 400): outside /home only
+  // paths ending in the fixed public_html are reachable, like the sibling names of `alias /y`.
+  const userdir = (alias: string, pattern = '^/~(.+?)(/.*)?$') => `server {
+    listen 80;
+    location ~ ${pattern} {
+      alias ${alias};
+    }
+  }`;
+  const severities = (text: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId === 'alias-traversal')
+      .map((f) => [f.severity, f.what]);
+
+  it('is a warning naming the fixed component that bounds the reach', () => {
+    expect(severities(userdir('/home/$1/public_html$2'))).toEqual([
+      ['warning', expect.stringContaining('"/public_html" follows it')],
+    ]);
+    expect(severities(userdir('/home/$1/public_html/$2', '^/~(.+?)/(.*)$'))).toEqual([
+      ['warning', expect.stringContaining('"/public_html" follows it')],
+    ]);
+  });
+
+  it('stays an error where the capture ends the path, or what follows is not a fixed name', () => {
+    expect(severities(userdir('/home/$1$2'))).toEqual([['error', expect.any(String)]]);
+    expect(severities(userdir('/home/$1/$2'))).toEqual([['error', expect.any(String)]]);
+    expect(severities(userdir('/home/$1/..$2'))).toEqual([['error', expect.any(String)]]);
+    // $2 glued to the name: /~../x/ + "_old" reaches /public_html_old, any name starting so.
+    expect(severities(userdir('/home/$1/public_html$2', '^/~(.+?)(.*)$'))).toEqual([
+      ['error', expect.any(String)],
+    ]);
+  });
+});
+
+describe('upstream-dns-stale beyond proxy_pass', () => {
+  // ThemeSama/wordpress-nginx-docker's nginx/wordpress.conf: php-fpm in another container, by name.
+  const wordpress = (pass: string) => `server {
+    listen 80;
+    location ~ \\.php$ {
+      ${pass}
+    }
+  }`;
+
+  it('fires on fastcgi_pass, uwsgi_pass, scgi_pass and grpc_pass to a host name: resolved once, at start', () => {
+    expect(fired(wordpress('fastcgi_pass wordpress:9000;'), 'upstream-dns-stale')).toEqual([
+      '4: fastcgi_pass wordpress:9000: wordpress is resolved once, when nginx starts',
+    ]);
+    expect(fired(wordpress('uwsgi_pass uwsgi://app.internal:3031;'), 'upstream-dns-stale')).toHaveLength(1);
+    expect(fired(wordpress('scgi_pass app.internal:4000;'), 'upstream-dns-stale')).toHaveLength(1);
+    expect(fired(wordpress('grpc_pass grpcs://api.internal:50051;'), 'upstream-dns-stale')).toHaveLength(1);
+  });
+
+  it('is quiet on an address, a unix socket, localhost and a group name', () => {
+    for (const pass of [
+      'fastcgi_pass 127.0.0.1:9000;',
+      'fastcgi_pass unix:/run/php/php-fpm.sock;',
+      'fastcgi_pass localhost:9000;',
+      'fastcgi_pass php;',
+      'grpc_pass grpc://backend;',
+    ])
+      expect(fired(wordpress(pass), 'upstream-dns-stale'), pass).toEqual([]);
+    // In a whole config a bare `php` is refused (upstream-undefined: no port in upstream), not stale.
+    expect(fired(`events {}\nhttp {\n${wordpress('fastcgi_pass php;')}\n}\n`, 'upstream-dns-stale')).toEqual(
+      [],
+    );
+  });
+
+  it("calls PeerTube's `server ${PEERTUBE_HOST}` an unsubstituted template placeholder, not a host name", () => {
+    // Chocobozzz/PeerTube's support/nginx/peertube, an envsubst template.
+    const text =
+      'upstream backend {\n  server ${PEERTUBE_HOST};\n}\nserver {\n  listen 80;\n  location / { proxy_pass http://backend; }\n}\n';
+    expect(fired(text, 'upstream-dns-stale')).toEqual([
+      '2: upstream backend: server ${PEERTUBE_HOST} is an unsubstituted template placeholder (an upstream server takes no variables): lint the rendered file',
+    ]);
+  });
+});

@@ -117,21 +117,32 @@ function resolverInEffect(config: NginxConfig, chain: ScopeChain): NginxDirectiv
 /** Names that never change address: localhost (RFC 6761) and its subdomains. */
 const isLocalhost = (host: string) => /^(?:localhost|ip6-localhost|.+\.localhost)\.?$/i.test(host);
 
+/** The passes to an address nginx resolves as proxy_pass does: once at start, or per request with variables. */
+const PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass']);
+
+const NO_DEFAULT_PORT = new Set(['fastcgi_pass', 'uwsgi_pass', 'scgi_pass']);
+
+/** A pass's address as a URL: fastcgi_pass and scgi_pass (and uwsgi_pass, grpc_pass may) write none. */
+const asUrl = (value: string) => (/^[a-z]+:\/\//i.test(value) ? value : `x://${value}`);
+
 /**
- * What a `proxy_pass` resolves and when. A target with variables is resolved per request, through
- * `resolver` only (an upstream group of that name aside): a host spelled out in the target or in
- * the variable's `set`/`map` value, with no resolver in effect, fails every request (502). A
- * target without variables names a host that nginx resolves once, when it starts.
+ * What a `proxy_pass` (or `fastcgi_pass`, `uwsgi_pass`, `scgi_pass`, `grpc_pass`) resolves and
+ * when. A target with variables is resolved per request, through `resolver` only (an upstream
+ * group of that name aside): a host spelled out in the target or in the variable's `set`/`map`
+ * value, with no resolver in effect, fails every request (502). A target without variables names
+ * a host that nginx resolves once, when it starts.
  */
-function proxyPassHits(config: NginxConfig): RuleHit[] {
+function passHits(config: NginxConfig): RuleHit[] {
   const upstreams = listUpstreams(config);
   const hits: RuleHit[] = [];
   walkDirectives(config, (pass, chain) => {
-    if (pass.name !== 'proxy_pass' || !isHttpScope({ block: pass, chain })) return;
+    if (!PASSES.has(pass.name) || !isHttpScope({ block: pass, chain })) return;
     const arg = pass.args[0] ?? '';
     if (!arg.includes('$')) {
-      const written = parseProxyPassTarget(arg)?.host ?? '';
+      const written = parseProxyPassTarget(pass.name === 'proxy_pass' ? arg : asUrl(arg))?.host ?? '';
       if (!written || written.startsWith('unix:')) return;
+      // FastCGI, uwsgi and SCGI have no default port: a name without one is a group, or refused.
+      if (NO_DEFAULT_PORT.has(pass.name) && written === hostOf(written)) return;
       const host = hostOf(written);
       // upstream-undefined's case: a single word may be a group, defined here or, in a snippet, in the
       // files that include it; a snippet's `app:3000` is a host (nginx refuses a port on a group).
@@ -142,18 +153,21 @@ function proxyPassHits(config: NginxConfig): RuleHit[] {
       hits.push({
         file: pass.file,
         line: pass.line,
-        what: `proxy_pass ${arg}: ${host} is resolved once, when nginx starts`,
+        what: `${pass.name} ${arg}: ${host} is resolved once, when nginx starts`,
       });
       return;
     }
     if (resolverInEffect(config, chain)) return;
+    const url = pass.name === 'proxy_pass' ? arg : asUrl(arg);
     const whole = /^\$\{?(\w+)\}?$/.exec(arg);
-    const inHost = /^[a-z]+:\/\/\$\{?(\w+)\}?(?::\d+)?(?:\/.*)?$/i.exec(arg);
+    const inHost = /^[a-z]+:\/\/\$\{?(\w+)\}?(?::\d+)?(?:\/.*)?$/i.exec(url);
     const variable = whole?.[1] ?? inHost?.[1];
-    const literal = /^[a-z]+:\/\/([^$/]+)(?:[/$]|$)/i.exec(arg)?.[1];
+    const literal = /^[a-z]+:\/\/([^$/]+)(?:[/$]|$)/i.exec(url)?.[1];
     const hosts = variable
       ? spelledOutValues(config, chain, variable).flatMap((value) => {
-          const host = whole ? parseProxyPassTarget(value)?.host : value.split('/')[0];
+          const host = whole
+            ? parseProxyPassTarget(pass.name === 'proxy_pass' ? value : asUrl(value))?.host
+            : value.split('/')[0];
           return host && !host.startsWith('unix:') ? [hostOf(host)] : [];
         })
       : literal && !literal.startsWith('unix:')
@@ -164,7 +178,7 @@ function proxyPassHits(config: NginxConfig): RuleHit[] {
       hits.push({
         file: pass.file,
         line: pass.line,
-        what: `proxy_pass ${arg} resolves ${named} per request, but no resolver is set: nginx cannot resolve it and answers 502`,
+        what: `${pass.name} ${arg} resolves ${named} per request, but no resolver is set: nginx cannot resolve it and answers 502`,
       });
   });
   return hits;
@@ -176,11 +190,11 @@ export const UPSTREAM_DNS_STALE: LintRule = {
   severity: 'warning',
   title: 'upstream hostname resolved only at start, or with no resolver',
   message:
-    "nginx resolves the hostnames of an upstream group once, when it starts or reloads, and keeps those addresses until the next reload: after a deploy, failover or autoscaling changes the DNS record, requests keep going to the old addresses (502/504, or another tenant's host). `localhost` also resolves to every address in /etc/hosts (::1 and 127.0.0.1), so half the attempts may hit an address the app does not listen on. A proxy_pass through a variable holding a name is resolved per request, but only through `resolver`: without one, every request fails.",
+    "nginx resolves the hostnames of an upstream group once, when it starts or reloads, and keeps those addresses until the next reload: after a deploy, failover or autoscaling changes the DNS record, requests keep going to the old addresses (502/504, or another tenant's host). `localhost` also resolves to every address in /etc/hosts (::1 and 127.0.0.1), so half the attempts may hit an address the app does not listen on. proxy_pass (fastcgi_pass, uwsgi_pass, scgi_pass, grpc_pass) straight to a host name is resolved once the same way. One through a variable holding a name is resolved per request, but only through `resolver`: without one, every request fails.",
   fix: 'write IP addresses; or, on nginx ≥ 1.27.3, `server name:port resolve;` with a `resolver` and a `zone` in the upstream; or proxy_pass through a variable (set $app http://name:port; proxy_pass $app;) with a resolver in effect',
   runbook: null,
   test: (config) => {
-    const hits: RuleHit[] = proxyPassHits(config);
+    const hits: RuleHit[] = passHits(config);
     // A group nothing sends to keeps its stale addresses harmlessly.
     const unused = unusedUpstreams(config);
     for (const { block, chain } of listUpstreamScopes(config)) {
@@ -188,6 +202,15 @@ export const UPSTREAM_DNS_STALE: LintRule = {
       for (const server of (block.children ?? []).filter((c) => c.name === 'server')) {
         const address = server.args[0] ?? '';
         if (address.startsWith('unix:')) continue;
+        // nginx takes no variables here: `${PEERTUBE_HOST}` is an envsubst template's placeholder.
+        if (address.includes('$')) {
+          hits.push({
+            file: server.file,
+            line: server.line,
+            what: `upstream ${block.args[0] ?? ''}: server ${address} is an unsubstituted template placeholder (an upstream server takes no variables): lint the rendered file`,
+          });
+          continue;
+        }
         const host = hostOf(address);
         if (isIpLiteral(host)) continue;
         if (server.args.includes('resolve')) {

@@ -1,5 +1,6 @@
 import {
   childrenNamed,
+  effectiveValue,
   findBlocks,
   isHttpScope,
   listLocations,
@@ -9,6 +10,7 @@ import {
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { describeBlock } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
+import { locationNeverMatches } from './regexes.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** How a level inherits outer `add_header`s (nginx 1.29.3's `add_header_inherit`, itself inherited). */
@@ -63,6 +65,7 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
     const own = childrenNamed(block, name);
     if (own.length === 0 || effectAt(chain, chain.length - 1, name).mode !== 'on') continue;
     if (name === 'add_header' && neverReached(chain)) continue;
+    if (chain.some(locationNeverMatches)) continue;
     const kept = new Set(own.map((d) => (d.args[0] ?? '').toLowerCase()));
     const answers = name === 'add_header' ? fixedAnswer(block) : undefined;
     const dropped = effectAt(chain, chain.length - 2, name).headers.filter(
@@ -73,7 +76,7 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
         (answers === undefined || ADD_HEADER_STATUSES.has(answers) || d.args.includes('always')) &&
         // A 204 (the CORS preflight answer) has no body for a body's header to act on.
         !(answers === '204' && BODY_HEADERS.has((d.args[0] ?? '').toLowerCase())) &&
-        (name !== 'add_header' || !sendsNothing(d)),
+        (name !== 'add_header' || (!sendsNothing(d) && !noEtagToRemove(d, block, chain))),
     );
     if (dropped.length === 0) continue;
     const first = own[0] as NginxDirective;
@@ -117,6 +120,27 @@ const BODY_HEADERS = new Set([
 function sendsNothing(d: NginxDirective): boolean {
   const header = (d.args[0] ?? '').toLowerCase();
   return d.args[1] === '' && header !== 'etag' && header !== 'last-modified';
+}
+
+/** The passes whose upstream's response headers (its ETag among them) nginx hands on to the client. */
+const UPSTREAM_PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass']);
+
+/** True when the block, or a block inside it (a nested location, an if), hands on an upstream's response. */
+function passesUpstream(block: NginxDirective): boolean {
+  return (block.children ?? []).some((c) => UPSTREAM_PASSES.has(c.name) || passesUpstream(c));
+}
+
+/**
+ * A dropped `add_header ETag "";` where nginx makes no ETag of its own (`etag off` in effect, as in
+ * Discourse's sample) and nothing in the block hands on an upstream's: the files it serves come
+ * without one anyway (checked with curl on nginx 1.22), so there is nothing to remove.
+ */
+function noEtagToRemove(d: NginxDirective, block: NginxDirective, chain: NginxDirective[]): boolean {
+  return (
+    (d.args[0] ?? '').toLowerCase() === 'etag' &&
+    effectiveValue(chain, 'etag', 'on') === 'off' &&
+    !passesUpstream(block)
+  );
 }
 
 /** The status a block always answers with (its own `return CODE`), if it has one. */

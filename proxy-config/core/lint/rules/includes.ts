@@ -1,3 +1,4 @@
+import { NGINX_CONF_DIR } from '../../nginx-config/conf-dir.js';
 import { walkDirectives } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
@@ -19,17 +20,14 @@ const STOCK_FILES = new Set([
   'snippets/snakeoil.conf',
 ]);
 
-/** Where those files sit on an installed nginx (Debian's and nginx.org's packages). */
-const STOCK_DIR = '/etc/nginx/';
-
 /**
  * An include of a stock file, linted away from an installed nginx (the main file is not under
  * /etc/nginx): the host's own copy is assumed. Under /etc/nginx a missing one is really missing.
  */
 function stockFileAssumed(config: NginxConfig, include: NginxDirective): boolean {
   const written = include.args[0] ?? '';
-  const name = written.startsWith(STOCK_DIR) ? written.slice(STOCK_DIR.length) : written;
-  return STOCK_FILES.has(name) && !config.mainFile.startsWith(STOCK_DIR);
+  const name = written.startsWith(NGINX_CONF_DIR) ? written.slice(NGINX_CONF_DIR.length) : written;
+  return STOCK_FILES.has(name) && !config.mainFile.startsWith(NGINX_CONF_DIR);
 }
 
 /** An include whose file is not there: lint reads on without it, nginx would refuse to start. */

@@ -13,6 +13,7 @@ import {
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { sharedSockets } from './default-server.js';
 import { socketKey } from './server-names.js';
 
 /**
@@ -57,6 +58,34 @@ export const LISTEN_DUPLICATE: LintRule = {
           });
         else optionsAt.set(key, listen);
       }
+    }
+    return hits;
+  },
+};
+
+/** nginx -t's "a duplicate default server for ADDRESS:PORT": one default per socket, in snippets too. */
+export const DEFAULT_SERVER_DUPLICATE: LintRule = {
+  id: 'default-server-duplicate',
+  severity: 'error',
+  title: 'two default_server on one listen address',
+  message:
+    'nginx sends the requests of an address:port that no server_name claims to its one default server: two servers marking the same address:port default_server make nginx -t fail with "a duplicate default server", and a reload keeps the old config. (0.0.0.0:80 and 80 are the same socket.)',
+  fix: 'keep default_server on one listen of that address:port (usually a catch-all: server_name _; return 444;) and drop it from the others',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const [key, listeners] of sharedSockets(config)) {
+      // A second default in the same server is listen-duplicate's ("a duplicate listen").
+      const defaults = listeners.filter(
+        (l, i) => l.isDefault && !listeners.slice(0, i).some((o) => o.isDefault && o.server === l.server),
+      );
+      const first = defaults[0];
+      for (const extra of defaults.slice(1))
+        hits.push({
+          file: extra.at.file,
+          line: extra.at.line,
+          what: `listen ${extra.at.args.join(' ')}: a second default_server on ${key}, the first at ${first?.at.file ?? ''}:${first?.at.line ?? 0} (nginx: a duplicate default server)`,
+        });
     }
     return hits;
   },
@@ -209,6 +238,7 @@ export const DIRECTIVE_NOT_ALLOWED: LintRule = {
     'Each nginx directive may be written only in the contexts its module names (worker_connections in events, map in http, set in server, location or if). nginx -t fails with "directive is not allowed here" and a reload keeps the old config. The rest of the config was linted; what the refused directive would set was not applied anywhere. (The table is nginx 1.22\'s: a later nginx takes a few directives in more places, such as resolver inside upstream since 1.27.3.)',
   fix: 'move the directive into a context that takes it (worker_connections into events {}, an if into a server or location); when the file is a snippet included elsewhere, lint it with --context http|server|location',
   runbook: null,
+  reportsRefused: true,
   test: (config) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {

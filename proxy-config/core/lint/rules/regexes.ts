@@ -102,6 +102,16 @@ export const REGEX_INVALID: LintRule = {
 };
 
 /**
+ * A regex location whose pattern never matches (`$` followed by a character it must match): its
+ * block is dead, so what other rules find inside it is moot. regex-invalid reports it.
+ */
+export function locationNeverMatches(block: NginxDirective): boolean {
+  if (block.name !== 'location') return false;
+  const { modifier, path } = locationMatch(block);
+  return (modifier === '~' || modifier === '~*') && textAfterDeadEnd(path) !== undefined;
+}
+
+/**
  * Where a pattern of one alternative has, outside any group, a `$` followed by a character it must
  * match (`\.jpg$/`): `$` holds only at the end of the subject or before a final newline, so no
  * subject matches. Returns that character as written. Extended mode (`(?x)`) and `\Q` quoting,

@@ -6,42 +6,78 @@ import {
   walkDirectives,
 } from '../../nginx-config/query.js';
 import { canStartWith, modelPcre, mustStartWith } from '../../nginx-config/pcre/pcre-analysis.js';
+import type { RegexNode } from '../../nginx-config/pcre/parse-pcre.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { rewriteCaptures, sourcesIn } from '../variable-sources.js';
 
+/** `$name` or `${name}` in an alias. */
+const VARIABLE = /\$(?:\{(\w+)\}|(\w+))/g;
+
+/** Why an alias can leave its directory, and how far: a warning where the reach is bounded. */
+interface AliasEscape {
+  why: string;
+  severity?: 'warning';
+}
+
 /**
  * Why an `alias` built from a regex location's captures can leave its directory, or undefined.
  * The capture replaces what the group matched: `location ~ ^/static(.*)$ { alias /srv/static/$1; }`
  * maps /static../etc/passwd to /srv/static/../etc/passwd, and `alias /srv/data$1` after `/data/(.*)`
- * reaches the sibling /srv/data-backup.
+ * reaches the sibling /srv/data-backup. A capture followed by a fixed path component (CSUA's
+ * `alias /home/$1/public_html$2;`) reaches only paths ending in it: nginx decodes and normalises
+ * the request path before matching (%2F, %2e%2e and /a/../.. are resolved, or answered 400), so
+ * the capture holds no `/../` segment, and /~../x opens /home/../public_html/x (nginx 1.22, live).
  */
-function regexAliasEscape(location: NginxDirective, alias: string): string | undefined {
+function regexAliasEscape(location: NginxDirective, alias: string): AliasEscape | undefined {
   const { modifier, path } = locationMatch(location);
   const pattern = modelPcre(path, modifier === '~*');
   if (!pattern) return undefined;
+  const groupOf = (name: string) =>
+    /^\d+$/.test(name) ? pattern.captures.get(Number(name)) : pattern.named.get(name.toLowerCase());
+  let bounded: AliasEscape | undefined;
   let literalStart = 0;
   let previousEnd: number | undefined;
-  for (const ref of alias.matchAll(/\$(?:\{(\w+)\}|(\w+))/g)) {
-    const name = (ref[1] ?? ref[2]) as string;
-    const group = /^\d+$/.test(name)
-      ? pattern.captures.get(Number(name))
-      : pattern.named.get(name.toLowerCase());
+  for (const ref of alias.matchAll(VARIABLE)) {
+    const group = groupOf((ref[1] ?? ref[2]) as string);
     const before = alias.slice(literalStart, ref.index);
     literalStart = ref.index + ref[0].length;
     const atStart = previousEnd === undefined && before === '';
     previousEnd = literalStart;
     if (!group) continue;
-    if (atStart) return `${ref[0]} starts the path: the request chooses the directory`;
+    if (atStart) return { why: `${ref[0]} starts the path: the request chooses the directory` };
     const slashInLocation = /\\?\/$/.test(path.slice(0, group.start)) || mustStartWith(group, '/');
     const slashInAlias = before.endsWith('/');
-    if (!slashInLocation && slashInAlias && canStartWith(group, '.'))
-      return `${ref[0]} can start with ".." after the "/" of the alias`;
+    if (!slashInLocation && slashInAlias && canStartWith(group, '.')) {
+      const fixed = fixedComponent(alias.slice(literalStart), groupOf);
+      if (!fixed) return { why: `${ref[0]} can start with ".." after the "/" of the alias` };
+      bounded ??= {
+        why: `${ref[0]} can start with "..", but the fixed "${fixed}" follows it: outside ${before} only paths ending in it are reachable`,
+        severity: 'warning',
+      };
+      continue;
+    }
     if (!slashInAlias && !mustStartWith(group, '/'))
-      return `${ref[0]} is glued to "${before}" without a "/": neighbouring names are reachable`;
+      return { why: `${ref[0]} is glued to "${before}" without a "/": neighbouring names are reachable` };
   }
-  return undefined;
+  return bounded;
+}
+
+/**
+ * The fixed path component that `rest` (the alias after a capture) starts with (`/public_html`),
+ * or undefined: a literal name, not `.` or `..`, ended by the alias's end, a `/`, or a capture that
+ * must start with one (a variable glued to it would let the name run on: /public_html-old).
+ */
+function fixedComponent(rest: string, groupOf: (name: string) => RegexNode | undefined): string | undefined {
+  const name = /^\/([^$/]+)/.exec(rest)?.[1];
+  if (name === undefined || name === '.' || name === '..') return undefined;
+  const after = rest.slice(name.length + 1);
+  const next = new RegExp(`^${VARIABLE.source}`).exec(after);
+  const group = next && groupOf((next[1] ?? next[2]) as string);
+  return after === '' || after.startsWith('/') || (group && mustStartWith(group, '/'))
+    ? `/${name}`
+    : undefined;
 }
 
 /** gixy's alias_traversal: `location /static { alias /srv/static/; }` serves /static../secret. */
@@ -65,7 +101,8 @@ export const ALIAS_TRAVERSAL: LintRule = {
             hits.push({
               file: alias.file,
               line: alias.line,
-              what: `location ${modifier} ${path} with alias ${target}: ${escape}`,
+              what: `location ${modifier} ${path} with alias ${target}: ${escape.why}`,
+              ...(escape.severity ? { severity: escape.severity } : {}),
             });
           continue;
         }
