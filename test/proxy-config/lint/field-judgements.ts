@@ -769,9 +769,9 @@ export const FIELD_CORPUS: FieldEntry[] = [
         'ssl-certificate-missing',
         'synapse/sites-available/matrix',
         2,
-        'error',
+        'warning',
         'true',
-        'as published nginx -t refuses it (no "ssl_certificate" is defined); the page leaves the certificate lines to the reader',
+        'with Debian\'s nginx.conf around it nginx -t refuses it (no "ssl_certificate" is defined); a warning, since a snippet\'s http level may set one',
       ],
       [
         'request-id-missing',

@@ -150,11 +150,28 @@ server { proxy_http_version 1.1; ${header} location / { proxy_pass http://app; }
     ['location ~* "\\.[0-9a-f]{8}\\.js$" { expires -1; }', 1],
     ['location ~* "\\.[0-9a-f]{8}\\.js$" { expires 1y; }', 0],
     ['location /static/ { add_header Cache-Control "no-cache"; }', 0],
-    ['location / { root html; add_header Cache-Control "public, max-age=600"; }', 1],
+    // Ten minutes (risan/nginx-config) or an hour (matomo-nginx's expires 1h) of HTML is chosen on purpose.
+    ['location / { root html; add_header Cache-Control "public, max-age=600"; }', 0],
+    ['location ~ \\.html$ { expires 1h; }', 0],
+    ['location ~ \\.html$ { expires 2h; }', 1],
+    ['location ~ \\.html$ { expires 30d; }', 1],
     ['location / { proxy_pass http://app; add_header Cache-Control "no-cache"; }', 0],
     ['location / { proxy_pass http://app; add_header Cache-Control "max-age=31536000, immutable"; }', 1],
   ])('cache-control-inverted: %s', (location, count) => {
     expect(fired(`server { ${location} }`, 'cache-control-inverted')).toHaveLength(count);
+  });
+
+  it.each([
+    ['expires 2h', 'warning'],
+    ['add_header Cache-Control "max-age=86400"', 'warning'],
+    ['expires 2d', 'error'],
+    ['add_header Cache-Control "max-age=600, immutable"', 'error'],
+  ])('cache-control-inverted: HTML with %s is a %s', (policy, severity) => {
+    const config = parseNginxConfig(`server { location ~ \\.html$ { ${policy}; } }`, 'x.conf');
+    const report = lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: config });
+    expect(
+      report.findings.filter((f) => f.ruleId === 'cache-control-inverted').map((f) => f.severity),
+    ).toEqual([severity]);
   });
 
   it.each([

@@ -28,9 +28,23 @@ function servesHtml(block: NginxDirective): boolean {
 interface CachePolicy {
   /** The add_header Cache-Control or expires directive that sets it. */
   source: NginxDirective;
-  long: boolean;
+  /** How long a cache may keep the response without asking, in ms (Infinity for `expires max`). */
+  freshMs: number;
   immutable: boolean;
   revalidate: boolean;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * How stale HTML cached this long leaves users after a deploy: up to an hour is a choice sites make
+ * on purpose (Matomo's expires 1h, a 10-minute max-age); up to a day a warning; longer, or immutable,
+ * an error.
+ */
+function htmlStaleness(policy: CachePolicy): 'error' | 'warning' | undefined {
+  if (policy.immutable || policy.freshMs > DAY_MS) return 'error';
+  return policy.freshMs > HOUR_MS ? 'warning' : undefined;
 }
 
 /** The caching the location's responses get from add_header Cache-Control and expires, after inheritance. */
@@ -43,7 +57,7 @@ function cachePolicies(chain: NginxDirective[]): CachePolicy[] {
     policies.push({
       source: header,
       immutable: value.includes('immutable'),
-      long: maxAge > 0 && !/no-cache|no-store/.test(value),
+      freshMs: /no-cache|no-store/.test(value) ? 0 : maxAge * 1000,
       revalidate: /no-cache|no-store|max-age=0\b/.test(value),
     });
   }
@@ -54,7 +68,7 @@ function cachePolicies(chain: NginxDirective[]): CachePolicy[] {
     policies.push({
       source: expires,
       immutable: false,
-      long: value === 'max' || (time !== undefined && time > 0),
+      freshMs: value === 'max' ? Infinity : Math.max(time ?? 0, 0),
       revalidate: value === 'epoch' || value.startsWith('-') || time === 0,
     });
   }
@@ -67,7 +81,7 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
   severity: 'error',
   title: 'HTML cached long or hashed assets not cached',
   message:
-    'HTML cached for a long time (immutable, max-age, expires) keeps pointing browsers and CDNs at the previous deploy: users see the old page after a release. Content-hashed assets marked no-cache are re-fetched on every page view for nothing.',
+    'HTML cached for more than a day (immutable, max-age, expires; more than an hour is a warning) keeps pointing browsers and CDNs at the previous deploy: users see the old page after a release. Content-hashed assets marked no-cache are re-fetched on every page view for nothing.',
   fix: 'HTML: add_header Cache-Control "no-cache"; content-hashed assets: add_header Cache-Control "public, max-age=31536000, immutable";',
   runbook: RUNBOOKS.stalePage,
   test: (config) => {
@@ -78,14 +92,19 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
       if (html === hashed) continue;
       for (const policy of cachePolicies(chain)) {
         const { source } = policy;
+        const stale = html ? htmlStaleness(policy) : undefined;
         const what = html
-          ? policy.immutable || policy.long
-            ? `${describeBlock(block)} serves HTML with "${source.name} ${source.args.join(' ')}"`
-            : undefined
+          ? stale && `${describeBlock(block)} serves HTML with "${source.name} ${source.args.join(' ')}"`
           : policy.revalidate
             ? `${describeBlock(block)} serves content-hashed assets with "${source.name} ${source.args.join(' ')}"`
             : undefined;
-        if (what) hits.set(`${block.file}:${block.line}`, { file: source.file, line: source.line, what });
+        if (what)
+          hits.set(`${block.file}:${block.line}`, {
+            file: source.file,
+            line: source.line,
+            what,
+            ...(stale === 'warning' ? { severity: 'warning' as const } : {}),
+          });
       }
     }
     return [...hits.values()];

@@ -171,10 +171,16 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
       // The certificate often sits in an include that was not found (in the server or around it):
       // that is include-missing's to say.
       if (includesMissingFile(chain)) continue;
+      // A snippet's http level is in the nginx.conf that includes it, which may set the certificate
+      // for every server (a vhost example linted alone): there the finding depends on that file.
+      const whole = isMainConfig(config);
       hits.push({
         file: tls.file,
         line: tls.line,
-        what: `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it`,
+        what: whole
+          ? `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it`
+          : `listen ${tls.args.join(' ')} with no ssl_certificate in this file: unless the http level that includes it sets one, nginx -t refuses it`,
+        ...(whole ? {} : { severity: 'warning' as const }),
       });
     }
     return hits;
