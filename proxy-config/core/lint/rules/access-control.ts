@@ -186,7 +186,7 @@ export const STATUS_PAGE_EXPOSED: LintRule = {
   title: 'status page open to everyone',
   message:
     'stub_status (and the status/api pages of NGINX Plus) show connection and request counts to anyone who finds the URL; the api page can even change upstreams. Attackers use the counts to time and size their load.',
-  fix: 'allow the monitoring hosts, then deny all; (or serve it on a loopback-only listen, or behind auth_basic)',
+  fix: 'allow the monitoring hosts, then deny all; (or serve it on a loopback-only listen, behind auth_basic, or behind if ($hide_status) { return 404; } with geo $hide_status { default 1; 10.0.0.5 0; })',
   runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];

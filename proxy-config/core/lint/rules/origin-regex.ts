@@ -224,7 +224,7 @@ export const ORIGIN_REGEX_UNSAFE: LintRule = {
   severity: 'error',
   title: 'Origin/Referer regex accepts other sites',
   message:
-    'A regex that checks $http_origin or $http_referer (in if, a map feeding CORS headers, or valid_referers) is an access check: unanchored, with an unescaped dot, a wildcard glued to the domain or a host left open, it also matches origins an attacker can register, and their pages get CORS access, embedding or hotlinking meant for yours.',
+    'A regex that lets $http_origin or $http_referer in (in if, a map feeding CORS headers, or valid_referers) is an access check: unanchored, with an unescaped dot, a wildcard glued to the domain or a host left open, it also matches origins an attacker can register, and their pages get CORS access, embedding or hotlinking meant for yours.',
   fix: 'anchor both ends and escape every dot: ~^https://(www\\.)?example\\.com$ for an Origin, ~^https://(www\\.)?example\\.com/ for a Referer; valid_referers ~^(www\\.)?example\\.com/',
   runbook: RUNBOOKS.originChecks,
   test: (config) => {
