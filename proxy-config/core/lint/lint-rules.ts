@@ -11,6 +11,7 @@ import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inherit
 import {
   ADD_HEADER_CONTENT_TYPE,
   ADD_HEADER_MULTILINE,
+  PROXY_SET_HEADER_DUPLICATE,
   PROXY_SET_HEADER_RESPONSE_ONLY,
 } from './rules/response-headers.js';
 import { IF_IN_LOCATION } from './rules/if-in-location.js';
@@ -31,7 +32,7 @@ import { SERVER_TOKENS_ON, WORKER_RLIMIT_NOFILE_LOW } from './rules/workers.js';
 import { DEFAULT_SERVER_MISSING } from './rules/default-server.js';
 import { RESOLVER_EXTERNAL, UPSTREAM_DNS_STALE } from './rules/dns.js';
 import { ERROR_LOG_OFF, WORKER_PROCESSES_MISSING } from './rules/main-context.js';
-import { MAP_WITHOUT_DEFAULT } from './rules/maps.js';
+import { MAP_WITHOUT_DEFAULT, VARIABLE_DEFINED_TWICE } from './rules/maps.js';
 import { REGEX_INVALID, REGEX_REDOS, REGEX_UNANCHORED } from './rules/regexes.js';
 import {
   KEEPALIVE_REQUESTS_LOW,
@@ -115,4 +116,6 @@ export const LINT_RULES: readonly LintRule[] = [
   PROXY_SET_HEADER_RESPONSE_ONLY,
   ROOT_REPEATS_LOCATION,
   DEFAULT_SERVER_DUPLICATE,
+  VARIABLE_DEFINED_TWICE,
+  PROXY_SET_HEADER_DUPLICATE,
 ];

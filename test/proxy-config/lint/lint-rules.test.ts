@@ -64,6 +64,8 @@ describe('LINT_RULES', () => {
       'proxy-set-header-response-only',
       'root-repeats-location',
       'default-server-duplicate',
+      'variable-defined-twice',
+      'proxy-set-header-duplicate',
     ]);
   });
 

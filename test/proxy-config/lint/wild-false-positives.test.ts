@@ -635,3 +635,86 @@ describe('upstream-dns-stale beyond proxy_pass', () => {
     ]);
   });
 });
+
+describe('origin-regex-unsafe tells a deny-list from an allow-list', () => {
+  // perusio/drupal-with-nginx blacklist.conf:16-19 and sites-available/example.com.conf:37-39: a
+  // match means "bad", so a match anywhere in the Referer is what the author wants.
+  const blacklist = (entries: string, gate: string) => `
+map $http_referer $bad_referer {
+    default 0;
+    ${entries}
+}
+server {
+    listen 80;
+    ${gate}
+    location / { root /srv/www; }
+}`;
+  const words = '~(?i)(adult|babes|click|diamond|forsale|poker|porn|casino|replica) 1;';
+  const refuse = 'if ($bad_referer) {\n        return 444;\n    }';
+
+  it('is quiet on a referer blocklist whose matches only lead to a refusal', () => {
+    expect(fired(blacklist(words, refuse), 'origin-regex-unsafe')).toEqual([]);
+    expect(
+      fired(
+        blacklist(words, 'if ($http_referer ~* (poker|casino)) {\n        return 403;\n    }'),
+        'origin-regex-unsafe',
+      ),
+    ).toEqual([]);
+  });
+
+  it('is quiet on the blocklist alone (blacklist.conf linted on its own): its words name no site', () => {
+    expect(fired(blacklist(words, ''), 'origin-regex-unsafe')).toEqual([]);
+  });
+
+  it('still fires on an exemption in the blocklist, on a map read elsewhere, and on a negated if', () => {
+    // An entry that maps to 0 lets its matches past the gate: that is an allow-list entry.
+    expect(
+      fired(blacklist(`${words}\n    ~example\\.com 0;`, refuse), 'origin-regex-unsafe').map((f) =>
+        f.replace(/:.*/, ''),
+      ),
+    ).toEqual(['5']);
+    expect(fired(blacklist(words, 'add_header X-Bad $bad_referer;'), 'origin-regex-unsafe')).toHaveLength(1);
+    expect(
+      fired(
+        blacklist(words, 'if ($http_referer !~ example\\.com) {\n        return 403;\n    }'),
+        'origin-regex-unsafe',
+      ),
+    ).toHaveLength(1);
+  });
+});
+
+describe('status-page-exposed sees an if ($var) { return 404; } gate', () => {
+  // perusio/drupal-with-nginx nginx_status_vhost.conf:10-16 and nginx_status_allowed_hosts.conf:6-10.
+  const status = (defaultValue: string) => `
+geo $dont_show_nginx_status {
+    ${defaultValue}
+    127.0.0.1 0; # allow on the loopback
+    192.168.1.0/24 0; # allow on an internal network
+}
+server {
+    listen 80;
+    location /nginx_status {
+        if ($dont_show_nginx_status) {
+            return 404;
+        }
+        stub_status on;
+        access_log off;
+    }
+}`;
+
+  it('is quiet when the geo refuses by default and lists the allowed hosts', () => {
+    expect(fired(status('default 1;'), 'status-page-exposed')).toEqual([]);
+  });
+
+  it('is quiet on the location alone (nginx_status_vhost.conf linted on its own): the gate is trusted', () => {
+    const location = status('default 1;').replace(/geo[^}]*}/, '');
+    expect(fired(location, 'status-page-exposed')).toEqual([]);
+  });
+
+  it('fires when the geo lets everyone it does not list in', () => {
+    expect(fired(status(''), 'status-page-exposed')).toEqual([
+      '13: stub_status in location /nginx_status: if ($dont_show_nginx_status) refuses only what geo $dont_show_nginx_status (x.conf:2) lists: its default "" lets everyone else in',
+    ]);
+    expect(fired(status('default 0;'), 'status-page-exposed')).toHaveLength(1);
+  });
+});

@@ -11,6 +11,7 @@ import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { describeBlock, isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { defaultValue, definitionInEffect, gateVariable, truthy } from '../variable-definitions.js';
 
 /** Blocks whose `allow`/`deny` lines form one access list (nginx's access module contexts). */
 const ACCESS_BLOCKS = ['http', 'server', 'location', 'limit_except'];
@@ -153,6 +154,31 @@ function admits(rules: NginxDirective[]): 'listed' | 'everyone' | 'no-list' {
   return 'everyone';
 }
 
+/**
+ * The access gates in front of a status page, `if ($var) { return 404; }` in its location or in its
+ * server (an outer location's rewrite directives do not run for a nested one). A gate holds unless
+ * the geo or map of its variable can be read and lets in whom it does not list (no default, or
+ * `default 0;`): then it only turns the listed addresses away, and the hit says so.
+ */
+function accessGate(
+  config: NginxConfig,
+  block: NginxDirective,
+  chain: ScopeChain,
+): { holds: true } | { holds: false; what: string } | undefined {
+  const server = chain.findLast((b) => b.name === 'server');
+  const levels = server && server !== block ? [server, block] : [block];
+  const gates = levels.flatMap((level) => childrenNamed(level, 'if').filter((d) => gateVariable(d)));
+  let open: string | undefined;
+  for (const gate of gates) {
+    const name = gateVariable(gate) as string;
+    const definition = definitionInEffect(config, name);
+    if (!definition || !['map', 'geo'].includes(definition.name) || truthy(defaultValue(definition)))
+      return { holds: true };
+    open ??= `if ($${name}) refuses only what ${definition.name} $${name} (${definition.file}:${definition.line}) lists: its default "${defaultValue(definition)}" lets everyone else in`;
+  }
+  return open === undefined ? undefined : { holds: false, what: open };
+}
+
 /** gixy-ng's status_page_exposed: connection counts and (with `api`) write access for anyone. */
 export const STATUS_PAGE_EXPOSED: LintRule = {
   id: 'status-page-exposed',
@@ -160,7 +186,7 @@ export const STATUS_PAGE_EXPOSED: LintRule = {
   title: 'status page open to everyone',
   message:
     'stub_status (and the status/api pages of NGINX Plus) show connection and request counts to anyone who finds the URL; the api page can even change upstreams. Attackers use the counts to time and size their load.',
-  fix: 'allow the monitoring hosts, then deny all; (or serve it on a loopback-only listen, or behind auth_basic)',
+  fix: 'allow the monitoring hosts, then deny all; (or serve it on a loopback-only listen, behind auth_basic, or behind if ($hide_status) { return 404; } with geo $hide_status { default 1; 10.0.0.5 0; })',
   runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
@@ -174,11 +200,16 @@ export const STATUS_PAGE_EXPOSED: LintRule = {
       // With `satisfy any`, an access list that admits everyone makes the login optional.
       const anyOf = (effectiveDirective(chain, 'satisfy')?.args[0] ?? 'all') === 'any';
       const loginHolds = authInEffect(chain) && !(anyOf && who === 'everyone');
-      if (who === 'listed' || loginHolds) continue;
+      const gate = accessGate(config, block, chain);
+      if (who === 'listed' || loginHolds || gate?.holds) continue;
+      const list =
+        who === 'no-list'
+          ? 'without an access list'
+          : 'lets everyone in: no deny all before an allow of everyone';
       hits.push({
         file: handler.file,
         line: handler.line,
-        what: `${handler.name} in ${describeBlock(block)} ${who === 'no-list' ? 'without an access list' : 'lets everyone in: no deny all before an allow of everyone'}`,
+        what: `${handler.name} in ${describeBlock(block)}${gate ? `: ${gate.what}` : ` ${list}`}`,
       });
     }
     return hits;

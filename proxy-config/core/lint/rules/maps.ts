@@ -1,6 +1,7 @@
 import { walkDirectives } from '../../nginx-config/query.js';
-import { ANNOTATION_PREFIX } from '../../nginx-config/types.js';
+import { ANNOTATION_PREFIX, type NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { variableDefinitions } from '../variable-definitions.js';
 
 /** Entries of a map or geo body that are settings, not key → value pairs. */
 const SETTINGS = new Set([
@@ -44,6 +45,36 @@ export const MAP_WITHOUT_DEFAULT: LintRule = {
         what: `${d.name} ${d.args.join(' ')} has ${pairs} entries and no default: anything else gets ""`,
       });
     });
+    return hits;
+  },
+};
+
+/** A definition as written, to tell the same definition read twice (harmless) from another one. */
+const definitionText = (d: NginxDirective) =>
+  JSON.stringify([d.name, d.args, (d.entries ?? []).map((e) => [e.name, e.args])]);
+
+/** One variable defined by two maps, geos, split_clients, perl_set or js_set (perusio's blacklist.conf). */
+export const VARIABLE_DEFINED_TWICE: LintRule = {
+  id: 'variable-defined-twice',
+  severity: 'warning',
+  title: 'variable defined twice',
+  message:
+    'nginx -t accepts a second map, geo, split_clients, perl_set or js_set of the same variable, and the last one read replaces the others: an earlier definition never applies, and what it was meant to do (a blocklist, an exemption, a default) silently does not happen. A referer blocklist map followed by a geo of exempt hosts under the same name gives every other client the geo\'s "": the blocklist never refuses anyone.',
+  fix: 'one definition per variable: give each its own name and chain them (geo $referer_checked { default 1; 127.0.0.1 0; } and, in the map, ~(?i)(poker|casino) $referer_checked;), or merge the entries into one',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const definitions of variableDefinitions(config).values()) {
+      const last = definitions.at(-1) as NginxDirective;
+      for (const lost of definitions.slice(0, -1)) {
+        if (definitionText(lost) === definitionText(last)) continue;
+        hits.push({
+          file: lost.file,
+          line: lost.line,
+          what: `${lost.name} ${lost.args.join(' ')} never applies: ${last.name} ${last.args.join(' ')} (${last.file}:${last.line}) defines the variable again, and nginx uses the last definition`,
+        });
+      }
+    }
     return hits;
   },
 };

@@ -9,9 +9,11 @@ import {
   mustStartWith,
 } from '../../nginx-config/pcre/pcre-analysis.js';
 import { isHttpScope, walkDirectives } from '../../nginx-config/query.js';
-import type { NginxDirective } from '../../nginx-config/types.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { definedVariable, gateVariable, refusesOnly, truthy, variableName } from '../variable-definitions.js';
+import { variablesIn } from '../variable-sources.js';
 
 /** What a checked value holds: an Origin (scheme://host[:port]) or a Referer (a whole URL). */
 type Checked = 'origin' | 'referer';
@@ -194,13 +196,35 @@ export function originRegexProblem(
 
 const CHECKED_VARIABLES: Record<string, Checked> = { $http_origin: 'origin', $http_referer: 'referer' };
 
+/** A domain name (`example\.com`, `yandex.ru`) or a scheme: a pattern with one names a site. */
+const NAMES_A_SITE = /:\/\/|[a-z0-9-]\\?\.[a-z]{2,}/i;
+
+/**
+ * How many access gates (`if ($var) { return 403; }`) read a map's variable; undefined when
+ * anything else reads it too (a CORS header, a proxy_pass, another map), as an allow-list's would.
+ */
+function gatesReading(config: NginxConfig, name: string): number | undefined {
+  let gates = 0;
+  let other = false;
+  const mentions = (words: string[]) => words.some((word) => variablesIn(word).includes(name));
+  walkDirectives(config, (d) => {
+    if (gateVariable(d) === name) gates++;
+    else if (
+      mentions(definedVariable(d) === name ? d.args.filter((a) => variableName(a) !== name) : d.args) ||
+      (d.entries ?? []).some((entry) => mentions([entry.name, ...entry.args]))
+    )
+      other = true;
+  });
+  return other ? undefined : gates;
+}
+
 /** gixy's origins: a regex meant to accept only our own sites, which other sites also match. */
 export const ORIGIN_REGEX_UNSAFE: LintRule = {
   id: 'origin-regex-unsafe',
   severity: 'error',
   title: 'Origin/Referer regex accepts other sites',
   message:
-    'A regex that checks $http_origin or $http_referer (in if, a map feeding CORS headers, or valid_referers) is an access check: unanchored, with an unescaped dot, a wildcard glued to the domain or a host left open, it also matches origins an attacker can register, and their pages get CORS access, embedding or hotlinking meant for yours.',
+    'A regex that lets $http_origin or $http_referer in (in if, a map feeding CORS headers, or valid_referers) is an access check: unanchored, with an unescaped dot, a wildcard glued to the domain or a host left open, it also matches origins an attacker can register, and their pages get CORS access, embedding or hotlinking meant for yours.',
   fix: 'anchor both ends and escape every dot: ~^https://(www\\.)?example\\.com$ for an Origin, ~^https://(www\\.)?example\\.com/ for a Referer; valid_referers ~^(www\\.)?example\\.com/',
   runbook: RUNBOOKS.originChecks,
   test: (config) => {
@@ -220,7 +244,9 @@ export const ORIGIN_REGEX_UNSAFE: LintRule = {
             what: '$http_referrer is always empty: the header is spelled Referer ($http_referer)',
           });
         const checked = CHECKED_VARIABLES[condition.variable];
-        if (checked)
+        // A deny-list (`~ (poker|casino)` → return 403): a match anywhere in the value refuses.
+        const denies = !condition.negated && refusesOnly(d);
+        if (checked && !denies)
           report(
             d,
             d.line,
@@ -231,9 +257,16 @@ export const ORIGIN_REGEX_UNSAFE: LintRule = {
       if (d.name === 'map') {
         const checked = CHECKED_VARIABLES[d.args[0] ?? ''];
         if (!checked) return;
+        const name = definedVariable(d);
+        const gates = name === undefined ? undefined : gatesReading(config, name);
         for (const entry of d.entries ?? []) {
           if (!entry.name.startsWith('~')) continue;
           const regex = entry.name.replace(/^~\*?/, '');
+          // A deny-list entry: a match sets the variable that only access gates read (perusio's
+          // blacklist.conf), or, with no reader in sight, a pattern of words that names no site.
+          const denies =
+            gates !== undefined && truthy(entry.args[0] ?? '') && (gates > 0 || !NAMES_A_SITE.test(regex));
+          if (denies) continue;
           report(d, entry.line, regex, originRegexProblem(regex, entry.name.startsWith('~*'), checked));
         }
       }

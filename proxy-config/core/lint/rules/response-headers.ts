@@ -1,4 +1,4 @@
-import { childrenNamed, effectiveDirectives, walkDirectives } from '../../nginx-config/query.js';
+import { childrenNamed, effectiveDirectives, rootBlock, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
@@ -128,6 +128,44 @@ export const PROXY_SET_HEADER_RESPONSE_ONLY: LintRule = {
           what: `${d.name} ${name}: a response header, sent to the upstream as part of the request; browsers never see it`,
         });
     });
+    return hits;
+  },
+};
+
+/** One header set twice at one level: immich's sample sends `Host $host` twice. */
+export const PROXY_SET_HEADER_DUPLICATE: LintRule = {
+  id: 'proxy-set-header-duplicate',
+  severity: 'error',
+  title: 'proxy_set_header sets one header twice',
+  message:
+    'nginx sends every proxy_set_header line of a level, so a header written twice there (or once more in an included proxy_params) goes to the upstream twice. Two Host headers break every request: an RFC 9112 server must refuse them, and nginx as the upstream answers 400 (client sent duplicate host header). Another header sent twice reaches the app as two values, of which most frameworks read one — not always the one meant.',
+  fix: 'keep one proxy_set_header line per header at each level: drop the repeat (or the line an included proxy_params already sets)',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    // Every level, the top one too (a location snippet linted on its own).
+    const levels = [rootBlock(config)];
+    walkDirectives(config, (d) => {
+      if (d.children) levels.push(d);
+    });
+    for (const block of levels) {
+      const first = new Map<string, NginxDirective>();
+      // An empty value sends no header at all (nginx's way to remove one): it cannot repeat one.
+      for (const d of childrenNamed(block, 'proxy_set_header').filter((h) => (h.args[1] ?? '') !== '')) {
+        const name = (d.args[0] ?? '').toLowerCase();
+        const earlier = first.get(name);
+        if (!earlier) {
+          first.set(name, d);
+          continue;
+        }
+        hits.push({
+          file: d.file,
+          line: d.line,
+          what: `proxy_set_header ${d.args[0] ?? ''} again (first at ${earlier.file}:${earlier.line}): the upstream gets two ${d.args[0] ?? ''} headers${name === 'host' ? ' and an nginx upstream answers 400' : ''}`,
+          ...(name === 'host' ? {} : { severity: 'warning' as const }),
+        });
+      }
+    }
     return hits;
   },
 };
