@@ -33,7 +33,7 @@ require('./front.js');
 function cacheBundles() {
   const fs = require('node:fs');
   const { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync } = fs;
-  const { statSync, writeFileSync } = fs;
+  const { writeFileSync } = fs;
   const { basename, join } = require('node:path');
   const { Script } = require('node:vm');
   // $HOME is what os.homedir() reads first; node:os is loaded only where it is not set.
@@ -45,24 +45,37 @@ function cacheBundles() {
   const MISSING = Symbol('no entry');
   const REFUSED = Symbol('not to be used or replaced');
   let listedBundles;
-  const compile = Module.prototype._compile;
-  Module.prototype._compile = function compileCached(content, filename) {
-    if (!filename.startsWith(__dirname + '/')) return compile.call(this, content, filename);
-    const stats = statSync(filename);
+  // Our bundles are read as bytes and wrapped in the module function there, into one string that V8
+  // compiles as it is: read by Node's loader and wrapped as a string, the front's source (128 KB) was
+  // in V8's young generation (1 MiB at start) three times, and `--help` ran into a garbage collection.
+  const [WRAP_START, WRAP_END] = Module.wrapper.map((part) => Buffer.from(part));
+  const loadJs = Module._extensions['.js'];
+  Module._extensions['.js'] = function loadCached(module, filename) {
+    if (!filename.startsWith(__dirname + '/')) return loadJs.call(this, module, filename);
+    const fd = openSync(filename, 'r');
+    let stats;
+    let bytes;
+    try {
+      stats = fstatSync(fd);
+      bytes = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     const listed = bundles()[basename(filename)];
-    const cacheable = listed !== undefined && listed.size === stats.size;
+    const cacheable = listed !== undefined && listed.size === bytes.length;
     const entry = join(dir, `${basename(filename)}.${process.version}.${process.arch}.cache`);
     const key = cacheable && Buffer.from(`proxyops ${listed.sha256} ${stats.size} ${stats.mtimeMs}\n`);
     const found = cacheable ? readEntry(entry, key) : REFUSED;
     const cachedData = found === REFUSED || found === MISSING ? undefined : found;
+    const wrapped = Buffer.concat([WRAP_START, bytes, WRAP_END]);
     // The shebang line of front.js is a comment to Node's loader, not to V8.
-    const source = content.startsWith('#!') ? '//' + content.slice(2) : content;
-    const script = new Script(Module.wrap(source), { filename, cachedData });
+    if (bytes[0] === 0x23 && bytes[1] === 0x21) wrapped.write('//', WRAP_START.length);
+    const script = new Script(wrapped.toString(), { filename, cachedData });
     if (found !== REFUSED && (cachedData === undefined || script.cachedDataRejected))
       toWrite.push({ entry, key, script });
     const wrapper = script.runInThisContext({ displayErrors: true });
-    const require = (id) => this.require(id);
-    return wrapper.call(this.exports, this.exports, require, this, filename, __dirname);
+    const require = (id) => module.require(id);
+    return wrapper.call(module.exports, module.exports, require, module, filename, __dirname);
   };
   process.once('exit', () => {
     if (toWrite.length === 0 || !ownDir()) return;

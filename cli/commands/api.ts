@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
+import type { Extent } from './index.js';
 import { API_DEFAULTS, API_OPTIONS } from '../../api/defaults.js';
 import { runAction } from '../run-action.js';
 
 /** `proxyops api`: runs the API (embedded PGlite unless DATABASE_URL); `proxyops api token`: a dev token. */
-export function registerApi(program: Command): void {
+export function registerApi(program: Command, extent: Extent = 'whole'): void {
   const api = program
     .command('api')
     .description('Run the HTTP API (embedded PostgreSQL unless DATABASE_URL is set; Redis when REDIS_URL is)')
@@ -34,6 +35,7 @@ export function registerApi(program: Command): void {
     // Once stopped, leftover handles (driver timers) must not hold the process open.
     if (serving) process.exit(process.exitCode ?? 0);
   });
+  if (extent === 'head') return;
 
   api
     .command('openapi')

@@ -1,9 +1,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { runAction } from '../run-action.js';
+import type { Extent } from './index.js';
 
 /** `proxyops cert check FILE... | --host HOST:PORT | --spec FILE`: days to expiry; exit 1 within the warning window. */
-export function registerCert(program: Command): Command {
+export function registerCert(program: Command, extent: Extent = 'whole'): Command {
   const cert = program.command('cert').description('Certificate checks');
+  if (extent === 'head') return cert;
   cert
     .command('check')
     .description('Days to expiry of certificate files, TLS endpoints or the certificates a spec names')

@@ -2,10 +2,12 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ServersFrom } from '../../proxy-config/config/reconcile-servers.js';
 import { runAction } from '../run-action.js';
 import { registerConfigLint } from './config-lint.js';
+import type { Extent } from './index.js';
 
 /** `proxyops config render|validate|diff|apply|history|rollback`: the front proxy from a spec. */
-export function registerConfig(program: Command): Command {
+export function registerConfig(program: Command, extent: Extent = 'whole'): Command {
   const config = program.command('config').description('Render, validate, apply and roll back nginx config');
+  if (extent === 'head') return config;
 
   config
     .command('render')

@@ -3,6 +3,7 @@ import { ProxyopsError } from '../../proxy-config/core/errors.js';
 import { DEFAULTS } from '../../proxy-config/core/spec/defaults.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
+import type { Extent } from './index.js';
 
 interface DeployCheckFlags {
   interval: string;
@@ -27,7 +28,8 @@ function seconds(flag: string, raw: string, integer = false): number {
  * Registers `proxyops deploy check FILE...`: the drain math of conventions §4.7.2 applied to the stop
  * settings of Kubernetes manifests, systemd units and compose files; exit 1 on an error finding.
  */
-export function registerDeployCheck(program: Command): void {
+export function registerDeployCheck(program: Command, extent: Extent = 'whole'): void {
+  if (extent === 'head') return;
   const deploy = program.commands.find((command) => command.name() === 'deploy') ?? program;
   const hc = DEFAULTS.healthCheck;
   deploy

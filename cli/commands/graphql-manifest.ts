@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
+import type { Extent } from './index.js';
 import { runAction } from '../run-action.js';
 
 /**
  * Registers `proxyops api graphql-manifest --from DIR --out FILE`: the persisted-query allow-list
  * from `.graphql` files (run the API with --graphql-allow-list FILE to enforce it).
  */
-export function registerGraphqlManifest(program: Command): void {
+export function registerGraphqlManifest(program: Command, extent: Extent = 'whole'): void {
+  if (extent === 'head') return;
   const api = program.commands.find((command) => command.name() === 'api') ?? program;
   api
     .command('graphql-manifest')

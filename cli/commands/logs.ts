@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
 import { runAction } from '../run-action.js';
+import type { Extent } from './index.js';
 import { registerLogsRotate } from './logs-rotate.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -147,7 +148,7 @@ const LOGS_SUBCOMMANDS: Array<(logs: Command) => void> = [
 ];
 
 /** `proxyops logs ...`: the access-log command group. */
-export function registerLogs(program: Command): void {
+export function registerLogs(program: Command, extent: Extent = 'whole'): void {
   const logs = program.command('logs').description('Read nginx access logs: statistics, live view, rotation');
-  for (const register of LOGS_SUBCOMMANDS) register(logs);
+  if (extent === 'whole') for (const register of LOGS_SUBCOMMANDS) register(logs);
 }

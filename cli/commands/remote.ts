@@ -3,6 +3,7 @@ import type { StepRequest } from '../../proxy-config/core/apply/apply-steps-prot
 import { isProxyopsError } from '../../proxy-config/core/errors.js';
 import { describeSystemError } from '../describe-error.js';
 import { runAction } from '../run-action.js';
+import type { Extent } from './index.js';
 
 /**
  * `proxyops remote steps --target DIR`: the far side of `config apply`, `config diff` and `deploy`
@@ -10,10 +11,11 @@ import { runAction } from '../run-action.js';
  * `logs stats --host` reads there when given no file. Not for people: hidden from
  * --help. Requests and replies are JSON lines on stdin and stdout (apply-steps-protocol.ts).
  */
-export function registerRemote(program: Command): Command {
+export function registerRemote(program: Command, extent: Extent = 'whole'): Command {
   const remote = program
     .command('remote', { hidden: true })
     .description('the far side of a change to several hosts (started over ssh)');
+  if (extent === 'head') return remote;
   remote
     .command('steps')
     .requiredOption('--target <dir>', 'config directory on this host')
@@ -28,7 +30,7 @@ export function registerRemote(program: Command): Command {
           return line.done ? undefined : (JSON.parse(line.value) as StepRequest);
         };
         // The near end gone (a lost connection) must not end this process before it undoes its part
-        // and releases the locks: main's listener would exit on EPIPE.
+        // and releases the locks: the listener of watchedStdout would exit on EPIPE.
         process.stdout.removeAllListeners('error').on('error', () => undefined);
         const reply = (answer: object) => process.stdout.write(`${JSON.stringify(answer)}\n`);
         try {

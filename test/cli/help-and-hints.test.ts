@@ -5,6 +5,8 @@ import { Command } from 'commander';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, commandsFor } from '../../cli/commands/index.js';
+import { createProgram } from '../../cli/program.js';
+import { plainStdoutOutput } from '../../cli/standard-output.js';
 import { addHelpExamples, allCommands, commandPath, HELP_EXAMPLES } from '../../cli/help-examples.js';
 import { invokedName, withInvokedName } from '../../cli/invoked-name.js';
 
@@ -72,7 +74,9 @@ describe('the commands a run declares', () => {
     const full = program();
     for (const top of full.commands) {
       const root = new Command('proxyops');
-      for (const { register } of commandsFor([top.name(), 'x', '--help'])) register(root);
+      const { rows, extent } = commandsFor([top.name(), 'x', '--help']);
+      expect(extent).toBe('whole');
+      for (const { register } of rows) register(root, extent);
       expect(
         root.commands.map((command) => command.name()),
         top.name(),
@@ -83,10 +87,55 @@ describe('the commands a run declares', () => {
     }
   });
 
-  it('every command when the first word names none (help, a typo, no word)', () => {
-    for (const args of [[], ['--help'], ['--debug'], ['lgos', 'stats'], ['help', 'logs'], ['-V']])
-      expect(commandsFor(args), args.join(' ')).toBe(COMMANDS);
-    expect(commandsFor(['--debug', 'up']).map((row) => row.names)).toEqual([['up', 'down']]);
+  it('the head of every command when the first word names none (a typo, no word)', () => {
+    for (const args of [[], ['--help'], ['--debug'], ['lgos', 'stats'], ['help'], ['help', 'lgos'], ['-V']])
+      expect(commandsFor(args), args.join(' ')).toEqual({ rows: COMMANDS, extent: 'head' });
+    expect(commandsFor(['--debug', 'up']).rows.map((row) => row.names)).toEqual([['up', 'down']]);
+    expect(commandsFor(['help', 'logs', 'stats'])).toEqual(commandsFor(['logs', 'stats', '--help']));
+  });
+
+  it('for a run naming none: the program as the whole program declares it, to its help, version and suggestions', () => {
+    const whole = createProgram({ rows: COMMANDS, extent: 'whole' }, plainStdoutOutput());
+    // Hidden ones (remote) too: what commander matches a word against and suggests from.
+    const facts = (root: Command) =>
+      root.commands.map((command) => ({
+        term: root.createHelp().subcommandTerm(command),
+        description: command.description(),
+        aliases: command.aliases(),
+      }));
+    for (const args of [['--help'], ['-V'], ['lgos']]) {
+      const heads = createProgram(commandsFor(args), plainStdoutOutput());
+      expect(heads.helpInformation(), args.join(' ')).toBe(whole.helpInformation());
+      expect(facts(heads), args.join(' ')).toEqual(facts(whole));
+      expect(heads.version()).toBe(whole.version());
+    }
+  });
+
+  it('prints every --help into a pipe as the whole program does', async () => {
+    // The examples name the CLI as it was invoked: here, the same name in both.
+    const env = { ...PLAIN, PROXYOPS_INVOKED_AS: 'proxyops' };
+    let printed = '';
+    const output = { ...plainStdoutOutput(), writeOut: (text: string) => void (printed += text) };
+    const whole = createProgram({ rows: COMMANDS, extent: 'whole' }, output);
+    for (const command of [whole, ...allCommands(whole)]) {
+      const path = commandPath(command);
+      const run = await execa('node', [CLI, ...(path === '' ? [] : path.split(' ')), '--help'], {
+        cwd: ROOT,
+        env,
+        extendEnv: false,
+        stripFinalNewline: false,
+      });
+      printed = '';
+      const invokedAs = process.env.PROXYOPS_INVOKED_AS;
+      process.env.PROXYOPS_INVOKED_AS = env.PROXYOPS_INVOKED_AS;
+      try {
+        command.outputHelp();
+      } finally {
+        if (invokedAs === undefined) delete process.env.PROXYOPS_INVOKED_AS;
+        else process.env.PROXYOPS_INVOKED_AS = invokedAs;
+      }
+      expect(run.stdout, path || 'proxyops').toBe(printed);
+    }
   });
 
   it('a typo still gets the suggestion', async () => {
