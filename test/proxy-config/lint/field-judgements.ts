@@ -575,7 +575,7 @@ export const FIELD_CORPUS: FieldEntry[] = [
         34,
         'note',
         'true',
-        "no resolver here, and Debian's nginx.conf sets none: stapling silently fails (second review)",
+        "no resolver here, and Debian's nginx.conf sets none: the OCSP responder keeps its start-up address (second review)",
       ],
       [
         'tls-protocols-weak',

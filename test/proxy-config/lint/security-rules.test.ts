@@ -282,12 +282,17 @@ describe('TLS rules: an error where a client can be read or talked down, a warni
   it("warns of TLS 1.0/1.1 (Debian 12's stock line), errs on SSLv3", () => {
     expect(protocols('TLSv1 TLSv1.1 TLSv1.2 TLSv1.3')).toEqual(['warning']);
     expect(protocols('SSLv3 TLSv1 TLSv1.2')).toEqual(['error']);
+    // TLS 1.0/1.1 alone: no current client connects (OpenSSL 3 refuses the handshakes): the site is down.
+    expect(protocols('TLSv1 TLSv1.1')).toEqual(['error']);
     expect(protocols('TLSv1.2 TLSv1.3')).toEqual([]);
   });
 
   it('warns of 3DES and MD5 suites, errs on RC4, single DES, NULL, anonymous and EXPORT', () => {
     expect(ciphers('ECDHE-RSA-AES128-GCM-SHA256:DES-CBC3-SHA')).toEqual(['warning']);
     expect(ciphers('HIGH:3DES:!aNULL')).toEqual(['warning']);
+    // 3DES alone leaves current browsers, which dropped it, nothing to agree on.
+    expect(ciphers('DES-CBC3-SHA')).toEqual(['error']);
+    expect(ciphers('3DES:!aNULL')).toEqual(['error']);
     expect(ciphers('HIGH:RC4-SHA')).toEqual(['error']);
     expect(ciphers('HIGH:DES-CBC-SHA')).toEqual(['error']);
     expect(ciphers('HIGH:aNULL')).toEqual(['error']);

@@ -22,6 +22,9 @@ const WEAK_PROTOCOLS = new Set(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1']);
  */
 const DEPRECATED_PROTOCOLS = new Set(['TLSv1', 'TLSv1.1']);
 
+/** The protocols beside which the deprecated ones are only a fallback. */
+const MODERN_PROTOCOLS = new Set(['TLSv1.2', 'TLSv1.3']);
+
 /** OpenSSL cipher-string words naming broken or unauthenticated suites. */
 const WEAK_CIPHER_WORDS = new Set([
   'RC4',
@@ -111,7 +114,10 @@ export const TLS_PROTOCOLS_WEAK: LintRule = {
           file: d.file,
           line: d.line,
           what: `${d.name} enables ${weak.join(', ')}`,
-          ...(weak.every((p) => DEPRECATED_PROTOCOLS.has(p)) ? { severity: 'warning' as const } : {}),
+          // Only beside TLS 1.2/1.3: alone, no current client (nor OpenSSL 3's default level) can connect.
+          ...(weak.every((p) => DEPRECATED_PROTOCOLS.has(p)) && d.args.some((p) => MODERN_PROTOCOLS.has(p))
+            ? { severity: 'warning' as const }
+            : {}),
         });
     });
     return [...hits, ...unsetDefaultProtocols(config)];
@@ -130,6 +136,14 @@ function weakCiphers(cipherString: string): string[] {
     if (removed.has(name)) return false;
     return name.split(/[-+]/).some((word) => WEAK_CIPHER_WORDS.has(word) && !removed.has(word));
   });
+}
+
+/** True when the cipher string enables suites besides the weak ones found in it (HIGH, ECDHE-…-GCM-…). */
+function enablesOtherSuites(cipherString: string, weak: string[]): boolean {
+  return cipherString
+    .split(/[:,\s]+/)
+    .filter(Boolean)
+    .some((token) => !/^[!+-]/.test(token) && !weak.includes(token) && !/^@/.test(token));
 }
 
 /** gixy-ng's weak_ssl_tls, ciphers: RC4, DES/3DES, MD5, NULL, EXPORT and anonymous suites. */
@@ -151,7 +165,10 @@ export const TLS_CIPHERS_WEAK: LintRule = {
           file: d.file,
           line: d.line,
           what: `${d.name} enables ${weak.join(', ')}`,
-          ...(weak.every(weakButNotOpen) ? { severity: 'warning' as const } : {}),
+          // Only beside strong suites: a list of 3DES alone leaves current browsers nothing to agree on.
+          ...(weak.every(weakButNotOpen) && enablesOtherSuites(d.args.join(':'), weak)
+            ? { severity: 'warning' as const }
+            : {}),
         });
     });
     return hits;
@@ -184,10 +201,10 @@ export const SSL_DIRECTIVE_OBSOLETE: LintRule = {
 /** gixy-next's ssl_stapling_without_resolver. */
 export const SSL_STAPLING_WITHOUT_RESOLVER: LintRule = {
   id: 'ssl-stapling-without-resolver',
-  severity: 'warning',
+  severity: 'note',
   title: 'ssl_stapling on without a resolver',
   message:
-    'To staple an OCSP response nginx asks the CA\'s OCSP responder, whose name it resolves through `resolver` only. Without one it logs "no resolver defined to resolve" and staples nothing: clients that check revocation ask the CA themselves (slower handshakes), and a Must-Staple certificate fails outright.',
+    "nginx resolves the CA's OCSP responder once, when it loads the config; with `resolver` it resolves it again at each refresh. Without one it keeps the start-up addresses (logging \"no resolver defined to resolve\" at every refresh): when the CA moves its responder, stapling stops until the next reload, and clients that check revocation ask the CA themselves.",
   fix: 'resolver 127.0.0.53 valid=300s; (or the local/VPC resolver) beside ssl_stapling on; or give the response with ssl_stapling_file',
   runbook: null,
   test: (config) => {
@@ -197,15 +214,12 @@ export const SSL_STAPLING_WITHOUT_RESOLVER: LintRule = {
       const scope = [...chain];
       if (effectiveDirective(scope, 'resolver') || effectiveDirective(scope, 'ssl_stapling_file')) return;
       if (includesMissingFile(scope)) return; // that include may set it: include-missing says so
-      // A snippet's http level is in nginx.conf, which may set one (Debian's stock one does not).
-      const whole = isMainConfig(config);
       hits.push({
         file: d.file,
         line: d.line,
-        what: whole
-          ? 'ssl_stapling on with no resolver in effect: nginx cannot resolve the OCSP responder and staples nothing'
-          : 'ssl_stapling on with no resolver in this file: unless the http level that includes it sets one, nginx staples nothing',
-        ...(whole ? {} : { severity: 'note' as const }),
+        what: isMainConfig(config)
+          ? 'ssl_stapling on with no resolver in effect: the OCSP responder keeps the address it had at start'
+          : 'ssl_stapling on with no resolver in this file: unless the http level that includes it sets one, the OCSP responder keeps the address it had at start',
       });
     });
     return hits;
