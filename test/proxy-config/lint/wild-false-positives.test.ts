@@ -717,4 +717,17 @@ server {
     ]);
     expect(fired(status('default 0;'), 'status-page-exposed')).toHaveLength(1);
   });
+
+  it('fires on a gate the client opens by leaving a query argument, header or cookie out', () => {
+    for (const variable of ['arg_hide', 'http_x_hide', 'cookie_hide', 'invalid_referer'])
+      expect(
+        fired(
+          `server { listen 80; location /s { if ($${variable}) { return 404; } stub_status; } }`,
+          'status-page-exposed',
+        ),
+        variable,
+      ).toEqual([
+        `1: stub_status in location /s: if ($${variable}) refuses only requests that set $${variable}: a client that leaves it out sees the page`,
+      ]);
+  });
 });

@@ -154,6 +154,10 @@ function admits(rules: NginxDirective[]): 'listed' | 'everyone' | 'no-list' {
   return 'everyone';
 }
 
+/** nginx's variables whose value the request chooses. */
+const CLIENT_SET_VARIABLE =
+  /^(?:arg_|http_|cookie_|sent_http_)|^(?:args|query_string|request_uri|uri|document_uri|request|request_method|request_body|content_type|content_length|host|invalid_referer|is_args|remote_user)$/;
+
 /**
  * The access gates in front of a status page, `if ($var) { return 404; }` in its location or in its
  * server (an outer location's rewrite directives do not run for a nested one). A gate holds unless
@@ -172,6 +176,12 @@ function accessGate(
   for (const gate of gates) {
     const name = gateVariable(gate) as string;
     const definition = definitionInEffect(config, name);
+    // A variable the request sets ($arg_hide, $http_x_debug, $cookie_…, $invalid_referer) is a gate
+    // the client opens by leaving it out.
+    if (!definition && CLIENT_SET_VARIABLE.test(name)) {
+      open ??= `if ($${name}) refuses only requests that set $${name}: a client that leaves it out sees the page`;
+      continue;
+    }
     if (!definition || !['map', 'geo'].includes(definition.name) || truthy(defaultValue(definition)))
       return { holds: true };
     open ??= `if ($${name}) refuses only what ${definition.name} $${name} (${definition.file}:${definition.line}) lists: its default "${defaultValue(definition)}" lets everyone else in`;
