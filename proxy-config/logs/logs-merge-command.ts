@@ -49,7 +49,7 @@ export async function runLogsMergeCommand(
     read.push(one);
   }
   const { total, summary, format } = mergeStates(read);
-  return writeStatsOutputs(total, summary, checked, options, io, format);
+  return writeStatsOutputs(total, summary, checked, options, io, format, false);
 }
 
 /** Why a state file cannot be read, in words, and what to do (the errno a person meets said without its code). */

@@ -241,7 +241,7 @@ export async function runLogsStatsCommand(
     io.stderr.write(
       `proxyops: --interval ${options.interval}: these logs span more than ${MAX_TIMELINE_POINTS} such intervals, so the timeline is per ${state.intervalMs / 1000} s; narrow the time with --since/--until or give a wider --interval\n`,
     );
-  return writeStatsOutputs(state, summary, checked, options, io, spec);
+  return writeStatsOutputs(state, summary, checked, options, io, spec, true);
 }
 
 /** The exit code of a run that read a damaged `.gz` input: bad input (cli/exit-codes.ts), not a finding. */
@@ -286,6 +286,8 @@ export async function checkOutputOptions(
 /**
  * Writes a finished run's outputs (stdout, --state-out, --prom-textfile, --html), applies --fail-if and
  * says the damaged `.gz` inputs the state holds (those of this run, or of the runs it merges).
+ * `readDamage`: this run read the inputs (a run here or on hosts), so a damaged one is its exit code;
+ * a merge of kept states only repeats what the run that read them said with its exit code.
  */
 export async function writeStatsOutputs(
   state: StatsState,
@@ -294,6 +296,7 @@ export async function writeStatsOutputs(
   options: StatsOutputOptions,
   io: CommandIo,
   spec: LogFormatSpec,
+  readDamage: boolean,
 ): Promise<number> {
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
   // With `--state-out -` the state is the output (written below) and the report is left out.
@@ -317,11 +320,12 @@ export async function writeStatsOutputs(
     io,
     stateOnStdout || !(options.json || options.ndjson || options.prom),
   );
-  // A damaged .gz input: what could be read is counted and shown, and the exit code says the input
-  // was damaged (2, bad input), whatever --fail-if found. A merge of its state says so again: the
-  // total is as partial as the part.
+  // A damaged .gz input: what could be read is counted and shown, and the exit code of the run that
+  // read it says the input was damaged (2, bad input), whatever --fail-if found. A merge says so again
+  // (the total is as partial as the part) but keeps --fail-if's code: a roll-up of a week of kept
+  // states would otherwise hide every threshold breach for as long as one damaged day is in it.
   for (const damage of state.damaged) io.stderr.write(`proxyops: ${describeDamage(damage)}\n`);
-  return state.damaged.length > 0 ? DAMAGED_INPUT_EXIT : code;
+  return readDamage && state.damaged.length > 0 ? DAMAGED_INPUT_EXIT : code;
 }
 
 async function createMetrics(labels: Record<string, string>, capabilities: FactsCapabilities) {

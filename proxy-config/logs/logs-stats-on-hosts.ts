@@ -87,9 +87,10 @@ export async function runLogsStatsOnHosts(
     for (const { notes } of states) for (const note of notes) io.stderr.write(`proxyops: ${note}\n`);
     const { total, summary, format } = mergeStates(states);
     // As on one machine: empty logs everywhere (just rotated?) are nothing to count, not a report of 0.
-    if (summary.lines === 0 && total.damaged.length === 0) throw nothingToCount(summary.inputs);
+    if (summary.lines === 0 && total.damaged.length === 0 && options.stateOut !== '-')
+      throw nothingToCount(summary.inputs);
     // A damaged .gz on a host is in its state: said (as HOST:PATH) and exit 2 as on one machine.
-    return await writeStatsOutputs(total, summary, checked, options, io, format);
+    return await writeStatsOutputs(total, summary, checked, options, io, format, true);
   } finally {
     await Promise.all(hosts.map((host) => host.close()));
   }
