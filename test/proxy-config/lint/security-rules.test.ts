@@ -314,3 +314,14 @@ describe('map-without-default on a response variable', () => {
     expect(map('$http_content_type')).toHaveLength(1);
   });
 });
+
+describe('events-missing', () => {
+  it('reports a stream-only nginx.conf without events, as nginx -t does ("no events section")', () => {
+    expect(fired('stream { server { listen 5353; proxy_pass 127.0.0.1:53; } }', 'events-missing')).toEqual([
+      '1: this config has stream {} but no events {}: nginx refuses to start (no "events" section)',
+    ]);
+    expect(
+      fired('events {} stream { server { listen 5353; proxy_pass 127.0.0.1:53; } }', 'events-missing'),
+    ).toEqual([]);
+  });
+});

@@ -270,16 +270,18 @@ export const EVENTS_MISSING: LintRule = {
   fix: 'events {} (or events { worker_connections 1024; }) at the top of nginx.conf, next to http {}',
   runbook: null,
   test: (config) => {
-    if (!isMainConfig(config)) return [];
     const root = rootBlock(config);
+    // A stream-only nginx.conf is a whole config too (isMainConfig looks for http and events).
+    const stream = childrenNamed(root, 'stream').find((d) => d.children);
+    if (!isMainConfig(config) && !stream) return [];
     // An include that was not found may hold it: that is include-missing's to say.
     if (childrenNamed(root, 'events').length > 0 || includesMissingFile([root])) return [];
-    const http = childrenNamed(root, 'http')[0];
+    const http = childrenNamed(root, 'http')[0] ?? stream;
     return [
       {
         file: http?.file ?? config.mainFile,
         line: http?.line ?? 1,
-        what: 'this config has http {} but no events {}: nginx refuses to start (no "events" section)',
+        what: `this config has ${http?.name ?? 'http'} {} but no events {}: nginx refuses to start (no "events" section)`,
       },
     ];
   },
