@@ -1,4 +1,4 @@
-import type { NginxConfig } from '../nginx-config/types.js';
+import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
 
 /**
  * `error`: a defect that, for the config as written, breaks requests, leaks or opens a hole
@@ -21,6 +21,11 @@ export interface RuleHit {
    * only sibling names, not the parent directory): the lower severity, so the exit code follows harm.
    */
   severity?: LintSeverity;
+  /**
+   * The directive the hit is about, when it is one: a hit at a directive nginx refuses is dropped
+   * (see LintRule.reportsRefused) by this, not by its line, which may hold other directives.
+   */
+  directive?: NginxDirective;
 }
 
 /** A lint rule as data: adding a rule is adding one of these to LINT_RULES. */
