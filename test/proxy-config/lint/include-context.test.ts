@@ -333,6 +333,20 @@ describe("a checkout's directory linked into /etc/nginx", () => {
   });
 });
 
+describe('a vhost drafted outside /etc/nginx', () => {
+  it('gets include-missing for /etc/nginx/snippets/x.conf, whose fix names --conf-prefix /etc/nginx', async () => {
+    const root = await layout('drafted-vhost', {
+      'app.conf':
+        'server {\n  listen 80;\n  server_name app.example;\n  include /etc/nginx/snippets/proxyops-absent.conf;\n}\n',
+    });
+    const { stdout } = await runCli(['config', 'lint', '--json', join(root, 'app.conf')]);
+    const findings = (JSON.parse(stdout) as { findings: Array<JsonFinding & { fix: string }> }).findings;
+    expect(findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
+      expect.objectContaining({ line: 4, fix: expect.stringContaining('--conf-prefix /etc/nginx') }),
+    ]);
+  });
+});
+
 async function lintFiles(args: string[]): Promise<{ files: string[]; findings: JsonFinding[] }> {
   const { code, stdout, stderr } = await runCli(['config', 'lint', '--json', ...args]);
   if (code === 2) throw new Error(stderr);
