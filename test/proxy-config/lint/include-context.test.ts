@@ -181,6 +181,19 @@ describe('a directive nginx refuses in its context', () => {
     expect(await ids(split)).toEqual(['directive-not-allowed', 'proxy-set-header-duplicate']);
     expect(await ids(oneLine)).toEqual(['directive-not-allowed', 'proxy-set-header-duplicate']);
   });
+
+  it('still hides what other rules say of the refused directive itself on such a line', async () => {
+    // proxy_pass is refused straight in server; the proxy_set_header lines beside it are not.
+    const root = await layout('refused-pass-one-line', {
+      'nginx.conf':
+        'events {}\nhttp {\n  server {\n    listen 80;\n    server_name app.example;\n    proxy_pass $arg_url; proxy_set_header Host $host; proxy_set_header Host $host;\n  }\n}\n',
+    });
+    const { findings } = await lint([join(root, 'nginx.conf')]);
+    const atLine = findings.filter((f) => f.line === 6).map((f) => f.ruleId);
+    expect(atLine).toContain('directive-not-allowed');
+    expect(atLine).toContain('proxy-set-header-duplicate');
+    expect(atLine).not.toContain('proxy-pass-ssrf');
+  });
 });
 
 describe('a wildcard include matching a dangling symlink', () => {

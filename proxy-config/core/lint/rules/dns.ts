@@ -89,6 +89,7 @@ export const RESOLVER_EXTERNAL: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `resolver ${external.join(' ')}: ${external.length > 1 ? 'nameservers' : 'a nameserver'} outside this host and its private network`,
         });
     });
@@ -151,6 +152,7 @@ function passHits(config: NginxConfig): RuleHit[] {
       hits.push({
         file: pass.file,
         line: pass.line,
+        directive: pass,
         what: `${pass.name} ${arg}: ${host} is resolved once, when nginx starts`,
       });
       return;
@@ -176,6 +178,7 @@ function passHits(config: NginxConfig): RuleHit[] {
       hits.push({
         file: pass.file,
         line: pass.line,
+        directive: pass,
         what: `${pass.name} ${arg} resolves ${named} per request, but no resolver is set: nginx cannot resolve it and answers 502`,
       });
   });
@@ -205,6 +208,7 @@ export const UPSTREAM_DNS_STALE: LintRule = {
           hits.push({
             file: server.file,
             line: server.line,
+            directive: server,
             what: `upstream ${block.args[0] ?? ''}: server ${address} is an unsubstituted template placeholder (an upstream server takes no variables): lint the rendered file`,
           });
           continue;
@@ -216,6 +220,7 @@ export const UPSTREAM_DNS_STALE: LintRule = {
             hits.push({
               file: server.file,
               line: server.line,
+              directive: server,
               what: `upstream ${block.args[0] ?? ''}: server ${address} resolve, but no resolver is set for it to use`,
             });
           continue;
@@ -223,6 +228,7 @@ export const UPSTREAM_DNS_STALE: LintRule = {
         hits.push({
           file: server.file,
           line: server.line,
+          directive: server,
           what: `upstream ${block.args[0] ?? ''}: server ${address} is resolved once, when nginx starts`,
         });
       }

@@ -85,6 +85,7 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
     hits.push({
       file: first.file,
       line: first.line,
+      directive: first,
       what: `${name} in ${describeBlock(block)} drops ${dropped.map((d) => d.args[0] ?? '').join(', ')} set at ${source.file}:${source.line}`,
     });
   }

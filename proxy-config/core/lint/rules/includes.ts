@@ -46,6 +46,7 @@ export const INCLUDE_MISSING: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `include ${d.args[0] ?? ''}: ${d.missing}; linted without it`,
         });
     });

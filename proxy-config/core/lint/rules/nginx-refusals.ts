@@ -46,6 +46,7 @@ export const LISTEN_DUPLICATE: LintRule = {
           hits.push({
             file: listen.file,
             line: listen.line,
+            directive: listen,
             what: `listen ${listen.args.join(' ')}: ${key} is already listed in this server at ${twice.file}:${twice.line} (nginx: a duplicate listen)`,
           });
         own.set(key, listen);
@@ -55,6 +56,7 @@ export const LISTEN_DUPLICATE: LintRule = {
           hits.push({
             file: listen.file,
             line: listen.line,
+            directive: listen,
             what: `listen ${listen.args.join(' ')}: socket options for ${key} were already given at ${first.file}:${first.line} (nginx: duplicate listen options)`,
           });
         else optionsAt.set(key, listen);
@@ -143,6 +145,7 @@ export const UPSTREAM_UNDEFINED: LintRule = {
       hits.push({
         file: d.file,
         line: d.line,
+        directive: d,
         what: `${d.name} ${d.args[0] ?? ''}: no upstream ${name} is defined${kind.defaultPort ? '' : ' and a host needs a port'}`,
       });
     });
@@ -176,6 +179,7 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
       hits.push({
         file: tls.file,
         line: tls.line,
+        directive: tls,
         what: whole
           ? `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it`
           : `listen ${tls.args.join(' ')} with no ssl_certificate in this file: unless the http level that includes it sets one, nginx -t refuses it`,
@@ -223,6 +227,7 @@ export const PROXY_PASS_URI_NOT_ALLOWED: LintRule = {
       hits.push({
         file: pass.file,
         line: pass.line,
+        directive: pass,
         what: `proxy_pass ${pass.args[0] ?? ''} has the URI part ${target.uri} ${where} (nginx: proxy_pass cannot have URI part)`,
       });
     });
@@ -252,6 +257,7 @@ export const DIRECTIVE_NOT_ALLOWED: LintRule = {
       hits.push({
         file: d.file,
         line: d.line,
+        directive: d,
         what: `"${d.name}" directive is not allowed here (in ${d.notAllowedIn}; nginx takes it in ${allowed.join(', ')})`,
       });
     });

@@ -57,6 +57,7 @@ export const PROXY_PASS_SSRF: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `${d.name} ${d.args[0] ?? ''}: ${source.what} names the host`,
         });
         return;
