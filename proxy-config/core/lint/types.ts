@@ -46,6 +46,8 @@ export interface LintRule {
    * True for the rule reporting directives nginx refuses in their context (marked `notAllowedIn`):
    * at such a directive, when it is not a block, its finding is the only one kept. nginx never
    * applies it, so what other rules say of its value (TLSv1 in a refused ssl_protocols) is moot.
+   * A hit is matched to it by RuleHit.directive, or, when a rule names only a place, by a line that
+   * holds nothing but refused directives.
    */
   reportsRefused?: true;
 }
