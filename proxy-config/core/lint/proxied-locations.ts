@@ -1,3 +1,4 @@
+import { PASS_DIRECTIVES } from '../nginx-config/pass-directives.js';
 import { parseProxyPassTarget, type ProxyPassTarget } from '../nginx-config/proxy-pass-target.js';
 import {
   childrenNamed,
@@ -51,15 +52,6 @@ function resolveProxied(
   return out;
 }
 
-const PASSES = new Set([
-  'proxy_pass',
-  'fastcgi_pass',
-  'uwsgi_pass',
-  'scgi_pass',
-  'grpc_pass',
-  'memcached_pass',
-]);
-
 /**
  * The `upstream {}` groups no `*_pass` can send to: none names them, and none has variables (which
  * may hold a group's name). In a snippet a group's user may sit in another file, so a snippet's
@@ -72,7 +64,7 @@ export function unusedUpstreams(config: NginxConfig): Set<NginxDirective> {
   let servers = false;
   walkDirectives(config, (d) => {
     if (d.name === 'server' && d.children) servers = true;
-    if (!PASSES.has(d.name)) return;
+    if (!PASS_DIRECTIVES.has(d.name)) return;
     const arg = d.args[0] ?? '';
     if (arg.includes('$')) dynamic = true;
     named.add(arg.replace(/^[a-z]+:\/\//i, '').split('/')[0] as string);

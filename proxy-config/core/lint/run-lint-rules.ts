@@ -1,6 +1,6 @@
 import { childrenNamed, ROOT_BLOCK, rootBlock, walkDirectives } from '../nginx-config/query.js';
 import { ANNOTATION_PREFIX, type NginxConfig, type NginxDirective } from '../nginx-config/types.js';
-import type { LintFinding, LintReport, LintRule } from './types.js';
+import type { LintFinding, LintReport, LintRule, RuleHit } from './types.js';
 
 const IGNORE = `${ANNOTATION_PREFIX}ignore`;
 
@@ -87,27 +87,36 @@ function mergeRepeats(findings: LintFinding[], contexts: Map<string, string[]>):
 }
 
 /**
- * The file:line of each directive nginx refuses in its context that is not a block: there
+ * Which findings a directive nginx refuses in its context (not a block) hides: there
  * directive-not-allowed's finding is the one kept, as what other rules say of its value is about a
- * setting nginx never applies. Lint still reads on past a refusal: a refused block's condition and
- * body (an `if` written straight in http) and what a refused `set` feeds elsewhere are judged as written.
+ * setting nginx never applies. A hit naming its directive is hidden when that directive is refused;
+ * one naming only a place, when every directive written on that line is refused, so a finding of
+ * another directive on the line (`location / { ssl_stapling on; proxy_set_header ...; }`) stays.
+ * Lint still reads on past a refusal: a refused block's condition and body (an `if` written
+ * straight in http) and what a refused `set` feeds elsewhere are judged as written.
  */
-function refusedSettings(config: NginxConfig): Set<string> {
-  const found = new Set<string>();
+function refusedHits(config: NginxConfig): (hit: RuleHit) => boolean {
+  const refused = new Set<NginxDirective>();
+  const lines = new Map<string, boolean>();
   walkDirectives(config, (d) => {
-    if (d.notAllowedIn !== undefined && !d.children && !d.entries) found.add(`${d.file}:${d.line}`);
+    if (d.name.startsWith(ANNOTATION_PREFIX)) return;
+    const isRefused = d.notAllowedIn !== undefined && !d.children && !d.entries;
+    if (isRefused) refused.add(d);
+    const key = `${d.file}:${d.line}`;
+    lines.set(key, (lines.get(key) ?? true) && isRefused);
   });
-  return found;
+  return (hit) =>
+    hit.directive ? refused.has(hit.directive) : lines.get(`${hit.file}:${hit.line}`) === true;
 }
 
 /** Runs lint rules over a parsed config: findings sorted by file, line and rule, ignored ones counted apart. */
 export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): LintReport {
   const ranges = ignoreRanges(config);
-  const refused = refusedSettings(config);
+  const refused = refusedHits(config);
   const raw: LintFinding[] = rules.flatMap((rule) =>
     rule
       .test(config)
-      .filter((hit) => rule.reportsRefused || !refused.has(`${hit.file}:${hit.line}`))
+      .filter((hit) => rule.reportsRefused || !refused(hit))
       .map((hit) => ({
         ruleId: rule.id,
         severity: hit.severity ?? rule.severity,

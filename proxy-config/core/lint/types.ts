@@ -1,4 +1,4 @@
-import type { NginxConfig } from '../nginx-config/types.js';
+import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
 
 /**
  * `error`: a defect that, for the config as written, breaks requests, leaks or opens a hole
@@ -21,6 +21,11 @@ export interface RuleHit {
    * only sibling names, not the parent directory): the lower severity, so the exit code follows harm.
    */
   severity?: LintSeverity;
+  /**
+   * The directive the hit is about, when it is one: a hit at a directive nginx refuses is dropped
+   * (see LintRule.reportsRefused) by this, not by its line, which may hold other directives.
+   */
+  directive?: NginxDirective;
 }
 
 /** A lint rule as data: adding a rule is adding one of these to LINT_RULES. */
@@ -41,6 +46,8 @@ export interface LintRule {
    * True for the rule reporting directives nginx refuses in their context (marked `notAllowedIn`):
    * at such a directive, when it is not a block, its finding is the only one kept. nginx never
    * applies it, so what other rules say of its value (TLSv1 in a refused ssl_protocols) is moot.
+   * A hit is matched to it by RuleHit.directive, or, when a rule names only a place, by a line that
+   * holds nothing but refused directives.
    */
   reportsRefused?: true;
 }

@@ -47,12 +47,16 @@ export function variableDefinitions(config: NginxConfig): Map<string, NginxDirec
 }
 
 /**
- * The definition of an http variable nginx uses: the last one read. nginx -t accepts a second map
- * or geo of the same variable and each one replaces the handler of the one before (checked on
- * nginx 1.22: a geo after a map answers for the map's variable).
+ * The definition of a variable nginx uses (of http's by default, or of stream's): the last one
+ * read. nginx -t accepts a second map or geo of the same variable and each one replaces the handler
+ * of the one before (checked on nginx 1.22: a geo after a map answers for the map's variable).
  */
-export function definitionInEffect(config: NginxConfig, name: string): NginxDirective | undefined {
-  return variableDefinitions(config).get(`http ${name}`)?.at(-1);
+export function definitionInEffect(
+  config: NginxConfig,
+  name: string,
+  namespace: 'http' | 'stream' = 'http',
+): NginxDirective | undefined {
+  return variableDefinitions(config).get(`${namespace} ${name}`)?.at(-1);
 }
 
 /** What a map or geo gives a value no entry matches: its `default`, else the empty string. */

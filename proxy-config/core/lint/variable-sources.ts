@@ -1,15 +1,10 @@
 import { ifCondition } from '../nginx-config/if-condition.js';
 import type { ParsedRegex } from '../nginx-config/pcre/parse-pcre.js';
 import { anchoredAtEnd, anchoredAtStart, canHold, modelPcre } from '../nginx-config/pcre/pcre-analysis.js';
-import {
-  childrenNamed,
-  isHttpScope,
-  locationMatch,
-  walkDirectives,
-  type ScopeChain,
-} from '../nginx-config/query.js';
+import { childrenNamed, locationMatch, type ScopeChain } from '../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
 import { describeBlock } from './proxied-locations.js';
+import { definitionInEffect } from './variable-definitions.js';
 
 /** One place a variable's value can come from, with what the rules need to know about it. */
 export interface VariableSource {
@@ -159,24 +154,6 @@ export function setsOf(name: string, site: ValueSite): ValueSite[] {
   });
 }
 
-const MAPS = new WeakMap<NginxConfig, Map<string, NginxDirective[]>>();
-
-/** The http `map` blocks by the variable they define, collected once per config. */
-function mapsByVariable(config: NginxConfig): Map<string, NginxDirective[]> {
-  let maps = MAPS.get(config);
-  if (!maps) {
-    const found = new Map<string, NginxDirective[]>();
-    walkDirectives(config, (d, chain) => {
-      if (d.name !== 'map' || !isHttpScope({ block: d, chain })) return;
-      const name = (d.args[1] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1').toLowerCase();
-      found.set(name, [...(found.get(name) ?? []), d]);
-    });
-    maps = found;
-    MAPS.set(config, maps);
-  }
-  return maps;
-}
-
 /** Map keys that are instructions, not values. */
 const MAP_KEYWORDS = new Set(['hostnames', 'volatile', 'include']);
 
@@ -186,7 +163,11 @@ const MAP_KEYWORDS = new Set(['hostnames', 'volatile', 'include']);
  * characters, which is how a map guards a client value.
  */
 function mapSources(name: string, site: ValueSite, config: NginxConfig, depth: number): VariableSource[] {
-  return (mapsByVariable(config).get(name) ?? []).flatMap((block) => {
+  // The definition nginx uses, in the site's namespace: a later map (or geo) of the same variable
+  // replaces an earlier one, whose values then never reach the site.
+  const namespace = site.chain.some((block) => block.name === 'stream') ? 'stream' : 'http';
+  const definition = definitionInEffect(config, name.toLowerCase(), namespace);
+  return (definition?.name === 'map' ? [definition] : []).flatMap((block) => {
     const source = (block.args[0] ?? '').replace(/^\$\{?(\w+)\}?$/, '$1').toLowerCase();
     const sourceValues = sourcesIn(block.args[0] ?? '', site, config, undefined, depth + 1);
     return (block.entries ?? []).flatMap((entry) => {

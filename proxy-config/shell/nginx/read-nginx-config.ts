@@ -1,4 +1,4 @@
-import { lstat, readdir, readlink } from 'node:fs/promises';
+import { lstat, readdir, readlink, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ProxyopsError } from '../../core/errors.js';
 import {
@@ -69,10 +69,11 @@ export async function readNginxConfig(
   const mainFile = dump ? ([...dump.keys()][0] as string) : named;
   const confPrefix = resolve(options.confPrefix ?? dirname(mainFile));
   const files: string[] = [];
-  const inCopy =
+  const remap =
     options.copy && !dump && !mainFile.startsWith(NGINX_CONF_DIR)
       ? (path: string) => pathInCopy(path, confPrefix)
-      : (path: string) => path;
+      : undefined;
+  const inCopy = remap ?? ((path: string) => path);
 
   async function readText(file: string, from?: NginxDirective): Promise<string> {
     const unreadable = unreadableError(file, from);
@@ -114,11 +115,11 @@ export async function readNginxConfig(
           ? [absolute]
           : dump
             ? [...dump.keys()].filter((path) => globPath(absolute).test(path)).sort()
-            : await expandGlob(absolute);
+            : await expandGlob(absolute, remap);
         for (const file of matched) {
           const found = dump
             ? { path: file, missing: dump.has(file) ? undefined : NOT_IN_DUMP }
-            : await locate(file, inCopy);
+            : await locate(file, remap);
           if (found.missing && options.missingIncludes === 'keep')
             out.push({ ...node, missing: found.missing });
           else out.push(...(await load(found.path, chain, depth, node)));
@@ -159,44 +160,107 @@ function unreadableError(file: string, from?: NginxDirective) {
 const MAX_LINKS = 40;
 
 /**
- * The path to read for a file an include names, following its symlinks with `inCopy` applied to
- * an absolute target (a checkout's `sites-enabled/default -> /etc/nginx/sites-available/default`),
- * and why it cannot be found (ENOENT, ENOTDIR), naming each link on the way: a wildcard's match
- * that is a dangling link is otherwise unnamed. The path is the file itself unless a target was
- * moved by `inCopy`; another error is left for the read to report.
+ * The path to read for a file an include names, and why it cannot be found (ENOENT, ENOTDIR, a
+ * loop of links), naming each symlink on the way: a wildcard's match that is a dangling link is
+ * otherwise unnamed. Without `remap` (the config is read where it stands) the kernel decides, by
+ * stat(2); the links are walked only to name them in a failure. With `remap` (a copy of a host's
+ * /etc/nginx) every component is resolved here, as the kernel would, except that an absolute link
+ * target under /etc/nginx, of a file or of a directory on the way, is read in the copy: this
+ * machine's /etc/nginx is never reached. The path is the file itself unless a link was remapped.
  */
 async function locate(
   file: string,
-  inCopy: (path: string) => string,
+  remap: ((path: string) => string) | undefined,
 ): Promise<{ path: string; missing?: string }> {
-  let path = file;
+  if (!remap) {
+    const error = await stat(file).then(
+      () => undefined,
+      (failure: NodeJS.ErrnoException) => failure,
+    );
+    if (!error || (error.code !== 'ENOENT' && error.code !== 'ENOTDIR')) return { path: file };
+    const { links } = await walkLinks(file, (path) => path);
+    return { path: file, missing: missingReason(links, error) };
+  }
+  const walked = await walkLinks(file, remap);
+  if (walked.error) return { path: file, missing: missingReason(walked.links, walked.error) };
+  return { path: walked.moved ? walked.path : file };
+}
+
+/** Why a file is not found: the system's words, after the links that led there. */
+function missingReason(links: string[], error: NodeJS.ErrnoException): string {
+  const reason = describeErrno(error);
+  if (links.length === 0) return reason;
+  if (error.code === 'ELOOP') return `${links.join(', ')}, a loop (${reason})`;
+  return `${links.join(', ')}, which does not exist (${reason})`;
+}
+
+/**
+ * Resolves `file` one component at a time, as the kernel does (a relative link target is read from
+ * the directory the link really sits in), with `remap` applied to every absolute target and to any
+ * path the walk reaches. Returns the resolved path, the links followed (each once) and the error
+ * that stopped the walk when it is ENOENT, ENOTDIR or a loop; any other error is left for the read.
+ */
+async function walkLinks(
+  file: string,
+  remap: (path: string) => string,
+): Promise<{ path: string; links: string[]; moved: boolean; error?: NodeJS.ErrnoException }> {
+  // /etc/nginx itself (a link to the directory) is remapped as the paths under it are.
+  const mapped = (path: string) => remap(`${path}${sep}` === NGINX_CONF_DIR ? NGINX_CONF_DIR : path);
+  const links = new Set<string>();
+  let done: string = sep;
+  let rest = file.split(sep).filter(Boolean);
   let moved = false;
-  const links: string[] = [];
-  for (let hops = 0; hops <= MAX_LINKS; hops++) {
+  let hops = 0;
+  while (rest.length > 0) {
+    const name = rest.shift() as string;
+    if (name === '.') continue;
+    if (name === '..') {
+      done = dirname(done);
+      continue;
+    }
+    const path = join(done, name);
+    const inCopy = mapped(path);
+    if (inCopy !== path) {
+      // A relative link that climbed into /etc/nginx.
+      moved = true;
+      done = sep;
+      rest = [...inCopy.split(sep).filter(Boolean), ...rest];
+      continue;
+    }
     const stats = await lstat(path).catch((error: NodeJS.ErrnoException) => error);
     if (stats instanceof Error) {
-      const code = (stats as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') break;
-      const reason = describeErrno(stats);
-      return {
-        path,
-        missing: links.length === 0 ? reason : `${links.join(', ')}, which does not exist (${reason})`,
-      };
+      const error = stats as NodeJS.ErrnoException;
+      const found = join(path, ...rest);
+      if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR')
+        return { path: found, links: [...links], moved };
+      return { path: found, links: [...links], moved, error };
     }
-    if (!stats.isSymbolicLink()) break;
+    if (!stats.isSymbolicLink()) {
+      done = path;
+      continue;
+    }
+    if (++hops > MAX_LINKS) {
+      const error: NodeJS.ErrnoException = new Error('ELOOP: too many levels of symbolic links');
+      error.code = 'ELOOP';
+      return { path: join(path, ...rest), links: [...links], moved, error };
+    }
     const target = await readlink(path);
-    const next = isAbsolute(target) ? inCopy(target) : resolve(dirname(path), target);
-    moved ||= isAbsolute(target) && next !== target;
-    links.push(
-      `${path} is a symlink to ${target}${isAbsolute(target) && next !== target ? ` (read as ${next})` : ''}`,
-    );
-    path = next;
+    const next = isAbsolute(target) ? mapped(target) : target;
+    links.add(`${path} is a symlink to ${target}${next !== target ? ` (read as ${next})` : ''}`);
+    if (next !== target) moved = true;
+    if (isAbsolute(next)) done = sep;
+    rest = [...next.split(sep).filter(Boolean), ...rest];
   }
-  return { path: moved ? path : file };
+  return { path: done, links: [...links], moved };
 }
 
 /** Paths matching a glob whose wildcards (`*`, `?`, `[...]`) may sit in any segment, sorted like glob(3). */
-async function expandGlob(pattern: string): Promise<string[]> {
+async function expandGlob(pattern: string, remap?: (path: string) => string): Promise<string[]> {
+  // In a copy, a directory on the way may be a link into /etc/nginx: list the copy's, not this host's.
+  const list = async (base: string) => {
+    const walked = remap ? await walkLinks(base, remap) : { path: base };
+    return 'error' in walked && walked.error ? [] : readdir(walked.path).catch(() => [] as string[]);
+  };
   const segments = pattern.split(sep).filter(Boolean);
   let bases: string[] = [sep];
   for (const segment of segments) {
@@ -207,7 +271,7 @@ async function expandGlob(pattern: string): Promise<string[]> {
     const matcher = globSegment(segment);
     const next: string[] = [];
     for (const base of bases) {
-      const names = await readdir(base).catch(() => [] as string[]);
+      const names = await list(base);
       for (const name of names.sort()) if (matcher.test(name)) next.push(join(base, name));
     }
     bases = next;

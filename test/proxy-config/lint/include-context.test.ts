@@ -160,6 +160,40 @@ describe('a directive nginx refuses in its context', () => {
     const { findings } = await lint(['--context', 'location', join(root, 'tls.conf')]);
     expect(findings.map((f) => `${f.ruleId}@${f.line}`)).toEqual(['directive-not-allowed@1']);
   });
+
+  it('hides only its own findings: another directive on the same line is still judged', async () => {
+    const server = (location: string) =>
+      `events {}\nhttp {\n  server {\n    listen 80;\n    server_name app.example;\n${location}  }\n}\n`;
+    const oneLine = await layout('refused-one-line', {
+      'nginx.conf': server(
+        '    location / { ssl_stapling on; proxy_set_header Host $host; proxy_set_header Host $host; proxy_pass http://127.0.0.1:8080; }\n',
+      ),
+    });
+    const split = await layout('refused-split', {
+      'nginx.conf': server(
+        '    location / {\n      ssl_stapling on;\n      proxy_set_header Host $host;\n      proxy_set_header Host $host;\n      proxy_pass http://127.0.0.1:8080;\n    }\n',
+      ),
+    });
+    const ids = async (root: string) =>
+      (await lint([join(root, 'nginx.conf')])).findings
+        .map((f) => f.ruleId)
+        .filter((id) => id === 'directive-not-allowed' || id === 'proxy-set-header-duplicate');
+    expect(await ids(split)).toEqual(['directive-not-allowed', 'proxy-set-header-duplicate']);
+    expect(await ids(oneLine)).toEqual(['directive-not-allowed', 'proxy-set-header-duplicate']);
+  });
+
+  it('still hides what other rules say of the refused directive itself on such a line', async () => {
+    // proxy_pass is refused straight in server; the proxy_set_header lines beside it are not.
+    const root = await layout('refused-pass-one-line', {
+      'nginx.conf':
+        'events {}\nhttp {\n  server {\n    listen 80;\n    server_name app.example;\n    proxy_pass $arg_url; proxy_set_header Host $host; proxy_set_header Host $host;\n  }\n}\n',
+    });
+    const { findings } = await lint([join(root, 'nginx.conf')]);
+    const atLine = findings.filter((f) => f.line === 6).map((f) => f.ruleId);
+    expect(atLine).toContain('directive-not-allowed');
+    expect(atLine).toContain('proxy-set-header-duplicate');
+    expect(atLine).not.toContain('proxy-pass-ssrf');
+  });
 });
 
 describe('a wildcard include matching a dangling symlink', () => {
@@ -231,3 +265,103 @@ describe("a checkout of someone's /etc/nginx", () => {
     ]);
   });
 });
+
+describe('a symlinked directory on the way to an include', () => {
+  it('reads a relative link target from the real directory, as the kernel does (nginx -t reads it)', async () => {
+    // main/sites-enabled -> <real>/sites-enabled, whose app.conf -> ../sites-available/app.conf:
+    // the target is beside the real sites-enabled, not beside main/sites-enabled.
+    const real = await layout('dir-link-real', {
+      'sites-available/app.conf': 'server {\n  listen 80;\n  server_name app.example;\n}\n',
+    });
+    await mkdir(join(real, 'sites-enabled'));
+    await symlink('../sites-available/app.conf', join(real, 'sites-enabled', 'app.conf'));
+    const main = await layout('dir-link-main', {
+      'nginx.conf': 'events {}\nhttp {\n  include sites-enabled/app.conf;\n}\n',
+    });
+    await symlink(join(real, 'sites-enabled'), join(main, 'sites-enabled'));
+    const { code, stdout, stderr } = await runCli(['config', 'lint', '--json', join(main, 'nginx.conf')]);
+    expect(stderr).toBe('');
+    const report = JSON.parse(stdout) as { files: string[]; findings: JsonFinding[] };
+    expect(code).not.toBe(2);
+    expect(report.findings.filter((f) => f.ruleId === 'include-missing')).toEqual([]);
+    expect(report.files).toEqual([join(main, 'nginx.conf'), join(main, 'sites-enabled', 'app.conf')]);
+  });
+});
+
+describe("a checkout's directory linked into /etc/nginx", () => {
+  // This host has Debian's nginx: /etc/nginx/snippets/fastcgi-php.conf exists and must not be read.
+  const readsNothingOfThisHost = (files: string[]) =>
+    expect(files.filter((f) => f === '/etc/nginx' || f.startsWith('/etc/nginx/'))).toEqual([]);
+
+  it('reads the directory in the checkout: a link to /etc/nginx/snippets is the checkout’s snippets', async () => {
+    const root = await layout('dir-link-etc', {
+      'conf/nginx.conf': 'events {}\nhttp {\n  include sites/app.conf;\n}\n',
+      'conf/sites/app.conf':
+        'server {\n  listen 80;\n  location ~ \\.php$ {\n    include sites/snippets/fastcgi-php.conf;\n  }\n}\n',
+      'conf/snippets/fastcgi-php.conf': 'fastcgi_pass unix:/run/php/php-fpm.sock;\n',
+    });
+    // The vhost's own snippets/ is a link to the host's, which this copy stands for.
+    await symlink('/etc/nginx/snippets', join(root, 'conf/sites/snippets'));
+    const report = await lintFiles([join(root, 'conf/nginx.conf')]);
+    readsNothingOfThisHost(report.files);
+    expect(report.files).toContain(join(root, 'conf/snippets/fastcgi-php.conf'));
+  });
+
+  it('reads nothing when the copy has no such file (a stock one, assumed, so no finding)', async () => {
+    const root = await layout('dir-link-etc-missing', {
+      'nginx.conf':
+        'events {}\nhttp {\n  server {\n    listen 80;\n    include snippets/fastcgi-php.conf;\n  }\n}\n',
+    });
+    await symlink('/etc/nginx/snippets', join(root, 'snippets'));
+    const report = await lintFiles([join(root, 'nginx.conf')]);
+    readsNothingOfThisHost(report.files);
+    expect(report.files).toEqual([join(root, 'nginx.conf')]);
+    expect(report.findings.filter((f) => f.ruleId === 'include-missing')).toEqual([]);
+  });
+
+  it('reports include-missing for a file of its own that the copy lacks, naming the link', async () => {
+    const root = await layout('dir-link-etc-own', {
+      'nginx.conf':
+        'events {}\nhttp {\n  server {\n    listen 80;\n    include snippets/site.conf;\n  }\n}\n',
+    });
+    await symlink('/etc/nginx/snippets', join(root, 'snippets'));
+    const report = await lintFiles([join(root, 'nginx.conf')]);
+    readsNothingOfThisHost(report.files);
+    expect(report.findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
+      expect.objectContaining({
+        line: 5,
+        what: expect.stringContaining(`${join(root, 'snippets')} is a symlink to /etc/nginx/snippets`),
+      }),
+    ]);
+  });
+
+  it('lists a wildcard include in the checkout, not in this host’s directory', async () => {
+    const root = await layout('dir-link-etc-glob', {
+      'nginx.conf': 'events {}\nhttp {\n  server {\n    listen 80;\n    include snippets/*.conf;\n  }\n}\n',
+    });
+    await symlink('/etc/nginx/snippets', join(root, 'snippets'));
+    const report = await lintFiles([join(root, 'nginx.conf')]);
+    readsNothingOfThisHost(report.files);
+    expect(report.files).toEqual([join(root, 'nginx.conf')]);
+  });
+});
+
+describe('a vhost drafted outside /etc/nginx', () => {
+  it('gets include-missing for /etc/nginx/snippets/x.conf, whose fix names --conf-prefix /etc/nginx', async () => {
+    const root = await layout('drafted-vhost', {
+      'app.conf':
+        'server {\n  listen 80;\n  server_name app.example;\n  include /etc/nginx/snippets/proxyops-absent.conf;\n}\n',
+    });
+    const { stdout } = await runCli(['config', 'lint', '--json', join(root, 'app.conf')]);
+    const findings = (JSON.parse(stdout) as { findings: Array<JsonFinding & { fix: string }> }).findings;
+    expect(findings.filter((f) => f.ruleId === 'include-missing')).toEqual([
+      expect.objectContaining({ line: 4, fix: expect.stringContaining('--conf-prefix /etc/nginx') }),
+    ]);
+  });
+});
+
+async function lintFiles(args: string[]): Promise<{ files: string[]; findings: JsonFinding[] }> {
+  const { code, stdout, stderr } = await runCli(['config', 'lint', '--json', ...args]);
+  if (code === 2) throw new Error(stderr);
+  return JSON.parse(stdout) as { files: string[]; findings: JsonFinding[] };
+}

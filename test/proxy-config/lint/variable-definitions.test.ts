@@ -29,3 +29,29 @@ stream { geo $blocked { default 1; 10.0.0.0/8 0; } }
     expect(fired(text, 'variable-defined-twice')).toEqual([]);
   });
 });
+
+// One index of definitions (variable-definitions.ts) serves the rules that follow a variable's
+// values too: they read the definition nginx uses, the last one.
+describe('the values a variable can hold', () => {
+  const config = (first: string, second: string) => `
+http {
+  resolver 127.0.0.1;
+  map $http_x_backend $backend { ${first} }
+  map $http_x_backend $backend { ${second} }
+  server {
+    listen 80;
+    location / { proxy_pass http://$backend; }
+  }
+}
+`;
+  const clientChosen = 'default $http_x_backend;';
+  const fixed = 'default app.internal; staging staging.internal;';
+
+  it('come from the map nginx uses, the last one: an earlier one it replaces lets nothing through', () => {
+    expect(fired(config(clientChosen, fixed), 'proxy-pass-ssrf')).toEqual([]);
+  });
+
+  it('still let the client choose the host when the last map does', () => {
+    expect(fired(config(fixed, clientChosen), 'proxy-pass-ssrf')).toEqual([8]);
+  });
+});

@@ -47,6 +47,7 @@ export const BODY_SIZE_INCONSISTENT: LintRule = {
         hits.set(at(own), {
           file: own.file,
           line: own.line,
+          directive: own,
           what: `${describeBlock(block)} raises client_max_body_size to ${own.args[0] ?? ''} above ${outer.args[0] ?? ''} set at ${at(outer)}`,
         });
     }
@@ -60,6 +61,7 @@ export const BODY_SIZE_INCONSISTENT: LintRule = {
         hits.set(`${at(where)} ${annotation}`, {
           file: where.file,
           line: where.line,
+          directive: where,
           what: `client_max_body_size ${value}${effective ? '' : ' (default)'} for ${describeBlock(scope.block)} is above ${layer} ${declared.args[0] ?? ''}`,
         });
     };

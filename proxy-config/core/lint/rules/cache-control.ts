@@ -102,6 +102,7 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
           hits.set(`${block.file}:${block.line}`, {
             file: source.file,
             line: source.line,
+            directive: source,
             what,
             ...(stale === 'warning' ? { severity: 'warning' as const } : {}),
           });

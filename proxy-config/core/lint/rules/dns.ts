@@ -1,3 +1,4 @@
+import { passDirective } from '../../nginx-config/pass-directives.js';
 import delegatedTlds from 'tlds' with { type: 'json' };
 import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
 import {
@@ -88,6 +89,7 @@ export const RESOLVER_EXTERNAL: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `resolver ${external.join(' ')}: ${external.length > 1 ? 'nameservers' : 'a nameserver'} outside this host and its private network`,
         });
     });
@@ -117,11 +119,6 @@ function resolverInEffect(config: NginxConfig, chain: ScopeChain): NginxDirectiv
 /** Names that never change address: localhost (RFC 6761) and its subdomains. */
 const isLocalhost = (host: string) => /^(?:localhost|ip6-localhost|.+\.localhost)\.?$/i.test(host);
 
-/** The passes to an address nginx resolves as proxy_pass does: once at start, or per request with variables. */
-const PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass']);
-
-const NO_DEFAULT_PORT = new Set(['fastcgi_pass', 'uwsgi_pass', 'scgi_pass']);
-
 /** A pass's address as a URL: fastcgi_pass and scgi_pass (and uwsgi_pass, grpc_pass may) write none. */
 const asUrl = (value: string) => (/^[a-z]+:\/\//i.test(value) ? value : `x://${value}`);
 
@@ -136,13 +133,15 @@ function passHits(config: NginxConfig): RuleHit[] {
   const upstreams = listUpstreams(config);
   const hits: RuleHit[] = [];
   walkDirectives(config, (pass, chain) => {
-    if (!PASSES.has(pass.name) || !isHttpScope({ block: pass, chain })) return;
+    // The passes whose address nginx resolves as proxy_pass does: once at start, or per request with variables.
+    const kind = passDirective(pass.name);
+    if (!kind?.variables || !isHttpScope({ block: pass, chain })) return;
     const arg = pass.args[0] ?? '';
     if (!arg.includes('$')) {
       const written = parseProxyPassTarget(pass.name === 'proxy_pass' ? arg : asUrl(arg))?.host ?? '';
       if (!written || written.startsWith('unix:')) return;
-      // FastCGI, uwsgi and SCGI have no default port: a name without one is a group, or refused.
-      if (NO_DEFAULT_PORT.has(pass.name) && written === hostOf(written)) return;
+      // FastCGI, uwsgi, SCGI and gRPC have no default port: a name without one is a group, or refused.
+      if (!kind.defaultPort && written === hostOf(written)) return;
       const host = hostOf(written);
       // upstream-undefined's case: a single word may be a group, defined here or, in a snippet, in the
       // files that include it; a snippet's `app:3000` is a host (nginx refuses a port on a group).
@@ -153,6 +152,7 @@ function passHits(config: NginxConfig): RuleHit[] {
       hits.push({
         file: pass.file,
         line: pass.line,
+        directive: pass,
         what: `${pass.name} ${arg}: ${host} is resolved once, when nginx starts`,
       });
       return;
@@ -178,6 +178,7 @@ function passHits(config: NginxConfig): RuleHit[] {
       hits.push({
         file: pass.file,
         line: pass.line,
+        directive: pass,
         what: `${pass.name} ${arg} resolves ${named} per request, but no resolver is set: nginx cannot resolve it and answers 502`,
       });
   });
@@ -207,6 +208,7 @@ export const UPSTREAM_DNS_STALE: LintRule = {
           hits.push({
             file: server.file,
             line: server.line,
+            directive: server,
             what: `upstream ${block.args[0] ?? ''}: server ${address} is an unsubstituted template placeholder (an upstream server takes no variables): lint the rendered file`,
           });
           continue;
@@ -218,6 +220,7 @@ export const UPSTREAM_DNS_STALE: LintRule = {
             hits.push({
               file: server.file,
               line: server.line,
+              directive: server,
               what: `upstream ${block.args[0] ?? ''}: server ${address} resolve, but no resolver is set for it to use`,
             });
           continue;
@@ -225,6 +228,7 @@ export const UPSTREAM_DNS_STALE: LintRule = {
         hits.push({
           file: server.file,
           line: server.line,
+          directive: server,
           what: `upstream ${block.args[0] ?? ''}: server ${address} is resolved once, when nginx starts`,
         });
       }

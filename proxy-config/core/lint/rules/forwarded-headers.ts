@@ -66,6 +66,7 @@ export const FORWARDED_PROTO_MISSING: LintRule = {
       .map(({ block, chain, proxyPass }) => ({
         file: proxyPass.file,
         line: proxyPass.line,
+        directive: proxyPass,
         what: `${describeBlock(block)} proxies to ${proxyPass.args[0] ?? ''} without X-Forwarded-Proto${droppedNote(chain, 'x-forwarded-proto')}`,
       })),
 };
@@ -104,6 +105,7 @@ export const REQUEST_ID_MISSING: LintRule = {
         hits.set(`${proxyPass.file}:${proxyPass.line}`, {
           file: proxyPass.file,
           line: proxyPass.line,
+          directive: proxyPass,
           what: `${describeBlock(block)} does not send X-Request-ID upstream${droppedNote(chain, 'x-request-id')}`,
         });
       for (const log of accessLogsInEffect(chain, formats, main ? (serverOf(chain) ?? block) : undefined)) {

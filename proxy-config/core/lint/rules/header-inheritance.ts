@@ -1,3 +1,4 @@
+import { passDirective } from '../../nginx-config/pass-directives.js';
 import {
   childrenNamed,
   effectiveValue,
@@ -84,6 +85,7 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
     hits.push({
       file: first.file,
       line: first.line,
+      directive: first,
       what: `${name} in ${describeBlock(block)} drops ${dropped.map((d) => d.args[0] ?? '').join(', ')} set at ${source.file}:${source.line}`,
     });
   }
@@ -122,12 +124,11 @@ function sendsNothing(d: NginxDirective): boolean {
   return d.args[1] === '' && header !== 'etag' && header !== 'last-modified';
 }
 
-/** The passes whose upstream's response headers (its ETag among them) nginx hands on to the client. */
-const UPSTREAM_PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass']);
-
 /** True when the block, or a block inside it (a nested location, an if), hands on an upstream's response. */
 function passesUpstream(block: NginxDirective): boolean {
-  return (block.children ?? []).some((c) => UPSTREAM_PASSES.has(c.name) || passesUpstream(c));
+  return (block.children ?? []).some(
+    (c) => passDirective(c.name)?.upstreamHeaders === true || passesUpstream(c),
+  );
 }
 
 /**

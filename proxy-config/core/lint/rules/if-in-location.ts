@@ -35,6 +35,7 @@ export const IF_IN_LOCATION: LintRule = {
         hits.push({
           file: first.file,
           line: first.line,
+          directive: first,
           what: `${[...new Set(risky.map((inner) => inner.name))].join(', ')} inside if ${d.args.join(' ')} in ${describeBlock(block)}`,
         });
     });

@@ -37,7 +37,7 @@ export const INCLUDE_MISSING: LintRule = {
   title: 'included file not found',
   message:
     'nginx refuses to start when a file named by include (without a wildcard) does not exist. The rest of the config was linted without it: findings that depend on what it holds (headers, limits, upstreams) may be missing or wrong.',
-  fix: 'lint with the file in place (or --conf-prefix pointing at the directory relative includes resolve against), or use a wildcard (include conf.d/*.conf) where the file is optional',
+  fix: "lint with the file in place (or --conf-prefix pointing at the directory relative includes resolve against; a vhost drafted outside /etc/nginx that includes /etc/nginx/snippets/x.conf is linted against this machine's /etc/nginx with --conf-prefix /etc/nginx), or use a wildcard (include conf.d/*.conf) where the file is optional",
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
@@ -46,6 +46,7 @@ export const INCLUDE_MISSING: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `include ${d.args[0] ?? ''}: ${d.missing}; linted without it`,
         });
     });

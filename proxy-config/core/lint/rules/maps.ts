@@ -42,6 +42,7 @@ export const MAP_WITHOUT_DEFAULT: LintRule = {
       hits.push({
         file: d.file,
         line: d.line,
+        directive: d,
         what: `${d.name} ${d.args.join(' ')} has ${pairs} entries and no default: anything else gets ""`,
       });
     });
@@ -71,6 +72,7 @@ export const VARIABLE_DEFINED_TWICE: LintRule = {
         hits.push({
           file: lost.file,
           line: lost.line,
+          directive: lost,
           what: `${lost.name} ${lost.args.join(' ')} never applies: ${last.name} ${last.args.join(' ')} (${last.file}:${last.line}) defines the variable again, and nginx uses the last definition`,
         });
       }

@@ -1,3 +1,4 @@
+import { passDirective } from '../../nginx-config/pass-directives.js';
 import { contextsAllowing } from '../../nginx-config/check-directives.js';
 import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
 import {
@@ -45,6 +46,7 @@ export const LISTEN_DUPLICATE: LintRule = {
           hits.push({
             file: listen.file,
             line: listen.line,
+            directive: listen,
             what: `listen ${listen.args.join(' ')}: ${key} is already listed in this server at ${twice.file}:${twice.line} (nginx: a duplicate listen)`,
           });
         own.set(key, listen);
@@ -54,6 +56,7 @@ export const LISTEN_DUPLICATE: LintRule = {
           hits.push({
             file: listen.file,
             line: listen.line,
+            directive: listen,
             what: `listen ${listen.args.join(' ')}: socket options for ${key} were already given at ${first.file}:${first.line} (nginx: duplicate listen options)`,
           });
         else optionsAt.set(key, listen);
@@ -100,10 +103,6 @@ function anyMissingInclude(config: NginxConfig): boolean {
   return missing;
 }
 
-const PASSES = ['proxy_pass', 'grpc_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass'];
-/** Passes whose address has no default port: nginx -t refuses a bare name ("no port in upstream"). */
-const NO_DEFAULT_PORT = new Set(['fastcgi_pass', 'uwsgi_pass', 'scgi_pass']);
-
 /** The host part of a pass's address, when it is a plain name without port or variables. */
 function bareName(pass: NginxDirective): string | undefined {
   const arg = pass.args[0] ?? '';
@@ -116,14 +115,15 @@ function bareName(pass: NginxDirective): string | undefined {
 
 /**
  * A pass to a name that no upstream group defines and that is not a host name: nginx -t refuses
- * it ("no port in upstream" for FastCGI/uwsgi/SCGI, "host not found in upstream" for proxy_pass).
+ * it ("no port in upstream" for FastCGI/uwsgi/SCGI/gRPC/memcached, "host not found in upstream" for
+ * proxy_pass).
  */
 export const UPSTREAM_UNDEFINED: LintRule = {
   id: 'upstream-undefined',
   severity: 'error',
   title: 'pass to an upstream that is not defined',
   message:
-    'A proxy_pass/fastcgi_pass name that no upstream {} block defines is taken for a host name: fastcgi_pass, uwsgi_pass and scgi_pass then need a port ("no port in upstream"), and proxy_pass resolves it at start ("host not found in upstream"). nginx -t fails and a reload keeps the old config: usually a typo, or the upstream block sits in a file that is not included.',
+    'A proxy_pass/fastcgi_pass name that no upstream {} block defines is taken for a host name: fastcgi_pass, uwsgi_pass, scgi_pass, grpc_pass and memcached_pass then need a port ("no port in upstream"), and proxy_pass resolves it at start ("host not found in upstream"). nginx -t fails and a reload keeps the old config: usually a typo, or the upstream block sits in a file that is not included.',
   fix: 'define the group (upstream php-handler { server unix:/run/php/php-fpm.sock; }) in an included file, or fix the name; a real host is written with its port (fastcgi_pass app:9000;)',
   runbook: null,
   test: (config) => {
@@ -133,18 +133,20 @@ export const UPSTREAM_UNDEFINED: LintRule = {
     const defined = listUpstreams(config);
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {
-      if (!PASSES.includes(d.name)) return;
+      const kind = passDirective(d.name);
+      if (!kind) return;
       const name = bareName(d);
       if (name === undefined || defined.has(name)) return;
       // proxy_pass http://name resolves name:80: a dotted name or localhost may well be a host,
       // and so may a single word (a container name) in a config that defines no upstream groups.
       const looksLikeHost =
         name === 'localhost' || /^[\d.]+$/.test(name) || name.includes('.') || defined.size === 0;
-      if (!NO_DEFAULT_PORT.has(d.name) && looksLikeHost) return;
+      if (kind.defaultPort && looksLikeHost) return;
       hits.push({
         file: d.file,
         line: d.line,
-        what: `${d.name} ${d.args[0] ?? ''}: no upstream ${name} is defined${NO_DEFAULT_PORT.has(d.name) ? ' and a host needs a port' : ''}`,
+        directive: d,
+        what: `${d.name} ${d.args[0] ?? ''}: no upstream ${name} is defined${kind.defaultPort ? '' : ' and a host needs a port'}`,
       });
     });
     return hits;
@@ -177,6 +179,7 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
       hits.push({
         file: tls.file,
         line: tls.line,
+        directive: tls,
         what: whole
           ? `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it`
           : `listen ${tls.args.join(' ')} with no ssl_certificate in this file: unless the http level that includes it sets one, nginx -t refuses it`,
@@ -224,6 +227,7 @@ export const PROXY_PASS_URI_NOT_ALLOWED: LintRule = {
       hits.push({
         file: pass.file,
         line: pass.line,
+        directive: pass,
         what: `proxy_pass ${pass.args[0] ?? ''} has the URI part ${target.uri} ${where} (nginx: proxy_pass cannot have URI part)`,
       });
     });
@@ -253,6 +257,7 @@ export const DIRECTIVE_NOT_ALLOWED: LintRule = {
       hits.push({
         file: d.file,
         line: d.line,
+        directive: d,
         what: `"${d.name}" directive is not allowed here (in ${d.notAllowedIn}; nginx takes it in ${allowed.join(', ')})`,
       });
     });

@@ -21,6 +21,7 @@ export const TRY_FILES_WITHOUT_OPEN_FILE_CACHE: LintRule = {
       hits.push({
         file: d.file,
         line: d.line,
+        directive: d,
         what: cache
           ? `try_files ${d.args.join(' ')} with open_file_cache off (${cache.file}:${cache.line})`
           : `try_files ${d.args.join(' ')} without open_file_cache`,

@@ -241,6 +241,7 @@ export const ORIGIN_REGEX_UNSAFE: LintRule = {
           hits.push({
             file: d.file,
             line: d.line,
+            directive: d,
             what: '$http_referrer is always empty: the header is spelled Referer ($http_referer)',
           });
         const checked = CHECKED_VARIABLES[condition.variable];

@@ -45,6 +45,7 @@ export const PROXY_PASS_NORMALIZED: LintRule = {
         hits.push({
           file: pass.file,
           line: pass.line,
+          directive: pass,
           what: `proxy_pass ${arg} after rewrite ^ $request_uri (line ${rawPath.line}) escapes the raw path again: /a%2Fb arrives as /a%252Fb`,
         });
         return;
@@ -56,6 +57,7 @@ export const PROXY_PASS_NORMALIZED: LintRule = {
       hits.push({
         file: pass.file,
         line: pass.line,
+        directive: pass,
         what: `proxy_pass ${arg} in location ${path}: the URI part repeats the location, so it changes no path but sends the decoded one (/a%2Fb arrives as /a/b)`,
         // Harmless to most apps (they decode the path themselves): advice, not a defect.
         severity: 'note',

@@ -31,6 +31,7 @@ export const PROXY_PASS_SLASH_MISMATCH: LintRule = {
       hits.push({
         file: proxyPass.file,
         line: proxyPass.line,
+        directive: proxyPass,
         what: `location ${path} with proxy_pass ${proxyPass.args[0] ?? ''} forwards ${request} as ${target.uri}${request.slice(path.length)}`,
       });
     }

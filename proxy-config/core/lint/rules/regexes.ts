@@ -31,6 +31,7 @@ function missingCaptures(regex: ConfigRegex, groups: number): RuleHit[] {
     hits.push({
       file: reader.file,
       line: reader.line,
+      directive: reader,
       what: `${reader.name} uses ${refs.map((n) => `$${n}`).join(', ')} but ${describe(regex)} ${why}`,
     });
   if (regex.source === 'rewrite') {
@@ -45,6 +46,7 @@ function missingCaptures(regex: ConfigRegex, groups: number): RuleHit[] {
       hits.push({
         file: d.file,
         line: d.line,
+        directive: d,
         what: `map value ${d.args.join(' ')} uses ${refs.map((n) => `$${n}`).join(', ')} but ${describe(regex)} ${groups === 0 ? 'has no capture group' : `has only ${groups}`}`,
       });
     return hits;

@@ -87,6 +87,7 @@ export const ROOT_REPEATS_LOCATION: LintRule = {
       hits.push({
         file: d.file,
         line: d.line,
+        directive: d,
         what: `root ${d.args[0] ?? ''} in location ${location.args.join(' ')}: ${path} is looked up at ${root}${tail}/…, the location path twice`,
       });
     });

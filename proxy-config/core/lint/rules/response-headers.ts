@@ -42,6 +42,7 @@ export const ADD_HEADER_MULTILINE: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `${d.name} ${broken.name}: its value holds a line break`,
         });
     });
@@ -78,6 +79,7 @@ export const ADD_HEADER_CONTENT_TYPE: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `add_header Content-Type ${header.value} (use default_type ${header.value})`,
         });
     });
@@ -125,6 +127,7 @@ export const PROXY_SET_HEADER_RESPONSE_ONLY: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `${d.name} ${name}: a response header, sent to the upstream as part of the request; browsers never see it`,
         });
     });
@@ -161,6 +164,7 @@ export const PROXY_SET_HEADER_DUPLICATE: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `proxy_set_header ${d.args[0] ?? ''} again (first at ${earlier.file}:${earlier.line}): the upstream gets two ${d.args[0] ?? ''} headers${name === 'host' ? ' and an nginx upstream answers 400' : ''}`,
           ...(name === 'host' ? {} : { severity: 'warning' as const }),
         });

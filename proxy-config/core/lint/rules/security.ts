@@ -101,6 +101,7 @@ export const ALIAS_TRAVERSAL: LintRule = {
             hits.push({
               file: alias.file,
               line: alias.line,
+              directive: alias,
               what: `location ${modifier} ${path} with alias ${target}: ${escape.why}`,
               ...(escape.severity ? { severity: escape.severity } : {}),
             });
@@ -114,11 +115,13 @@ export const ALIAS_TRAVERSAL: LintRule = {
             ? {
                 file: alias.file,
                 line: alias.line,
+                directive: alias,
                 what: `location ${path} with alias ${target} serves ${path}../ from the parent directory`,
               }
             : {
                 file: alias.file,
                 line: alias.line,
+                directive: alias,
                 what: `location ${path} with alias ${target} serves ${path}-old/ from ${target}-old/ (any name starting with ${target})`,
                 severity: 'warning',
               },
@@ -150,6 +153,7 @@ export const HOST_HEADER_SPOOFABLE: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `proxy_set_header Host ${d.args[1] ?? ''}${spoofable.what === d.args[1] ? '' : ` (from ${spoofable.what})`}`,
         });
     });
@@ -219,6 +223,7 @@ export const HTTP_SPLITTING: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `${d.name} ${d.args.join(' ')}: ${breaking.what} can hold a line break`,
         });
     });

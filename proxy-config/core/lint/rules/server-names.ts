@@ -47,6 +47,7 @@ export const SERVER_NAME_CONFLICT: LintRule = {
             hits.push({
               file: d.file,
               line: d.line,
+              directive: d,
               what: `server_name ${name} on ${key} is already claimed at ${first.file}:${first.line}; this server is ignored for it`,
             });
         }

@@ -1,11 +1,10 @@
+import { passDirective } from '../../nginx-config/pass-directives.js';
 import { walkDirectives } from '../../nginx-config/query.js';
 import type { NginxConfig } from '../../nginx-config/types.js';
 import { isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { setsOf, sourcesIn, type ValueSite, type VariableSource } from '../variable-sources.js';
-
-const PASSES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass']);
 
 /** The scheme and host parts of a `*_pass` target (`$1://$2/rest` → `$1://`, `$2`). */
 const TARGET = /^([^?#/)]+:\/\/)?([^?#/)]+)/;
@@ -51,13 +50,14 @@ export const PROXY_PASS_SSRF: LintRule = {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d, chain) => {
       const location = chain.findLast((block) => block.name === 'location');
-      if (!PASSES.has(d.name) || (location && isInternalLocation(location))) return;
+      if (!passDirective(d.name)?.variables || (location && isInternalLocation(location))) return;
       for (const [target, site] of expandedTargets(d.args[0] ?? '', { directive: d, chain }, 0)) {
         const source = hostSource(target, site, config);
         if (!source) continue;
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `${d.name} ${d.args[0] ?? ''}: ${source.what} names the host`,
         });
         return;

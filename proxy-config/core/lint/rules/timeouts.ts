@@ -41,12 +41,14 @@ export const TIMEOUT_NOT_NESTED: LintRule = {
           hits.push({
             file: note.file,
             line: note.line,
+            directive: note,
             what: `# ${note.name} "${note.args.join(' ')}" is not an nginx time`,
           });
         else if (isBad(declared))
           hits.push({
             file: at.file,
             line: at.line,
+            directive: at,
             what: `${shown} is ${relation} ${formatNginxTime(declared)}`,
           });
       };

@@ -43,6 +43,7 @@ export const UPSTREAM_KEEPALIVE_MISSING: LintRule = {
         hits.push({
           file: block.file,
           line: block.line,
+          directive: block,
           what: `upstream ${block.args[0] ?? ''} has no keepalive`,
         });
     const main = isMainConfig(config);
@@ -53,6 +54,7 @@ export const UPSTREAM_KEEPALIVE_MISSING: LintRule = {
       hits.push({
         file: proxyPass.file,
         line: proxyPass.line,
+        directive: proxyPass,
         what: `proxy_pass ${proxyPass.args[0] ?? ''} goes to a bare address with no keep-alive pool`,
       });
     }
@@ -108,6 +110,7 @@ export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
         hits.push({
           file: proxyPass.file,
           line: proxyPass.line,
+          directive: proxyPass,
           what: `${describeBlock(block)} → upstream ${upstream.args[0] ?? ''}: ${problems.join('; ')}`,
         });
     }

@@ -51,6 +51,7 @@ export const WORKER_RLIMIT_NOFILE_LOW: LintRule = {
       {
         file: limit.file,
         line: limit.line,
+        directive: limit,
         what: `worker_rlimit_nofile ${limit.args[0] ?? ''} is below 2 × worker_connections ${connections}: set it to ${need} or more`,
       },
     ];
@@ -73,6 +74,7 @@ export const SERVER_TOKENS_ON: LintRule = {
         hits.push({
           file: directive.file,
           line: directive.line,
+          directive: directive,
           what: `server_tokens ${directive.args.join(' ')}`,
         });
     });
@@ -86,6 +88,7 @@ export const SERVER_TOKENS_ON: LintRule = {
         hits.push({
           file: http.file,
           line: http.line,
+          directive: http,
           what: 'server_tokens is not set, so it is on (the default)',
         });
     }
