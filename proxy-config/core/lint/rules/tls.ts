@@ -113,6 +113,7 @@ export const TLS_PROTOCOLS_WEAK: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `${d.name} enables ${weak.join(', ')}`,
           // Only beside TLS 1.2/1.3: alone, no current client (nor OpenSSL 3's default level) can connect.
           ...(weak.every((p) => DEPRECATED_PROTOCOLS.has(p)) && d.args.some((p) => MODERN_PROTOCOLS.has(p))
@@ -164,6 +165,7 @@ export const TLS_CIPHERS_WEAK: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `${d.name} enables ${weak.join(', ')}`,
           // Only beside strong suites: a list of 3DES alone leaves current browsers nothing to agree on.
           ...(weak.every(weakButNotOpen) && enablesOtherSuites(d.args.join(':'), weak)
@@ -191,6 +193,7 @@ export const SSL_DIRECTIVE_OBSOLETE: LintRule = {
         hits.push({
           file: d.file,
           line: d.line,
+          directive: d,
           what: `ssl ${d.args.join(' ')}: nginx 1.25.1 and later refuse this directive (use listen … ssl)`,
         });
     });
@@ -217,6 +220,7 @@ export const SSL_STAPLING_WITHOUT_RESOLVER: LintRule = {
       hits.push({
         file: d.file,
         line: d.line,
+        directive: d,
         what: isMainConfig(config)
           ? 'ssl_stapling on with no resolver in effect: the OCSP responder keeps the address it had at start'
           : 'ssl_stapling on with no resolver in this file: unless the http level that includes it sets one, the OCSP responder keeps the address it had at start',
