@@ -207,7 +207,7 @@ export const SSL_STAPLING_WITHOUT_RESOLVER: LintRule = {
   severity: 'note',
   title: 'ssl_stapling on without a resolver',
   message:
-    "nginx resolves the CA's OCSP responder once, when it loads the config; with `resolver` it resolves it again at each refresh. Without one it keeps the start-up addresses (logging \"no resolver defined to resolve\" at every refresh): when the CA moves its responder, stapling stops until the next reload, and clients that check revocation ask the CA themselves.",
+    'nginx resolves the CA\'s OCSP responder once, when it loads the config; with `resolver` it resolves it again at each refresh. Without one it keeps the start-up addresses (logging "no resolver defined to resolve" at every refresh): when the CA moves its responder, stapling stops until the next reload, and clients that check revocation ask the CA themselves.',
   fix: 'resolver 127.0.0.53 valid=300s; (or the local/VPC resolver) beside ssl_stapling on; or give the response with ssl_stapling_file',
   runbook: null,
   test: (config) => {
