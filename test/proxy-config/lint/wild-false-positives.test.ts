@@ -731,3 +731,49 @@ server {
       ]);
   });
 });
+
+describe('a client value after a fixed prefix in the proxy_pass host (Netdata)', () => {
+  // netdata/netdata docs, Running-behind-nginx.md, "multiple servers" (conf.d file).
+  const netdata = `
+upstream backend-server1 { server 10.1.1.103:19999; keepalive 64; }
+upstream backend-server2 { server 10.1.1.104:19999; keepalive 64; }
+server {
+    listen 80;
+    location ~ /netdata/(?<behost>.*?)/(?<ndpath>.*) {
+        proxy_http_version 1.1;
+        proxy_set_header Connection "keep-alive";
+        proxy_pass http://backend-$behost/$ndpath$is_args$args;
+    }
+}`;
+  const whole = (body: string) => `events {} http { ${body} }`;
+  const severities = (text: string, id: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId === id)
+      .map((f) => f.severity);
+
+  it('is no SSRF in a whole config without a resolver: only the backend-* groups can match', () => {
+    expect(fired(whole(netdata), 'proxy-pass-ssrf')).toEqual([]);
+  });
+
+  it('is a warning in a snippet, whose http level may set a resolver', () => {
+    expect(severities(netdata, 'proxy-pass-ssrf')).toEqual(['warning']);
+  });
+
+  it('is SSRF again with a resolver: backend-x.evil.example is the client’s host', () => {
+    expect(severities(whole(`resolver 127.0.0.53; ${netdata}`), 'proxy-pass-ssrf')).toEqual(['error']);
+  });
+
+  it('needs no resolver when upstream groups start with the prefix (upstream-dns-stale quiet)', () => {
+    expect(fired(whole(netdata), 'upstream-dns-stale')).toEqual([]);
+    expect(fired(whole(netdata.replaceAll('backend-server', 'node')), 'upstream-dns-stale')).toHaveLength(1);
+  });
+});
+
+describe('alias-traversal on a prefix location that never matches', () => {
+  it('stays quiet on a regex written without ~ (mailcow site-defaults.conf): no URI reaches it', () => {
+    const mailcow =
+      'server { location (^/SOGo/so/ControlPanel/Products/([^/]*)/Resources/(.*)$) { alias /usr/lib/GNUstep/SOGo/$1.SOGo/Resources/$2; } }';
+    expect(fired(mailcow, 'alias-traversal')).toEqual([]);
+    expect(fired('server { location /i { alias /data/images/; } }', 'alias-traversal')).toHaveLength(1);
+  });
+});

@@ -162,7 +162,12 @@ function passHits(config: NginxConfig): RuleHit[] {
     const whole = /^\$\{?(\w+)\}?$/.exec(arg);
     const inHost = /^[a-z]+:\/\/\$\{?(\w+)\}?(?::\d+)?(?:\/.*)?$/i.exec(url);
     const variable = whole?.[1] ?? inHost?.[1];
-    const literal = /^[a-z]+:\/\/([^$/]+)(?:[/$]|$)/i.exec(url)?.[1];
+    const head = /^[a-z]+:\/\/([^$/]+)([/$]|$)/i.exec(url);
+    const literal = head?.[1];
+    // `http://backend-$behost/` (Netdata's sample): a prefix, not a host; with upstream groups that
+    // start with it, nginx takes the group of that name and needs no resolver.
+    if (literal && head?.[2] === '$' && [...upstreams.keys()].some((name) => name.startsWith(literal)))
+      return;
     const hosts = variable
       ? spelledOutValues(config, chain, variable).flatMap((value) => {
           const host = whole

@@ -108,6 +108,9 @@ export const ALIAS_TRAVERSAL: LintRule = {
           continue;
         }
         if ((modifier !== '' && modifier !== '^~') || path.endsWith('/')) continue;
+        // A prefix that does not start with "/" never matches a URI (mailcow's `location (^/SOGo…)`,
+        // a regex written without ~): nothing is served through it, let alone a parent directory.
+        if (!path.startsWith('/')) continue;
         // Without a slash on either side only sibling names beginning like the alias are reachable
         // (Magento's `location /pub { alias $MAGE_ROOT/pub; }`): a warning, not a read of the parent.
         hits.push(

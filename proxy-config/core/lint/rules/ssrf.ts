@@ -1,5 +1,5 @@
 import { passDirective } from '../../nginx-config/pass-directives.js';
-import { walkDirectives } from '../../nginx-config/query.js';
+import { effectiveDirective, isMainConfig, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxConfig } from '../../nginx-config/types.js';
 import { isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
@@ -37,6 +37,18 @@ function hostSource(target: string, site: ValueSite, config: NginxConfig): Varia
   return undefined;
 }
 
+/**
+ * A host part with a fixed prefix before the client's value (`http://backend-$behost/`, Netdata's
+ * sample) is never an IP literal: without a resolver nginx can only match it against upstream
+ * groups (anything else is a 502), so the client picks among the config's own groups. With a
+ * resolver, `backend-x.evil.example` is the client's own host again.
+ */
+function fixedPrefixHost(target: string): boolean {
+  const host = TARGET.exec(target)?.[2] ?? '';
+  const prefix = host.slice(0, host.indexOf('$'));
+  return prefix !== '' && !prefix.startsWith('[') && /[^0-9.]/.test(prefix);
+}
+
 /** gixy's ssrf: a client-chosen host in proxy_pass turns nginx into an open proxy into the network. */
 export const PROXY_PASS_SSRF: LintRule = {
   id: 'proxy-pass-ssrf',
@@ -54,6 +66,20 @@ export const PROXY_PASS_SSRF: LintRule = {
       for (const [target, site] of expandedTargets(d.args[0] ?? '', { directive: d, chain }, 0)) {
         const source = hostSource(target, site, config);
         if (!source) continue;
+        const resolver =
+          effectiveDirective(chain, 'resolver') ?? config.directives.find((r) => r.name === 'resolver');
+        if (fixedPrefixHost(target) && !resolver) {
+          // In a whole config no resolver means none; a snippet's http level may still set one.
+          if (isMainConfig(config)) continue;
+          hits.push({
+            file: d.file,
+            line: d.line,
+            directive: d,
+            severity: 'warning',
+            what: `${d.name} ${d.args[0] ?? ''}: ${source.what} names the host after a fixed prefix; with no resolver in this file only upstream groups match, but a resolver at the http level that includes it would let the client name its own host`,
+          });
+          return;
+        }
         hits.push({
           file: d.file,
           line: d.line,
