@@ -227,10 +227,15 @@ export class RoundRunner {
       case 'add': {
         const fresh = this.fresh!;
         const { outcome, oldOut } = await traffic.switchIn(fresh, old, input.current);
+        // The new instance takes its old one's place in the list (beside it until the old leaves), so
+        // the next deploy's rounds, and so its canary, come in the same order however a batch's
+        // rounds interleave.
+        const at = input.current.indexOf(old);
         if (oldOut) {
-          input.current.splice(input.current.indexOf(old), 1, fresh);
+          input.current.splice(at, 1, fresh);
           old.inUpstream = false;
-        } else input.current.push(fresh);
+        } else if (at === -1) input.current.push(fresh);
+        else input.current.splice(at + 1, 0, fresh);
         fresh.inUpstream = true;
         await input.save();
         this.watchFrom = await context.logs.end();

@@ -74,7 +74,11 @@ describe('batches, the canary host and rollback across hosts', () => {
     ).releases;
 
   it('--batch 2 runs both app hosts together; --canary runs app1 alone first; rollback goes back to the release before, on every nginx host', async () => {
-    const together = await deploy('--version', 'v2', '--batch', '2');
+    // app1's round is the slower of the batch: app2's new instance joins the upstream first. The
+    // canary below is still app1, the first in the list: each new instance takes its old one's place.
+    const slow = join(fleet.hosts.host('app1').dir, 'apps', 'slow-start');
+    await writeFile(slow, '');
+    const together = await deploy('--version', 'v2', '--batch', '2').finally(() => rm(slow, { force: true }));
     const steps = together.filter((e) => e.type === 'step-start' || e.type === 'step-done');
     const lastOf1 = steps.findLastIndex((e) => e.host === 'app1');
     const firstOf2 = steps.findIndex((e) => e.host === 'app2');

@@ -50,6 +50,8 @@ case "$1" in
 start)
   # A test makes a host's start fail by leaving this file there.
   [ -e "$4/fail-start" ] && { echo "start refused on purpose"; exit 1; }
+  # And slows it down with this one (a round of a batch that ends after the other).
+  [ -e "$4/slow-start" ] && sleep 2
   DATABASE_URL='${DB_URL}' PROXYOPS_RATE_LIMIT=10000000 PROXYOPS_PROXY_KEEP_ALIVE_MS=2000 \\
   PROXYOPS_HEALTH_INTERVAL_MS=500 PROXYOPS_HEALTH_THRESHOLD=2 PROXYOPS_DRAIN_MARGIN_MS=500 \\
     setsid "$(dirname "$0")/bin/proxyops" api --seed --host "$2" --port "$3" --drain hand-over >> "$4/app-$3.log" 2>&1 < /dev/null &
