@@ -189,6 +189,11 @@ export function effectiveDirective(chain: ScopeChain, name: string): NginxDirect
   return effectiveDirectives(chain, name)[0];
 }
 
+/** The `resolver` in effect: along the chain, or at the top of a snippet read on its own. */
+export function resolverInEffect(config: NginxConfig, chain: ScopeChain): NginxDirective | undefined {
+  return effectiveDirective(chain, 'resolver') ?? config.directives.find((d) => d.name === 'resolver');
+}
+
 /** The first argument of the effective directive `name`, or `fallback` (nginx's default) when unset. */
 export function effectiveValue(chain: ScopeChain, name: string, fallback?: string): string | undefined {
   return effectiveDirective(chain, name)?.args[0] ?? fallback;

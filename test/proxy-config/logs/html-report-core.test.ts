@@ -20,6 +20,9 @@ import {
 } from '../../../proxy-config/core/logs/stats-state.js';
 import { summarizeStats, type TimelineSummary } from '../../../proxy-config/core/logs/summarize-stats.js';
 
+/** A format that logs every field the report draws (proxyops'). */
+const EVERY_FIELD = { time: true, requestTime: true, upstream: true, headerTime: true, path: true };
+
 const point = (time: string, records: number, fivexx = 0): TimelineSummary => ({
   time,
   records,
@@ -128,13 +131,7 @@ describe('axis ticks', () => {
 
 describe('the report cap on upstreams', () => {
   it('draws the busiest REPORT_UPSTREAMS and counts the rest', () => {
-    const state = createStatsState({
-      time: true,
-      requestTime: true,
-      upstream: true,
-      headerTime: true,
-      path: true,
-    });
+    const state = createStatsState(EVERY_FIELD);
     for (let i = 0; i < REPORT_UPSTREAMS + 10; i++) {
       const up = createUpstreamState();
       up.requests = 1000 - i;
@@ -182,13 +179,7 @@ describe('a format with upstreams but no $upstream_header_time (ingress-nginx)',
 
 describe('a report of a damaged .gz input', () => {
   it('says at the top that its counts are partial, with each damage as the run said it; nothing when whole', () => {
-    const state = createStatsState({
-      time: true,
-      requestTime: true,
-      upstream: true,
-      headerTime: true,
-      path: true,
-    });
+    const state = createStatsState(EVERY_FIELD);
     const whole = renderStatsHtml(summarizeStats(state, { format: 'proxyops', inputs: ['a.log.gz'] }));
     expect(whole).not.toContain('id="damaged"');
     state.damaged = Array.from({ length: 12 }, (_, i) => ({
@@ -213,13 +204,7 @@ describe('a report of a damaged .gz input', () => {
 
 describe('the report size', () => {
   it('stays under 1 MB with every bound of the statistics at its maximum', () => {
-    const state = createStatsState({
-      time: true,
-      requestTime: true,
-      upstream: true,
-      headerTime: true,
-      path: true,
-    });
+    const state = createStatsState(EVERY_FIELD);
     const long = (n: number, c = 'x') => c.repeat(n);
     for (let code = 0; code < 1000; code++) state.status[code] = code + 1;
     for (let i = 0; i < MAX_UPSTREAMS; i++) {

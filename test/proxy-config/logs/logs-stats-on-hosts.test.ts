@@ -117,20 +117,15 @@ afterAll(async () => {
   await hosts?.teardown();
 });
 
+/** `proxyops logs stats ARGS` reading edge-a's and edge-b's logs there. */
+const statsOnBoth = (...args: string[]) =>
+  proxyops('logs', 'stats', '--host', 'edge-a', '--host', 'edge-b', ...args);
+
 describe('logs stats --host: each host reads its logs there, one report over all', () => {
   const files = () => [`${mp}/logs/access.log.1.gz`, `${mp}/logs/access.log`];
 
   it('gives exactly the counts and percentiles of one run over both hosts’ logs concatenated', async () => {
-    const remote = await proxyops(
-      'logs',
-      'stats',
-      '--json',
-      '--host',
-      'edge-a',
-      '--host',
-      'edge-b',
-      ...files(),
-    );
+    const remote = await statsOnBoth('--json', ...files());
     expect(remote.code, remote.stderr).toBe(0);
     const local = await proxyops(
       'logs',
@@ -158,16 +153,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
 
   it('prints the same table and --fail-if as a run here, over the merged state', async () => {
     const args = ['--fail-if', '5xx_ratio>0.001', '--fail-if', '499>1000000'];
-    const remote = await proxyops(
-      'logs',
-      'stats',
-      '--host',
-      'edge-a',
-      '--host',
-      'edge-b',
-      ...files(),
-      ...args,
-    );
+    const remote = await statsOnBoth(...files(), ...args);
     const local = await proxyops(
       'logs',
       'stats',
@@ -192,16 +178,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
     const port = await freePort();
     for (const name of ['edge-a', 'edge-b']) await startHostNginx(hosts, name, port);
     const pidFile = ['--pid-file', `${mp}/run/nginx.pid`];
-    const remote = await proxyops(
-      'logs',
-      'stats',
-      '--json',
-      '--host',
-      'edge-a',
-      '--host',
-      'edge-b',
-      ...pidFile,
-    );
+    const remote = await statsOnBoth('--json', ...pidFile);
     expect(remote.code, remote.stderr).toBe(0);
     const live = [`${mp}/logs/access.log`];
     const local = await proxyops(
@@ -217,16 +194,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
   }, 120_000);
 
   it('a file missing on one host: one line naming it, exit 2, no report', async () => {
-    const result = await proxyops(
-      'logs',
-      'stats',
-      '--json',
-      '--host',
-      'edge-a',
-      '--host',
-      'edge-b',
-      `${mp}/logs/access.log.2.gz`,
-    );
+    const result = await statsOnBoth('--json', `${mp}/logs/access.log.2.gz`);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -238,16 +206,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
   it('logs empty on every host (just rotated): nothing to count, exit 2, one line, no report', async () => {
     for (const name of ['edge-a', 'edge-b'])
       await writeFile(join(hosts.host(name).dir, 'logs', 'rotated-now.log'), '');
-    const result = await proxyops(
-      'logs',
-      'stats',
-      '--json',
-      '--host',
-      'edge-a',
-      '--host',
-      'edge-b',
-      `${mp}/logs/rotated-now.log`,
-    );
+    const result = await statsOnBoth('--json', `${mp}/logs/rotated-now.log`);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -255,17 +214,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
       `edge-a:${mp}/logs/rotated-now.log, edge-b:${mp}/logs/rotated-now.log: all 2 inputs are empty, nothing to count`,
     );
     // As one part of a larger total (--state-out -), an empty state is the answer, as on one machine.
-    const part = await proxyops(
-      'logs',
-      'stats',
-      '--state-out',
-      '-',
-      '--host',
-      'edge-a',
-      '--host',
-      'edge-b',
-      `${mp}/logs/rotated-now.log`,
-    );
+    const part = await statsOnBoth('--state-out', '-', `${mp}/logs/rotated-now.log`);
     expect(part.code, part.stderr).toBe(0);
     expect((JSON.parse(part.stdout) as { lines: number }).lines).toBe(0);
   }, 120_000);
@@ -277,18 +226,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
     await writeFile(join(hosts.host('edge-b').dir, 'logs', 'old.log.gz'), cut);
     const file = `${mp}/logs/old.log.gz`;
     const state = join(hosts.host('edge-a').dir, 'damaged.state.json');
-    const remote = await proxyops(
-      'logs',
-      'stats',
-      '--json',
-      '--state-out',
-      state,
-      '--host',
-      'edge-a',
-      '--host',
-      'edge-b',
-      file,
-    );
+    const remote = await statsOnBoth('--json', '--state-out', state, file);
     expect(remote.code, remote.stderr).toBe(2);
     const local = await proxyops(
       'logs',
@@ -331,17 +269,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
     await writeFile(join(hosts.host('edge-b').dir, 'old-proxyops'), '');
     await hosts.lose('edge-c', 'sshd');
     try {
-      const result = await proxyops(
-        'logs',
-        'stats',
-        '--host',
-        'edge-a',
-        '--host',
-        'edge-b',
-        '--host',
-        'edge-c',
-        ...files(),
-      );
+      const result = await statsOnBoth('--host', 'edge-c', ...files());
       expect(result.code).not.toBe(0);
       expect(result.stdout).toBe('');
       const lines = result.stderr.trim().split('\n');
@@ -400,15 +328,7 @@ describe('logs stats --host: each host reads its logs there, one report over all
     const combined = lines.map((line) => line.replace(/ rt=.*$/, '')).join('\n');
     await writeFile(join(hosts.host('edge-a').dir, 'logs', 'mixed.log'), lines.join('\n'));
     await writeFile(join(hosts.host('edge-b').dir, 'logs', 'mixed.log'), combined);
-    const result = await proxyops(
-      'logs',
-      'stats',
-      '--host',
-      'edge-a',
-      '--host',
-      'edge-b',
-      `${mp}/logs/mixed.log`,
-    );
+    const result = await statsOnBoth(`${mp}/logs/mixed.log`);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^proxyops: edge-b: .*states merge only within one log format/);

@@ -8,10 +8,11 @@ import {
   isMainConfig,
   listUpstreams,
   listUpstreamScopes,
+  resolverInEffect,
   walkDirectives,
   type ScopeChain,
 } from '../../nginx-config/query.js';
-import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import type { NginxConfig } from '../../nginx-config/types.js';
 import { unusedUpstreams } from '../proxied-locations.js';
 import type { LintRule, RuleHit } from '../types.js';
 
@@ -109,11 +110,6 @@ function spelledOutValues(config: NginxConfig, chain: ScopeChain, name: string):
       for (const entry of d.entries ?? []) if (entry.args[0] !== undefined) values.push(entry.args[0]);
   });
   return values.filter((v) => !v.includes('$'));
-}
-
-/** The `resolver` in effect: along the chain, or at the top of a snippet read on its own. */
-function resolverInEffect(config: NginxConfig, chain: ScopeChain): NginxDirective | undefined {
-  return effectiveDirective(chain, 'resolver') ?? config.directives.find((d) => d.name === 'resolver');
 }
 
 /** Names that never change address: localhost (RFC 6761) and its subdomains. */

@@ -1,5 +1,5 @@
 import { passDirective } from '../../nginx-config/pass-directives.js';
-import { effectiveDirective, isMainConfig, walkDirectives } from '../../nginx-config/query.js';
+import { isMainConfig, resolverInEffect, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxConfig } from '../../nginx-config/types.js';
 import { isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
@@ -66,9 +66,7 @@ export const PROXY_PASS_SSRF: LintRule = {
       for (const [target, site] of expandedTargets(d.args[0] ?? '', { directive: d, chain }, 0)) {
         const source = hostSource(target, site, config);
         if (!source) continue;
-        const resolver =
-          effectiveDirective(chain, 'resolver') ?? config.directives.find((r) => r.name === 'resolver');
-        if (fixedPrefixHost(target) && !resolver) {
+        if (fixedPrefixHost(target) && !resolverInEffect(config, chain)) {
           // In a whole config no resolver means none; a snippet's http level may still set one.
           if (isMainConfig(config)) continue;
           hits.push({
