@@ -2,7 +2,8 @@
 // module (the response-cache tests), chromium (the HTML report test), prometheus with its promtool
 // (the tests of the access-log metrics), OpenSSH's client and server (the tests of several hosts
 // start their own sshd), supervisor (the deploy-hook tests start their own supervisord) and nftables
-// (blue/green deploys refuse nginx's connections to the old instance). The same code as `proxyops up` (proxy-config/shell/system-packages.ts):
+// (blue/green deploys refuse nginx's connections to the old instance), strace (a refusal test holds a
+// new nginx worker before it drops to its user). The same code as `proxyops up` (proxy-config/shell/system-packages.ts):
 // installs what is missing when running as root on Debian, otherwise names the command.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -15,11 +15,20 @@ export interface SystemPackage {
  * chromium (only the HTML report test uses it), prometheus (only the tests of `logs stats`'s metrics
  * use it: the server scrapes them, and its promtool checks the text), the OpenSSH client (the
  * transport to the nginx hosts of a spec's `proxies`) and server (the test hosts run it),
- * supervisor (the deploy-hook tests run app instances as its programs), and nftables (a blue/green
- * deploy refuses nginx's new connections to the old instance before it stops; see docs/deploys.md).
+ * supervisor (the deploy-hook tests run app instances as its programs), nftables (a blue/green
+ * deploy refuses nginx's new connections to the old instance before it stops; see docs/deploys.md), and
+ * strace (only a refusal test uses it, to hold a new nginx worker at the moment before it drops to its user).
  */
 export const SYSTEM_PACKAGES: Record<
-  'nginx' | 'njs' | 'chromium' | 'prometheus' | 'sshClient' | 'sshServer' | 'supervisor' | 'nftables',
+  | 'nginx'
+  | 'njs'
+  | 'chromium'
+  | 'prometheus'
+  | 'sshClient'
+  | 'sshServer'
+  | 'supervisor'
+  | 'nftables'
+  | 'strace',
   SystemPackage
 > = {
   nginx: { name: 'nginx', candidates: ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'] },
@@ -30,6 +39,7 @@ export const SYSTEM_PACKAGES: Record<
   sshServer: { name: 'openssh-server', candidates: ['/usr/sbin/sshd'] },
   supervisor: { name: 'supervisor', candidates: ['/usr/bin/supervisord'] },
   nftables: { name: 'nftables', candidates: ['/usr/sbin/nft'] },
+  strace: { name: 'strace', candidates: ['/usr/bin/strace'] },
 };
 
 /** What to do about missing packages: nothing, install them (root on Debian), or tell the exact command. */

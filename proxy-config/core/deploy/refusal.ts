@@ -53,6 +53,29 @@ export function canonicalHost(host: string): string {
   return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
+/** One process of an nginx family as the refusal check reads it. */
+export interface FamilyProcess {
+  cmdline: string;
+  /** The effective uid, which owns the sockets the process opens. */
+  uid: number;
+}
+
+/**
+ * The uid nginx's workers run as, from the master and its children. A child that still carries the
+ * master's title was forked a moment ago: nginx drops to its `user` before a worker takes the title
+ * `worker process`, so until then its uid is the master's, not the workers' (`starting`; ask again).
+ */
+export function workersUid(
+  master: FamilyProcess,
+  children: FamilyProcess[],
+): { uid: number } | { unknown: 'starting' | 'none' | 'mixed' } {
+  if (children.some((child) => child.cmdline === master.cmdline)) return { unknown: 'starting' };
+  const uids = new Set(children.map((child) => child.uid));
+  if (uids.size === 0) return { unknown: 'none' };
+  if (uids.size > 1) return { unknown: 'mixed' };
+  return { uid: [...uids][0]! };
+}
+
 /** The verdict for a deploy: every address refusable, and every nginx host able to refuse. */
 export function judgeRefusal(addresses: RefusedAddress[], hosts: HostRefusal[]): RefusalVerdict {
   const named = addresses.find((a) => !isRefusable(a));

@@ -1,8 +1,17 @@
 import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { canonicalHost, ipVersion, isRefusable, type RefusedAddress } from '../../core/deploy/refusal.js';
+import {
+  canonicalHost,
+  ipVersion,
+  isRefusable,
+  workersUid,
+  type FamilyProcess,
+  type RefusedAddress,
+} from '../../core/deploy/refusal.js';
 import { ProxyopsError } from '../../core/errors.js';
-import { readChildPids, readLiveMasterPid } from './nginx-master.js';
+import { processFamily, type ProcessInfo } from '../process/proc-process-tree.js';
+import { readLiveMasterPid } from './nginx-master.js';
 
 /** Whether this machine can refuse nginx's new connections to an address, and with whose uid. */
 export type RefusalSupport = { ok: true; workerUid: number } | { ok: false; reason: string };
@@ -28,12 +37,18 @@ export async function refusalSupport(pidFile: string): Promise<RefusalSupport> {
       ok: false,
       reason: `no nginx runs from ${pidFile} (deploy on the nginx host, or set paths.pidFile to its pid file)`,
     };
-  const uids = new Set(
-    await Promise.all((await readChildPids(master)).map((pid) => readUid(pid).catch(() => undefined))),
-  );
-  uids.delete(undefined);
-  if (uids.size !== 1) return { ok: false, reason: `the workers of nginx ${master} were not found` };
-  const workerUid = [...uids][0]!;
+  const found = await readWorkersUid(master);
+  if ('unknown' in found)
+    return {
+      ok: false,
+      reason:
+        found.unknown === 'starting'
+          ? `the workers of nginx ${master} were still starting after ${STARTING_WAIT_MS / 1000} s`
+          : found.unknown === 'mixed'
+            ? `the workers of nginx ${master} run as different users`
+            : `the workers of nginx ${master} were not found`,
+    };
+  const workerUid = found.uid;
   if (workerUid === process.getuid?.())
     return { ok: false, reason: `nginx's workers run as proxyops's own user (uid ${workerUid})` };
   const listed = await execa('nft', ['list', 'tables'], { reject: false });
@@ -103,10 +118,35 @@ async function nft(
   );
 }
 
-async function readUid(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+/** How long a just-started or reloading nginx may take to set its new workers up. */
+const STARTING_WAIT_MS = 2_000;
+const STARTING_POLL_MS = 25;
+
+/** The workers' uid, asked again while a worker is still starting (see `workersUid`). */
+async function readWorkersUid(master: number): Promise<ReturnType<typeof workersUid>> {
+  const deadline = Date.now() + STARTING_WAIT_MS;
+  for (;;) {
+    const family = (await Promise.all((await processFamily(master)).map(withUid))).filter(
+      (p): p is ProcessInfo & FamilyProcess => p !== undefined,
+    );
+    const head = family.find((p) => p.pid === master);
+    const found = head
+      ? workersUid(
+          head,
+          family.filter((p) => p.pid !== master),
+        )
+      : { unknown: 'none' as const };
+    if (!('unknown' in found) || found.unknown !== 'starting' || Date.now() > deadline) return found;
+    await sleep(STARTING_POLL_MS);
+  }
+}
+
+/** The process with its effective uid, or undefined when it exited while we looked. */
+async function withUid(info: ProcessInfo): Promise<(ProcessInfo & FamilyProcess) | undefined> {
+  const status = await readFile(`/proc/${info.pid}/status`, 'utf8').catch(() => undefined);
   // The effective uid (second column) is what owns the sockets the worker opens.
-  return Number(status.match(/^Uid:\s*\d+\s+(\d+)/m)![1]);
+  const uid = status?.match(/^Uid:\s*\d+\s+(\d+)/m)?.[1];
+  return uid === undefined ? undefined : { ...info, uid: Number(uid) };
 }
 
 function firstLine(text: string): string {

@@ -193,6 +193,17 @@ async function until(what: string, check: () => boolean | Promise<boolean>): Pro
   }
 }
 
+/** The pids whose parent is `pid`. */
+async function childrenOf(pid: number): Promise<number[]> {
+  const tasks = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  return tasks.split(' ').filter(Boolean).map(Number);
+}
+
+/** A process's effective uid. */
+async function uidOf(pid: number): Promise<number> {
+  return Number(/^Uid:\s*\d+\s+(\d+)/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]);
+}
+
 const chainOf = (a: RefusedAddress) => `refuse_${a.host.replaceAll('.', '_')}_${a.port}`;
 const listTable = async () => (await execa('nft', ['list', 'table', 'inet', 'proxyops'])).stdout;
 const listChain = (a: RefusedAddress) =>
@@ -259,6 +270,40 @@ describe('refuseConnects: nginx passes a POST on instead of a 502 when the old i
     // Fails (with the reason) where nft is missing or the test is not root: never skipped.
     expect(support).toEqual({ ok: true, workerUid: nobody });
     workerUid = nobody;
+  });
+
+  it('refusalSupport asked while a new worker is still root waits for it to drop to its user', async () => {
+    // Between fork() and setuid() a new worker still runs as root under the master's title: asked
+    // then, the check once answered "nginx's workers run as proxyops's own user" (a CI run met it
+    // right after nginx started). strace holds each new worker's setuid() for 1.5 s, so a reload
+    // opens that moment for certain, and the check is asked in it.
+    const pidFile = join(nginx.prefix, 'nginx.pid');
+    const master = Number((await readFile(pidFile, 'utf8')).trim());
+    const before = new Set(await childrenOf(master));
+    const tracer = execa(
+      'strace',
+      ['-f', '-qq', '-e', 'trace=setuid', '-e', 'inject=setuid:delay_enter=1500ms', '-p', String(master)],
+      {
+        reject: false,
+      },
+    );
+    try {
+      await until(
+        'strace attached',
+        async () => (await readFile(`/proc/${master}/status`, 'utf8')).match(/^TracerPid:\s*[1-9]/m) !== null,
+      );
+      process.kill(master, 'SIGHUP');
+      await until('a new worker forked', async () =>
+        (await childrenOf(master)).some((pid) => !before.has(pid)),
+      );
+      const fresh = (await childrenOf(master)).filter((pid) => !before.has(pid));
+      // The moment the test is about: a new worker that is root and not yet titled.
+      expect(await uidOf(fresh[0]!)).toBe(0);
+      expect(await refusalSupport(pidFile)).toEqual({ ok: true, workerUid });
+    } finally {
+      tracer.kill('SIGINT');
+      await tracer;
+    }
   });
 
   it('allowConnects on an address never refused does nothing', async () => {

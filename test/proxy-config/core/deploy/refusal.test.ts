@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalHost, isRefusable, judgeRefusal } from '../../../../proxy-config/core/deploy/refusal.js';
+import {
+  canonicalHost,
+  isRefusable,
+  judgeRefusal,
+  workersUid,
+} from '../../../../proxy-config/core/deploy/refusal.js';
 
 describe('refusing nginx connections to an old instance: the pure part', () => {
   it('takes IP literals only: no host name, no zone, a port in range', () => {
@@ -30,6 +35,20 @@ describe('refusing nginx connections to an old instance: the pure part', () => {
     expect(judgeRefusal([{ host: 'app1', port: 3001 }], [{ host: 'web1' }])).toEqual({
       ok: false,
       reason: 'app1:3001 is not an IP address and port',
+    });
+  });
+
+  it("reads the workers' uid only once every child has taken its worker title", () => {
+    const master = { cmdline: 'nginx: master process /usr/sbin/nginx -c /etc/nginx/nginx.conf', uid: 0 };
+    const worker = { cmdline: 'nginx: worker process', uid: 33 };
+    // Forked a moment ago: still the master's title and uid (nginx sets the title after setuid).
+    const forked = { ...master };
+    expect(workersUid(master, [worker, { ...worker }])).toEqual({ uid: 33 });
+    expect(workersUid(master, [worker, forked])).toEqual({ unknown: 'starting' });
+    expect(workersUid(master, [forked])).toEqual({ unknown: 'starting' });
+    expect(workersUid(master, [])).toEqual({ unknown: 'none' });
+    expect(workersUid(master, [worker, { cmdline: 'nginx: cache manager process', uid: 65534 }])).toEqual({
+      unknown: 'mixed',
     });
   });
 });
