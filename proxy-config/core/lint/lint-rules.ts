@@ -6,7 +6,11 @@ import {
 } from './rules/access-control.js';
 import { BODY_SIZE_INCONSISTENT } from './rules/body-size.js';
 import { CACHE_CONTROL_INVERTED } from './rules/cache-control.js';
-import { FORWARDED_PROTO_MISSING, REQUEST_ID_MISSING } from './rules/forwarded-headers.js';
+import {
+  CLIENT_IP_SPOOFABLE,
+  FORWARDED_PROTO_MISSING,
+  REQUEST_ID_MISSING,
+} from './rules/forwarded-headers.js';
 import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inheritance.js';
 import {
   ADD_HEADER_CONTENT_TYPE,
@@ -56,6 +60,7 @@ import {
   SSL_CERTIFICATE_MISSING,
   UPSTREAM_UNDEFINED,
 } from './rules/nginx-refusals.js';
+import { PROXY_UPGRADE_CONNECTION_MISSING, PROXY_UPGRADE_HTTP10 } from './rules/websocket-upgrade.js';
 import type { LintRule } from './types.js';
 
 /** Every lint rule `config lint` runs, in report order. Ids are stable (pinned by a test). */
@@ -118,4 +123,7 @@ export const LINT_RULES: readonly LintRule[] = [
   DEFAULT_SERVER_DUPLICATE,
   VARIABLE_DEFINED_TWICE,
   PROXY_SET_HEADER_DUPLICATE,
+  PROXY_UPGRADE_CONNECTION_MISSING,
+  PROXY_UPGRADE_HTTP10,
+  CLIENT_IP_SPOOFABLE,
 ];

@@ -66,6 +66,9 @@ describe('LINT_RULES', () => {
       'default-server-duplicate',
       'variable-defined-twice',
       'proxy-set-header-duplicate',
+      'proxy-upgrade-connection-missing',
+      'proxy-upgrade-http10',
+      'client-ip-spoofable',
     ]);
   });
 

@@ -125,7 +125,7 @@ export const RETURN_BYPASSES_ALLOW_DENY: LintRule = {
 const STATUS_HANDLERS = new Set(['stub_status', 'status', 'api', 'vhost_traffic_status_display']);
 
 /** True when every `listen` of the server is a unix socket or a loopback address. */
-function loopbackOnly(server: NginxDirective | undefined): boolean {
+export function loopbackOnly(server: NginxDirective | undefined): boolean {
   const listens = server ? childrenNamed(server, 'listen') : [];
   return (
     listens.length > 0 && listens.every((l) => /^(unix:|127\.|localhost(:|$)|\[::1\])/.test(l.args[0] ?? ''))

@@ -1,6 +1,7 @@
 import {
   childrenNamed,
   effectiveDirective,
+  effectiveDirectives,
   effectiveProxyHeaders,
   isMainConfig,
   missingIncludeCouldSet,
@@ -10,7 +11,10 @@ import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { accessLogsInEffect, logFormatsOf, serverOf } from '../access-logs.js';
 import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
+import { loopbackOnly } from './access-control.js';
+import { unreadIncludeCouldSet } from './includes.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { sourcesIn } from '../variable-sources.js';
 
 /**
  * True when requests can reach this chain over TLS: its server listens with `ssl`/`quic` (or sets
@@ -146,3 +150,62 @@ function requestIdVariables(config: NginxConfig): RegExp {
   }
   return pattern();
 }
+
+/** Headers apps read the client's address from (Django, Rails, Express behind `trust proxy`). */
+const CLIENT_ADDRESS_HEADERS = new Set([
+  'x-forwarded-for',
+  'x-real-ip',
+  'x-client-ip',
+  'true-client-ip',
+  'x-cluster-client-ip',
+  'forwarded',
+]);
+
+/** Variables holding the address of the peer nginx itself saw (or the list ending with it). */
+const PEER_ADDRESS = /\$\{?(remote_addr|binary_remote_addr|realip_remote_addr|proxy_add_x_forwarded_for)\b/;
+
+/**
+ * A client address header filled from what the client sent, with no address nginx saw appended:
+ * `$proxy_add_x_forwarded_for` appends `$remote_addr`, `$http_x_forwarded_for` alone is whatever
+ * the client wrote. Behind a trusted proxy the real_ip module (`set_real_ip_from`) says so, and
+ * passing the proxy's header on is the usual set-up: quiet there, and on a server only the host
+ * itself can reach.
+ */
+export const CLIENT_IP_SPOOFABLE: LintRule = {
+  id: 'client-ip-spoofable',
+  severity: 'warning',
+  title: 'client address header forwarded as the client wrote it',
+  message:
+    'The value is a request header the client chooses, sent upstream without the address nginx saw: an app that takes the client address from it (rate limits, allow-lists, audit logs) is told whatever address the client forged.',
+  fix: 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for; proxy_set_header X-Real-IP $remote_addr; (behind a trusted proxy: set_real_ip_from PROXY; real_ip_header X-Forwarded-For;)',
+  runbook: RUNBOOKS.originChecks,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d, chain) => {
+      if (d.name !== 'proxy_set_header' || !CLIENT_ADDRESS_HEADERS.has((d.args[0] ?? '').toLowerCase()))
+        return;
+      const value = d.args[1] ?? '';
+      if (PEER_ADDRESS.test(value)) return;
+      // A `cloudflare.conf` of trusted ranges not published with the config may set it.
+      if (
+        effectiveDirectives(chain, 'set_real_ip_from').length > 0 ||
+        unreadIncludeCouldSet(chain, 'set_real_ip_from')
+      )
+        return;
+      // Only processes on the host reach a loopback-only server: a tunnel or gateway there (TSLink,
+      // cloudflared) sets the header, and passing it on is the set-up.
+      if (loopbackOnly(chain.find((level) => level.name === 'server'))) return;
+      const forged = sourcesIn(value, { directive: d, chain }, config).find(
+        (source) => source.client && source.origin.startsWith('http_'),
+      );
+      if (forged)
+        hits.push({
+          file: d.file,
+          line: d.line,
+          directive: d,
+          what: `proxy_set_header ${d.args[0] ?? ''} ${value}${forged.what === value ? '' : ` (from ${forged.what})`} passes on the client's own claim`,
+        });
+    });
+    return hits;
+  },
+};
