@@ -29,7 +29,7 @@ function stockFileAssumed(config: NginxConfig, include: NginxDirective): boolean
 }
 
 /** An include of a stock file: MIME types, charset maps, *_param lines, Debian's two snippets. */
-export function includesStockFile(include: NginxDirective): boolean {
+function includesStockFile(include: NginxDirective): boolean {
   const written = include.args[0] ?? '';
   return STOCK_FILES.has(written.startsWith(NGINX_CONF_DIR) ? written.slice(NGINX_CONF_DIR.length) : written);
 }
