@@ -74,7 +74,7 @@ describe('a WebSocket route through the real nginx', () => {
     // The socket.io docs' location less its Connection line, as many copies have it.
     const found = site('proxy_http_version 1.1; proxy_set_header Upgrade $http_upgrade;');
     expect(findings(found, 'proxy-upgrade-connection-missing')).toEqual([
-      'proxy-upgrade-connection-missing error',
+      'proxy-upgrade-connection-missing warning',
     ]);
     await serve(found);
     expect(await handshake(port)).toBe('refused 426');

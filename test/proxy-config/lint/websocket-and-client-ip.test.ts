@@ -49,7 +49,7 @@ server {
 describe('proxy-upgrade-connection-missing', () => {
   it("fires on the ASP.NET Core docs' Connection keep-alive, not on the map the SignalR docs give", () => {
     expect(fired(aspNetCore('keep-alive'), 'proxy-upgrade-connection-missing')).toEqual([
-      'error: location / sends Upgrade $http_upgrade but Connection is "keep-alive"',
+      'warning: location / sends Upgrade $http_upgrade but Connection is "keep-alive"',
     ]);
     const map = "map $http_upgrade $connection_upgrade { default upgrade; '' close; }";
     expect(fired(aspNetCore('$connection_upgrade', map), 'proxy-upgrade-connection-missing')).toEqual([]);
@@ -76,7 +76,7 @@ server {
     }
 }`;
     expect(fired(site(''), 'proxy-upgrade-connection-missing')).toEqual([
-      'error: location / sends Upgrade $http_upgrade but no Connection header is set (nginx sends "close")',
+      'warning: location / sends Upgrade $http_upgrade but no Connection header is set (nginx sends "close")',
     ]);
     // Reported at the proxy_pass nginx uses for the location: the first, inside the if.
     const text = site('');

@@ -55,10 +55,13 @@ function connectionCarriesUpgrade(value: string, config: NginxConfig): boolean {
  * An Upgrade header without `Connection: upgrade`: nginx drops the client's hop-by-hop Connection
  * and sends `Connection: close` (or none, for `""`), so the app sees a plain request (RFC 6455 §4.2.1
  * asks for the token; Node's HTTP parser only emits `upgrade` with it) and the handshake fails.
+ * A warning, not an error: the pair is copied widely into sites that never upgrade (the ASP.NET Core
+ * guide's `Connection keep-alive`), and clients such as SignalR's fall back to long polling; only
+ * the app knows whether WebSockets are needed.
  */
 export const PROXY_UPGRADE_CONNECTION_MISSING: LintRule = {
   id: 'proxy-upgrade-connection-missing',
-  severity: 'error',
+  severity: 'warning',
   title: 'Upgrade sent upstream without Connection: upgrade',
   message:
     'nginx does not pass the client\'s Connection header upstream: without a proxy_set_header Connection carrying "upgrade" it sends "Connection: close" (or the value set, such as keep-alive), the app takes the WebSocket handshake for a plain request and refuses it (ws answers 426), so WebSockets never connect.',
