@@ -62,8 +62,10 @@ export interface FamilyProcess {
 
 /**
  * The uid nginx's workers run as, from the master and its children. A child that still carries the
- * master's title was forked a moment ago: nginx drops to its `user` before a worker takes the title
- * `worker process`, so until then its uid is the master's, not the workers' (`starting`; ask again).
+ * master's title was forked a moment ago: nginx drops to its `user` before a worker (or cache
+ * manager) takes its own title, so until then its uid is the master's, not the workers'
+ * (`starting`). A master that has written its pid file may not have forked any yet (`none`). Both
+ * are worth asking again.
  */
 export function workersUid(
   master: FamilyProcess,

@@ -14,11 +14,49 @@ export function connectionForPlainRequests(value: string, config: NginxConfig): 
   return entry?.args[0] ?? '';
 }
 
-function findMap(config: NginxConfig, variable: string): NginxDirective | undefined {
-  if (!variable.startsWith('$')) return undefined;
+/**
+ * The Connection header nginx sends upstream for a WebSocket handshake (`Upgrade: websocket`), given
+ * the value of `proxy_set_header Connection`: a literal, or what a `map $http_upgrade` gives
+ * "websocket" (nginx compares map strings in lower case, exact keys before regexes in order, then
+ * `default`). Undefined where it cannot be told here: another variable (`$http_connection`, a
+ * `set`), a map of another source, a map with an include, or a value holding a variable.
+ */
+export function connectionForUpgradeRequests(value: string, config: NginxConfig): string | undefined {
+  if (!value.includes('$')) return value;
+  const map = findMap(config, value);
+  if (!map || map.args[0] !== '$http_upgrade') return undefined;
+  const entries = map.entries ?? [];
+  if (entries.some((e) => e.name === 'include')) return undefined;
+  const regexMatches = (key: string) => {
+    try {
+      return new RegExp(key.replace(/^~\*?/, ''), key.startsWith('~*') ? 'i' : '').test('websocket');
+    } catch {
+      return undefined; // PCRE syntax JavaScript does not read
+    }
+  };
+  const exact = entries.find((e) => e.name.toLowerCase() === 'websocket');
+  let entry = exact;
+  for (const e of exact ? [] : entries.filter((e) => e.name.startsWith('~'))) {
+    const matched = regexMatches(e.name);
+    if (matched === undefined) return undefined;
+    if (matched) {
+      entry = e;
+      break;
+    }
+  }
+  entry ??= entries.find((e) => e.name === 'default');
+  const result = entry?.args[0] ?? '';
+  return result.includes('$') ? undefined : result;
+}
+
+/** The `map` defining the variable `value` is (`$name` or `${name}`): the last one read, as nginx uses. */
+function findMap(config: NginxConfig, value: string): NginxDirective | undefined {
+  const name = /^\$\{?(\w+)\}?$/.exec(value)?.[1];
+  if (name === undefined) return undefined;
   let found: NginxDirective | undefined;
   walkDirectives(config, (directive) => {
-    if (directive.name === 'map' && directive.entries && directive.args[1] === variable) found = directive;
+    const defines = /^\$\{?(\w+)\}?$/.exec(directive.args[1] ?? '')?.[1];
+    if (directive.name === 'map' && directive.entries && defines === name) found = directive;
   });
   return found;
 }

@@ -1,3 +1,4 @@
+import { includeCouldSet } from './stock-files.js';
 import type { NginxConfig, NginxDirective } from './types.js';
 
 /**
@@ -110,19 +111,30 @@ export function includesMissingFile(chain: ScopeChain): boolean {
 }
 
 /**
- * True when an include that was not found sits where it could have set the array directive `name`
- * (proxy_set_header) for the end of the chain: at the innermost level that sets `name` itself, or
- * inside it. A level with lines of its own replaces every outer level's (nginx inherits them all or
- * nothing), so an include missing from an outer level could not change what the chain ends with.
+ * True when an include that was not found sits where it could have set the directive `name`
+ * (proxy_set_header, proxy_http_version) for the end of the chain: at the innermost level that sets
+ * `name` itself, or inside it, and it is not a stock file known to set other things (`mime.types`).
+ * A level with lines of its own replaces every outer level's (nginx inherits them all or nothing),
+ * so an include missing from an outer level could not change what the chain ends with.
  */
 export function missingIncludeCouldSet(chain: ScopeChain, name: string): boolean {
-  let from = 0;
-  for (let i = chain.length - 1; i > 0; i--)
-    if (childrenNamed(chain[i] as NginxDirective, name).length > 0) {
-      from = i;
-      break;
-    }
-  return includesMissingFile(chain.slice(from));
+  const from = Math.max(
+    0,
+    chain.findLastIndex((level) => childrenNamed(level, name).length > 0),
+  );
+  return chain
+    .slice(from)
+    .some((level) =>
+      childrenNamed(level, 'include').some((d) => d.missing !== undefined && includeCouldSet(d, name)),
+    );
+}
+
+/** True when every `listen` of the server is a unix socket or a loopback address. */
+export function loopbackOnly(server: NginxDirective | undefined): boolean {
+  const listens = server ? childrenNamed(server, 'listen') : [];
+  return (
+    listens.length > 0 && listens.every((l) => /^(unix:|127\.|localhost(:|$)|\[::1\])/.test(l.args[0] ?? ''))
+  );
 }
 
 /** Every `location` block (nested ones too), each with its chain root → http → server → location. */

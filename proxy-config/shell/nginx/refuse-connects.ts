@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import {
@@ -12,6 +11,7 @@ import {
 import { ProxyopsError } from '../../core/errors.js';
 import { processFamily, type ProcessInfo } from '../process/proc-process-tree.js';
 import { readLiveMasterPid } from './nginx-master.js';
+import { readProcessCredentials } from './worker-access.js';
 
 /** Whether this machine can refuse nginx's new connections to an address, and with whose uid. */
 export type RefusalSupport = { ok: true; workerUid: number } | { ok: false; reason: string };
@@ -30,23 +30,27 @@ const CHAIN_SPEC = '{ type filter hook output priority -150; policy accept; }';
  * ours: the rule matches the workers' uid, so proxyops's own probes still reach the address and
  * measure the instance's drain as it is.
  */
-export async function refusalSupport(pidFile: string): Promise<RefusalSupport> {
+export async function refusalSupport(
+  pidFile: string,
+  options: { settleMs?: number } = {},
+): Promise<RefusalSupport> {
   const master = await readLiveMasterPid(pidFile);
   if (master === undefined)
     return {
       ok: false,
       reason: `no nginx runs from ${pidFile} (deploy on the nginx host, or set paths.pidFile to its pid file)`,
     };
-  const found = await readWorkersUid(master);
+  const settleMs = options.settleMs ?? 10_000;
+  const found = await readWorkersUid(master, settleMs);
   if ('unknown' in found)
     return {
       ok: false,
       reason:
         found.unknown === 'starting'
-          ? `the workers of nginx ${master} were still starting after ${STARTING_WAIT_MS / 1000} s`
+          ? `the workers of nginx ${master} were still starting after ${settleMs / 1000} s`
           : found.unknown === 'mixed'
             ? `the workers of nginx ${master} run as different users`
-            : `the workers of nginx ${master} were not found`,
+            : `no worker processes of nginx ${master} were found (master_process off?)`,
     };
   const workerUid = found.uid;
   if (workerUid === process.getuid?.())
@@ -118,35 +122,35 @@ async function nft(
   );
 }
 
-/** How long a just-started or reloading nginx may take to set its new workers up. */
-const STARTING_WAIT_MS = 2_000;
-const STARTING_POLL_MS = 25;
+/** How often the workers are looked at again while they are starting. */
+const SETTLE_POLL_MS = 50;
 
-/** The workers' uid, asked again while a worker is still starting (see `workersUid`). */
-async function readWorkersUid(master: number): Promise<ReturnType<typeof workersUid>> {
-  const deadline = Date.now() + STARTING_WAIT_MS;
+/**
+ * The workers' uid, asked again while none is there yet or one is still starting (see
+ * `workersUid`), for at most `settleMs`: a worker's modules (an `init_worker_by_lua`) run before it
+ * takes its title.
+ */
+async function readWorkersUid(master: number, settleMs: number): Promise<ReturnType<typeof workersUid>> {
+  const deadline = performance.now() + settleMs;
   for (;;) {
-    const family = (await Promise.all((await processFamily(master)).map(withUid))).filter(
-      (p): p is ProcessInfo & FamilyProcess => p !== undefined,
-    );
-    const head = family.find((p) => p.pid === master);
+    const family = await Promise.all((await processFamily(master)).map(withUid));
+    const head = family.find((p) => p?.pid === master);
     const found = head
       ? workersUid(
           head,
-          family.filter((p) => p.pid !== master),
+          family.filter((p): p is ProcessInfo & FamilyProcess => p !== undefined && p.pid !== master),
         )
       : { unknown: 'none' as const };
-    if (!('unknown' in found) || found.unknown !== 'starting' || Date.now() > deadline) return found;
-    await sleep(STARTING_POLL_MS);
+    const settled = !('unknown' in found) || found.unknown === 'mixed';
+    if (settled || !head || performance.now() > deadline) return found;
+    await sleep(SETTLE_POLL_MS);
   }
 }
 
 /** The process with its effective uid, or undefined when it exited while we looked. */
 async function withUid(info: ProcessInfo): Promise<(ProcessInfo & FamilyProcess) | undefined> {
-  const status = await readFile(`/proc/${info.pid}/status`, 'utf8').catch(() => undefined);
-  // The effective uid (second column) is what owns the sockets the worker opens.
-  const uid = status?.match(/^Uid:\s*\d+\s+(\d+)/m)?.[1];
-  return uid === undefined ? undefined : { ...info, uid: Number(uid) };
+  const credentials = await readProcessCredentials(info.pid);
+  return credentials && { ...info, uid: credentials.uid };
 }
 
 function firstLine(text: string): string {

@@ -41,7 +41,9 @@ export async function statComponents(path: string): Promise<{ entries: PathEntry
 }
 
 /** uid, gid and groups of a live process from /proc/PID/status; undefined when it is gone. */
-async function readProcessCredentials(pid: number): Promise<{ uid: number; gids: number[] } | undefined> {
+export async function readProcessCredentials(
+  pid: number,
+): Promise<{ uid: number; gids: number[] } | undefined> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => undefined);
   if (status === undefined) return undefined;
   const field = (name: string) =>

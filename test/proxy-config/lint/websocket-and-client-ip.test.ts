@@ -58,6 +58,14 @@ describe('proxy-upgrade-connection-missing', () => {
     expect(
       fired(aspNetCore('$connection_upgrade', keepAlive), 'proxy-upgrade-connection-missing'),
     ).toHaveLength(1);
+    // The idiom written the wrong way round: "upgrade" only for requests without Upgrade, so nginx
+    // sends "close" on every handshake (the value is read for "websocket", not for any key).
+    const inverted = "map $http_upgrade $connection_upgrade { '' upgrade; default close; }";
+    expect(fired(aspNetCore('$connection_upgrade', inverted), 'proxy-upgrade-connection-missing')).toEqual([
+      'warning: location / sends Upgrade $http_upgrade but Connection is "$connection_upgrade" ("close" for a handshake)',
+    ]);
+    const byRegex = "map $http_upgrade $connection_upgrade { ~*^websocket$ upgrade; default close; }";
+    expect(fired(aspNetCore('${connection_upgrade}', byRegex), 'proxy-upgrade-connection-missing')).toEqual([]);
   });
 
   it("reads the server's headers in a location without its own, and a proxy_pass inside if", () => {
@@ -207,5 +215,58 @@ server {
     expect(
       await firedFromFile(dir, cdn('$http_x_forwarded_for', 'include mime.types;'), 'client-ip-spoofable'),
     ).toHaveLength(2);
+  });
+});
+
+describe('client-ip-spoofable reads the lines in effect where requests are proxied', () => {
+  const site = (http: string, server: string, location = '') => `
+events {}
+http {
+  ${http}
+  server {
+    ${server}
+    location / { ${location} proxy_pass http://127.0.0.1:3000; }
+  }
+}`;
+
+  it('judges an http-level line in the server that proxies with it', () => {
+    const forged = 'proxy_set_header X-Real-IP $http_x_real_ip;';
+    expect(fired(site(forged, 'listen 80;'), 'client-ip-spoofable')).toHaveLength(1);
+    // The server restores the address from its proxy: quiet, though the line sits above it.
+    expect(fired(site(forged, 'listen 80; set_real_ip_from 10.0.0.0/8;'), 'client-ip-spoofable')).toEqual([]);
+    expect(fired(site(forged, 'listen 127.0.0.1:8080;'), 'client-ip-spoofable')).toEqual([]);
+  });
+
+  it('is quiet on a line a location replaces with its own, and in a server that proxies nothing', () => {
+    const replaced = site(
+      'proxy_set_header X-Forwarded-For $http_x_forwarded_for;',
+      'listen 80;',
+      'proxy_set_header Host $host; proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;',
+    );
+    expect(fired(replaced, 'client-ip-spoofable')).toEqual([]);
+    const fastcgiOnly = `
+events {}
+http {
+  server {
+    listen 80;
+    proxy_set_header X-Real-IP $http_x_real_ip;
+    location ~ \\.php$ { include fastcgi_params; fastcgi_pass unix:/run/php.sock; }
+  }
+}`;
+    expect(fired(fastcgiOnly, 'client-ip-spoofable')).toEqual([]);
+  });
+
+  it('reports a line in effect for several locations once', () => {
+    const two = `
+events {}
+http {
+  server {
+    listen 80;
+    proxy_set_header X-Forwarded-For $http_x_forwarded_for;
+    location /a { proxy_pass http://127.0.0.1:3000; }
+    location /b { proxy_pass http://127.0.0.1:3001; }
+  }
+}`;
+    expect(fired(two, 'client-ip-spoofable')).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -225,6 +225,9 @@ describe('refuseConnects: nginx passes a POST on instead of a 502 when the old i
     newAddress = { host: '127.0.0.3', port: await pickFreePort('127.0.0.3') };
     nginxPort = await freePort();
     newInstance = await startNewInstance(newAddress);
+    workerUid = Number(
+      /^nobody:[^:]*:(\d+):/m.exec(await readFile('/etc/passwd', 'utf8'))?.[1] ?? Number.NaN,
+    );
     // No `user` directive: the master runs as root (as this test), so the workers run as nobody.
     // max_fails=0: a failure never takes A out of the rotation, so every other request tries A first.
     nginx = await startLiveNginx(`
@@ -264,28 +267,33 @@ describe('refuseConnects: nginx passes a POST on instead of a 502 when the old i
 
   it('refusalSupport finds the workers of this nginx and their uid (nobody)', async () => {
     const support = await refusalSupport(join(nginx.prefix, 'nginx.pid'));
-    const nobody = Number(
-      /^nobody:[^:]*:(\d+):/m.exec(await readFile('/etc/passwd', 'utf8'))?.[1] ?? Number.NaN,
-    );
     // Fails (with the reason) where nft is missing or the test is not root: never skipped.
-    expect(support).toEqual({ ok: true, workerUid: nobody });
-    workerUid = nobody;
+    expect(support).toEqual({ ok: true, workerUid });
   });
 
   it('refusalSupport asked while a new worker is still root waits for it to drop to its user', async () => {
     // Between fork() and setuid() a new worker still runs as root under the master's title: asked
     // then, the check once answered "nginx's workers run as proxyops's own user" (a CI run met it
-    // right after nginx started). strace holds each new worker's setuid() for 1.5 s, so a reload
-    // opens that moment for certain, and the check is asked in it.
+    // right after nginx started). strace holds each new worker's setuid() for 3 s, so a reload
+    // opens that moment for certain, and the check is asked in it (with time to spare to settle).
     const pidFile = join(nginx.prefix, 'nginx.pid');
     const master = Number((await readFile(pidFile, 'utf8')).trim());
     const before = new Set(await childrenOf(master));
     const tracer = execa(
       'strace',
-      ['-f', '-qq', '-e', 'trace=setuid', '-e', 'inject=setuid:delay_enter=1500ms', '-p', String(master)],
-      {
-        reject: false,
-      },
+      [
+        '-f',
+        '-qq',
+        '-o',
+        '/dev/null',
+        '-e',
+        'trace=setuid',
+        '-e',
+        'inject=setuid:delay_enter=3s',
+        '-p',
+        `${master}`,
+      ],
+      { reject: false },
     );
     try {
       await until(
@@ -299,10 +307,65 @@ describe('refuseConnects: nginx passes a POST on instead of a 502 when the old i
       const fresh = (await childrenOf(master)).filter((pid) => !before.has(pid));
       // The moment the test is about: a new worker that is root and not yet titled.
       expect(await uidOf(fresh[0]!)).toBe(0);
-      expect(await refusalSupport(pidFile)).toEqual({ ok: true, workerUid });
+      expect(await refusalSupport(pidFile, { settleMs: 30_000 })).toEqual({ ok: true, workerUid });
     } finally {
       tracer.kill('SIGINT');
       await tracer;
+    }
+  });
+
+  it('refusalSupport asked when the pid file is written but no worker is forked yet waits for one', async () => {
+    // nginx writes its pid file before its master forks the workers: strace holds that fork for
+    // 3 s, and the check is asked in between (it answered "the workers were not found").
+    const prefix = await mkdtemp(join(tmpdir(), 'proxyops-nginx-'));
+    await chmod(prefix, 0o755);
+    const pidFile = join(prefix, 'nginx.pid');
+    const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(
+      (t) => `${t}_temp_path ${join(prefix, t)};`,
+    );
+    await writeFile(
+      join(prefix, 'nginx.conf'),
+      `worker_processes 1; pid ${pidFile}; error_log ${join(prefix, 'error.log')};
+events {}
+http { access_log off; ${temp.join(' ')} server { listen 127.0.0.1:${await freePort()}; return 204; } }
+`,
+    );
+    const delayFork = ['clone', 'clone3'].flatMap((call) => ['-e', `inject=${call}:delay_enter=3s`]);
+    const traced = execa(
+      'strace',
+      [
+        '-f',
+        '-qq',
+        '-o',
+        '/dev/null',
+        '-e',
+        'trace=clone,clone3',
+        ...delayFork,
+        'nginx',
+        '-p',
+        prefix,
+        '-c',
+        'nginx.conf',
+        '-g',
+        'daemon off;',
+      ],
+      { reject: false },
+    );
+    let master: number | undefined;
+    try {
+      await until(
+        'the pid file written',
+        async () => (await readFile(pidFile, 'utf8').catch(() => '')) !== '',
+      );
+      master = Number((await readFile(pidFile, 'utf8')).trim());
+      expect(await childrenOf(master)).toEqual([]);
+      expect(await refusalSupport(pidFile, { settleMs: 30_000 })).toEqual({ ok: true, workerUid });
+    } finally {
+      // nginx stops its workers and exits on SIGTERM, and strace, which started it, exits with it.
+      if (master !== undefined) process.kill(master, 'SIGTERM');
+      else traced.kill('SIGKILL');
+      await traced;
+      await rm(prefix, { recursive: true, force: true });
     }
   });
 

@@ -5,6 +5,7 @@ import {
   isHttpScope,
   listLocations,
   listServers,
+  loopbackOnly,
   type ScopeChain,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
@@ -123,14 +124,6 @@ export const RETURN_BYPASSES_ALLOW_DENY: LintRule = {
 
 /** Directives that turn a location into a status or management page. */
 const STATUS_HANDLERS = new Set(['stub_status', 'status', 'api', 'vhost_traffic_status_display']);
-
-/** True when every `listen` of the server is a unix socket or a loopback address. */
-export function loopbackOnly(server: NginxDirective | undefined): boolean {
-  const listens = server ? childrenNamed(server, 'listen') : [];
-  return (
-    listens.length > 0 && listens.every((l) => /^(unix:|127\.|localhost(:|$)|\[::1\])/.test(l.args[0] ?? ''))
-  );
-}
 
 /** The access list in effect at the end of `chain`: the innermost level with any allow/deny wins. */
 function effectiveAccessList(chain: ScopeChain): NginxDirective[] {

@@ -4,6 +4,7 @@ import {
   effectiveDirectives,
   effectiveProxyHeaders,
   isMainConfig,
+  loopbackOnly,
   missingIncludeCouldSet,
   walkDirectives,
 } from '../../nginx-config/query.js';
@@ -11,8 +12,6 @@ import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { accessLogsInEffect, logFormatsOf, serverOf } from '../access-logs.js';
 import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
-import { loopbackOnly } from './access-control.js';
-import { unreadIncludeCouldSet } from './includes.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { sourcesIn } from '../variable-sources.js';
 
@@ -180,32 +179,35 @@ export const CLIENT_IP_SPOOFABLE: LintRule = {
   fix: 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for; proxy_set_header X-Real-IP $remote_addr; (behind a trusted proxy: set_real_ip_from PROXY; real_ip_header X-Forwarded-For;)',
   runbook: RUNBOOKS.originChecks,
   test: (config) => {
-    const hits: RuleHit[] = [];
-    walkDirectives(config, (d, chain) => {
-      if (d.name !== 'proxy_set_header' || !CLIENT_ADDRESS_HEADERS.has((d.args[0] ?? '').toLowerCase()))
-        return;
-      const value = d.args[1] ?? '';
-      if (PEER_ADDRESS.test(value)) return;
-      // A `cloudflare.conf` of trusted ranges not published with the config may set it.
+    const hits = new Map<NginxDirective, RuleHit>();
+    // The lines in effect where requests are proxied: an http-level line a location replaces with
+    // its own, or one in a server that proxies nothing, sends nothing.
+    for (const { chain } of listProxiedLocations(config)) {
+      // Behind a trusted proxy (a `cloudflare.conf` of its ranges may be an include not read here),
+      // and on a server only the host reaches (a tunnel or gateway there sets the header), passing
+      // the header on is the set-up.
       if (
         effectiveDirectives(chain, 'set_real_ip_from').length > 0 ||
-        unreadIncludeCouldSet(chain, 'set_real_ip_from')
+        missingIncludeCouldSet(chain, 'set_real_ip_from') ||
+        loopbackOnly(chain.find((level) => level.name === 'server'))
       )
-        return;
-      // Only processes on the host reach a loopback-only server: a tunnel or gateway there (TSLink,
-      // cloudflared) sets the header, and passing it on is the set-up.
-      if (loopbackOnly(chain.find((level) => level.name === 'server'))) return;
-      const forged = sourcesIn(value, { directive: d, chain }, config).find(
-        (source) => source.client && source.origin.startsWith('http_'),
-      );
-      if (forged)
-        hits.push({
-          file: d.file,
-          line: d.line,
-          directive: d,
-          what: `proxy_set_header ${d.args[0] ?? ''} ${value}${forged.what === value ? '' : ` (from ${forged.what})`} passes on the client's own claim`,
-        });
-    });
-    return hits;
+        continue;
+      for (const d of effectiveDirectives(chain, 'proxy_set_header')) {
+        if (hits.has(d) || !CLIENT_ADDRESS_HEADERS.has((d.args[0] ?? '').toLowerCase())) continue;
+        const value = d.args[1] ?? '';
+        if (PEER_ADDRESS.test(value)) continue;
+        const forged = sourcesIn(value, { directive: d, chain }, config).find(
+          (source) => source.client && source.origin.startsWith('http_'),
+        );
+        if (forged)
+          hits.set(d, {
+            file: d.file,
+            line: d.line,
+            directive: d,
+            what: `proxy_set_header ${d.args[0] ?? ''} ${value}${forged.what === value ? '' : ` (from ${forged.what})`} passes on the client's own claim`,
+          });
+      }
+    }
+    return [...hits.values()];
   },
 };

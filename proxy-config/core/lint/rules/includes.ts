@@ -1,24 +1,8 @@
 import { NGINX_CONF_DIR } from '../../nginx-config/conf-dir.js';
-import { childrenNamed, walkDirectives, type ScopeChain } from '../../nginx-config/query.js';
+import { walkDirectives } from '../../nginx-config/query.js';
+import { includesStockFile } from '../../nginx-config/stock-files.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
-
-/**
- * Files every nginx package installs in its conf directory (nginx's own conf/ and Debian's
- * snippets/): a config published without them still finds them on the host that runs it.
- */
-const STOCK_FILES = new Set([
-  'mime.types',
-  'fastcgi_params',
-  'fastcgi.conf',
-  'uwsgi_params',
-  'scgi_params',
-  'koi-utf',
-  'koi-win',
-  'win-utf',
-  'snippets/fastcgi-php.conf',
-  'snippets/snakeoil.conf',
-]);
 
 /**
  * An include of a stock file, linted away from an installed nginx (the main file is not under
@@ -26,29 +10,6 @@ const STOCK_FILES = new Set([
  */
 function stockFileAssumed(config: NginxConfig, include: NginxDirective): boolean {
   return includesStockFile(include) && !config.mainFile.startsWith(NGINX_CONF_DIR);
-}
-
-/** An include of a stock file: MIME types, charset maps, *_param lines, Debian's two snippets. */
-function includesStockFile(include: NginxDirective): boolean {
-  const written = include.args[0] ?? '';
-  return STOCK_FILES.has(written.startsWith(NGINX_CONF_DIR) ? written.slice(NGINX_CONF_DIR.length) : written);
-}
-
-/**
- * True when an include that was not found could have set `name` for the end of the chain: it sits
- * at the innermost level that sets `name`, or inside it (outer levels are overridden), and is no
- * stock file, whose contents are known and set nothing a rule asks about here.
- */
-export function unreadIncludeCouldSet(chain: ScopeChain, name: string): boolean {
-  const from = Math.max(
-    0,
-    chain.findLastIndex((level) => childrenNamed(level, name).length > 0),
-  );
-  return chain
-    .slice(from)
-    .some((level) =>
-      childrenNamed(level, 'include').some((d) => d.missing !== undefined && !includesStockFile(d)),
-    );
 }
 
 /** An include whose file is not there: lint reads on without it, nginx would refuse to start. */

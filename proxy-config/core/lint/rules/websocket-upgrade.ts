@@ -1,14 +1,14 @@
+import { connectionForUpgradeRequests } from '../../nginx-config/connection-header.js';
 import {
   effectiveDirective,
   effectiveProxyHeaders,
   isMainConfig,
+  missingIncludeCouldSet,
   type ScopeChain,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
 import type { LintRule, RuleHit } from '../types.js';
-import { unreadIncludeCouldSet } from './includes.js';
-import { definitionInEffect, variableName } from '../variable-definitions.js';
 
 /** A proxying location that sends an Upgrade header upstream, with where to report it. */
 interface UpgradeRoute {
@@ -32,26 +32,6 @@ function upgradeRoutes(config: NginxConfig): UpgradeRoute[] {
 }
 
 /**
- * Whether the Connection value nginx sends with an upgrade request carries the `upgrade` token: a
- * literal, or a `map` whose values can hold it (the `map $http_upgrade $connection_upgrade { default
- * upgrade; '' close; }` idiom). A variable this cannot read (`$http_connection`, a `set`, a map in a
- * file not read) is given the benefit of the doubt.
- */
-function connectionCarriesUpgrade(value: string, config: NginxConfig): boolean {
-  if (!value.includes('$')) return /\bupgrade\b/i.test(value);
-  const name = variableName(value);
-  const map = name === undefined ? undefined : definitionInEffect(config, name);
-  if (map?.name !== 'map') return true;
-  const entries = map.entries ?? [];
-  // An included list of entries is not read here either.
-  if (entries.some((entry) => entry.name === 'include')) return true;
-  return entries.some(
-    (entry) =>
-      entry.name !== 'hostnames' && entry.name !== 'volatile' && /\bupgrade\b|\$/i.test(entry.args[0] ?? ''),
-  );
-}
-
-/**
  * An Upgrade header without `Connection: upgrade`: nginx drops the client's hop-by-hop Connection
  * and sends `Connection: close` (or none, for `""`), so the app sees a plain request (RFC 6455 §4.2.1
  * asks for the token; Node's HTTP parser only emits `upgrade` with it) and the handshake fails.
@@ -70,12 +50,15 @@ export const PROXY_UPGRADE_CONNECTION_MISSING: LintRule = {
   test: (config) =>
     upgradeRoutes(config).flatMap(({ chain, proxyPass, what, upgrade }): RuleHit[] => {
       const connection = effectiveProxyHeaders(chain).get('connection');
-      if (connection !== undefined && connectionCarriesUpgrade(connection, config)) return [];
-      if (connection === undefined && unreadIncludeCouldSet(chain, 'proxy_set_header')) return [];
+      // A value that cannot be told here (`$http_connection`, a `set`) is given the benefit of the doubt.
+      const handshake =
+        connection === undefined ? undefined : connectionForUpgradeRequests(connection, config);
+      if (connection !== undefined && (handshake === undefined || /\bupgrade\b/i.test(handshake))) return [];
+      if (connection === undefined && missingIncludeCouldSet(chain, 'proxy_set_header')) return [];
       const sent =
         connection === undefined
           ? 'no Connection header is set (nginx sends "close")'
-          : `Connection is "${connection}"`;
+          : `Connection is "${connection}"${connection === handshake ? '' : ` ("${handshake ?? ''}" for a handshake)`}`;
       return [
         {
           file: proxyPass.file,
@@ -104,7 +87,7 @@ export const PROXY_UPGRADE_HTTP10: LintRule = {
     const main = isMainConfig(config);
     return upgradeRoutes(config).flatMap(({ chain, proxyPass, what }): RuleHit[] => {
       const version = effectiveDirective(chain, 'proxy_http_version');
-      if (version?.args[0] === '1.1' || unreadIncludeCouldSet(chain, 'proxy_http_version')) return [];
+      if (version?.args[0] === '1.1' || missingIncludeCouldSet(chain, 'proxy_http_version')) return [];
       // In a snippet the http level of the nginx.conf including it may set it.
       const where = version
         ? `proxy_http_version ${version.args[0] ?? ''}`
