@@ -64,8 +64,10 @@ describe('proxy-upgrade-connection-missing', () => {
     expect(fired(aspNetCore('$connection_upgrade', inverted), 'proxy-upgrade-connection-missing')).toEqual([
       'warning: location / sends Upgrade $http_upgrade but Connection is "$connection_upgrade" ("close" for a handshake)',
     ]);
-    const byRegex = "map $http_upgrade $connection_upgrade { ~*^websocket$ upgrade; default close; }";
-    expect(fired(aspNetCore('${connection_upgrade}', byRegex), 'proxy-upgrade-connection-missing')).toEqual([]);
+    const byRegex = 'map $http_upgrade $connection_upgrade { ~*^websocket$ upgrade; default close; }';
+    expect(fired(aspNetCore('${connection_upgrade}', byRegex), 'proxy-upgrade-connection-missing')).toEqual(
+      [],
+    );
   });
 
   it("reads the server's headers in a location without its own, and a proxy_pass inside if", () => {
