@@ -237,6 +237,12 @@ http {
     // The server restores the address from its proxy: quiet, though the line sits above it.
     expect(fired(site(forged, 'listen 80; set_real_ip_from 10.0.0.0/8;'), 'client-ip-spoofable')).toEqual([]);
     expect(fired(site(forged, 'listen 127.0.0.1:8080;'), 'client-ip-spoofable')).toEqual([]);
+    // Only a CDN's addresses get in (Cloudflare's published ranges, abridged): the header is the CDN's.
+    const cdnOnly = 'listen 80; allow 173.245.48.0/20; allow 103.21.244.0/22; deny all;';
+    expect(fired(site(forged, cdnOnly), 'client-ip-spoofable')).toEqual([]);
+    expect(fired(site(forged, 'listen 80; deny 10.0.0.1; allow all;'), 'client-ip-spoofable')).toHaveLength(
+      1,
+    );
   });
 
   it('is quiet on a line a location replaces with its own, and in a server that proxies nothing', () => {

@@ -9,6 +9,7 @@ import {
   type ScopeChain,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { admits, effectiveAccessList } from '../access-lists.js';
 import { describeBlock, isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
@@ -124,28 +125,6 @@ export const RETURN_BYPASSES_ALLOW_DENY: LintRule = {
 
 /** Directives that turn a location into a status or management page. */
 const STATUS_HANDLERS = new Set(['stub_status', 'status', 'api', 'vhost_traffic_status_display']);
-
-/** The access list in effect at the end of `chain`: the innermost level with any allow/deny wins. */
-function effectiveAccessList(chain: ScopeChain): NginxDirective[] {
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const rules = (chain[i]?.children ?? []).filter((d) => d.name === 'allow' || d.name === 'deny');
-    if (rules.length > 0) return rules;
-  }
-  return [];
-}
-
-const EVERYONE = new Set(['all', '0.0.0.0/0', '::/0']);
-
-/**
- * Whom an access list lets in, read the way nginx does (first matching rule wins): `listed` when a
- * `deny all` comes before any allow of everyone, `everyone` otherwise, `no-list` without rules.
- */
-function admits(rules: NginxDirective[]): 'listed' | 'everyone' | 'no-list' {
-  if (rules.length === 0) return 'no-list';
-  for (const rule of rules)
-    if (EVERYONE.has(rule.args[0] ?? '')) return rule.name === 'deny' ? 'listed' : 'everyone';
-  return 'everyone';
-}
 
 /** nginx's variables whose value the request chooses. */
 const CLIENT_SET_VARIABLE =

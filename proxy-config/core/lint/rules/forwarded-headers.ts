@@ -9,6 +9,7 @@ import {
   walkDirectives,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { admits, effectiveAccessList } from '../access-lists.js';
 import { accessLogsInEffect, logFormatsOf, serverOf } from '../access-logs.js';
 import { describeBlock, listProxiedLocations } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
@@ -184,12 +185,13 @@ export const CLIENT_IP_SPOOFABLE: LintRule = {
     // its own, or one in a server that proxies nothing, sends nothing.
     for (const { chain } of listProxiedLocations(config)) {
       // Behind a trusted proxy (a `cloudflare.conf` of its ranges may be an include not read here),
-      // and on a server only the host reaches (a tunnel or gateway there sets the header), passing
-      // the header on is the set-up.
+      // on a server only the host reaches (a tunnel or gateway there sets the header), or where only
+      // listed addresses get in (`allow` a CDN's ranges, `deny all`), passing the header on is the set-up.
       if (
         effectiveDirectives(chain, 'set_real_ip_from').length > 0 ||
         missingIncludeCouldSet(chain, 'set_real_ip_from') ||
-        loopbackOnly(chain.find((level) => level.name === 'server'))
+        loopbackOnly(chain.find((level) => level.name === 'server')) ||
+        admits(effectiveAccessList(chain)) === 'listed'
       )
         continue;
       for (const d of effectiveDirectives(chain, 'proxy_set_header')) {
