@@ -56,6 +56,7 @@ import {
   SSL_CERTIFICATE_MISSING,
   UPSTREAM_UNDEFINED,
 } from './rules/nginx-refusals.js';
+import { DIRECTIVE_UNKNOWN } from './rules/directive-unknown.js';
 import type { LintRule } from './types.js';
 
 /** Every lint rule `config lint` runs, in report order. Ids are stable (pinned by a test). */
@@ -118,4 +119,5 @@ export const LINT_RULES: readonly LintRule[] = [
   DEFAULT_SERVER_DUPLICATE,
   VARIABLE_DEFINED_TWICE,
   PROXY_SET_HEADER_DUPLICATE,
+  DIRECTIVE_UNKNOWN,
 ];

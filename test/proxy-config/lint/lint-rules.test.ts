@@ -66,6 +66,7 @@ describe('LINT_RULES', () => {
       'default-server-duplicate',
       'variable-defined-twice',
       'proxy-set-header-duplicate',
+      'directive-unknown',
     ]);
   });
 
