@@ -113,6 +113,15 @@ const FORMS: ReadonlyMap<string, readonly DirectiveForm[]> = (() => {
   return forms;
 })();
 
+/** The kind of block a context is (its module type): the main context, events, http, mail or stream. */
+export type NginxScope = 'main' | 'events' | 'http' | 'mail' | 'stream';
+
+/** The kind of block nginx reads a context as: `location` and `if in server` are http, `stream server` stream. */
+export function scopeOf(context: NginxContext): NginxScope {
+  const { module } = CONTEXT_FLAGS[context];
+  return module === 'core' ? 'main' : module === 'event' ? 'events' : (module as NginxScope);
+}
+
 /** True when nginx (with Debian's modules) knows a directive of this name in some context. */
 export function isNginxDirective(name: string): boolean {
   return FORMS.has(name);
@@ -122,6 +131,23 @@ function allowedIn(form: DirectiveForm, context: NginxContext): boolean {
   const { module, flag } = CONTEXT_FLAGS[context];
   if (form.module === 'conf') return form.contexts.has('ANYWHERE');
   return form.module === module && form.contexts.has(flag);
+}
+
+/** Every directive name nginx (with Debian's modules) knows, in some context. */
+export function nginxDirectiveNames(): IterableIterator<string> {
+  return FORMS.keys();
+}
+
+const allowedNames = new Map<NginxContext, readonly string[]>();
+
+/** The directives nginx takes in a context: what a misspelt name there may have meant. */
+export function directivesAllowedIn(context: NginxContext): readonly string[] {
+  let names = allowedNames.get(context);
+  if (!names) {
+    names = [...FORMS].filter(([, forms]) => forms.some((f) => allowedIn(f, context))).map(([name]) => name);
+    allowedNames.set(context, names);
+  }
+  return names;
 }
 
 /** The contexts nginx takes a directive in, in CONTEXT_FLAGS's order (none for an unknown name). */
@@ -202,6 +228,25 @@ export function checkDirectives(
     }
   }
   return undefined;
+}
+
+/**
+ * Visits each directive with the context nginx reads it in, going into the blocks whose body nginx
+ * reads as directives (http, server, location, if, limit_except, upstream, events, mail, stream):
+ * not into data blocks (map, types, geo, ...: their entries are not directives), Lua source, a block
+ * nginx refuses where it stands, or a block nginx does not know (a module's, read by its own rules).
+ */
+export function walkInContext(
+  directives: readonly NginxDirective[],
+  context: NginxContext,
+  visit: (directive: NginxDirective, context: NginxContext) => void,
+): void {
+  for (const directive of directives) {
+    visit(directive, context);
+    const inner = BLOCK_BODY[context]?.[directive.name];
+    if (inner && directive.children && directive.notAllowedIn === undefined)
+      walkInContext(directive.children, inner, visit);
+  }
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { NginxContext } from './check-directives.js';
+
 /**
  * One nginx directive as written: `name args...;` or `name args... { children }`.
  * `file` and `line` say where its name was written (after includes are resolved, the included file).
@@ -54,4 +56,9 @@ export interface NginxConfig {
   files: string[];
   /** Top-level directives (the main context, or the http context when linting a snippet). */
   directives: NginxDirective[];
+  /**
+   * The context the top level was read in (`main` for nginx.conf, the guessed or given one for a
+   * snippet), when the reader checked the directives; rules needing it work it out again otherwise.
+   */
+  context?: NginxContext;
 }

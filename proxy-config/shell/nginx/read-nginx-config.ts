@@ -143,7 +143,7 @@ export async function readNginxConfig(
   const directives = options.notAllowed === 'keep' ? markNotAllowed(loaded, context) : loaded;
   const invalid = checkDirectives(directives, context);
   if (invalid) throw invalid;
-  return { mainFile, files, directives };
+  return { mainFile, files, directives, context };
 }
 
 /** The error for a config file that cannot be read, naming the include that named it. */

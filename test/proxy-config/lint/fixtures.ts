@@ -33,6 +33,7 @@ export const REFUSED_BY_NGINX: ReadonlySet<string> = new Set([
   'directive-not-allowed',
   'events-missing',
   'default-server-duplicate',
+  'directive-unknown',
 ]);
 
 /** Every fixture file name. */

@@ -69,6 +69,7 @@ describe('LINT_RULES', () => {
       'proxy-upgrade-connection-missing',
       'proxy-upgrade-http10',
       'client-ip-spoofable',
+      'directive-unknown',
     ]);
   });
 
