@@ -10,7 +10,8 @@ export function effectiveAccessList(chain: ScopeChain): NginxDirective[] {
   return [];
 }
 
-const EVERYONE = new Set(['all', '0.0.0.0/0', '::/0']);
+/** The addresses `allow`/`deny` take for everyone. */
+export const EVERYONE: ReadonlySet<string> = new Set(['all', '0.0.0.0/0', '::/0']);
 
 /**
  * Whom an access list lets in, read the way nginx does (first matching rule wins): `listed` when a

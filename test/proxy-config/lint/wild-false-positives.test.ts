@@ -1,6 +1,9 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
-import { lintNginxConfig } from '../../../proxy-config/config/lint-config.js';
+import { lintNginxConfig, lintNginxConfigFiles } from '../../../proxy-config/config/lint-config.js';
 
 // The false positives of issue 26, each on the pattern as published configs write it, next to the
 // near twin where the rule must still fire.
@@ -775,5 +778,102 @@ describe('alias-traversal on a prefix location that never matches', () => {
       'server { location (^/SOGo/so/ControlPanel/Products/([^/]*)/Resources/(.*)$) { alias /usr/lib/GNUstep/SOGo/$1.SOGo/Resources/$2; } }';
     expect(fired(mailcow, 'alias-traversal')).toEqual([]);
     expect(fired('server { location /i { alias /data/images/; } }', 'alias-traversal')).toHaveLength(1);
+  });
+});
+
+// Found by a fourth newcomer trial (Bepacom's Home Assistant add-on, a user's /etc/nginx tree,
+// SWAG, Penpot), each beside the near twin where the rule still fires.
+describe('allow-without-deny with an explicit allow all', () => {
+  // The add-on's "accessible: true" renders its ingress server open on purpose.
+  const server = (last: string) => `
+server {
+    listen 80;
+    allow 172.30.32.0/24;
+    allow 127.0.0.0/24;
+    ${last}
+    location / { proxy_pass http://127.0.0.1:8099; }
+}`;
+
+  it('is quiet: the list opens the block to everyone in so many words', () => {
+    expect(fired(server('allow all;'), 'allow-without-deny')).toEqual([]);
+  });
+
+  it('still fires on the same list without it', () => {
+    expect(fired(server(''), 'allow-without-deny')).toHaveLength(1);
+  });
+});
+
+describe('return-bypasses-allow-deny on a redirect to the same host over HTTPS', () => {
+  const site = (answer: string) => `
+http {
+    deny 203.0.113.7;
+    server { listen 80; server_name assets.example.org; ${answer} }
+    server { listen 443 ssl; server_name assets.example.org; ssl_certificate c.pem; ssl_certificate_key k.pem; root /srv; }
+}`;
+
+  it('is quiet: the deny applies where the redirect points', () => {
+    expect(fired(site('return 301 https://$host$request_uri;'), 'return-bypasses-allow-deny')).toEqual([]);
+    expect(
+      fired(site('rewrite ^ https://$server_name$request_uri permanent;'), 'return-bypasses-allow-deny'),
+    ).toEqual([]);
+  });
+
+  it('still fires on a body, or a redirect elsewhere', () => {
+    expect(fired(site('return 200 "ok";'), 'return-bypasses-allow-deny')).toHaveLength(1);
+    expect(
+      fired(site('return 302 https://other.example.org/?t=$arg_t;'), 'return-bypasses-allow-deny'),
+    ).toHaveLength(1);
+  });
+});
+
+describe('ssl-certificate-missing beside an include of mime.types not found', () => {
+  // A whole nginx.conf linted away from /etc/nginx: mime.types is not there, and holds no certificate.
+  const conf = (include: string) => `
+events {}
+http {
+    ${include}
+    server { listen 443 ssl; server_name a.example.org; }
+}`;
+  /** Lints TEXT as nginx.conf of a directory of its own, so that its includes are looked for. */
+  async function firedFromFile(text: string, id: string): Promise<string[]> {
+    const dir = await mkdtemp(join(tmpdir(), 'proxyops-wild-'));
+    try {
+      await writeFile(join(dir, 'nginx.conf'), text);
+      const report = await lintNginxConfigFiles(join(dir, 'nginx.conf'));
+      return report.findings.filter((f) => f.ruleId === id).map((f) => f.what);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('fires: mime.types can only hold a types block', async () => {
+    expect(await firedFromFile(conf('include mime.types;'), 'ssl-certificate-missing')).toHaveLength(1);
+  });
+
+  it('stays quiet beside a missing include that could hold the certificate', async () => {
+    expect(await firedFromFile(conf('include snippets/ssl.conf;'), 'ssl-certificate-missing')).toEqual([]);
+    expect(await firedFromFile(conf('include snippets/snakeoil.conf;'), 'ssl-certificate-missing')).toEqual(
+      [],
+    );
+  });
+});
+
+describe('alias-traversal on an internal location', () => {
+  // Penpot: only the backend's X-Accel-Redirect reaches /internal/assets.
+  const site = (internal: string) => `
+server {
+    listen 80;
+    location /internal/assets {
+        ${internal}
+        alias /opt/data/assets;
+    }
+}`;
+
+  it('is quiet: no client URI reaches it', () => {
+    expect(fired(site('internal;'), 'alias-traversal')).toEqual([]);
+  });
+
+  it('still fires on the same location open to clients', () => {
+    expect(fired(site(''), 'alias-traversal')).toHaveLength(1);
   });
 });

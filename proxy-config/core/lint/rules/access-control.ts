@@ -9,7 +9,7 @@ import {
   type ScopeChain,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
-import { admits, effectiveAccessList } from '../access-lists.js';
+import { admits, effectiveAccessList, EVERYONE } from '../access-lists.js';
 import { describeBlock, isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
@@ -48,7 +48,9 @@ export const ALLOW_WITHOUT_DENY: LintRule = {
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block, chain } of accessBlocks(config)) {
-      const allows = childrenNamed(block, 'allow').filter((d) => d.args[0] !== 'all');
+      const allows = childrenNamed(block, 'allow');
+      // An explicit `allow all;` opens the block on purpose (an add-on's "accessible" option).
+      if (allows.some((d) => EVERYONE.has(d.args[0] ?? ''))) continue;
       const first = allows[0];
       if (!first || childrenNamed(block, 'deny').length > 0 || allowOrLogin(chain)) continue;
       hits.push({
@@ -70,8 +72,8 @@ function earlyResponses(block: NginxDirective): NginxDirective[] {
       if (!isInternalLocation(child) && !hasAccessList(child)) out.push(...earlyResponses(child));
       continue;
     }
-    if (child.name === 'return' && !refuses(child)) out.push(child);
-    if (child.name === 'rewrite' && redirects(child)) out.push(child);
+    if (child.name === 'return' && !refuses(child) && !toHttpsOfSameHost(child.args[1])) out.push(child);
+    if (child.name === 'rewrite' && redirects(child) && !toHttpsOfSameHost(child.args[1])) out.push(child);
   }
   return out;
 }
@@ -85,6 +87,14 @@ function redirects(rewrite: NginxDirective): boolean {
     ['redirect', 'permanent'].includes(rewrite.args[2] ?? '') ||
     /^(https?:\/\/|\$scheme)/.test(rewrite.args[1] ?? '')
   );
+}
+
+/**
+ * A redirect to the same host over HTTPS (`return 301 https://$host$request_uri;`) gives away nothing
+ * but the URL the client asked for: what the access list guards is served, or refused, there.
+ */
+function toHttpsOfSameHost(target: string | undefined): boolean {
+  return /^https:\/\/\$\{?(host|server_name|http_host)\b/.test(target ?? '');
 }
 
 function hasAccessList(block: NginxDirective): boolean {

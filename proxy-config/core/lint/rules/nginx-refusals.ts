@@ -5,6 +5,7 @@ import {
   childrenNamed,
   effectiveDirective,
   includesMissingFile,
+  missingIncludeCouldSet,
   isMainConfig,
   listServers,
   listUpstreams,
@@ -171,8 +172,8 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
       if (!tls || effectiveDirective(chain, 'ssl_certificate')) continue;
       if (effectiveDirective(chain, 'ssl_reject_handshake')?.args[0] === 'on') continue;
       // The certificate often sits in an include that was not found (in the server or around it):
-      // that is include-missing's to say.
-      if (includesMissingFile(chain)) continue;
+      // that is include-missing's to say. A stock file such as mime.types holds none.
+      if (missingIncludeCouldSet(chain, 'ssl_certificate')) continue;
       // A snippet's http level is in the nginx.conf that includes it, which may set the certificate
       // for every server (a vhost example linted alone): there the finding depends on that file.
       const whole = isMainConfig(config);

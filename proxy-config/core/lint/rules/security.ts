@@ -8,6 +8,7 @@ import {
 import { canStartWith, modelPcre, mustStartWith } from '../../nginx-config/pcre/pcre-analysis.js';
 import type { RegexNode } from '../../nginx-config/pcre/parse-pcre.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
+import { isInternalLocation } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { rewriteCaptures, sourcesIn } from '../variable-sources.js';
@@ -92,6 +93,8 @@ export const ALIAS_TRAVERSAL: LintRule = {
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block } of listLocations(config)) {
+      // Only the app reaches an internal location (X-Accel-Redirect), never a client's own URI.
+      if (isInternalLocation(block)) continue;
       const { modifier, path } = locationMatch(block);
       for (const alias of childrenNamed(block, 'alias')) {
         const target = alias.args[0] ?? '';

@@ -118,9 +118,13 @@ export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
   },
 };
 
-/** The Connection value sent for a request without Upgrade keeps the connection open. */
+/**
+ * The Connection value sent for a request without Upgrade keeps the connection open: over HTTP/1.1
+ * only a `close` token ends it, so `Connection: Upgrade` on a plain request (Frigate's and Superset's
+ * WebSocket locations) still keeps it alive, as nginx 1.22 reusing one upstream connection shows.
+ */
 function keepsAlive(value: string): boolean {
-  return value === '' || value.toLowerCase() === 'keep-alive';
+  return !/(^|[\s,])close($|[\s,])/i.test(value);
 }
 
 /**
