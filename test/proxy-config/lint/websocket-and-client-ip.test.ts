@@ -220,6 +220,22 @@ server {
   });
 });
 
+describe('client-ip-spoofable on a CDN header passed through', () => {
+  it('fires on CF-Connecting-IP copied from the request with no trusted proxies named', () => {
+    // A published API's site behind Cloudflare: real_ip_header without set_real_ip_from does nothing.
+    const site = `
+server {
+    listen 80;
+    real_ip_header CF-Connecting-IP;
+    location / {
+        proxy_set_header CF-Connecting-IP $http_cf_connecting_ip;
+        proxy_pass http://127.0.0.1:8000;
+    }
+}`;
+    expect(fired(site, 'client-ip-spoofable')).toHaveLength(1);
+  });
+});
+
 describe('client-ip-spoofable reads the lines in effect where requests are proxied', () => {
   const site = (http: string, server: string, location = '') => `
 events {}

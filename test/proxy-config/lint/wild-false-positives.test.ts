@@ -877,3 +877,27 @@ server {
     expect(fired(site(''), 'alias-traversal')).toHaveLength(1);
   });
 });
+
+describe('errors whose harm depends on what sits around the config are warnings', () => {
+  const severities = (text: string, id: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId === id)
+      .map((f) => f.severity);
+
+  it('proxy-set-header-duplicate on Host: Node and Python upstreams read one of the two', () => {
+    // SWAG's qbittorrent.subdomain.conf: proxy_params-style lines plus its own Host line.
+    const site = `server { listen 80; location / { proxy_set_header Host $host; proxy_set_header Host 127.0.0.1:8080; proxy_pass http://127.0.0.1:8080; } }`;
+    expect(severities(site, 'proxy-set-header-duplicate')).toEqual(['warning']);
+  });
+
+  it('upstream-undefined: a single word beside groups may be a compose service; a FastCGI name without port is refused', () => {
+    const conf = (pass: string) => `
+events {}
+http {
+  upstream app { server 127.0.0.1:8080; }
+  server { listen 80; location / { proxy_pass http://app; } location /web/ { ${pass} } }
+}`;
+    expect(severities(conf('proxy_pass http://web/web/;'), 'upstream-undefined')).toEqual(['warning']);
+    expect(severities(conf('fastcgi_pass php;'), 'upstream-undefined')).toEqual(['error']);
+  });
+});

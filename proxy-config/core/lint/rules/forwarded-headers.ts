@@ -158,6 +158,7 @@ const CLIENT_ADDRESS_HEADERS = new Set([
   'x-client-ip',
   'true-client-ip',
   'x-cluster-client-ip',
+  'cf-connecting-ip',
   'forwarded',
 ]);
 

@@ -143,11 +143,15 @@ export const UPSTREAM_UNDEFINED: LintRule = {
       const looksLikeHost =
         name === 'localhost' || /^[\d.]+$/.test(name) || name.includes('.') || defined.size === 0;
       if (kind.defaultPort && looksLikeHost) return;
+      // A single word beside groups is a typo of one, or a container name nginx resolves at start
+      // (a compose service): only the host nginx runs on can tell, so a warning.
+      const maybeContainer = kind.defaultPort && !name.includes('.');
       hits.push({
         file: d.file,
         line: d.line,
         directive: d,
-        what: `${d.name} ${d.args[0] ?? ''}: no upstream ${name} is defined${kind.defaultPort ? '' : ' and a host needs a port'}`,
+        what: `${d.name} ${d.args[0] ?? ''}: no upstream ${name} is defined${kind.defaultPort ? '' : ' and a host needs a port'}${maybeContainer ? ` (nginx -t fails unless ${name} resolves where nginx runs, as a container name does)` : ''}`,
+        ...(maybeContainer ? { severity: 'warning' as const } : {}),
       });
     });
     return hits;

@@ -135,13 +135,17 @@ export const PROXY_SET_HEADER_RESPONSE_ONLY: LintRule = {
   },
 };
 
-/** One header set twice at one level: immich's sample sends `Host $host` twice. */
+/**
+ * One header set twice at one level: immich's sample sends `Host $host` twice. A warning even for
+ * Host: whether a request fails depends on the upstream (nginx and Go answer 400, Node and Python
+ * take the value; SWAG's qBittorrent sample works so).
+ */
 export const PROXY_SET_HEADER_DUPLICATE: LintRule = {
   id: 'proxy-set-header-duplicate',
-  severity: 'error',
+  severity: 'warning',
   title: 'proxy_set_header sets one header twice',
   message:
-    'nginx sends every proxy_set_header line of a level, so a header written twice there (or once more in an included proxy_params) goes to the upstream twice. Two Host headers break every request: an RFC 9112 server must refuse them, and nginx as the upstream answers 400 (client sent duplicate host header). Another header sent twice reaches the app as two values, of which most frameworks read one — not always the one meant.',
+    "nginx sends every proxy_set_header line of a level, so a header written twice there (or once more in an included proxy_params) goes to the upstream twice. Two Host headers break every request on an upstream that keeps to RFC 9112, which must refuse them: nginx answers 400 (client sent duplicate host header), and so does Go's net/http; lenient servers (Node, Python) read one. Another header sent twice reaches the app as two values, of which most frameworks read one — not always the one meant.",
   fix: 'keep one proxy_set_header line per header at each level: drop the repeat (or the line an included proxy_params already sets)',
   runbook: null,
   test: (config) => {
@@ -165,8 +169,7 @@ export const PROXY_SET_HEADER_DUPLICATE: LintRule = {
           file: d.file,
           line: d.line,
           directive: d,
-          what: `proxy_set_header ${d.args[0] ?? ''} again (first at ${earlier.file}:${earlier.line}): the upstream gets two ${d.args[0] ?? ''} headers${name === 'host' ? ' and an nginx upstream answers 400' : ''}`,
-          ...(name === 'host' ? {} : { severity: 'warning' as const }),
+          what: `proxy_set_header ${d.args[0] ?? ''} again (first at ${earlier.file}:${earlier.line}): the upstream gets two ${d.args[0] ?? ''} headers${name === 'host' ? ' and an nginx or Go upstream answers 400' : ''}`,
         });
       }
     }
