@@ -901,3 +901,86 @@ http {
     expect(severities(conf('fastcgi_pass php;'), 'upstream-undefined')).toEqual(['error']);
   });
 });
+
+describe('a path capture in a set value after a fixed host (home-reverse-proxy)', () => {
+  // dudeofawesome/home-reverse-proxy, sites-available/hooks.oc.orleans.io (linked from sites-enabled).
+  const hooks = `
+server {
+  listen 80;
+  location ~ /(.*)$ {
+    resolver 127.0.0.11 valid=30s;
+    set $upstream webhooks:9000/hooks/$1;
+    proxy_pass http://$upstream;
+    proxy_set_header Host $host;
+  }
+}`;
+  const location = (body: string) =>
+    `server { listen 80; location ~ /(.*)$ { resolver 127.0.0.11; ${body} } }`;
+  const severities = (text: string) =>
+    lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: parseNginxConfig(text, 'x.conf') })
+      .findings.filter((f) => f.ruleId === 'proxy-pass-ssrf')
+      .map((f) => f.severity);
+
+  it('is quiet: nginx takes the host from before the first "/", and $1 comes after it', () => {
+    expect(fired(hooks, 'proxy-pass-ssrf')).toEqual([]);
+    expect(fired(location('proxy_pass http://webhooks:9000/hooks/$1;'), 'proxy-pass-ssrf')).toEqual([]);
+    // The "/" may come from a set of its own, or the scheme from another variable.
+    expect(
+      fired(location('set $u webhooks:9000; proxy_pass http://$u/hooks/$1;'), 'proxy-pass-ssrf'),
+    ).toEqual([]);
+    expect(
+      fired(location('set $s http; set $u webhooks/$1; proxy_pass $s://$u;'), 'proxy-pass-ssrf'),
+    ).toEqual([]);
+  });
+
+  it('fires when the set puts the client value in the host', () => {
+    expect(fired(location('set $u $1; proxy_pass http://$u;'), 'proxy-pass-ssrf')).toEqual([
+      '1: proxy_pass http://$u: $1 of location ~ /(.*)$ names the host',
+    ]);
+    expect(fired(location('set $h $http_host; proxy_pass http://$h/hooks/$1;'), 'proxy-pass-ssrf')).toEqual([
+      '1: proxy_pass http://$h/hooks/$1: $http_host names the host',
+    ]);
+    expect(fired(location('set $a $1; set $u $a; proxy_pass http://$u/x;'), 'proxy-pass-ssrf')).toHaveLength(
+      1,
+    );
+    expect(fired(location('set $u webhooks:9000; proxy_pass http://$u$1;'), 'proxy-pass-ssrf')).toHaveLength(
+      1,
+    );
+  });
+
+  it('fires on a client subdomain, through set as written straight into proxy_pass', () => {
+    expect(fired(location('set $u $1.example.com; proxy_pass http://$u;'), 'proxy-pass-ssrf')).toEqual([
+      '1: proxy_pass http://$u: $1 of location ~ /(.*)$ names the host',
+    ]);
+    expect(fired(location('proxy_pass http://$1.example.com;'), 'proxy-pass-ssrf')).toHaveLength(1);
+  });
+
+  it('treats a fixed prefix through set as written straight into proxy_pass', () => {
+    // With a resolver, in a snippet (its http level may set one), in a whole config without one.
+    const forms = (body: string) => {
+      const snippet = location(body).replace('resolver 127.0.0.11;', '');
+      return [location(body), snippet, `events {} http { ${snippet} }`].map(severities);
+    };
+    for (const [direct, throughSet] of [
+      ['proxy_pass http://backend-$1;', 'set $u backend-$1; proxy_pass http://$u;'],
+      ['proxy_pass http://backend-$1/x;', 'set $u backend-$1/x; proxy_pass http://$u;'],
+    ] as const) {
+      expect(forms(throughSet)).toEqual([['error'], ['warning'], []]);
+      expect(forms(throughSet)).toEqual(forms(direct));
+    }
+  });
+
+  it('fires when any one set of the variable, in an if or not, reaches the host', () => {
+    expect(
+      fired(location('if ($arg_raw) { set $u $1; } proxy_pass http://$u;'), 'proxy-pass-ssrf'),
+    ).toHaveLength(1);
+    const both = 'set $u webhooks:9000/hooks/$1; if ($arg_raw) { set $u $1; } proxy_pass http://$u;';
+    expect(fired(location(both), 'proxy-pass-ssrf')).toHaveLength(1);
+    expect(
+      fired(
+        'server { location / { if ($http_x_to ~ ^(.+)$) { set $u $1; } proxy_pass http://$u; } }',
+        'proxy-pass-ssrf',
+      ),
+    ).toEqual(['1: proxy_pass http://$u: $1 of if ($http_x_to ~ ^(.+)$) names the host']);
+  });
+});

@@ -6,33 +6,81 @@ import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { setsOf, sourcesIn, type ValueSite, type VariableSource } from '../variable-sources.js';
 
-/** The scheme and host parts of a `*_pass` target (`$1://$2/rest` → `$1://`, `$2`). */
+/** Where the scheme and host of a `*_pass` target end: at the first `/`, `?` or `#` after `scheme://`. */
 const TARGET = /^([^?#/)]+:\/\/)?([^?#/)]+)/;
+
+/** A variable as nginx writes it in a value: `$name` or `${name}`. */
+const VARIABLE = /\$(?:\{(\w+)\}|(\w+))/g;
+
+/** `set`s followed into one target; past them, sourcesIn reads the whole value as host (never quieter). */
+const MAX_EXPANSIONS = 4;
 
 /** A source that lets the client name any host: it is theirs and can hold a dot. */
 const namesAHost = (source: VariableSource) => source.client && source.mayHold('.');
 
 /**
- * A target that starts with a variable (`proxy_pass $upstream;`) is read through the `set`s that
- * give it a value, so `set $upstream http://app$request_uri;` counts as written there.
+ * Part of a target as nginx builds it: text written at a site, whose variables (captures above
+ * all) take their values there. A `set` value keeps the site of its `set`.
  */
-function expandedTargets(target: string, site: ValueSite, depth: number): Array<[string, ValueSite]> {
-  const head = /^\$(?:\{(\w+)\}|(\w+))/.exec(target);
-  const sets = head && depth < 4 ? setsOf((head[1] ?? head[2]) as string, site) : [];
-  if (!head || sets.length === 0) return [[target, site]];
-  const rest = target.slice(head[0].length);
-  return sets.flatMap((set) => expandedTargets(`${set.directive.args[1] ?? ''}${rest}`, set, depth + 1));
+interface Piece {
+  text: string;
+  site: ValueSite;
+}
+
+/** The target's text, as written once its variables are replaced. */
+const textOf = (pieces: Piece[]) => pieces.map((piece) => piece.text).join('');
+
+/**
+ * The length of the scheme and host in a target's text. `$request_uri`, `$uri` and `$document_uri`
+ * start with "/": the host ends where they begin.
+ */
+function hostEnd(text: string): number {
+  const host = TARGET.exec(text)?.[0] ?? '';
+  return /\$\{?(?:request_uri|uri|document_uri)\b/.exec(host)?.index ?? host.length;
+}
+
+/**
+ * The targets a `*_pass` argument can become once the `set` variables in its scheme and host are
+ * replaced by what each `set` writes, one target per combination of `set`s. nginx splits the whole
+ * value at its first "/", so `set $u backend:9000/hooks/$1; proxy_pass http://$u;` sends $1 in the
+ * path, and a variable after that "/" is never host.
+ */
+function expandedTargets(pieces: Piece[], depth: number): Piece[][] {
+  const end = hostEnd(textOf(pieces));
+  let offset = 0;
+  for (const [i, piece] of pieces.entries()) {
+    for (const variable of piece.text.matchAll(VARIABLE)) {
+      if (offset + variable.index >= end) return [pieces];
+      const sets = depth < MAX_EXPANSIONS ? setsOf((variable[1] ?? variable[2]) as string, piece.site) : [];
+      if (sets.length === 0) continue;
+      const before = { text: piece.text.slice(0, variable.index), site: piece.site };
+      const after = { text: piece.text.slice(variable.index + variable[0].length), site: piece.site };
+      return sets.flatMap((set) =>
+        expandedTargets(
+          [
+            ...pieces.slice(0, i),
+            before,
+            { text: set.directive.args[1] ?? '', site: set },
+            after,
+            ...pieces.slice(i + 1),
+          ],
+          depth + 1,
+        ),
+      );
+    }
+    offset += piece.text.length;
+  }
+  return [pieces];
 }
 
 /** The first client-chosen source in the scheme or host part of a target. */
-function hostSource(target: string, site: ValueSite, config: NginxConfig): VariableSource | undefined {
-  const parts = TARGET.exec(target);
-  if (!parts) return undefined;
-  // $request_uri, $uri and $document_uri start with "/": the host ends where they begin.
-  const host = (parts[2] ?? '').replace(/\$\{?(request_uri|uri|document_uri)\b.*$/, '');
-  for (const part of [parts[1], host]) {
-    const source = part === undefined ? undefined : sourcesIn(part, site, config).find(namesAHost);
+function hostSource(pieces: Piece[], config: NginxConfig): VariableSource | undefined {
+  let left = hostEnd(textOf(pieces));
+  for (const piece of pieces) {
+    if (left <= 0) return undefined;
+    const source = sourcesIn(piece.text.slice(0, left), piece.site, config).find(namesAHost);
     if (source) return source;
+    left -= piece.text.length;
   }
   return undefined;
 }
@@ -63,10 +111,10 @@ export const PROXY_PASS_SSRF: LintRule = {
     walkDirectives(config, (d, chain) => {
       const location = chain.findLast((block) => block.name === 'location');
       if (!passDirective(d.name)?.variables || (location && isInternalLocation(location))) return;
-      for (const [target, site] of expandedTargets(d.args[0] ?? '', { directive: d, chain }, 0)) {
-        const source = hostSource(target, site, config);
+      for (const pieces of expandedTargets([{ text: d.args[0] ?? '', site: { directive: d, chain } }], 0)) {
+        const source = hostSource(pieces, config);
         if (!source) continue;
-        if (fixedPrefixHost(target) && !resolverInEffect(config, chain)) {
+        if (fixedPrefixHost(textOf(pieces)) && !resolverInEffect(config, chain)) {
           // In a whole config no resolver means none; a snippet's http level may still set one.
           if (isMainConfig(config)) continue;
           hits.push({
