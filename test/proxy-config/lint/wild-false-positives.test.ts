@@ -984,3 +984,31 @@ server {
     ).toEqual(['1: proxy_pass http://$u: $1 of if ($http_x_to ~ ^(.+)$) names the host']);
   });
 });
+
+describe('proxy-header-dropped on headers from auth_request_set where auth_request is off', () => {
+  // Frigate: proxy.conf at server level sends the auth subrequest's Remote-* values; the login
+  // locations switch auth_request off and set headers of their own.
+  const server = (login: string) => `
+server {
+    listen 80;
+    auth_request /auth;
+    auth_request_set $user $upstream_http_remote_user;
+    auth_request_set $role $upstream_http_remote_role;
+    proxy_set_header Remote-User $user;
+    proxy_set_header Remote-Role $role;
+    location /auth { internal; proxy_pass http://127.0.0.1:5001/auth; }
+    location /api/login {
+        ${login}
+        proxy_set_header X-Forwarded-Proto $scheme;
+        proxy_pass http://127.0.0.1:5001;
+    }
+}`;
+
+  it('is quiet: without auth_request the variables are empty and nginx would send no header', () => {
+    expect(fired(server('auth_request off;'), 'proxy-header-dropped')).toEqual([]);
+  });
+
+  it('still fires where the subrequest runs and fills them', () => {
+    expect(fired(server(''), 'proxy-header-dropped')).toHaveLength(1);
+  });
+});

@@ -6,6 +6,7 @@ import {
   isHttpScope,
   listLocations,
   listServers,
+  walkDirectives,
   type BlockScope,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
@@ -77,7 +78,8 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
         (answers === undefined || ADD_HEADER_STATUSES.has(answers) || d.args.includes('always')) &&
         // A 204 (the CORS preflight answer) has no body for a body's header to act on.
         !(answers === '204' && BODY_HEADERS.has((d.args[0] ?? '').toLowerCase())) &&
-        (name !== 'add_header' || (!sendsNothing(d) && !noEtagToRemove(d, block, chain))),
+        (name !== 'add_header' || (!sendsNothing(d) && !noEtagToRemove(d, block, chain))) &&
+        (name !== 'proxy_set_header' || !emptyWithoutAuthRequest(d, chain, config)),
     );
     if (dropped.length === 0) continue;
     const first = own[0] as NginxDirective;
@@ -90,6 +92,28 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
     });
   }
   return hits;
+}
+
+/**
+ * A proxy_set_header made only of `auth_request_set` variables, in a block without auth_request
+ * (none in effect, or `auth_request off`): the variables are empty there and nginx sends no header
+ * with an empty value, so the block loses nothing (Frigate's Remote-* headers on its login location).
+ */
+function emptyWithoutAuthRequest(
+  header: NginxDirective,
+  chain: BlockScope['chain'],
+  config: NginxConfig,
+): boolean {
+  if (effectiveValue(chain, 'auth_request', 'off') !== 'off') return false;
+  const authVariables = new Set<string>();
+  walkDirectives(config, (d) => {
+    const variable = d.name === 'auth_request_set' ? /^\$(\w+)$/.exec(d.args[0] ?? '')?.[1] : undefined;
+    if (variable) authVariables.add(variable.toLowerCase());
+  });
+  const rest = (header.args[1] ?? '').replace(/\$\{?(\w+)\}?/g, (word, variable: string) =>
+    authVariables.has(variable.toLowerCase()) ? '' : word,
+  );
+  return rest.trim() === '' && (header.args[1] ?? '') !== '';
 }
 
 /** The statuses add_header (without `always`) adds its header to, as nginx's headers filter. */
