@@ -9,6 +9,7 @@ import { CACHE_CONTROL_INVERTED } from './rules/cache-control.js';
 import {
   CLIENT_IP_SPOOFABLE,
   FORWARDED_PROTO_MISSING,
+  REAL_IP_FROM_MISSING,
   REQUEST_ID_MISSING,
 } from './rules/forwarded-headers.js';
 import { ADD_HEADER_DROPPED, PROXY_HEADER_DROPPED } from './rules/header-inheritance.js';
@@ -128,4 +129,5 @@ export const LINT_RULES: readonly LintRule[] = [
   PROXY_UPGRADE_HTTP10,
   CLIENT_IP_SPOOFABLE,
   DIRECTIVE_UNKNOWN,
+  REAL_IP_FROM_MISSING,
 ];

@@ -214,3 +214,42 @@ export const CLIENT_IP_SPOOFABLE: LintRule = {
     return [...hits.values()];
   },
 };
+
+/**
+ * `real_ip_header` without any `set_real_ip_from`: the real_ip module replaces the client address
+ * only for connections from a trusted address, and with none listed it trusts nobody, so
+ * $remote_addr stays the proxy's (or CDN's) and every client looks like one (rate limits, allow
+ * lists and logs see the proxy). Whole configs only: a snippet's ranges may sit in another conf.d file.
+ */
+export const REAL_IP_FROM_MISSING: LintRule = {
+  id: 'real-ip-from-missing',
+  severity: 'warning',
+  title: 'real_ip_header without set_real_ip_from',
+  message:
+    "The real_ip module takes the client address from the header only on connections from an address set_real_ip_from lists. With none listed it never does: $remote_addr stays the proxy's or CDN's address, so logs, limit_req zones and allow/deny see one client.",
+  fix: "set_real_ip_from with the proxy's or CDN's ranges (Cloudflare publishes its list) beside real_ip_header",
+  runbook: null,
+  test: (config) => {
+    if (!isMainConfig(config)) return [];
+    const hits: RuleHit[] = [];
+    let trusted = false;
+    walkDirectives(config, (d, chain) => {
+      if (
+        d.name === 'set_real_ip_from' ||
+        (d.name === 'include' && d.missing && missingIncludeCouldSet([...chain], 'set_real_ip_from'))
+      )
+        trusted = true;
+    });
+    if (trusted) return [];
+    walkDirectives(config, (d) => {
+      if (d.name === 'real_ip_header')
+        hits.push({
+          file: d.file,
+          line: d.line,
+          directive: d,
+          what: `real_ip_header ${d.args[0] ?? ''} with no set_real_ip_from anywhere: $remote_addr stays the proxy's address`,
+        });
+    });
+    return hits;
+  },
+};
