@@ -70,6 +70,7 @@ describe('LINT_RULES', () => {
       'proxy-upgrade-http10',
       'client-ip-spoofable',
       'directive-unknown',
+      'semicolon-missing',
     ]);
   });
 
