@@ -270,7 +270,9 @@ export function markNotAllowed(
   context: NginxContext,
 ): NginxDirective[] {
   return directives.map((directive) => {
-    if (checkOne(directive, context)?.check === 'context') return { ...directive, notAllowedIn: context };
+    // A statement run on into the next line's stays unmarked: checkDirectives refuses it with the lost `;`.
+    if (!directive.runsOnAt && checkOne(directive, context)?.check === 'context')
+      return { ...directive, notAllowedIn: context };
     const inner = BLOCK_BODY[context]?.[directive.name];
     return inner && directive.children
       ? { ...directive, children: markNotAllowed(directive.children, inner) }

@@ -72,6 +72,36 @@ describe('semicolon-missing: a statement run on into the next line, judged as ng
     await rm(prefix, { recursive: true, force: true });
   });
 
+  it('lints the published config nginx -t accepts, reporting what nginx made of the lost ";"', async () => {
+    const file = join(prefix, 'wild.conf');
+    await writeFile(
+      file,
+      `pid ${join(prefix, 'nginx.pid')};\n` +
+        'events {}\nhttp {\n  server {\n    listen 127.0.0.1:18090;\n    server_name play-stage.tapsell.ir\n    expires off;\n    location / { return 200; }\n  }\n}\n',
+    );
+    await testNginxConfig({ confPath: file, prefix, startupErrorLog: join(prefix, 'logs', 'error.log') });
+    const report = await lintNginxConfigFiles(file, { confPrefix: prefix });
+    expect(report.findings.filter((f) => f.ruleId === 'semicolon-missing')).toMatchObject([
+      {
+        severity: 'warning',
+        file,
+        line: 6,
+        what: 'server_name play-stage.tapsell.ir has no ";": nginx reads "expires off" (line 7) as 2 more arguments of server_name, and expires is never applied',
+      },
+    ]);
+  });
+
+  it('refuses with the lost ";" a run-on statement nginx refuses in its block', async () => {
+    const { file, nginx } = await write(
+      'location /a {\n      server_name a.example\n      expires off;\n    }',
+    );
+    expect(nginx).toMatch(/"server_name" directive is not allowed here/);
+    await expect(lintNginxConfigFiles(file, { confPrefix: prefix })).rejects.toMatchObject({
+      message: `${file}:6: missing ";" after "server_name a.example" ("expires" on line 7 starts a new directive)`,
+      details: { check: 'syntax' },
+    });
+  });
+
   /** The wild config around `body` (in its server block, from line 5), with `nginx -t`'s verdict. */
   async function write(body: string): Promise<{ file: string; nginx: string | null }> {
     const file = join(prefix, `case-${n++}.conf`);
