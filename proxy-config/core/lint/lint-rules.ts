@@ -63,6 +63,7 @@ import {
 } from './rules/nginx-refusals.js';
 import { PROXY_UPGRADE_CONNECTION_MISSING, PROXY_UPGRADE_HTTP10 } from './rules/websocket-upgrade.js';
 import { DIRECTIVE_UNKNOWN } from './rules/directive-unknown.js';
+import { SEMICOLON_MISSING } from './rules/semicolon-missing.js';
 import type { LintRule } from './types.js';
 
 /** Every lint rule `config lint` runs, in report order. Ids are stable (pinned by a test). */
@@ -130,4 +131,5 @@ export const LINT_RULES: readonly LintRule[] = [
   CLIENT_IP_SPOOFABLE,
   DIRECTIVE_UNKNOWN,
   REAL_IP_FROM_MISSING,
+  SEMICOLON_MISSING,
 ];

@@ -1,6 +1,6 @@
 import type { ProxyopsError } from '../errors.js';
 import { NGINX_MODULE_DIRECTIVES } from './nginx-directives.js';
-import { nginxSyntaxError, type NginxConfigCheck } from './parse-nginx-config.js';
+import { nginxSyntaxError, runOnError, type NginxConfigCheck } from './nginx-config-error.js';
 import type { NginxDirective } from './types.js';
 
 /** Where a directive is written, as nginx's config reader tells its contexts apart. */
@@ -162,6 +162,16 @@ function countFits(form: DirectiveForm, count: number): boolean {
   return form.counts.has(count);
 }
 
+/**
+ * False when nginx refuses the directive wherever it may stand: no form of it takes this many
+ * arguments with (or without) a block. True for a name nginx does not know (a module may take it).
+ */
+export function takenSomewhere(directive: NginxDirective, opened: boolean): boolean {
+  const forms = FORMS.get(directive.name);
+  if (!forms) return true;
+  return forms.some((f) => f.block === opened && countFits(f, directive.args.length));
+}
+
 /** Which of nginx's checks a directive failed: the stable `details.check` of its error. */
 type DirectiveCheck = Extract<
   NginxConfigCheck,
@@ -206,6 +216,8 @@ export function checkDirectives(
     // Kept by markNotAllowed for lint to report; nginx never reads what is inside it.
     if (directive.notAllowedIn !== undefined) continue;
     const failed = checkOne(directive, context);
+    // A directive run on into the next line's (semicolon-missing): its lost `;` is the error to show.
+    if (failed && directive.runsOnAt) return runOnError(directive, directive.runsOnAt);
     if (failed)
       return nginxSyntaxError(
         directive.file,
@@ -258,7 +270,9 @@ export function markNotAllowed(
   context: NginxContext,
 ): NginxDirective[] {
   return directives.map((directive) => {
-    if (checkOne(directive, context)?.check === 'context') return { ...directive, notAllowedIn: context };
+    // A statement run on into the next line's stays unmarked: checkDirectives refuses it with the lost `;`.
+    if (!directive.runsOnAt && checkOne(directive, context)?.check === 'context')
+      return { ...directive, notAllowedIn: context };
     const inner = BLOCK_BODY[context]?.[directive.name];
     return inner && directive.children
       ? { ...directive, children: markNotAllowed(directive.children, inner) }

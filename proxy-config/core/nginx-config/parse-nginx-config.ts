@@ -1,5 +1,7 @@
-import { ProxyopsError } from '../errors.js';
+import type { ProxyopsError } from '../errors.js';
 import { ENTRY_BLOCKS, isRawBlock, LINE_LEADING_DIRECTIVES } from './known-directives.js';
+import { missingSemicolon, nginxSyntaxError, runOnError } from './nginx-config-error.js';
+import { runOnRefused } from './run-on-statement.js';
 import { scanLuaBlock } from './scan-lua-block.js';
 import { ANNOTATION_PREFIX, type NginxDirective } from './types.js';
 
@@ -9,7 +11,7 @@ interface Word {
 }
 
 type Statement =
-  | { kind: 'directive'; words: Word[]; end: ';' | '{' }
+  | { kind: 'directive'; words: Word[]; end: ';' | '{'; runOn: number | undefined }
   | { kind: 'close'; line: number }
   | { kind: 'eof'; words: Word[]; line: number }
   | { kind: 'annotation'; name: string; args: string[]; line: number };
@@ -30,32 +32,6 @@ export const MAX_BLOCK_DEPTH = 100;
 const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
 const BYTE_ORDER_MARK = '\uFEFF';
 const ANNOTATION = /^#\s*proxyops:\s*(\S+)(.*)$/;
-
-/**
- * Which check an NGINX_CONFIG_INVALID error failed (`details.check`, stable): `syntax` for the
- * tokenizer's own errors, the others for the checks `nginx -t` makes before running a directive.
- */
-export type NginxConfigCheck =
-  | 'syntax'
-  | 'bom'
-  | 'if-condition'
-  | 'context'
-  | 'block'
-  | 'terminator'
-  | 'argument-count'
-  | 'upstream-empty';
-
-/** A parse error pointing at `file:line`, in the shape every caller shows as is. */
-export function nginxSyntaxError(
-  file: string,
-  line: number,
-  message: string,
-  check: NginxConfigCheck = 'syntax',
-): ProxyopsError {
-  return new ProxyopsError('NGINX_CONFIG_INVALID', `${file}:${line}: ${message}`, {
-    details: { file, line, check },
-  });
-}
 
 /** NGINX_CONFIG_INVALID for a block opened deeper than MAX_BLOCK_DEPTH. */
 export function tooDeep(file: string, line: number, name: string): ProxyopsError {
@@ -141,11 +117,10 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
         if (words.length === 0) throw fail(line, `unexpected "${ch}"`);
         statementEnd = line;
         pos++;
-        if (!inEntries) checkLostSemicolon(words);
-        return { kind: 'directive', words, end: ch };
+        return { kind: 'directive', words, end: ch, runOn: inEntries ? undefined : runOnWord(words) };
       }
       if (ch === '}') {
-        if (words.length > 0) throw missingSemicolon(words, `before "}" on line ${line}`);
+        if (words.length > 0) throw missingSemicolonIn(words, `before "}" on line ${line}`);
         pos++;
         return { kind: 'close', line };
       }
@@ -165,24 +140,23 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
     }
   }
 
-  function missingSemicolon(words: Word[], where: string): ProxyopsError {
+  function missingSemicolonIn(words: Word[], where: string): ProxyopsError {
     const head = words[0] as Word;
-    const shown = words.map((w) => w.value).join(' ');
-    return fail(
+    return missingSemicolon(
+      file,
       head.line,
-      `missing ";" after "${shown.length > 60 ? `${shown.slice(0, 57)}...` : shown}" (${where})`,
+      words.map((w) => w.value),
+      where,
     );
   }
 
-  function checkLostSemicolon(words: Word[]): void {
+  /** Index of the first word that starts a line and names a directive written first on its line. */
+  function runOnWord(words: Word[]): number | undefined {
     for (let i = 1; i < words.length; i++) {
       const word = words[i] as Word;
-      if (word.line > (words[i - 1] as Word).line && LINE_LEADING_DIRECTIVES.has(word.value))
-        throw missingSemicolon(
-          words.slice(0, i),
-          `"${word.value}" on line ${word.line} starts a new directive`,
-        );
+      if (word.line > (words[i - 1] as Word).line && LINE_LEADING_DIRECTIVES.has(word.value)) return i;
     }
+    return undefined;
   }
 
   function parseBlock(open: OpenBlock | undefined): { body: NginxDirective[]; endLine: number } {
@@ -199,7 +173,7 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
           });
           break;
         case 'eof':
-          if (statement.words.length > 0) throw missingSemicolon(statement.words, 'at end of file');
+          if (statement.words.length > 0) throw missingSemicolonIn(statement.words, 'at end of file');
           if (open)
             throw fail(
               statement.line,
@@ -210,12 +184,15 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
           if (!open) throw fail(statement.line, 'unexpected "}" (no block is open here)');
           return { body, endLine: statement.line };
         case 'directive':
-          body.push(toDirective(statement.words, statement.end, open));
+          body.push(toDirective(statement, open));
       }
     }
   }
 
-  function toDirective(words: Word[], end: ';' | '{', open: OpenBlock | undefined): NginxDirective {
+  function toDirective(
+    { words, end, runOn }: Extract<Statement, { kind: 'directive' }>,
+    open: OpenBlock | undefined,
+  ): NginxDirective {
     const [head, ...rest] = words as [Word, ...Word[]];
     const directive: NginxDirective = {
       name: head.value,
@@ -224,6 +201,13 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
       line: head.line,
     };
     if (statementEnd !== head.line) directive.statementEndLine = statementEnd;
+    if (runOn !== undefined) {
+      const word = words[runOn] as Word;
+      // nginx reads on to the `;`: refused as joined, the lost `;` is the error to show; taken,
+      // lint reports what nginx made of it (semicolon-missing).
+      directive.runsOnAt = { line: word.line, word: word.value, arg: runOn - 1 };
+      if (runOnRefused(directive, end === '{')) throw runOnError(directive, directive.runsOnAt);
+    }
     if (head.value === 'if' && end === '{' && !open?.entries) readIfCondition(directive);
     if (end === ';') return directive;
     if (isRawBlock(head.value)) {

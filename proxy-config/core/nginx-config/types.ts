@@ -27,6 +27,12 @@ export interface NginxDirective {
    */
   statementEndLine?: number;
   /**
+   * Set when a word starting a later line of the statement is a directive usually written first on
+   * its line (`expires` below `server_name a.example` with no `;`): nginx reads on to the `;` and
+   * takes it as more arguments. Kept only where nginx accepts the joined statement.
+   */
+  runsOnAt?: RunOn;
+  /**
    * Set on an `if` whose condition is not in parentheses (its args are then as written): the word
    * nginx names in its `invalid condition` error, which check-directives reports.
    */
@@ -41,6 +47,13 @@ export interface NginxDirective {
    * the reader was asked to keep such directives: that context. Lint reports it and goes on.
    */
   notAllowedIn?: string;
+}
+
+/** Where a statement ran on: the line-leading word, its line, and its index in `args`. */
+export interface RunOn {
+  line: number;
+  word: string;
+  arg: number;
 }
 
 /**

@@ -7,12 +7,8 @@ import {
   topLevelContext,
   type SnippetContext,
 } from '../../core/nginx-config/check-directives.js';
-import {
-  MAX_BLOCK_DEPTH,
-  nginxSyntaxError,
-  parseNginxConfig,
-  tooDeep,
-} from '../../core/nginx-config/parse-nginx-config.js';
+import { nginxSyntaxError } from '../../core/nginx-config/nginx-config-error.js';
+import { MAX_BLOCK_DEPTH, parseNginxConfig, tooDeep } from '../../core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig, NginxDirective } from '../../core/nginx-config/types.js';
 import { NGINX_CONF_DIR, pathInCopy } from '../../core/nginx-config/conf-dir.js';
 import { describeErrno } from '../describe-path.js';

@@ -71,6 +71,7 @@ describe('LINT_RULES', () => {
       'client-ip-spoofable',
       'directive-unknown',
       'real-ip-from-missing',
+      'semicolon-missing',
     ]);
   });
 

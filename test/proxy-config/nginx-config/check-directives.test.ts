@@ -21,6 +21,16 @@ describe('checkDirectives (nginx -t checks before a directive runs)', () => {
     expect(check('user a b c;')?.message).toBe('n.conf:1: invalid number of arguments in "user" directive');
   });
 
+  it('refuses a run-on statement nginx refuses where it stands with the lost ";", not nginx\'s message', () => {
+    const text = 'server_name a.example\n  expires off;';
+    expect(check(text, 'server')).toBeUndefined();
+    expect(check(text, 'location')).toMatchObject({
+      message:
+        'n.conf:1: missing ";" after "server_name a.example" ("expires" on line 2 starts a new directive)',
+      details: { file: 'n.conf', line: 1, check: 'syntax' },
+    });
+  });
+
   it('reads FLAG, 1MORE, 2MORE, TAKE12 and NOARGS the way ngx_conf_handler does', () => {
     const http = (body: string) => check(`http {\n${body}\n}`);
     expect(http('sendfile on;')).toBeUndefined();

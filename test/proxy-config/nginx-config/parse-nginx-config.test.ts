@@ -93,6 +93,25 @@ describe('parseNginxConfig', () => {
     expect(error.message).toContain('line 3');
   });
 
+  it('reads on to the ";" where nginx takes the next line as more arguments, marking where it ran on', () => {
+    const [serverName, root] = parse('server_name a.example\n  expires off;\nroot /srv;');
+    expect(serverName).toMatchObject({
+      name: 'server_name',
+      args: ['a.example', 'expires', 'off'],
+      line: 1,
+      statementEndLine: 2,
+      runsOnAt: { line: 2, word: 'expires', arg: 1 },
+    });
+    expect(root).not.toHaveProperty('runsOnAt');
+  });
+
+  it("keeps refusing a run-on statement nginx refuses wherever it stands (a handler's own check)", () => {
+    const error = errorOf('error_page 404 /404.html\nexpires off;');
+    expect(error.message).toBe(
+      'test.conf:1: missing ";" after "error_page 404 /404.html" ("expires" on line 2 starts a new directive)',
+    );
+  });
+
   it('reports an unclosed block at end of file with the line it was opened on', () => {
     const error = errorOf('http {\n  server {\n    listen 80;\n}\n');
     expect(error.message).toMatch(
