@@ -47,6 +47,9 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
   let pos = 0;
   let line = 1;
   const fail = (at: number, message: string) => nginxSyntaxError(file, at, message);
+  // The log formats read so far (nginx's own `combined` first): an access_log that ran on into a
+  // directive's name takes it as its format only when one of that name was read before it.
+  const logFormats = new Set(['combined']);
   // nginx reads the mark as part of the first word ("unknown directive" naming invisible bytes).
   if (text.startsWith(BYTE_ORDER_MARK))
     throw nginxSyntaxError(
@@ -201,12 +204,13 @@ export function parseNginxConfig(text: string, file: string): NginxDirective[] {
       line: head.line,
     };
     if (statementEnd !== head.line) directive.statementEndLine = statementEnd;
+    if (directive.name === 'log_format' && directive.args[0] !== undefined) logFormats.add(directive.args[0]);
     if (runOn !== undefined) {
       const word = words[runOn] as Word;
       // nginx reads on to the `;`: refused as joined, the lost `;` is the error to show; taken,
       // lint reports what nginx made of it (semicolon-missing).
       directive.runsOnAt = { line: word.line, word: word.value, arg: runOn - 1 };
-      if (runOnRefused(directive, end === '{')) throw runOnError(directive, directive.runsOnAt);
+      if (runOnRefused(directive, end === '{', logFormats)) throw runOnError(directive, directive.runsOnAt);
     }
     if (head.value === 'if' && end === '{' && !open?.entries) readIfCondition(directive);
     if (end === ';') return directive;

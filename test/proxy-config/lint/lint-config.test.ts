@@ -138,6 +138,8 @@ describe('rule edge cases', () => {
     ['Connection "keep-alive"', 'proxy_set_header Connection "keep-alive";', 0],
     ['a map defaulting to ""', 'proxy_set_header Connection $c;', 0],
     ['no Connection header', '', 1],
+    ['Connection "Upgrade" (kept alive over HTTP/1.1)', 'proxy_set_header Connection "Upgrade";', 0],
+    ['a variable not read here, which may say close', 'proxy_set_header Connection $http_connection;', 1],
   ])('upstream-keepalive-headers with %s', (_, header, count) => {
     const text = `map $http_upgrade $c { default ""; websocket upgrade; }
 ${upstream}

@@ -1,25 +1,9 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintNginxConfig } from '../../../proxy-config/config/lint-config.js';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+import { getOnce } from '../../support/answer-load.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
-
-/** The body of a GET through nginx that claims to come from 203.0.113.9. */
-function remoteAddrSeen(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    request(
-      { host: '127.0.0.1', port, path: '/', agent: false, headers: { 'X-Real-IP': '203.0.113.9' } },
-      (res) => {
-        let body = '';
-        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        res.on('end', () => resolve(body));
-      },
-    )
-      .on('error', reject)
-      .end();
-  });
-}
 
 // real-ip-from-missing beside what the real nginx makes of the header with and without trusted
 // addresses: the client address it answers with.
@@ -50,7 +34,8 @@ describe('real_ip_header through the real nginx', () => {
   async function serve(trusted: string): Promise<string> {
     if (nginx) await nginx.reload(body(trusted));
     else nginx = await startLiveNginx(body(trusted));
-    return remoteAddrSeen(port);
+    // A client claiming to come from 203.0.113.9.
+    return (await getOnce(port, '/', { 'X-Real-IP': '203.0.113.9' })).body;
   }
 
   it('without set_real_ip_from the header is never taken: the rule fires', async () => {

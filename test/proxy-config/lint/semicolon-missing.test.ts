@@ -25,6 +25,10 @@ const ACCEPTED: Array<[string, string]> = [
     'try_files $uri /index.html has no ";": nginx reads "expires 1d" (line 6) as 2 more arguments of try_files, and expires is never applied',
   ],
   [
+    'add_header X-Robots-Tag\n    index;',
+    'add_header X-Robots-Tag has no ";": nginx reads "index" (line 6) as 1 more argument of add_header, and index is never applied',
+  ],
+  [
     'return 200\n    root;',
     'return 200 has no ";": nginx reads "root" (line 6) as 1 more argument of return, and root is never applied',
   ],
@@ -45,6 +49,16 @@ const REFUSED: Array<[string, RegExp, string]> = [
     'access_log logs/a.log\n    expires off;',
     /unknown log format "expires"/,
     ':5: missing ";" after "access_log logs/a.log" ("expires" on line 6 starts a new directive)',
+  ],
+  [
+    'access_log logs/a.log\n    upstream;',
+    /unknown log format "upstream"/,
+    ':5: missing ";" after "access_log logs/a.log" ("upstream" on line 6 starts a new directive)',
+  ],
+  [
+    'add_header X-Robots-Tag noindex\n    index;',
+    /invalid parameter "index"/,
+    ':5: missing ";" after "add_header X-Robots-Tag noindex" ("index" on line 6 starts a new directive)',
   ],
   [
     'error_page 404 /404.html\n    expires off;',
@@ -70,6 +84,23 @@ describe('semicolon-missing: a statement run on into the next line, judged as ng
   });
   afterAll(async () => {
     await rm(prefix, { recursive: true, force: true });
+  });
+
+  it('takes a run-on access_log word as its format when a log_format of that name came before', async () => {
+    const conf = (format: string) =>
+      `pid ${join(prefix, 'nginx.pid')};\nevents {}\nhttp {\n  ${format}\n  server {\n    listen 127.0.0.1:18090;\n    access_log logs/a.log\n        upstream;\n  }\n}\n`;
+    const file = join(prefix, 'format.conf');
+    const target = { confPath: file, prefix, startupErrorLog: join(prefix, 'logs', 'error.log') };
+    await writeFile(file, conf("log_format upstream '$remote_addr $upstream_addr';"));
+    await testNginxConfig(target);
+    const report = await lintNginxConfigFiles(file, { confPrefix: prefix });
+    expect(report.findings.filter((f) => f.ruleId === 'semicolon-missing').map((f) => f.line)).toEqual([7]);
+
+    await writeFile(file, conf(''));
+    await expect(testNginxConfig(target)).rejects.toThrow(/unknown log format "upstream"/);
+    await expect(lintNginxConfigFiles(file, { confPrefix: prefix })).rejects.toThrow(
+      /missing ";" after "access_log logs\/a.log" \("upstream" on line 8 starts a new directive\)/,
+    );
   });
 
   it('lints the published config nginx -t accepts, reporting what nginx made of the lost ";"', async () => {

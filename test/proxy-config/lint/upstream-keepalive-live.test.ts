@@ -1,22 +1,10 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintNginxConfig } from '../../../proxy-config/config/lint-config.js';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+import { getOnce } from '../../support/answer-load.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { startUpstreamApp, type UpstreamApp } from '../../support/upstream-app.js';
-
-/** One GET through nginx, read to the end. */
-function get(port: number, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 // upstream-keepalive-headers on the Connection values published configs send on plain requests,
 // beside what the real nginx does with its keep-alive pool: how many upstream connections carry
@@ -50,7 +38,7 @@ describe('upstream keep-alive through the real nginx, by the Connection header s
     if (nginx) await nginx.reload(body(connection));
     else nginx = await startLiveNginx(body(connection));
     const before = app.seen.length;
-    for (let i = 0; i < 5; i++) expect(await get(port, `/n${i}`)).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await getOnce(port, `/n${i}`)).status).toBe(200);
     return new Set(app.seen.slice(before).map((s) => s.remotePort)).size;
   }
 

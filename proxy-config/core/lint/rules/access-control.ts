@@ -72,7 +72,7 @@ function earlyResponses(block: NginxDirective): NginxDirective[] {
       if (!isInternalLocation(child) && !hasAccessList(child)) out.push(...earlyResponses(child));
       continue;
     }
-    if (child.name === 'return' && !refuses(child) && !toHttpsOfSameHost(child.args[1])) out.push(child);
+    if (child.name === 'return' && !refuses(child) && !toHttpsOfSameHost(child.args.at(-1))) out.push(child);
     if (child.name === 'rewrite' && redirects(child) && !toHttpsOfSameHost(child.args[1])) out.push(child);
   }
   return out;
@@ -94,7 +94,9 @@ function redirects(rewrite: NginxDirective): boolean {
  * but the URL the client asked for: what the access list guards is served, or refused, there.
  */
 function toHttpsOfSameHost(target: string | undefined): boolean {
-  return /^https:\/\/\$\{?(host|server_name|http_host)\b/.test(target ?? '');
+  return /^https:\/\/\$\{?(host|server_name|http_host)\}?(\$\{?request_uri\}?|\$\{?uri\}?(\$\{?is_args\}?\$\{?args\}?)?)?$/.test(
+    target ?? '',
+  );
 }
 
 function hasAccessList(block: NginxDirective): boolean {

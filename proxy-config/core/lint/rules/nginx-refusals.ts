@@ -1,6 +1,7 @@
 import { passDirective } from '../../nginx-config/pass-directives.js';
 import { contextsAllowing } from '../../nginx-config/check-directives.js';
 import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
+import { nearNames } from '../../nginx-config/unknown-directives.js';
 import {
   childrenNamed,
   effectiveDirective,
@@ -133,9 +134,10 @@ export const UPSTREAM_UNDEFINED: LintRule = {
     if (!isMainConfig(config) || anyMissingInclude(config)) return [];
     const defined = listUpstreams(config);
     const hits: RuleHit[] = [];
-    walkDirectives(config, (d) => {
+    walkDirectives(config, (d, chain) => {
       const kind = passDirective(d.name);
-      if (!kind) return;
+      // stream's proxy_pass names stream upstreams, which listUpstreams (http's) does not hold.
+      if (!kind || chain.some((block) => block.name === 'stream')) return;
       const name = bareName(d);
       if (name === undefined || defined.has(name)) return;
       // proxy_pass http://name resolves name:80: a dotted name or localhost may well be a host,
@@ -143,14 +145,16 @@ export const UPSTREAM_UNDEFINED: LintRule = {
       const looksLikeHost =
         name === 'localhost' || /^[\d.]+$/.test(name) || name.includes('.') || defined.size === 0;
       if (kind.defaultPort && looksLikeHost) return;
-      // A single word beside groups is a typo of one, or a container name nginx resolves at start
-      // (a compose service): only the host nginx runs on can tell, so a warning.
-      const maybeContainer = kind.defaultPort && !name.includes('.');
+      // A single word beside groups is a typo of one (an error: `backnd` for `backend`), or a
+      // container name nginx resolves at start (a compose service): only the host nginx runs on can
+      // tell that, so a warning.
+      const meant = nearNames(name, defined.keys());
+      const maybeContainer = kind.defaultPort && !name.includes('.') && meant.length === 0;
       hits.push({
         file: d.file,
         line: d.line,
         directive: d,
-        what: `${d.name} ${d.args[0] ?? ''}: no upstream ${name} is defined${kind.defaultPort ? '' : ' and a host needs a port'}${maybeContainer ? ` (nginx -t fails unless ${name} resolves where nginx runs, as a container name does)` : ''}`,
+        what: `${d.name} ${d.args[0] ?? ''}: no upstream ${name} is defined${meant.length > 0 ? ` (meant ${meant.join(' or ')}?)` : ''}${kind.defaultPort ? '' : ' and a host needs a port'}${maybeContainer ? ` (nginx -t fails unless ${name} resolves where nginx runs, as a container name does)` : ''}`,
         ...(maybeContainer ? { severity: 'warning' as const } : {}),
       });
     });

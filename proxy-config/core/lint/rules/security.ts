@@ -93,8 +93,10 @@ export const ALIAS_TRAVERSAL: LintRule = {
   test: (config) => {
     const hits: RuleHit[] = [];
     for (const { block } of listLocations(config)) {
-      // Only the app reaches an internal location (X-Accel-Redirect), never a client's own URI.
-      if (isInternalLocation(block)) continue;
+      // A client reaches an internal location only through the app (X-Accel-Redirect) or a rewrite,
+      // try_files or error_page that carries its URI there: a warning, since that path may or may
+      // not exist (Penpot's assets are named by its backend).
+      const internal = isInternalLocation(block);
       const { modifier, path } = locationMatch(block);
       for (const alias of childrenNamed(block, 'alias')) {
         const target = alias.args[0] ?? '';
@@ -105,8 +107,12 @@ export const ALIAS_TRAVERSAL: LintRule = {
               file: alias.file,
               line: alias.line,
               directive: alias,
-              what: `location ${modifier} ${path} with alias ${target}: ${escape.why}`,
-              ...(escape.severity ? { severity: escape.severity } : {}),
+              what: `location ${modifier} ${path} with alias ${target}: ${escape.why}${internal ? ' (internal: reached through the app or a rewrite)' : ''}`,
+              ...(internal
+                ? { severity: 'warning' as const }
+                : escape.severity
+                  ? { severity: escape.severity }
+                  : {}),
             });
           continue;
         }
@@ -122,7 +128,8 @@ export const ALIAS_TRAVERSAL: LintRule = {
                 file: alias.file,
                 line: alias.line,
                 directive: alias,
-                what: `location ${path} with alias ${target} serves ${path}../ from the parent directory`,
+                what: `location ${path} with alias ${target} serves ${path}../ from the parent directory${internal ? ' (internal: reached through the app or a rewrite)' : ''}`,
+                ...(internal ? { severity: 'warning' as const } : {}),
               }
             : {
                 file: alias.file,

@@ -124,7 +124,8 @@ export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
  * WebSocket locations) still keeps it alive, as nginx 1.22 reusing one upstream connection shows.
  */
 function keepsAlive(value: string): boolean {
-  return !/(^|[\s,])close($|[\s,])/i.test(value);
+  // A variable not read from a map here (`$http_connection`, a `set`) may well say close.
+  return !value.includes('$') && !/(^|[\s,])close($|[\s,])/i.test(value);
 }
 
 /**
