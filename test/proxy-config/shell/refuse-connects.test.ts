@@ -193,6 +193,21 @@ async function until(what: string, check: () => boolean | Promise<boolean>): Pro
   }
 }
 
+/**
+ * strace holding each of `calls` for 3 s on entry, in the process (and its children) that `target`
+ * names: `-p PID` to attach, or a command to start.
+ */
+function delayingSyscalls(calls: string[], target: string[]) {
+  const inject = calls.flatMap((call) => ['-e', `inject=${call}:delay_enter=3s`]);
+  return execa(
+    'strace',
+    ['-f', '-qq', '-o', '/dev/null', '-e', `trace=${calls.join(',')}`, ...inject, ...target],
+    {
+      reject: false,
+    },
+  );
+}
+
 /** The pids whose parent is `pid`. */
 async function childrenOf(pid: number): Promise<number[]> {
   const tasks = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
@@ -279,22 +294,7 @@ describe('refuseConnects: nginx passes a POST on instead of a 502 when the old i
     const pidFile = join(nginx.prefix, 'nginx.pid');
     const master = Number((await readFile(pidFile, 'utf8')).trim());
     const before = new Set(await childrenOf(master));
-    const tracer = execa(
-      'strace',
-      [
-        '-f',
-        '-qq',
-        '-o',
-        '/dev/null',
-        '-e',
-        'trace=setuid',
-        '-e',
-        'inject=setuid:delay_enter=3s',
-        '-p',
-        `${master}`,
-      ],
-      { reject: false },
-    );
+    const tracer = delayingSyscalls(['setuid'], ['-p', `${master}`]);
     try {
       await until(
         'strace attached',
@@ -330,26 +330,9 @@ events {}
 http { access_log off; ${temp.join(' ')} server { listen 127.0.0.1:${await freePort()}; return 204; } }
 `,
     );
-    const delayFork = ['clone', 'clone3'].flatMap((call) => ['-e', `inject=${call}:delay_enter=3s`]);
-    const traced = execa(
-      'strace',
-      [
-        '-f',
-        '-qq',
-        '-o',
-        '/dev/null',
-        '-e',
-        'trace=clone,clone3',
-        ...delayFork,
-        'nginx',
-        '-p',
-        prefix,
-        '-c',
-        'nginx.conf',
-        '-g',
-        'daemon off;',
-      ],
-      { reject: false },
+    const traced = delayingSyscalls(
+      ['clone', 'clone3'],
+      ['nginx', '-p', prefix, '-c', 'nginx.conf', '-g', 'daemon off;'],
     );
     let master: number | undefined;
     try {
