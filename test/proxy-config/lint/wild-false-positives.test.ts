@@ -828,6 +828,19 @@ http {
       fired(site('return 301 https://$host/login?token=s3cr3t;'), 'return-bypasses-allow-deny'),
     ).toHaveLength(1);
     expect(fired(site('return https://$host$request_uri;'), 'return-bypasses-allow-deny')).toEqual([]);
+    // The server's own name written out, with rewrite's `?` (a user's /etc/nginx, assets.mediaad.org).
+    expect(
+      fired(
+        site('rewrite ^ https://assets.example.org$request_uri? redirect;'),
+        'return-bypasses-allow-deny',
+      ),
+    ).toEqual([]);
+    expect(
+      fired(
+        site('rewrite ^ https://elsewhere.example.org$request_uri? redirect;'),
+        'return-bypasses-allow-deny',
+      ),
+    ).toHaveLength(1);
   });
 });
 

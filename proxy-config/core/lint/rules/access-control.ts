@@ -63,19 +63,29 @@ export const ALLOW_WITHOUT_DENY: LintRule = {
   },
 };
 
-/** `return`/redirecting `rewrite` under a block, skipping locations a client cannot reach itself. */
-function earlyResponses(block: NginxDirective): NginxDirective[] {
+/**
+ * `return`/redirecting `rewrite` under a block, skipping locations a client cannot reach itself.
+ * `names` are the server_name values of the server the block is in (none above a server).
+ */
+function earlyResponses(block: NginxDirective, names: readonly string[]): NginxDirective[] {
   const out: NginxDirective[] = [];
   for (const child of block.children ?? []) {
     if (child.children) {
       // A block with an access list of its own replaces this one there: it is checked on its own.
-      if (!isInternalLocation(child) && !hasAccessList(child)) out.push(...earlyResponses(child));
+      if (!isInternalLocation(child) && !hasAccessList(child))
+        out.push(...earlyResponses(child, child.name === 'server' ? serverNames(child) : names));
       continue;
     }
-    if (child.name === 'return' && !refuses(child) && !toHttpsOfSameHost(child.args.at(-1))) out.push(child);
-    if (child.name === 'rewrite' && redirects(child) && !toHttpsOfSameHost(child.args[1])) out.push(child);
+    if (child.name === 'return' && !refuses(child) && !toHttpsOfSameHost(child.args.at(-1), names))
+      out.push(child);
+    if (child.name === 'rewrite' && redirects(child) && !toHttpsOfSameHost(child.args[1], names))
+      out.push(child);
   }
   return out;
+}
+
+function serverNames(server: NginxDirective | undefined): string[] {
+  return server ? childrenNamed(server, 'server_name').flatMap((d) => d.args) : [];
 }
 
 /**
@@ -90,13 +100,17 @@ function redirects(rewrite: NginxDirective): boolean {
 }
 
 /**
- * A redirect to the same host over HTTPS (`return 301 https://$host$request_uri;`) gives away nothing
- * but the URL the client asked for: what the access list guards is served, or refused, there.
+ * A redirect of the request's own URL to HTTPS on the same host (`return 301
+ * https://$host$request_uri;`, or the server's own name written out, `rewrite ^
+ * https://a.example$request_uri? redirect;`) gives away nothing but the URL the client asked for:
+ * what the access list guards is served, or refused, there.
  */
-function toHttpsOfSameHost(target: string | undefined): boolean {
-  return /^https:\/\/\$\{?(host|server_name|http_host)\}?(\$\{?request_uri\}?|\$\{?uri\}?(\$\{?is_args\}?\$\{?args\}?)?)?$/.test(
-    target ?? '',
-  );
+function toHttpsOfSameHost(target: string | undefined, names: readonly string[]): boolean {
+  const url =
+    /^https:\/\/([^/$]+|\$\{?(?:host|server_name|http_host)\}?)(\$\{?request_uri\}?|\$\{?uri\}?(\$\{?is_args\}?\$\{?args\}?)?)?\??$/.exec(
+      target ?? '',
+    );
+  return url !== null && (url[1]!.startsWith('$') || names.includes(url[1]!.toLowerCase()));
 }
 
 function hasAccessList(block: NginxDirective): boolean {
@@ -120,11 +134,11 @@ export const RETURN_BYPASSES_ALLOW_DENY: LintRule = {
   runbook: RUNBOOKS.accessLists,
   test: (config) => {
     const hits: RuleHit[] = [];
-    for (const { block } of accessBlocks(config)) {
+    for (const { block, chain } of accessBlocks(config)) {
       // Only a list that denies someone can be bypassed.
       const first = childrenNamed(block, 'deny')[0];
       if (!first) continue;
-      for (const response of earlyResponses(block))
+      for (const response of earlyResponses(block, serverNames(chain.findLast((b) => b.name === 'server'))))
         hits.push({
           file: response.file,
           line: response.line,
