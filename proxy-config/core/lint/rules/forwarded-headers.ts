@@ -8,6 +8,7 @@ import {
   missingIncludeCouldSet,
   walkDirectives,
 } from '../../nginx-config/query.js';
+import { includeCouldSet } from '../../nginx-config/stock-files.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { admits, effectiveAccessList } from '../access-lists.js';
 import { accessLogsInEffect, logFormatsOf, serverOf } from '../access-logs.js';
@@ -233,15 +234,13 @@ export const REAL_IP_FROM_MISSING: LintRule = {
     if (!isMainConfig(config)) return [];
     const hits: RuleHit[] = [];
     let trusted = false;
-    walkDirectives(config, (d, chain) => {
+    walkDirectives(config, (d) => {
+      // An include not found may hold the ranges (a `cloudflare.conf`), unless it is a stock file.
       if (
         d.name === 'set_real_ip_from' ||
-        (d.name === 'include' && d.missing && missingIncludeCouldSet([...chain], 'set_real_ip_from'))
+        (d.name === 'include' && d.missing && includeCouldSet(d, 'set_real_ip_from'))
       )
         trusted = true;
-    });
-    if (trusted) return [];
-    walkDirectives(config, (d) => {
       if (d.name === 'real_ip_header')
         hits.push({
           file: d.file,
@@ -250,6 +249,6 @@ export const REAL_IP_FROM_MISSING: LintRule = {
           what: `real_ip_header ${d.args[0] ?? ''} with no set_real_ip_from anywhere: $remote_addr stays the proxy's address`,
         });
     });
-    return hits;
+    return trusted ? [] : hits;
   },
 };

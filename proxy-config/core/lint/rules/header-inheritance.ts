@@ -105,15 +105,28 @@ function emptyWithoutAuthRequest(
   config: NginxConfig,
 ): boolean {
   if (effectiveValue(chain, 'auth_request', 'off') !== 'off') return false;
-  const authVariables = new Set<string>();
-  walkDirectives(config, (d) => {
-    const variable = d.name === 'auth_request_set' ? /^\$(\w+)$/.exec(d.args[0] ?? '')?.[1] : undefined;
-    if (variable) authVariables.add(variable.toLowerCase());
-  });
+  const authVariables = authRequestVariables(config);
   const rest = (header.args[1] ?? '').replace(/\$\{?(\w+)\}?/g, (word, variable: string) =>
     authVariables.has(variable.toLowerCase()) ? '' : word,
   );
   return rest.trim() === '' && (header.args[1] ?? '') !== '';
+}
+
+const AUTH_VARIABLES = new WeakMap<NginxConfig, ReadonlySet<string>>();
+
+/** The variables `auth_request_set` defines anywhere in the config (lower-cased), read once per config. */
+function authRequestVariables(config: NginxConfig): ReadonlySet<string> {
+  let found = AUTH_VARIABLES.get(config);
+  if (!found) {
+    const names = new Set<string>();
+    walkDirectives(config, (d) => {
+      const variable = d.name === 'auth_request_set' ? /^\$(\w+)$/.exec(d.args[0] ?? '')?.[1] : undefined;
+      if (variable) names.add(variable.toLowerCase());
+    });
+    AUTH_VARIABLES.set(config, names);
+    found = names;
+  }
+  return found;
 }
 
 /** The statuses add_header (without `always`) adds its header to, as nginx's headers filter. */
