@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signalNginx, type NginxTarget } from '../../proxy-config/shell/nginx/nginx-process.js';
 import { startAppliedNginx } from '../support/live-nginx.js';
 import { freePort } from '../support/ports.js';
+import { exchangeRaw } from '../support/raw-traffic.js';
 import { startUpstreamApp, type UpstreamApp } from '../support/upstream-app.js';
 
 interface Answer {
@@ -122,6 +123,27 @@ describe('errors nginx makes itself are problem documents (through a live nginx)
 
   it('504 from the route read timeout', async () => {
     expectProblem(await send('/slow?ms=5000'), 504, 'UPSTREAM_TIMEOUT');
+  });
+
+  it('405 with Allow for the methods nginx refuses itself (TRACE, CONNECT); other methods reach the application', async () => {
+    for (const request of [
+      'TRACE /health/live HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+      'CONNECT /health/live HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    ]) {
+      const answer = await exchangeRaw(port, request);
+      expectProblem(answer, 405, 'METHOD_NOT_ALLOWED');
+      // RFC 9110 section 15.5.6: a 405 names the methods that would be taken.
+      expect(answer.headers.allow).toMatch(/^[A-Z]+(, [A-Z]+)*$/);
+      expect(answer.headers.allow).toContain('OPTIONS');
+      expect(answer.headers.allow).not.toMatch(/TRACE|CONNECT/);
+    }
+    const before = app.seen.length;
+    const unknown = await exchangeRaw(
+      port,
+      'PROPFIND /echo HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    );
+    expect(unknown.status).toBe(200);
+    expect(app.seen.slice(before).map((r) => r.method)).toEqual(['PROPFIND']);
   });
 
   it('the application’s own error responses pass through unchanged', async () => {

@@ -6,7 +6,16 @@ interface NginxProblem {
   detail: string;
   /** Seconds a client should wait before retrying, for statuses that invite a retry. */
   retryAfter?: number;
+  /** The Allow header of a 405 (RFC 9110 section 15.5.6 requires one). */
+  allow?: string;
 }
+
+/**
+ * What nginx passes on to the application. nginx refuses TRACE and CONNECT itself, before it picks a
+ * location, so it cannot ask the application which methods the path has; it names the ones it would
+ * pass on, and OPTIONS (which it does pass on) gets the application's own list for the path.
+ */
+const PASSED_ON_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 /**
  * The errors nginx makes itself, in the API's problem shape (same `type`, `code` and `requestId`
@@ -14,6 +23,13 @@ interface NginxProblem {
  * not replaced: the config never sets proxy_intercept_errors.
  */
 const NGINX_PROBLEMS: readonly NginxProblem[] = [
+  {
+    status: 405,
+    code: 'METHOD_NOT_ALLOWED',
+    title: 'Method not allowed',
+    detail: 'the proxy does not pass TRACE or CONNECT on; OPTIONS on this path lists the methods it takes',
+    allow: PASSED_ON_METHODS,
+  },
   {
     status: 413,
     code: 'BODY_TOO_LARGE',
@@ -57,6 +73,8 @@ export interface NginxProblemView {
   body: string;
   /** 0 when the status invites no retry; a variable when the value depends on the location. */
   retryAfter: number | string;
+  /** The Allow header of a 405, else empty. */
+  allow: string;
 }
 
 /** The variable a rate-limited location sets to its own Retry-After (seconds until its next slot). */
@@ -90,6 +108,7 @@ export function toNginxProblemViews(
       body,
       retryAfter:
         p.status === 429 && options.retryAfterPerLocation ? RETRY_AFTER_VARIABLE : (p.retryAfter ?? 0),
+      allow: p.allow ?? '',
     };
   });
 }
