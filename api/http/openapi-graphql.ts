@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_PARAMETER } from './openapi-idempotency.js';
 import { PROBLEM_KINDS } from './problem.js';
 
 /**
@@ -20,6 +21,22 @@ const envelopeFields = {
     description:
       '`persistedQuery: { version: 1, sha256Hash }` runs a registered query by its hash (JSON text on GET)',
   },
+};
+
+/** `extensions` of a GET: a persisted query's hash is what a GET runs. */
+const persistedExtensions = {
+  type: 'object',
+  properties: {
+    persistedQuery: {
+      type: 'object',
+      properties: {
+        version: { const: 1 },
+        sha256Hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      },
+      required: ['version', 'sha256Hash'],
+    },
+  },
+  required: ['persistedQuery'],
 };
 
 /** Schemas the operations below refer to. */
@@ -79,27 +96,49 @@ export const GRAPHQL_PATH_ITEM = {
     description:
       'GraphQL over HTTP. With `Accept: application/graphql-response+json` a request that does not ' +
       'validate is 400; with `application/json` it is 200 with `errors`. Depth, cost and time are limited.',
+    parameters: [IDEMPOTENCY_KEY_PARAMETER],
     requestBody: {
       required: true,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/GraphqlRequest' } } },
     },
     responses: {
       '200': result('The result; `errors` lists what failed'),
-      ...failures([400, 401, 406, 413, 415, 429, 500]),
+      ...failures([400, 401, 406, 409, 413, 415, 422, 429, 500]),
     },
   },
   get: {
     ...common,
     operationId: 'graphqlGet',
     summary: 'Run a persisted GraphQL query by its hash',
-    description: 'GET runs persisted queries only (by `extensions`, never query text): anything else is 405.',
-    parameters: Object.entries(envelopeFields).map(([name, field]) => ({
-      name,
-      in: 'query',
-      required: false,
-      description: field.description,
-      schema: { type: 'string' },
-    })),
+    description:
+      'GET runs persisted queries only (by `extensions`, never query text): a GET without one, or ' +
+      'with query text, is 400; a persisted mutation over GET is 405 (GraphQL over HTTP). `Allow` ' +
+      'is `GET, POST, OPTIONS` on every answer that carries it.',
+    // JSON-valued parameters are `content`, so a generator sends JSON text and a validator parses it.
+    // No `query`: query text goes by POST (on GET it is 400, and an empty one is ignored).
+    parameters: [
+      {
+        name: 'extensions',
+        in: 'query',
+        required: true,
+        description: envelopeFields.extensions.description,
+        content: { 'application/json': { schema: persistedExtensions } },
+      },
+      {
+        name: 'variables',
+        in: 'query',
+        required: false,
+        description: envelopeFields.variables.description,
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
+      {
+        name: 'operationName',
+        in: 'query',
+        required: false,
+        description: envelopeFields.operationName.description,
+        schema: { type: 'string' },
+      },
+    ],
     responses: {
       '200': result('The result; `errors` lists what failed'),
       ...failures([400, 401, 405, 406, 429, 500]),

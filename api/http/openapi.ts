@@ -2,6 +2,7 @@ import type { ApiConfig } from '../defaults.js';
 import { ORDER_STATES } from '../resources/order-states.js';
 import { EMAIL_PATTERN } from '../resources/schemas.js';
 import { GRAPHQL_PATH_ITEM, GRAPHQL_SCHEMAS } from './openapi-graphql.js';
+import { IDEMPOTENCY_KEY_PARAMETER } from './openapi-idempotency.js';
 import { PROBLEM_KINDS, PROBLEM_MEDIA_TYPE } from './problem.js';
 import { ROUTES, type ResponseSchema, type RouteSpec } from './routes.js';
 
@@ -151,16 +152,7 @@ function operation(route: RouteSpec, config: ApiConfig) {
       schema: { type: 'string' },
     });
   const keyed = KEYED.methods.includes(route.method);
-  if (keyed)
-    parameters.push({
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description:
-        'A quoted string unique to this write (e.g. a UUID); a repeat with the same key and request ' +
-        'gets the stored response (Idempotent-Replayed: true) without the work being done again',
-      schema: { type: 'string', minLength: 1, maxLength: 257 },
-    });
+  if (keyed) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
   const success =
     route.success === 204
       ? { description: 'Done; no body' }

@@ -7,23 +7,50 @@ export const MAX_KEY_LENGTH = 255;
 const invalid = (why: string) =>
   new ProxyopsError('IDEMPOTENCY_KEY_INVALID', `the Idempotency-Key header ${why}`);
 
+/** A character of a bare token: visible ASCII but `"`, `\` and the comma that separates list members. */
+const TOKEN_CHAR = '[\\x21\\x23-\\x2B\\x2D-\\x5B\\x5D-\\x7E]';
+/** A character of a quoted string: printable ASCII, `"` and `\` only escaped. */
+const QUOTED_CHAR = '(?:[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]|\\\\["\\\\])';
+
+/**
+ * Every header value the server takes, and only those: the OpenAPI document states it as the
+ * header's `pattern`, and the parser below decides by it, so the two cannot drift apart.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = `^(?:${TOKEN_CHAR}{1,${MAX_KEY_LENGTH}}|"${QUOTED_CHAR}{1,${MAX_KEY_LENGTH}}")$`;
+
+/** Longest header value the pattern takes: a quoted key of escaped characters only. */
+export const MAX_HEADER_LENGTH = 2 + 2 * MAX_KEY_LENGTH;
+
+const KEY_FORM = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+
+/** Why a value is refused, for the problem's detail: the first rule it breaks. */
+const REFUSALS: ReadonlyArray<{ test: (value: string, key: string) => boolean; why: string }> = [
+  { test: (_value, key) => key.length === 0, why: 'is empty' },
+  { test: (value) => /[^\x20-\x7e]/.test(value), why: 'may hold only printable ASCII characters' },
+  {
+    test: (value) => !value.startsWith('"') && value.includes(','),
+    why: 'holds two values: send one key (a comma is taken only inside a quoted string)',
+  },
+  { test: (_value, key) => key.length > MAX_KEY_LENGTH, why: `is longer than ${MAX_KEY_LENGTH} characters` },
+];
+
 /**
  * The key of an `Idempotency-Key` header, or undefined when there is none. The IETF httpapi draft
  * makes it a Structured Field String (`"8e03978e-..."`); a bare token (`8e03978e-...`), as many
- * clients send it, is read as the same key. Empty, over-long, non-ASCII or repeated headers are
- * IDEMPOTENCY_KEY_INVALID (400).
+ * clients send it, is read as the same key. Empty, over-long, non-ASCII or repeated headers, and two
+ * values in one (`x,y`), are IDEMPOTENCY_KEY_INVALID (400).
  */
 export function parseIdempotencyKey(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  const value = header.trim();
-  const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(value);
-  const key = quoted ? (quoted[1] ?? '').replace(/\\(["\\])/g, '$1') : value;
-  if (!quoted && !/^[!#-[\]-~]*$/.test(value))
-    throw invalid('must be a quoted string ("...") or a single token of visible ASCII characters');
-  if (key.length === 0) throw invalid('is empty');
-  if (key.length > MAX_KEY_LENGTH) throw invalid(`is longer than ${MAX_KEY_LENGTH} characters`);
-  if (!/^[\x20-\x7e]+$/.test(key)) throw invalid('may hold only printable ASCII characters');
-  return key;
+  // Only the optional white space HTTP allows around a field value (what Node leaves of it).
+  const value = header.replace(/^[ \t]+|[ \t]+$/g, '');
+  const quoted = value.length >= 2 && value.startsWith('"') && value.endsWith('"');
+  const key = quoted ? value.slice(1, -1).replace(/\\(["\\])/g, '$1') : value;
+  if (KEY_FORM.test(value)) return key;
+  const refusal = REFUSALS.find((r) => r.test(value, key));
+  throw invalid(
+    refusal?.why ?? 'must be a quoted string ("...") or a single token of visible ASCII characters',
+  );
 }
 
 /**

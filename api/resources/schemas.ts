@@ -1,4 +1,5 @@
 import { ORDER_STATES } from './order-states.js';
+import { toCharClass, type CodePointRanges } from './portable-pattern.js';
 
 /**
  * The JSON Schemas (2020-12 subset shared with OpenAPI 3.1) that validate every request body and
@@ -6,23 +7,41 @@ import { ORDER_STATES } from './order-states.js';
  */
 
 /**
- * Characters no text field takes: C0 and C1 controls, surrogates (so a lone one is refused),
- * private use (U+E000..U+F8FF) and the bidirectional overrides and isolates. Spelled as plain
- * `\uXXXX` ranges, not `\p{...}` classes: JSON Schema patterns are ECMA-262, and clients,
- * generators and fuzzers in other languages read ranges but often not Unicode property escapes.
+ * Characters no text field takes: C0 and C1 controls, private use (U+E000..U+F8FF) and the
+ * bidirectional overrides and isolates. Written as classes ECMAScript, PCRE2, RE2 and Rust's regex
+ * all read alike (`portable-pattern.ts`), so validators in other languages keep the pattern rather
+ * than drop it. Lone surrogates, which no UTF-8 engine can even hold, are refused apart from the
+ * pattern (`validate.ts`: a JSON string escape of half a pair).
  */
-const FORBIDDEN =
-  '\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF\\uE000-\\uF8FF\\u202A-\\u202E\\u2066-\\u2069';
+const FORBIDDEN: CodePointRanges = [
+  [0x0000, 0x001f],
+  [0x007f, 0x009f],
+  [0xe000, 0xf8ff],
+  [0x202a, 0x202e],
+  [0x2066, 0x2069],
+];
 
 /** The blanks ECMA-262 `\s` matches beyond the controls above: text of only these is blank. */
-const BLANK = ' \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF';
+const BLANK: CodePointRanges = [
+  [0x0020, 0x0020],
+  [0x00a0, 0x00a0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
+];
 
 /**
  * Text without forbidden characters and not blank: leading blanks, one character that is neither,
- * then anything allowed. No lookahead (which generators cannot invert) and no ambiguity between the
- * parts, so matching stays linear on long input.
+ * then anything allowed. No lookahead (which generators cannot invert and RE2 cannot read) and no
+ * ambiguity between the parts, so matching stays linear on long input.
  */
-export const SAFE_TEXT_PATTERN = `^[${BLANK}]*[^${FORBIDDEN}${BLANK}][^${FORBIDDEN}]*$`;
+export const SAFE_TEXT_PATTERN =
+  `^${toCharClass(BLANK)}*${toCharClass([...FORBIDDEN, ...BLANK], { negated: true })}` +
+  `${toCharClass(FORBIDDEN, { negated: true })}*$`;
 
 /**
  * The e-mail check of ajv-formats' `email` format (full mode), with its `i` flag spelled out as

@@ -52,11 +52,31 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined)
   return result;
 }
 
+/** With the `u` flag a pair is one code point: this finds only half a pair left alone. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * Strings holding half a surrogate pair (JSON's `"\ud800"`), as field errors: such a string is no
+ * Unicode text, and the schemas' patterns cannot say so in a form every engine reads.
+ */
+function loneSurrogates(value: unknown, pointer = ''): FieldError[] {
+  if (typeof value === 'string')
+    return LONE_SURROGATE.test(value)
+      ? [{ pointer, message: 'must be Unicode text (a lone surrogate)' }]
+      : [];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, child]) => [
+    ...(LONE_SURROGATE.test(key) ? [{ pointer, message: `has a key that is not Unicode text` }] : []),
+    ...loneSurrogates(child, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+  ]);
+}
+
 /** Checks a request body against its schema; throws VALIDATION_FAILED (422) listing every field. */
 export function validateBody<T>(schema: object, body: unknown): T {
   const validate = compile(bodyAjv, schema);
-  if (!validate(body)) {
-    const errors = toFieldErrors(validate.errors);
+  const surrogates = loneSurrogates(body);
+  if (!validate(body) || surrogates.length) {
+    const errors = [...toFieldErrors(validate.errors), ...surrogates];
     throw new ProxyopsError(
       'VALIDATION_FAILED',
       `the request body is invalid: ${errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`,

@@ -2,6 +2,7 @@ import type { Response as GraphqlHttpResponse } from 'graphql-http';
 import type { HttpAnswer } from '../../http/answer.js';
 import { RETRY_AFTER_SECONDS } from '../../http/problem.js';
 import { explainRefusal } from './explain-refusal.js';
+import { GRAPHQL_ALLOW } from './request-params.js';
 
 /** Error codes of an outcome that a retry may change: never stored under an Idempotency-Key. */
 const TRANSIENT_CODES = new Set(['SERVICE_UNAVAILABLE', 'INTERNAL_SERVER_ERROR', 'TIMEOUT']);
@@ -28,6 +29,8 @@ export function toGraphqlAnswer(
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(init.headers ?? {}))
     if (value !== undefined) headers[name.toLowerCase()] = String(value);
+  // graphql-http's own 405 (a mutation over GET) names POST alone; the path's methods do not change.
+  if (headers.allow !== undefined) headers.allow = GRAPHQL_ALLOW;
   if (method === 'GET' && init.status === 200) headers['cache-control'] = 'private, no-cache';
   const refusal = init.status >= 400 ? explainRefusal(init.status, body, requestId) : undefined;
   if (refusal)

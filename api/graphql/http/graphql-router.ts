@@ -8,6 +8,7 @@ import type { Caller } from '../../resources/context.js';
 import { createRateLimit } from '../../http/rate-limit.js';
 import type { Store } from '../../store/store.js';
 import { createGraphqlError, formatGraphqlError, GRAPHQL_CODES } from '../errors.js';
+import { GRAPHQL_ALLOW } from './request-params.js';
 import { sendAnswer } from '../../http/answer.js';
 import { fromBodyParserError, PROBLEM_KINDS, renderProblem } from '../../http/problem.js';
 import { REPLAYED_HEADER } from '../../http/route-handler.js';
@@ -38,7 +39,6 @@ export interface GraphqlRouterDeps {
 }
 
 const PATH = '/graphql';
-const ALLOW = 'GET, POST, OPTIONS';
 
 function sendErrors(
   req: Request,
@@ -94,12 +94,12 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
   const readBody = express.raw({ type: () => true, limit: deps.config.bodyLimitBytes });
   const serve: RequestHandler = async (req, res, next) => {
     if (req.method === 'OPTIONS') {
-      res.setHeader('Allow', ALLOW);
+      res.setHeader('Allow', GRAPHQL_ALLOW);
       return void res.status(204).end();
     }
     // Before the token, as on REST: a wrong method is 405 whoever asks.
     if (req.method !== 'GET' && req.method !== 'POST') {
-      res.setHeader('Allow', ALLOW);
+      res.setHeader('Allow', GRAPHQL_ALLOW);
       return sendErrors(req, res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${PATH}`);
     }
     const requestId = String(req.id ?? '');

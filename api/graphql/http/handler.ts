@@ -128,18 +128,22 @@ export function handleGraphqlRequest(
   return handler(req);
 }
 
-/** GET runs persisted queries only (by hash, never text): anything else is 405 with Allow: POST. */
+/**
+ * GET runs persisted queries only (by hash, never text): a GET without one is a malformed request
+ * (400) whatever the Accept, not a wrong method: GET is one of the path's methods, and its Allow
+ * stays the same.
+ */
 function getNeedsPersistedQuery(requestId: string): GraphqlHttpResponse {
   const error = createGraphqlError(
-    'METHOD_NOT_ALLOWED',
+    'BAD_REQUEST',
     'GET runs persisted queries only: send extensions.persistedQuery without query text, or POST the query',
   );
   return [
     JSON.stringify({ errors: [formatGraphqlError(error, requestId)] }),
     {
-      status: 405,
-      statusText: 'Method Not Allowed',
-      headers: { allow: 'POST', 'content-type': 'application/json; charset=utf-8' },
+      status: 400,
+      statusText: 'Bad Request',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
     },
   ];
 }

@@ -2,6 +2,9 @@ import { isUtf8 } from 'node:buffer';
 import type { Request as GraphqlHttpRequest, Response as GraphqlHttpResponse } from 'graphql-http';
 import { ProxyopsError } from '../../../proxy-config/core/errors.js';
 
+/** The methods /graphql has: the same `Allow` on every answer that carries one, whatever was refused. */
+export const GRAPHQL_ALLOW = 'GET, POST, OPTIONS';
+
 /** The envelope of one GraphQL-over-HTTP request, before the query text is resolved. */
 export interface RawParams {
   query?: unknown;
@@ -43,9 +46,11 @@ export async function readRequestParams(
   let params: RawParams;
   if (req.method === 'GET') {
     const search = new URLSearchParams(req.url.split('?')[1] ?? '');
+    // An empty parameter (`?query=&operationName=`, as form-built URLs send) is an absent one.
+    const text = (name: string) => search.get(name) || undefined;
     params = {
-      query: search.get('query') ?? undefined,
-      operationName: search.get('operationName') ?? undefined,
+      query: text('query'),
+      operationName: text('operationName'),
       variables: parseJsonParam('variables', search.get('variables')),
       extensions: parseJsonParam('extensions', search.get('extensions')),
     };
@@ -70,7 +75,7 @@ export async function readRequestParams(
     if (!isPlainObject(body)) throw badRequest('the request body must be a JSON object');
     params = body as RawParams;
   } else {
-    return [null, { status: 405, statusText: 'Method Not Allowed', headers: { allow: 'GET, POST' } }];
+    return [null, { status: 405, statusText: 'Method Not Allowed', headers: { allow: GRAPHQL_ALLOW } }];
   }
   if (params.query !== undefined && typeof params.query !== 'string')
     throw badRequest('query must be a string');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { send } from '../support/http-client.js';
 import { useGraphqlApiOnEmbeddedStore } from './support/graphql-api.js';
@@ -24,6 +25,48 @@ describe('refusals of /graphql', () => {
 
   it('a method it does not take is 405 METHOD_NOT_ALLOWED', async () => {
     await expectRefused({ method: 'PUT', body: '{}', headers: json }, 405, 'METHOD_NOT_ALLOWED');
+  });
+
+  it('GET without a persisted query (empty, missing or text) is a 400, never a 405: GET is one of its methods', async () => {
+    for (const query of [
+      '?query=&operationName=&extensions=',
+      '',
+      '?query=&operationName=&variables=',
+      '?query=%7B__typename%7D',
+    ])
+      for (const accept of ['application/json', 'application/graphql-response+json']) {
+        const message = await expectRefused(
+          { method: 'GET', headers: { accept } },
+          400,
+          'BAD_REQUEST',
+          `/graphql${query}`,
+        );
+        expect(message).toContain('persisted');
+      }
+  });
+
+  it('Allow is GET, POST, OPTIONS on every answer that carries it, whatever the method', async () => {
+    const allows = new Set<string>();
+    for (const method of ['OPTIONS', 'PUT', 'DELETE', 'PATCH']) {
+      const res = await send(`${api().url}/graphql`, { method, headers: json, body: '{}' });
+      allows.add(String(res.headers.allow));
+    }
+    // graphql-http's own 405: a persisted mutation over GET.
+    const mutation = 'mutation { deleteOrder(id: "x") }';
+    const hash = createHash('sha256').update(mutation).digest('hex');
+    const persistedQuery = { version: 1, sha256Hash: hash };
+    await send(`${api().url}/graphql`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ query: mutation, extensions: { persistedQuery } }),
+    });
+    const viaGet = await send(
+      `${api().url}/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery }))}`,
+      { headers: json },
+    );
+    expect(viaGet.status, viaGet.text).toBe(405);
+    allows.add(String(viaGet.headers.allow));
+    expect([...allows]).toEqual(['GET, POST, OPTIONS']);
   });
 
   it('a body that is not JSON is 415, an Accept it cannot meet 406', async () => {

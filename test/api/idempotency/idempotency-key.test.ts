@@ -1,10 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isProxyopsError } from '../../../proxy-config/core/errors.js';
 import { MAX_KEY_LENGTH, parseIdempotencyKey } from '../../../api/idempotency/idempotency-key.js';
 import { runOnce } from '../../../api/idempotency/run-once.js';
+import { API_DEFAULTS } from '../../../api/defaults.js';
+import { buildOpenApi } from '../../../api/http/openapi.js';
 import { STORE_VARIANTS, startTestApi, type TestApi } from '../support/harness.js';
 import { sendJson, type TestResponse } from '../support/http-client.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
 const ORDER = { items: [{ productName: 'Widget', quantity: 2, unitPrice: 9.5 }] };
 const OTHER_ORDER = { items: [{ productName: 'Gadget', quantity: 1, unitPrice: 3 }] };
@@ -42,8 +50,74 @@ describe('parseIdempotencyKey (the draft: a Structured Field String)', () => {
     ['an unterminated string', '"abc'],
     ['non-ASCII', '"clé"'],
     ['too long', `"${'k'.repeat(MAX_KEY_LENGTH + 1)}"`],
+    ['two values in one header', 'x,y'],
+    ['a bare token over the length', 'k'.repeat(MAX_KEY_LENGTH + 1)],
   ])('refuses %s as IDEMPOTENCY_KEY_INVALID', (_why, header) => {
     expect(codeOf(() => parseIdempotencyKey(header))).toBe('IDEMPOTENCY_KEY_INVALID');
+  });
+});
+
+describe('the OpenAPI document states the server’s rule for Idempotency-Key', () => {
+  const doc = buildOpenApi(API_DEFAULTS) as {
+    paths: Record<string, Record<string, { parameters?: Array<{ name: string; schema: object }> }>>;
+  };
+  const keyed = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => method === 'post' || method === 'patch')
+      .map(([method, op]) => ({ at: `${method} ${path}`, op })),
+  );
+  const accepts = (header: string) => codeOf(() => parseIdempotencyKey(header)) === undefined;
+
+  it('every write, REST and GraphQL, documents the header with the schema the server decides by', () => {
+    expect(keyed.map((k) => k.at)).toEqual(expect.arrayContaining(['post /orders', 'post /graphql']));
+    const schemas = keyed.map(({ at, op }) => ({
+      at,
+      schema: op.parameters?.find((p) => p.name === 'Idempotency-Key')?.schema,
+    }));
+    for (const { at, schema } of schemas) expect(schema, at).toEqual(schemas[0]!.schema);
+  });
+
+  it('the document refuses exactly the keys the server refuses (by its own schema, with ajv)', () => {
+    const schema = keyed[0]!.op.parameters!.find((p) => p.name === 'Idempotency-Key')!.schema;
+    const validate = addFormats(new Ajv({ strict: false })).compile(schema);
+    const fixed = [
+      '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+      '8e03978e-40d5-43e8-bc93-6894a57f9324',
+      '"a \\"quoted\\" \\\\ key"',
+      '"x,y"',
+      'x,y',
+      '_ t',
+      '""',
+      '"',
+      '"abc',
+      '"clé"',
+      'clé',
+      'k'.repeat(MAX_KEY_LENGTH),
+      'k'.repeat(MAX_KEY_LENGTH + 1),
+      `"${'\\"'.repeat(MAX_KEY_LENGTH)}"`,
+      `"${'\\"'.repeat(MAX_KEY_LENGTH + 1)}"`,
+      '"a\\b"',
+      '"tab\there"',
+    ];
+    for (const header of fixed) expect(validate(header), header).toBe(accepts(header));
+    // Generated the way a fuzzer does: from the pattern, and from the characters at its edges.
+    const edges = fc.string({
+      unit: fc.constantFrom('"', '\\', ',', ' ', 'a', 'Z', '~', '!', '\t', 'é', '\u007f'),
+      maxLength: 12,
+    });
+    const tokens = fc.oneof(
+      edges,
+      edges.map((inner) => `"${inner}"`),
+      fc.stringMatching(new RegExp((schema as { pattern: string }).pattern)),
+    );
+    fc.assert(
+      fc.property(tokens, (header) => {
+        // A field value never starts or ends with white space: HTTP parsers strip it.
+        fc.pre(!/^[ \t]|[ \t]$/.test(header));
+        expect(validate(header), JSON.stringify(header)).toBe(accepts(header));
+      }),
+      { numRuns: 2000, seed: 39 },
+    );
   });
 });
 
@@ -142,12 +216,14 @@ describe.each(STORE_VARIANTS)('Idempotency-Key on REST writes ($name)', (variant
 
   it('a malformed key is 400 IDEMPOTENCY_KEY_INVALID and places nothing', async () => {
     const before = await ordersOf(user.id);
-    const res = await sendJson(`${api.url}/orders`, 'POST', ORDER, {
-      token: user.token,
-      headers: { 'idempotency-key': '""' },
-    });
-    expect(res.status).toBe(400);
-    expect(res.json().code).toBe('IDEMPOTENCY_KEY_INVALID');
+    for (const key of ['""', 'x,y', '_ t']) {
+      const res = await sendJson(`${api.url}/orders`, 'POST', ORDER, {
+        token: user.token,
+        headers: { 'idempotency-key': key },
+      });
+      expect(res.status, key).toBe(400);
+      expect(res.json().code).toBe('IDEMPOTENCY_KEY_INVALID');
+    }
     expect(await ordersOf(user.id)).toBe(before);
   });
 
