@@ -123,7 +123,7 @@ export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): L
         title: rule.title,
         what: hit.what,
         message: rule.message,
-        fix: rule.fix,
+        fix: hit.fix ?? rule.fix,
         runbook: rule.runbook,
         file: hit.file,
         line: hit.line,

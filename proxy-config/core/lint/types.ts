@@ -21,6 +21,8 @@ export interface RuleHit {
    * only sibling names, not the parent directory): the lower severity, so the exit code follows harm.
    */
   severity?: LintSeverity;
+  /** What to write for this form of the mistake, where it differs from the rule's `fix`. */
+  fix?: string;
   /**
    * The directive the hit is about, when it is one: a hit at a directive nginx refuses is dropped
    * (see LintRule.reportsRefused) by this, not by its line, which may hold other directives.

@@ -24,8 +24,8 @@ import { sourcesIn } from '../variable-sources.js';
  * sets it only behind https).
  */
 export function servedOverTls(chain: NginxDirective[]): boolean {
-  const declared = effectiveDirective(chain, 'proxyops:outer-tls');
-  if (declared) return declared.args[0] !== 'off';
+  if (tlsEndsInFront(chain)) return true;
+  if (effectiveDirective(chain, 'proxyops:outer-tls')) return false;
   if (effectiveDirective(chain, 'ssl')?.args[0] === 'on') return true;
   return chain.some(
     (level) =>
@@ -33,6 +33,19 @@ export function servedOverTls(chain: NginxDirective[]): boolean {
       childrenNamed(level, 'listen').some((l) => l.args.slice(1).some((a) => a === 'ssl' || a === 'quic')),
   );
 }
+
+/** True when `# proxyops: outer-tls on` says TLS ends in front of nginx (a load balancer's). */
+function tlsEndsInFront(chain: NginxDirective[]): boolean {
+  const declared = effectiveDirective(chain, 'proxyops:outer-tls');
+  return declared !== undefined && declared.args[0] !== 'off';
+}
+
+/**
+ * Behind a TLS-terminating balancer nginx itself is spoken to over http, so `$scheme` is `http`:
+ * the header must say `https`, or pass on the balancer's own where only the balancer reaches nginx.
+ */
+const OUTER_TLS_FIX =
+  "proxy_set_header X-Forwarded-Proto https; in every proxying location: TLS ends in front of nginx, where $scheme is http (or pass the balancer's own header on, proxy_set_header X-Forwarded-Proto $http_x_forwarded_proto;, only where no client can reach nginx but through it)";
 
 /**
  * Headers that tell an app the original scheme: X-Forwarded-Proto, and the ones some frameworks
@@ -58,7 +71,7 @@ export const FORWARDED_PROTO_MISSING: LintRule = {
   title: 'X-Forwarded-Proto not forwarded',
   message:
     'Without X-Forwarded-Proto the application believes it is served over http and builds absolute http URLs: https sites redirect to http, redirect loops, blocked mixed content.',
-  fix: 'proxy_set_header X-Forwarded-Proto $scheme; in every proxying location (or once at server/http level, with no proxy_set_header in the location to drop it)',
+  fix: 'proxy_set_header X-Forwarded-Proto $scheme; in every proxying location (or once at server/http level, with no proxy_set_header in the location to drop it); with TLS ending in front of nginx (# proxyops: outer-tls on), https instead of $scheme',
   runbook: RUNBOOKS.redirectToHttp,
   test: (config) =>
     listProxiedLocations(config)
@@ -73,6 +86,7 @@ export const FORWARDED_PROTO_MISSING: LintRule = {
         line: proxyPass.line,
         directive: proxyPass,
         what: `${describeBlock(block)} proxies to ${proxyPass.args[0] ?? ''} without X-Forwarded-Proto${droppedNote(chain, 'x-forwarded-proto')}`,
+        ...(tlsEndsInFront(chain) ? { fix: OUTER_TLS_FIX } : {}),
       })),
 };
 
