@@ -146,9 +146,9 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
       );
     try {
       // Mutations are made safe to retry as REST writes are: a POST with a key runs through runOnce.
-      // Anonymous requests cannot write, so their keys have no one to belong to and are not read.
-      const key =
-        req.method === 'POST' && caller ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
+      // Anonymous requests cannot write, so their keys have no one to belong to and are not used; a
+      // malformed one is refused all the same, as the document's pattern says.
+      const key = req.method === 'POST' ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
       if (key === undefined || !caller) return sendAnswer(res, await run(endpoint));
       const buffer = endpoint.events ? createEventBuffer(endpoint.events) : undefined;
       const outcome = await runOnce(

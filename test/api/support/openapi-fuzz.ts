@@ -27,7 +27,20 @@ export interface FuzzCase {
   /** `positive`: every part valid per the document; `negative`: one part deliberately not. */
   mode: 'positive' | 'negative';
   token: string;
+  /** For a negative case: the refusal the broken part earns, where the server reads that part. */
+  refusal?: Refusal;
 }
+
+/** A refusal as the API documents it: the status, and the problem code (REST) or GraphQL error code. */
+export interface Refusal {
+  status: number;
+  code: string;
+}
+
+const BAD_PARAMETER: Refusal = { status: 400, code: 'BAD_PARAMETER' };
+const VALIDATION_FAILED: Refusal = { status: 422, code: 'VALIDATION_FAILED' };
+const KEY_INVALID: Refusal = { status: 400, code: 'IDEMPOTENCY_KEY_INVALID' };
+const GRAPHQL_BAD_REQUEST: Refusal = { status: 400, code: 'BAD_REQUEST' };
 
 /** What the runner needs besides the document: where to send, which tokens, which ids exist. */
 export interface FuzzTarget {
@@ -151,6 +164,26 @@ export function operationsOf(doc: Doc): Operation[] {
   );
 }
 
+/**
+ * Idempotency keys of the header's pattern, bare and quoted, one per case: a key used again for
+ * another request meets the documented 422 of a reuse, and each case is then about its own data.
+ * (The pattern against the server's parser is its own test, with keys from the whole pattern.)
+ */
+function freshKeys(operation: Operation, schema: Schema): Arbitrary<string> {
+  const pattern = new RegExp(schema.pattern as string);
+  const id = String(operation.op.operationId ?? operation.path).replace(/[^A-Za-z0-9]/g, '');
+  return fc
+    .tuple(fc.uuid(), fc.boolean())
+    .map(([uuid, quoted]) => (quoted ? `"${id}-${uuid}"` : `${id}-${uuid}`))
+    .filter((key) => pattern.test(key));
+}
+
+/** A parameter's values as query text: its schema's, or JSON text of its `content` schema. */
+function parameterValues(doc: Doc, param: Schema): Arbitrary<string> {
+  const json = param.content?.[MEDIA_JSON]?.schema as Schema | undefined;
+  return json ? valuesOf(doc, json).map((v) => JSON.stringify(v)) : valuesOf(doc, param.schema).map(String);
+}
+
 /** Generates requests for one operation, valid or (with `mode: 'negative'`) invalid in one part. */
 export function casesOf(doc: Doc, operation: Operation, target: FuzzTarget): Arbitrary<FuzzCase> {
   const params = (operation.op.parameters ?? []) as Schema[];
@@ -166,19 +199,24 @@ export function casesOf(doc: Doc, operation: Operation, target: FuzzTarget): Arb
     ),
   );
   const queryModel: Record<string, Arbitrary<string>> = Object.fromEntries(
-    queryParams.map((p) => [p.name as string, valuesOf(doc, p.schema).map(String)]),
+    queryParams.map((p) => [p.name as string, parameterValues(doc, p)]),
   );
   const queryArb = fc.record(queryModel, {
     requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name as string),
   });
+  // A header with a pattern is generated from it, as a fuzzer does; If-Match from tags that may be current.
   const headerArb = fc.record(
     Object.fromEntries(
       headerParams.map((p) => [
         p.name,
-        fc.oneof(
-          fc.constant('*'),
-          fc.nat(5).map((v) => `"v${v}"`),
-        ),
+        p.name === 'Idempotency-Key'
+          ? freshKeys(operation, p.schema)
+          : typeof p.schema?.pattern === 'string'
+            ? stringsOf(p.schema)
+            : fc.oneof(
+                fc.constant('*'),
+                fc.nat(5).map((v) => `"v${v}"`),
+              ),
       ]),
     ),
     { requiredKeys: [] },
@@ -210,33 +248,52 @@ export function casesOf(doc: Doc, operation: Operation, target: FuzzTarget): Arb
     });
 }
 
-/** Makes one part of a valid case invalid: an unknown query parameter, a bad query value, or a bad body. */
+/**
+ * Makes one part of a valid case invalid, and says how the API documents refusing it: an unknown or
+ * malformed query parameter, a missing required one, a header off its pattern, or a bad body.
+ */
 function invalidate(doc: Doc, operation: Operation, valid: FuzzCase, choice: number): FuzzCase | undefined {
-  const queryParams = ((operation.op.parameters ?? []) as Schema[]).filter((p) => p.in === 'query');
+  const params = (operation.op.parameters ?? []) as Schema[];
+  const queryParams = params.filter((p) => p.in === 'query');
   const bodySchema = operation.op.requestBody?.content?.[MEDIA_JSON]?.schema as Schema | undefined;
+  const graphql = operation.path.startsWith('/graphql');
   const options: Array<() => FuzzCase> = [];
+  const broken = (refusal: Refusal, change: Partial<FuzzCase>) => () => ({ ...valid, ...change, refusal });
   // Resource operations refuse unknown query parameters; probes and /graphql ignore them.
   const tags = (operation.op.tags ?? []) as string[];
   if (tags.includes('users') || tags.includes('orders'))
-    options.push(() => ({ ...valid, query: { ...valid.query, unknownParameter: 'x' } }));
-  const typed = queryParams.filter((p) => p.schema.type === 'integer' || p.schema.enum || p.schema.pattern);
-  if (typed.length)
-    options.push(() => {
-      const param = typed[choice % typed.length]!;
-      return { ...valid, query: { ...valid.query, [param.name]: '\u0007bad' } };
-    });
-  if (bodySchema && valid.body && typeof valid.body === 'object' && !Array.isArray(valid.body)) {
+    options.push(broken(BAD_PARAMETER, { query: { ...valid.query, unknownParameter: 'x' } }));
+  const typed = queryParams.filter(
+    (p) => p.content || p.schema.type === 'integer' || p.schema.enum || p.schema.pattern,
+  );
+  for (const param of typed)
+    options.push(
+      broken(graphql ? GRAPHQL_BAD_REQUEST : BAD_PARAMETER, {
+        query: { ...valid.query, [param.name]: '\u0007bad' },
+      }),
+    );
+  for (const param of queryParams.filter((p) => p.required)) {
+    const { [param.name as string]: _dropped, ...rest } = valid.query;
+    options.push(broken(graphql ? GRAPHQL_BAD_REQUEST : BAD_PARAMETER, { query: rest }));
+  }
+  for (const param of params.filter((p) => p.in === 'header' && typeof p.schema?.pattern === 'string'))
+    for (const value of ['x,y', '_ t', '""'])
+      options.push(
+        broken(KEY_INVALID, {
+          headers: { ...valid.headers, [param.name]: value },
+        }),
+      );
+  if (bodySchema && valid.body && typeof valid.body === 'object' && !Array.isArray(valid.body) && !graphql) {
     const schema = resolve(doc, bodySchema);
     const body = valid.body as Record<string, unknown>;
     if (schema.additionalProperties === false)
-      options.push(() => ({ ...valid, body: { ...body, unknownField: 1 } }));
-    for (const name of schema.required ?? [])
-      options.push(() => {
-        const { [name]: _dropped, ...rest } = body;
-        return { ...valid, body: rest };
-      });
+      options.push(broken(VALIDATION_FAILED, { body: { ...body, unknownField: 1 } }));
+    for (const name of schema.required ?? []) {
+      const { [name]: _dropped, ...rest } = body;
+      options.push(broken(VALIDATION_FAILED, { body: rest }));
+    }
     for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>))
-      options.push(() => ({ ...valid, body: { ...body, [name]: wrongTypeFor(doc, property) } }));
+      options.push(broken(VALIDATION_FAILED, { body: { ...body, [name]: wrongTypeFor(doc, property) } }));
   }
   if (options.length === 0) return undefined;
   return { ...options[choice % options.length]!(), mode: 'negative' };
@@ -281,6 +338,18 @@ export function createChecker(doc: Doc) {
       fail('positive_data_acceptance', `a request valid per the document was refused as malformed`);
     if (request.mode === 'negative' && (res.status < 400 || res.status >= 500))
       fail('negative_data_rejection', `a request invalid per the document was answered ${res.status}`);
+    // Refused as malformed or invalid: then as documented for the part that was broken. (Other 4xx,
+    // such as 401 before the token or 404 for an id, come before the part is read.)
+    const refusedCode = refusalCode(res);
+    if (
+      request.refusal &&
+      [400, 422].includes(res.status) &&
+      (res.status !== request.refusal.status || refusedCode !== request.refusal.code)
+    )
+      fail(
+        'negative_data_refusal',
+        `answered ${res.status} ${refusedCode ?? ''}, documented ${request.refusal.status} ${request.refusal.code}`,
+      );
     const content = documented.content as Record<string, Schema> | undefined;
     if (!content) {
       if (res.text !== '' && request.method !== 'HEAD')
@@ -314,9 +383,30 @@ export function createChecker(doc: Doc) {
   };
 }
 
+/** The problem code of a REST refusal (checked against its `type`), or the first GraphQL error code. */
+export function refusalCode(res: TestResponse): string | undefined {
+  try {
+    const body = JSON.parse(res.text) as {
+      type?: string;
+      code?: string;
+      errors?: Array<{ extensions?: { code?: string } }>;
+    };
+    if (body.code !== undefined)
+      return body.type === `urn:proxyops:problem:${body.code.toLowerCase().replace(/_/g, '-')}`
+        ? body.code
+        : `${body.code} (type ${body.type})`;
+    return body.errors?.[0]?.extensions?.code;
+  } catch {
+    return undefined;
+  }
+}
+
 export function describeCase(request: FuzzCase): string {
   const query = new URLSearchParams(request.query).toString();
-  return `${request.mode} ${request.method} ${request.path}${query ? `?${query}` : ''} token=${request.token || 'none'}${
+  const headers = Object.entries(request.headers)
+    .map(([name, value]) => ` ${name}: ${value}`)
+    .join('');
+  return `${request.mode} ${request.method} ${request.path}${query ? `?${query}` : ''} token=${request.token || 'none'}${headers}${
     request.body === undefined ? '' : ` body=${JSON.stringify(request.body).slice(0, 300)}`
   }`;
 }
