@@ -4,7 +4,13 @@ import { promises as fsp } from 'node:fs';
 // need (--follow, --html, an nginx config's log_format) is imported where it is used (bench:cli).
 import type { Readable } from 'node:stream';
 import { ProxyopsError } from '../core/errors.js';
-import { evaluateFailIf, failIfMetric, parseFailIf, type FailIfExpr } from '../core/logs/fail-if.js';
+import {
+  evaluateFailIf,
+  failIfMetric,
+  formatFailIfValue,
+  parseFailIf,
+  type FailIfExpr,
+} from '../core/logs/fail-if.js';
 import { parseStatusFilter, parseUpstreamFilter, type LogFilter } from '../core/logs/log-filter.js';
 import { renderStatsTable } from '../core/logs/render-stats-table.js';
 import { toIntervalLine, type StatsSummary } from '../core/logs/summarize-stats.js';
@@ -462,12 +468,13 @@ async function finish(
       io.stderr.write(
         `proxyops: warning: --fail-if ${text}: these logs give no ${missing.join(', ')} (not in their format), so that part never holds\n`,
       );
-    if (!evaluateFailIf(expr, summary)) continue;
+    // Said either way: a gate that stays quiet cannot be told from one that never ran.
     const values = metricsOf(expr)
-      .map((m) => `${m}=${failIfMetric(summary, m)}`)
+      .map((m) => `${m}=${formatFailIfValue(m, failIfMetric(summary, m))}`)
       .join(' ');
-    io.stderr.write(`proxyops: --fail-if holds: ${text} (${values})\n`);
-    code = 1;
+    const holds = evaluateFailIf(expr, summary);
+    io.stderr.write(`proxyops: --fail-if ${holds ? 'holds' : 'does not hold'}: ${text} (${values})\n`);
+    if (holds) code = 1;
   }
   return code;
 }

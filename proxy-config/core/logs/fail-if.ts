@@ -146,3 +146,14 @@ export function evaluateFailIf(expr: FailIfExpr, summary: StatsSummary): boolean
     }
   }
 }
+
+/**
+ * A metric's value as `--fail-if` reports it: counts exact, shares and seconds to four significant
+ * digits (`5xx_ratio=0.2667`, not 0.26666666666666666; a tiny share stays visible as 0.00004), and
+ * `n/a` where the log format cannot tell.
+ */
+export function formatFailIfValue(metric: string, value: number | null): string {
+  if (value === null) return 'n/a';
+  if (Number.isInteger(value) && !metric.endsWith('_ratio')) return String(value);
+  return String(Number(value.toPrecision(4)));
+}
