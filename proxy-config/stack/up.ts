@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyConfig } from '../config/apply-config.js';
 import { toInstanceCommand } from '../core/deploy/instance-command.js';
@@ -400,6 +400,12 @@ export async function stopStack(dir: string, say: (line: string) => void): Promi
     if (result.forced) say(`proxyops up did not stop in time: killed`);
   }
   await stopStackProcesses(target, say);
+  // The logs live on in a runtime directory away from DIR (DIR/logs leads there): said, not removed.
+  const runtimeDir = stack?.logsDir === undefined ? undefined : dirname(stack.logsDir);
+  if (runtimeDir !== undefined && runtimeDir !== resolve(dir))
+    say(
+      `left ${runtimeDir}: its logs (${join(dir, 'logs')} leads there) and temp files${runtimeDir.startsWith('/run/') ? ', until the next reboot empties /run' : ''}; rm -r ${runtimeDir} when they are no longer wanted`,
+    );
   return true;
 }
 

@@ -101,6 +101,15 @@ describe('proxyops up as root with --dir below a 0700 directory', () => {
     expect(result.get.total + result.post.total).toBeGreaterThan(100);
     expect(await readFile(join(runtime, 'logs', 'error.log'), 'utf8')).not.toContain('Permission denied');
   }, 120_000);
+
+  it('down says that the runtime directory, with the logs, outlives it', async () => {
+    const down = await runCli(['down', '--dir', stack!.dir]);
+    expect(down.exitCode, down.stderr).toBe(0);
+    expect(down.stdout).toContain(
+      `left ${runtime}: its logs (${join(stack!.dir, 'logs')} leads there) and temp files, until the next reboot empties /run; rm -r ${runtime}`,
+    );
+    expect((await stat(join(runtime, 'logs'))).isDirectory()).toBe(true);
+  }, 120_000);
 });
 
 describe('--runtime-dir the workers cannot reach', () => {
