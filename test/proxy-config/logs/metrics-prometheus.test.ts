@@ -154,4 +154,18 @@ describe('a real Prometheus scraping logs stats --follow --metrics-listen while 
     expect(file).toContain('# TYPE proxyops_log_requests_total counter');
     expect(await promtoolSays(file)).toBe('');
   });
+
+  it('the one-off logs stats --prom names the figures as the scraped /metrics does', async () => {
+    const names = (exposition: string) =>
+      [...exposition.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => `${m[1]} ${m[2]}`).sort();
+    const served = await text(`http://127.0.0.1:${metricsPort}/metrics`);
+    const oneOff = await execa(
+      process.execPath,
+      [CLI, ...['logs', 'stats', nginx.accessLog, '--preset', 'proxyops', '--prom']],
+      { stripFinalNewline: false },
+    );
+    expect(names(oneOff.stdout)).toEqual(names(served!));
+    expect(names(oneOff.stdout)).toContain('proxyops_log_requests_total counter');
+    expect(await promtoolSays(oneOff.stdout)).toBe('');
+  });
 });
