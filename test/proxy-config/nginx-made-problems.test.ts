@@ -20,6 +20,7 @@ describe('errors nginx makes itself are problem documents (through a live nginx)
   let app: UpstreamApp;
   let port: number;
   let deadPort: number;
+  let otherPort: number;
   let nginx: NginxTarget;
 
   const send = (
@@ -57,6 +58,7 @@ describe('errors nginx makes itself are problem documents (through a live nginx)
     app = await startUpstreamApp();
     port = await freePort();
     deadPort = await freePort();
+    otherPort = await freePort();
     const spec = {
       version: 1,
       layerName: 'edge-test',
@@ -76,7 +78,11 @@ describe('errors nginx makes itself are problem documents (through a live nginx)
       servers: [
         {
           names: ['localhost'],
-          listen: [{ address: '127.0.0.1', port, defaultServer: true }],
+          // The second socket has no default server: a Host naming no server meets the catch-all there.
+          listen: [
+            { address: '127.0.0.1', port, defaultServer: true },
+            { address: '127.0.0.1', port: otherPort },
+          ],
           routes: [
             { path: '/', upstream: 'app' },
             { path: '/slow', upstream: 'slow', timeouts: { read: 2 } },
@@ -137,6 +143,14 @@ describe('errors nginx makes itself are problem documents (through a live nginx)
       expect(answer.headers.allow).toContain('OPTIONS');
       expect(answer.headers.allow).not.toMatch(/TRACE|CONNECT/);
     }
+    // A Host no server names, on a socket without a default server: the catch-all's 421, TRACE too.
+    const misdirected = await exchangeRaw(
+      otherPort,
+      'TRACE /health/live HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n',
+    );
+    expect(misdirected.status).toBe(421);
+    expect(misdirected.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(misdirected.body)).toMatchObject({ status: 421, code: 'MISDIRECTED_REQUEST' });
     const before = app.seen.length;
     const unknown = await exchangeRaw(
       port,
