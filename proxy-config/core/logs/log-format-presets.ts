@@ -55,19 +55,6 @@ export const INGRESS_NGINX_LOG_FORMAT =
 export const LOG_FORMAT_PRESETS: Record<string, LogFormatSpec> = {
   combined: { kind: 'format', name: 'combined', format: COMBINED_LOG_FORMAT, escape: 'default' },
   common: { kind: 'format', name: 'common', format: COMMON_LOG_FORMAT, escape: 'default' },
-  main: { kind: 'format', name: 'main', format: MAIN_LOG_FORMAT, escape: 'default' },
-  'upstream-time': {
-    kind: 'format',
-    name: 'upstream-time',
-    format: UPSTREAM_TIME_LOG_FORMAT,
-    escape: 'default',
-  },
-  'upstream-time-spaced': {
-    kind: 'format',
-    name: 'upstream-time-spaced',
-    format: UPSTREAM_TIME_SPACED_LOG_FORMAT,
-    escape: 'default',
-  },
   'ingress-nginx': {
     kind: 'format',
     name: 'ingress-nginx',
@@ -90,6 +77,19 @@ export const LOG_FORMAT_PRESETS: Record<string, LogFormatSpec> = {
     escape: 'json',
   },
   json: { kind: 'json-lines', name: 'json' },
+  main: { kind: 'format', name: 'main', format: MAIN_LOG_FORMAT, escape: 'default' },
+  'upstream-time': {
+    kind: 'format',
+    name: 'upstream-time',
+    format: UPSTREAM_TIME_LOG_FORMAT,
+    escape: 'default',
+  },
+  'upstream-time-spaced': {
+    kind: 'format',
+    name: 'upstream-time-spaced',
+    format: UPSTREAM_TIME_SPACED_LOG_FORMAT,
+    escape: 'default',
+  },
 };
 
 /** The preset named `name`; BAD_OPTION listing the presets otherwise. */
