@@ -8,10 +8,15 @@ function impactGroup(count: number | null): number {
   return count === null ? 1 : count > 0 ? 0 : 2;
 }
 
+/** How many responses with the symptom's status the access log holds. */
+function symptomTotal(evidence: Evidence): number {
+  const status = symptomStatus(evidence.symptom);
+  return (evidence.access?.records ?? []).filter((record) => record.status === status).length;
+}
+
 /** The evidence line of a known client count: how many of the symptom's responses came from this cause. */
 function clientLine(evidence: Evidence, count: number): string {
-  const status = symptomStatus(evidence.symptom);
-  const total = (evidence.access?.records ?? []).filter((record) => record.status === status).length;
+  const total = symptomTotal(evidence);
   return count === 0
     ? `access log: clients saw none of the ${total} ${evidence.symptom}s from this cause`
     : `access log: clients saw ${count} of the ${total} ${evidence.symptom}s from this cause`;
@@ -26,13 +31,15 @@ export function rankFindings(
   evidence: Evidence,
   rules: readonly DiagnosisRule[] = DIAGNOSIS_RULES,
 ): Finding[] {
+  const total = symptomTotal(evidence);
   const applied = rules
     .map((rule, order) => ({ rule, order }))
     .filter(({ rule }) => rule.symptoms.includes(evidence.symptom))
     .map(({ rule, order }) => ({ rule, order, lines: rule.test(evidence) }))
     .filter((entry): entry is { rule: DiagnosisRule; order: number; lines: string[] } => entry.lines !== null)
     .map((entry) => {
-      const count = entry.rule.clientCount?.(evidence) ?? null;
+      // A log holding none of the symptom (only a probe found it) tells nothing of what clients saw.
+      const count = total === 0 ? null : (entry.rule.clientCount?.(evidence) ?? null);
       const severity = count === 0 ? ('low' as const) : entry.rule.severity;
       const lines = count === null ? entry.lines : [...entry.lines, clientLine(evidence, count)];
       return { ...entry, count, severity, lines };

@@ -59,6 +59,8 @@ export const BODY_LIMIT_RULES: readonly DiagnosisRule[] = [
       'Validate with `nginx -t`, reload, and re-run `proxyops diagnose 413 --url URL` to see the new limit.',
     ],
     runbook: 'runbooks/413.md#nginx-rejects-the-body',
+    clientCount: (evidence) =>
+      evidence.access?.splitKnown ? statusFacts(evidence, 413).proxyGenerated : null,
   },
   {
     id: 'upstream-body-limit',
@@ -86,6 +88,8 @@ export const BODY_LIMIT_RULES: readonly DiagnosisRule[] = [
       'Re-run `proxyops diagnose 413 --url URL` and check that the limit moved.',
     ],
     runbook: 'runbooks/413.md#the-application-rejects-the-body',
+    clientCount: (evidence) =>
+      evidence.access?.splitKnown ? statusFacts(evidence, 413).upstreamReturned : null,
   },
   {
     id: 'other-layer-body-limit',

@@ -106,6 +106,7 @@ export const TIMEOUT_RULES: readonly DiagnosisRule[] = [
       'Watch the 504 and 499 counts after the fix: `proxyops logs stats --status 499,504 ACCESS_LOG`.',
     ],
     runbook: 'runbooks/504.md#the-upstream-is-slow',
+    clientCount: (evidence) => (evidence.access?.splitKnown ? proxy504s(evidence).connected.length : null),
   },
   {
     id: 'upstream-connect-timeout',
@@ -126,6 +127,10 @@ export const TIMEOUT_RULES: readonly DiagnosisRule[] = [
       "Check the application's listen backlog and whether it accepts connections at all under load.",
     ],
     runbook: 'runbooks/504.md#connecting-times-out',
+    clientCount: (evidence) =>
+      evidence.access?.splitKnown && evidence.access.connectKnown
+        ? proxy504s(evidence).notConnected.length
+        : null,
   },
   {
     id: 'timeout-layering',

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,7 +157,7 @@ describe('access logs in the formats people copy, written by a real nginx', () =
     ).toBe(413);
     // The client gives up once the upstream holds the request: nginx logs 499.
     const seen = app.seen.length;
-    const socket = (await import('node:net')).connect(port, '127.0.0.1');
+    const socket = connect(port, '127.0.0.1');
     socket.write(rawGet('/slow?ms=2000'));
     for (let i = 0; i < 500 && !app.seen.slice(seen).some((r) => r.url === '/slow?ms=2000'); i++)
       await sleep(20);
