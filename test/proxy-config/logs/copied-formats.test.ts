@@ -11,7 +11,7 @@ import {
 } from '../../../proxy-config/core/logs/log-format-presets.js';
 import type { StatsSummary } from '../../../proxy-config/core/logs/summarize-stats.js';
 import { chooseLogFormat } from '../../../proxy-config/logs/choose-log-format.js';
-import { computeLogStats } from '../../../proxy-config/logs/logs-stats.js';
+import { computeLogStats, resolveLogFormat } from '../../../proxy-config/logs/logs-stats.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
 import { rawGet, sendRaw } from '../../support/raw-traffic.js';
@@ -197,6 +197,11 @@ describe('access logs in the formats people copy, written by a real nginx', () =
       expect(choice.spec.name).toBe(copied.name);
       if (copied.name === 'combined') expect(choice.spec).toMatchObject({ format: COMBINED_LOG_FORMAT });
       check(await computeLogStats({ inputs: [logOf(copied.name)], spec: choice.spec }), copied.split);
+    });
+
+    it(`${copied.name}: --nginx-conf --format-name reads it as the running config does`, async () => {
+      const spec = await resolveLogFormat({ nginxConf: nginx.target.confPath, formatName: copied.name });
+      check(await computeLogStats({ inputs: [logOf(copied.name)], spec }), copied.split);
     });
 
     it(`${copied.name}: without the running nginx, detection finds ${copied.detected} and the same counts`, async () => {
