@@ -113,6 +113,24 @@ const COPIED: Array<{ name: string; directive: string; split: boolean; detected:
     split: false,
     detected: 'json',
   },
+  {
+    // https://www.dev-toolbox.tech/tools/nginx-config-generator/examples/log-format-customization (numbers unquoted)
+    name: 'json_numbers',
+    directive: `log_format json_numbers escape=json
+      '{'
+      '"time":"$time_iso8601",'
+      '"remote_addr":"$remote_addr",'
+      '"request":"$request",'
+      '"status":$status,'
+      '"body_bytes_sent":$body_bytes_sent,'
+      '"request_time":$request_time,'
+      '"upstream_response_time":"$upstream_response_time",'
+      '"http_referrer":"$http_referer",'
+      '"http_user_agent":"$http_user_agent"'
+      '}';`,
+    split: false,
+    detected: 'json',
+  },
 ];
 
 /** What the test sends, by status: 200s from the upstream, 502s (one from the app), a 504, a 413, a 499. */
