@@ -41,7 +41,8 @@ export function accessLogsToRead(
   walkDirectives(config, (directive, chain) => {
     const log =
       directive.name === 'access_log' ? byWhere.get(`${directive.file}:${directive.line}`) : undefined;
-    if (!log) return;
+    // `if=` logs only some requests: such a line writes other requests than its neighbours.
+    if (!log || directive.args.some((arg) => arg.startsWith('if='))) return;
     const block = chain.at(-1)!;
     blocks.set(block, [...(blocks.get(block) ?? []), log]);
   });
