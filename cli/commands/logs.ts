@@ -32,7 +32,7 @@ function registerLogsStats(logs: Command): void {
     )
     .option(
       '--preset <name>',
-      "log format preset: proxyops, proxyops-json, combined, common, ingress-nginx, json (default: the running nginx's format for the file, else detected)",
+      "log format preset: proxyops, proxyops-json, combined, common, main, upstream-time, upstream-time-spaced, ingress-nginx, json (default: the running nginx's format for the file, else detected)",
     )
     .option(
       '--log-format <format>',

@@ -26,6 +26,7 @@ interface UpFlags {
   rateWindowMs?: string;
   bodyLimit?: string;
   apiEnv: string[];
+  databasePort?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -37,6 +38,13 @@ function number(flag: string, raw: string, min: number, integer = false): number
       'BAD_OPTION',
       `${flag} ${JSON.stringify(raw)} must be ${integer ? 'a whole number' : 'a number'} of at least ${min}`,
     );
+  return value;
+}
+
+/** A TCP port option: a whole number from 1 to 65535. */
+function tcpPort(flag: string, raw: string): number {
+  const value = number(flag, raw, 1, true);
+  if (value > 65535) throw new ProxyopsError('BAD_OPTION', `${flag} ${raw} must be a port from 1 to 65535`);
   return value;
 }
 
@@ -61,6 +69,10 @@ export function registerUp(program: Command): void {
     .option('--instances <n>', 'API instances', '2')
     .option('--port <port>', 'nginx port on 127.0.0.1', '8080')
     .option('--dir <dir>', 'where the spec, config, logs and state go', '.proxyops')
+    .option(
+      '--database-port <port>',
+      'port of the embedded PostgreSQL on 127.0.0.1 (default: one the system picks); printed at start',
+    )
     .option('--health-interval <seconds>', 'readiness-check interval the drain wait is computed from', '1')
     .option('--health-threshold <n>', 'failed checks before a balancer takes an instance out', '2')
     .option('--drain-margin <seconds>', 'margin added to interval × threshold', '1')
@@ -103,6 +115,9 @@ export function registerUp(program: Command): void {
           dir: flags.dir,
           instances: number('--instances', flags.instances, 1, true),
           port: number('--port', flags.port, 1, true),
+          ...(flags.databasePort === undefined
+            ? {}
+            : { databasePort: tcpPort('--database-port', flags.databasePort) }),
           healthCheck: {
             interval: number('--health-interval', flags.healthInterval, 0.001),
             failureThreshold: number('--health-threshold', flags.healthThreshold, 1, true),
@@ -150,6 +165,8 @@ export function registerUp(program: Command): void {
           `           curl -H "authorization: Bearer $(${name} api token --user ${SEED_ADMIN} --role admin)" ${stack.url}/users`,
         );
         say(`  logs:    ${stack.state.stack!.logsDir}/access.log, error.log, instance-*.log`);
+        if (stack.embeddedDatabaseUrl)
+          say(`  database: ${stack.embeddedDatabaseUrl} (embedded; --database-port sets its port)`);
         say(
           `  instances: ${instances.map((i) => `${i.slot === undefined ? `${i.host}:${i.port}` : `unix:${i.slot}`} (pid ${i.pid})`).join(', ')}`,
         );

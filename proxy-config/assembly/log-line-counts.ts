@@ -171,7 +171,7 @@ export function countLine(rec: i32, t: f64): bool {
   const proxyMade = hasHeaderTime && (attempts == 0 || load<i32>(last + 12) < 0);
   if (hasHeaderTime) bump(base + (proxyMade ? PROXY_MADE : RETURNED) + 4 * status);
   if (attempts > 1) bump(base + SCALARS + 4);
-  for (let k = 0; k < attempts; k++) {
+  for (let k = 0; hasUpstream && k < attempts; k++) {
     const a = rec + 32 + 20 * k;
     const up = base + POOL + load<i32>(a) * ADDRESS_BYTES;
     bump(up);

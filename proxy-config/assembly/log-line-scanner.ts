@@ -76,6 +76,8 @@ const REFUSED: i32 = -2;
 
 let variableCount: i32 = 0;
 let json: bool = false;
+/** The format logs $upstream_addr or $upstream_status; without them its times count the attempts. */
+let listsAttempts: bool = false;
 /** Address ids given so far; id 0 is "-" (an attempt without an address). */
 export let addressCount: i32 = 1;
 let arenaUsed: i32 = 0;
@@ -93,8 +95,11 @@ export function configure(): void {
   placeCounts(COUNTS);
   variableCount = load<i32>(PROGRAM);
   json = load<i32>(PROGRAM + 4) != 0;
+  listsAttempts = false;
   for (let i = 0; i < variableCount; i++) {
     const v = PROGRAM + 16 + 4 * VAR_INTS * i;
+    const kind = load<i32>(v);
+    if (kind == ADDR || kind == UPSTREAM_STATUS) listsAttempts = true;
     v128.store(v + 16, i8x16.splat(load<u8>(LITERALS + load<i32>(v + 8))));
   }
   minuteMs = NaN;
@@ -475,7 +480,10 @@ function matchLine(p: i32, rec: i32, timeAt: i32): i32 {
   // A value running to the line end must not take the "\r" of a CRLF line.
   if (litLengthOfLast() == 0 && load<u8>(p - 1) == 13) return p;
   if (!gotTime) store<f64>(timeAt, NaN);
-  const attempts = addrs > statuses ? addrs : statuses;
+  let attempts = addrs > statuses ? addrs : statuses;
+  // A format with upstream times but no address or status (the nginx blog's upstream_time): each
+  // time list holds one value per attempt, so the longest tells the attempts.
+  if (!listsAttempts) attempts = max(connects, max(headers, responses));
   for (let k = 0; k < attempts; k++) {
     const at = rec + 4 * (8 + 5 * k);
     if (k >= addrs) store<i32>(at, 0);

@@ -413,6 +413,12 @@ export async function resolveDeployTarget(flags: {
   const dir = flags.dir ?? DEFAULT_STACK_DIR;
   await checkTargetLayout(stackTarget(dir));
   const state = await readStackState(stackTarget(dir));
+  // A hand-over names instances of a spec's upstream; without a spec only a local stack has them.
+  if (!state?.stack && flags.handOver !== undefined)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      '--replace needs --spec FILE with --target DIR and --upstream NAME: the spec names the upstream whose instance it hands over',
+    );
   if (!state?.stack)
     throw new ProxyopsError(
       'BAD_OPTION',

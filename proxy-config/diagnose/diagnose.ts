@@ -4,6 +4,7 @@ import { toConfigEvidence } from '../core/diagnose/config-facts.js';
 import type { Finding } from '../core/diagnose/diagnosis-rule.js';
 import type { Evidence, SystemEvidence } from '../core/diagnose/evidence.js';
 import { DEFAULT_LOG_FORMATS, logFormatsOf } from '../core/diagnose/log-format-candidates.js';
+import { accessLogsToRead } from '../core/diagnose/access-logs-to-read.js';
 import { parseAccessRecords } from '../core/diagnose/parse-access-records.js';
 import type { AccessRecord } from '../core/diagnose/access-record.js';
 import { parseTimeOption } from '../core/logs/parse-time-option.js';
@@ -119,6 +120,8 @@ interface LogSources {
   accessLogs: string[];
   errorLogs: string[];
   running: RunningNginx | null;
+  /** Logs of the config left unread, and why. */
+  notes: string[];
 }
 
 function logSourcesOf(
@@ -131,12 +134,19 @@ function logSourcesOf(
       accessLogs: options.accessLog ? [options.accessLog] : [],
       errorLogs: options.errorLog ? [options.errorLog] : [],
       running,
+      notes: [],
     };
-  const logs = configuredLogs(config, running.prefix);
+  const access = accessLogsToRead(config, running.prefix);
   return {
-    accessLogs: logs.filter((log) => log.kind === 'access').map((log) => log.path),
-    errorLogs: logs.filter((log) => log.kind === 'error').map((log) => log.path),
+    accessLogs: access.read.map((log) => log.path),
+    errorLogs: configuredLogs(config, running.prefix)
+      .filter((log) => log.kind === 'error')
+      .map((log) => log.path),
     running,
+    notes: access.sameRequests.map(
+      ({ log, readInstead }) =>
+        `access log ${log.path} (${log.where}) not read: it writes the same requests as ${readInstead.path} (${readInstead.where}), read instead`,
+    ),
   };
 }
 
@@ -185,6 +195,7 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   const records: AccessRecord[] = [];
   let splitKnown = true;
   let connectKnown = true;
+  sources.push(...logs.notes);
   for (const path of logs.accessLogs) {
     const family = await readLogFamily(path, '--access-log', sinceMs);
     const own = config && running ? accessLogFor(config, running.prefix, path) : null;

@@ -60,6 +60,8 @@ export interface UpOptions {
   redisUrl?: string;
   /** A PostgreSQL server shared by the instances; without it an embedded one is served, its data under `dir`. */
   databaseUrl?: string;
+  /** The embedded database's port on 127.0.0.1 (`--database-port`); without it, one the system picks. */
+  databasePort?: number;
   /** Start the embedded database empty, dropping the data a previous `up` in `dir` left. */
   fresh?: boolean;
   /** Where the slots, temp files and nginx's logs go instead of the directory `up` picks (`--runtime-dir`). */
@@ -72,6 +74,8 @@ export interface RunningStack {
   url: string;
   target: string;
   state: StackState;
+  /** The embedded database's URL (its port included); undefined with `databaseUrl`. */
+  embeddedDatabaseUrl?: string;
   /** Stops restarting instances, then stops nginx, the instances and the database; leaves no process behind. */
   stop(): Promise<void>;
 }
@@ -123,7 +127,21 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   ensureSystemPackages([SYSTEM_PACKAGES.nginx], say);
   // Checked before anything starts: nginx would retry the bind for seconds and then fail.
   const listen = await tryListen('127.0.0.1', options.port);
-  if (listen !== 'ok') throw await portRefusal(options.port, listen);
+  if (listen !== 'ok') throw await portRefusal('--port', options.port, listen);
+  if (options.databasePort !== undefined) {
+    if (options.databaseUrl)
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        '--database-port is the port of the embedded database, but DATABASE_URL names another server: give one of them',
+      );
+    if (options.databasePort === options.port)
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        `--database-port ${options.databasePort} is also --port: pick another`,
+      );
+    const free = await tryListen('127.0.0.1', options.databasePort);
+    if (free !== 'ok') throw await portRefusal('--database-port', options.databasePort, free);
+  }
   // nginx's workers open the slots, temp files and logs: checked as them before anything starts.
   const workers = await findWorkerUser();
   if (!workers)
@@ -170,7 +188,11 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   };
   try {
     if (!options.databaseUrl)
-      database = await startEmbeddedPostgres({ host: '127.0.0.1', port: 0, dataDir: databaseDir });
+      database = await startEmbeddedPostgres({
+        host: '127.0.0.1',
+        port: options.databasePort ?? 0,
+        dataDir: databaseDir,
+      });
     const databaseUrl = options.databaseUrl ?? database!.url;
     say(
       database
@@ -305,6 +327,7 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
       url,
       target,
       state,
+      ...(database ? { embeddedDatabaseUrl: database.url } : {}),
       async stop() {
         clearInterval(rotator);
         await supervisor.stop();
@@ -317,16 +340,16 @@ export async function startStack(options: UpOptions): Promise<RunningStack> {
   }
 }
 
-/** The one line for a --port that cannot be listened on: who holds it, or that it needs root. */
-async function portRefusal(port: number, code: string): Promise<ProxyopsError> {
+/** The one line for a port option that cannot be listened on: who holds it, or that it needs root. */
+async function portRefusal(flag: string, port: number, code: string): Promise<ProxyopsError> {
   const holder = code === 'EADDRINUSE' ? await findListenerPid(port) : undefined;
   const why =
     code === 'EADDRINUSE'
       ? `is in use${holder ? ` (pid ${holder})` : ''}; pick another port`
       : code === 'EACCES' && port < 1024
-        ? 'is below 1024, which only root may listen on; pick --port 8080 or another above 1023'
+        ? `is below 1024, which only root may listen on; pick ${flag === '--port' ? '--port 8080 or another' : 'one'} above 1023`
         : `cannot be listened on (${code}); pick another port`;
-  return new ProxyopsError('BAD_OPTION', `--port ${port}: 127.0.0.1:${port} ${why}`);
+  return new ProxyopsError('BAD_OPTION', `${flag} ${port}: 127.0.0.1:${port} ${why}`);
 }
 
 /**

@@ -62,6 +62,14 @@ export function formatCounts(counts: Record<string, number>, limit = 5): string 
     .join(', ');
 }
 
+/**
+ * `before` + the counts + `after` (e.g. ` (upstreams 127.0.0.1:9101 (12))`), or '' when there are none,
+ * as for a format without $upstream_addr: an empty list would read as if no upstream were involved.
+ */
+export function countsPart(counts: Record<string, number>, before: string, after = ''): string {
+  return Object.keys(counts).length > 0 ? `${before}${formatCounts(counts)}${after}` : '';
+}
+
 /** The busiest minute as `2026-11-22 02:31 (40)`, or '' when no record had a time. */
 export function peakMinute(perMinute: Record<string, number>): string {
   return formatCounts(perMinute, 1);

@@ -13,10 +13,11 @@ export interface AccessRecord {
   upstreamAddr: string[];
 }
 
-/** True when nginx produced the status itself: no upstream at all, or no header from the last attempt. */
+/**
+ * True when nginx produced the status itself: no upstream attempt at all, or no header from the last
+ * one. A header time alone says an upstream answered, with or without its address logged.
+ */
 export function isProxyGenerated(record: AccessRecord): boolean {
-  const addrs = record.upstreamAddr.filter((addr) => addr !== '' && addr !== '-');
-  if (addrs.length === 0) return true;
   return (record.upstreamHeaderTime.at(-1) ?? null) === null;
 }
 

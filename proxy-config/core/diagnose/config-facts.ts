@@ -12,6 +12,7 @@ import {
 } from '../nginx-config/query.js';
 import type { NginxConfig } from '../nginx-config/types.js';
 import type { ConfigEvidence, LocationFacts } from './evidence.js';
+import { settingInEffect } from './setting-in-effect.js';
 
 function serverLabel(scope: BlockScope): string {
   const server = [...scope.chain].reverse().find((block) => block.name === 'server');
@@ -32,6 +33,8 @@ function locationFacts(config: NginxConfig, scope: BlockScope): LocationFacts {
     exact: modifier === '=',
     // nginx's defaults (1m, 60s) parse; only a value nginx -t would refuse leaves these undefined.
     clientMaxBodySize: settings.clientMaxBodySize.parsed ?? 1024 * 1024,
+    clientMaxBodySizeSet: settingInEffect(scope.chain, 'client_max_body_size', settings.clientMaxBodySize),
+    proxyReadTimeoutSet: settingInEffect(scope.chain, 'proxy_read_timeout', settings.proxyReadTimeout),
     proxyPass,
     proxyReadTimeoutMs: settings.proxyReadTimeout.parsed ?? 60_000,
     proxyHttpVersion: settings.proxyHttpVersion.value,

@@ -20,6 +20,11 @@ export interface DiagnosisRule {
   nextSteps: readonly string[];
   /** `runbooks/FILE.md#anchor`, relative to the repository root. */
   runbook: string;
+  /**
+   * How many of the symptom's responses clients saw from this cause, when the evidence can tell
+   * (null when it cannot): findings are ranked by it first.
+   */
+  clientCount?(evidence: Evidence): number | null;
 }
 
 /** A rule that applied, with the evidence that made it apply. */

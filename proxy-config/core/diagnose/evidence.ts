@@ -2,6 +2,7 @@ import type { BlockScope } from '../nginx-config/query.js';
 import type { NginxDirective } from '../nginx-config/types.js';
 import type { AccessRecord } from './access-record.js';
 import type { ClassifiedErrorLine } from './classify-error-log.js';
+import type { SettingInEffect } from './setting-in-effect.js';
 import type { Symptom } from './symptoms.js';
 
 /** Effective proxy settings of one location, as diagnosis needs them. */
@@ -15,6 +16,9 @@ export interface LocationFacts {
   exact: boolean;
   /** client_max_body_size in bytes (nginx default 1m; 0 means unlimited). */
   clientMaxBodySize: number;
+  /** Where client_max_body_size and proxy_read_timeout of this location are set, and can be changed. */
+  clientMaxBodySizeSet: SettingInEffect;
+  proxyReadTimeoutSet: SettingInEffect;
   proxyPass: string | null;
   proxyReadTimeoutMs: number;
   proxyHttpVersion: string;

@@ -1,8 +1,9 @@
-import { formatBytes, formatCounts, statusFacts } from './access-facts.js';
+import { formatBytes, statusFacts, countsPart } from './access-facts.js';
 import type { DiagnosisRule } from './diagnosis-rule.js';
 import { describeErrors, errorsOf } from './error-facts.js';
 import type { BodyLimitLayer, Evidence } from './evidence.js';
 import { locationsServing } from './locations-serving.js';
+import { describeSettingInEffect } from './setting-in-effect.js';
 import { symptomPaths } from './symptom-paths.js';
 
 function lowestLayer(evidence: Evidence): BodyLimitLayer | null {
@@ -18,9 +19,12 @@ function probeLine(layer: BodyLimitLayer): string {
 }
 
 function configLimits(evidence: Evidence): string[] {
-  return locationsServing(symptomPaths(evidence), evidence.config).map(
-    (location) =>
-      `config: client_max_body_size ${location.clientMaxBodySize === 0 ? 'unlimited' : formatBytes(location.clientMaxBodySize)} at ${location.where}`,
+  return locationsServing(symptomPaths(evidence), evidence.config).map((location) =>
+    describeSettingInEffect(
+      location.clientMaxBodySizeSet,
+      location.clientMaxBodySize === 0 ? 'unlimited' : formatBytes(location.clientMaxBodySize),
+      location.where,
+    ),
   );
 }
 
@@ -55,6 +59,8 @@ export const BODY_LIMIT_RULES: readonly DiagnosisRule[] = [
       'Validate with `nginx -t`, reload, and re-run `proxyops diagnose 413 --url URL` to see the new limit.',
     ],
     runbook: 'runbooks/413.md#nginx-rejects-the-body',
+    clientCount: (evidence) =>
+      evidence.access?.splitKnown ? statusFacts(evidence, 413).proxyGenerated : null,
   },
   {
     id: 'upstream-body-limit',
@@ -69,7 +75,7 @@ export const BODY_LIMIT_RULES: readonly DiagnosisRule[] = [
       return [
         ...(facts.upstreamReturned > 0
           ? [
-              `access log: ${facts.upstreamReturned} of ${facts.total} 413s returned by the upstream (${formatCounts(facts.upstreams)})`,
+              `access log: ${facts.upstreamReturned} of ${facts.total} 413s returned by the upstream${countsPart(facts.upstreams, ' (', ')')}`,
             ]
           : []),
         ...(byUpstream && layer ? [probeLine(layer)] : []),
@@ -82,6 +88,8 @@ export const BODY_LIMIT_RULES: readonly DiagnosisRule[] = [
       'Re-run `proxyops diagnose 413 --url URL` and check that the limit moved.',
     ],
     runbook: 'runbooks/413.md#the-application-rejects-the-body',
+    clientCount: (evidence) =>
+      evidence.access?.splitKnown ? statusFacts(evidence, 413).upstreamReturned : null,
   },
   {
     id: 'other-layer-body-limit',

@@ -1,9 +1,10 @@
-import { formatCounts, median, peakMinute, statusFacts } from './access-facts.js';
+import { countsPart, median, peakMinute, statusFacts } from './access-facts.js';
 import { hasConnected, isProxyGenerated, type AccessRecord } from './access-record.js';
 import type { DiagnosisRule } from './diagnosis-rule.js';
 import { describeErrors, errorsOf } from './error-facts.js';
 import type { Evidence } from './evidence.js';
 import { locationsServing } from './locations-serving.js';
+import { describeSettingInEffect } from './setting-in-effect.js';
 import { symptomPaths } from './symptom-paths.js';
 
 /** nginx's proxy_read_timeout when the config does not set one. */
@@ -43,7 +44,7 @@ function describe504s(records: readonly AccessRecord[], total: number, what: str
   const times = records.map((record) => record.requestTime).filter((time): time is number => time !== null);
   const waited = times.length > 0 ? `; request time median ${median(times).toFixed(3)} s` : '';
   return [
-    `access log: ${records.length} of ${total} 504s produced by nginx ${what} (upstreams ${formatCounts(upstreams)})${waited}`,
+    `access log: ${records.length} of ${total} 504s produced by nginx ${what}${countsPart(upstreams, ' (upstreams ', ')')}${waited}`,
   ];
 }
 
@@ -68,7 +69,11 @@ function readTimeoutMs(evidence: Evidence): { ms: number; where: string } {
   return longest
     ? {
         ms: longest.proxyReadTimeoutMs,
-        where: `config: proxy_read_timeout ${longest.proxyReadTimeoutMs / 1000}s at ${longest.where}`,
+        where: describeSettingInEffect(
+          longest.proxyReadTimeoutSet,
+          `${longest.proxyReadTimeoutMs / 1000} s`,
+          longest.where,
+        ),
       }
     : {
         ms: DEFAULT_PROXY_READ_TIMEOUT_MS,
@@ -101,6 +106,7 @@ export const TIMEOUT_RULES: readonly DiagnosisRule[] = [
       'Watch the 504 and 499 counts after the fix: `proxyops logs stats --status 499,504 ACCESS_LOG`.',
     ],
     runbook: 'runbooks/504.md#the-upstream-is-slow',
+    clientCount: (evidence) => (evidence.access?.splitKnown ? proxy504s(evidence).connected.length : null),
   },
   {
     id: 'upstream-connect-timeout',
@@ -121,6 +127,10 @@ export const TIMEOUT_RULES: readonly DiagnosisRule[] = [
       "Check the application's listen backlog and whether it accepts connections at all under load.",
     ],
     runbook: 'runbooks/504.md#connecting-times-out',
+    clientCount: (evidence) =>
+      evidence.access?.splitKnown && evidence.access.connectKnown
+        ? proxy504s(evidence).notConnected.length
+        : null,
   },
   {
     id: 'timeout-layering',
@@ -134,7 +144,8 @@ export const TIMEOUT_RULES: readonly DiagnosisRule[] = [
       if (cluster.median * 1000 >= timeout.ms) return null;
       return [
         `access log: ${waitingFor499(evidence).length} × 499 after ${cluster.min.toFixed(3)}–${cluster.max.toFixed(3)} s (median ${cluster.median.toFixed(3)} s): the client side closes at a fixed time`,
-        `${timeout.where}, longer than the ~${cluster.median.toFixed(1)} s at which the outer layer gives up`,
+        `nginx waits up to ${timeout.ms / 1000} s, longer than the ~${cluster.median.toFixed(1)} s at which the outer layer gives up`,
+        timeout.where,
       ];
     },
     nextSteps: [
@@ -156,7 +167,7 @@ export const TIMEOUT_RULES: readonly DiagnosisRule[] = [
       const total = evidence.access?.records.length ?? 0;
       return [
         `access log: ${waiting.length} × 499 before the upstream sent a response header, ${((facts.total / Math.max(1, total)) * 100).toFixed(1)}% of ${total} requests`,
-        `access log: clients waited ${Math.min(...facts.requestTimes).toFixed(3)}–${Math.max(...facts.requestTimes).toFixed(3)} s (median ${median(facts.requestTimes).toFixed(3)} s); upstreams ${formatCounts(facts.upstreams)}; busiest minute ${peakMinute(facts.perMinute)}`,
+        `access log: clients waited ${Math.min(...facts.requestTimes).toFixed(3)}–${Math.max(...facts.requestTimes).toFixed(3)} s (median ${median(facts.requestTimes).toFixed(3)} s)${countsPart(facts.upstreams, '; upstreams ')}; busiest minute ${peakMinute(facts.perMinute)}`,
       ];
     },
     nextSteps: [

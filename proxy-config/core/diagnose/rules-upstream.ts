@@ -1,7 +1,8 @@
-import { formatCounts, peakMinute, statusFacts } from './access-facts.js';
+import { countsPart, peakMinute, statusFacts } from './access-facts.js';
 import { isProxyGenerated, lastUpstream } from './access-record.js';
 import type { ClassifiedErrorLine } from './classify-error-log.js';
 import type { DiagnosisRule } from './diagnosis-rule.js';
+import { clientVisibleCount } from './client-impact.js';
 import { describeErrors, errorsOf } from './error-facts.js';
 import type { Evidence } from './evidence.js';
 import { symptomStatus } from './symptoms.js';
@@ -13,6 +14,10 @@ import { toHostPort } from './upstream-endpoints.js';
  * request then succeeds; the idle address of a blue/green pair (`alternate` in the spec) refuses
  * between deploys by design, and its error-log lines are no incident.
  */
+function refusalsOf(evidence: Evidence): ClassifiedErrorLine[] {
+  return refusalsClientsSaw(evidence, errorsOf(evidence, ['upstream-refused', 'upstream-connect-failed']));
+}
+
 function refusalsClientsSaw(evidence: Evidence, lines: ClassifiedErrorLine[]): ClassifiedErrorLine[] {
   const records = evidence.access?.records;
   // Without $upstream_header_time and $upstream_addr (a `combined` log) no refusal can be cleared.
@@ -34,7 +39,7 @@ function proxyGeneratedLine(evidence: Evidence, status: number): string[] {
   if (facts.proxyGenerated === 0) return [];
   return [
     `access log: ${facts.proxyGenerated} of ${facts.total} ${status}s produced by nginx (no response header from the upstream)` +
-      (Object.keys(facts.upstreams).length > 0 ? `; upstreams ${formatCounts(facts.upstreams)}` : '') +
+      countsPart(facts.upstreams, '; upstreams ') +
       (Object.keys(facts.perMinute).length > 0 ? `; busiest minute ${peakMinute(facts.perMinute)}` : ''),
   ];
 }
@@ -47,10 +52,7 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
     title: 'nothing accepts connections on the upstream address (down, or wrong port)',
     symptoms: ['502'],
     test(evidence) {
-      const refused = refusalsClientsSaw(
-        evidence,
-        errorsOf(evidence, ['upstream-refused', 'upstream-connect-failed']),
-      );
+      const refused = refusalsOf(evidence);
       if (refused.length === 0) return null;
       return [
         ...describeErrors(refused, 'connect() to the upstream failed'),
@@ -63,6 +65,7 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
       'If it runs in a container, check that it binds 0.0.0.0 rather than 127.0.0.1 inside the container.',
     ],
     runbook: 'runbooks/502.md#connection-refused',
+    clientCount: (evidence) => clientVisibleCount(evidence, refusalsOf(evidence), 502),
   },
   {
     id: 'no-live-upstreams',
@@ -82,6 +85,8 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
       'Fix that cause; review max_fails and fail_timeout on the upstream servers.',
     ],
     runbook: 'runbooks/502.md#no-live-upstreams',
+    // No client count: its 502s follow from what disabled the servers (refused, reset, timed out),
+    // which is the finding to rank by them.
   },
   {
     id: 'upstream-reset',
@@ -104,6 +109,8 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
       'Check that the upstream speaks HTTP on that port (not TLS, gRPC or another protocol).',
     ],
     runbook: 'runbooks/502.md#upstream-closed-the-connection',
+    clientCount: (evidence) =>
+      clientVisibleCount(evidence, errorsOf(evidence, ['upstream-reset', 'upstream-invalid-header']), 502),
   },
   {
     id: 'upstream-header-too-big',
@@ -119,6 +126,8 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
       'Shrink them in the application, or raise proxy_buffer_size (and proxy_buffers) for that location.',
     ],
     runbook: 'runbooks/502.md#response-headers-too-big',
+    clientCount: (evidence) =>
+      clientVisibleCount(evidence, errorsOf(evidence, ['upstream-header-too-big']), 502),
   },
   {
     id: 'upstream-app-5xx',
@@ -134,7 +143,7 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
       return [
         ...(facts.upstreamReturned > 0
           ? [
-              `access log: ${facts.upstreamReturned} of ${facts.total} ${status}s came from the upstream with its own response header (${formatCounts(facts.upstreams)})`,
+              `access log: ${facts.upstreamReturned} of ${facts.total} ${status}s came from the upstream with its own response header${countsPart(facts.upstreams, ' (', ')')}`,
             ]
           : []),
         ...(probed && get
@@ -149,5 +158,10 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
       "Check the application's own upstreams (database, other services) for the same window.",
     ],
     runbook: 'runbooks/502.md#the-application-returns-502',
+    // Counted from the access log when it tells who made each status (never guessed from the error log).
+    clientCount: (evidence) =>
+      evidence.access?.splitKnown
+        ? statusFacts(evidence, symptomStatus(evidence.symptom) ?? 502).upstreamReturned
+        : null,
   },
 ];

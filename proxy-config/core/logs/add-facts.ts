@@ -45,7 +45,8 @@ export function addFacts(state: StatsState, f: LineFacts, escape: LogEscape): vo
     else state.upstreamReturned[status]!++;
   }
   if (attempts > 1) state.retriedRequests++;
-  for (let k = 0; k < attempts; k++) addAttempt(state, f, k, k === last);
+  // Per-upstream figures need an address or status: a format of times alone has attempts, not upstreams.
+  if (caps.upstream) for (let k = 0; k < attempts; k++) addAttempt(state, f, k, k === last);
 
   if (status === 499) {
     const cc = state.clientClosed;

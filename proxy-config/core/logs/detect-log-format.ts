@@ -17,6 +17,9 @@ export const DETECTABLE_FORMATS: readonly LogFormatSpec[] = [
   'proxyops-json',
   'proxyops-json-1',
   'json',
+  'upstream-time',
+  'upstream-time-spaced',
+  'main',
   'combined',
   'common',
 ].map((name) => LOG_FORMAT_PRESETS[name]!);

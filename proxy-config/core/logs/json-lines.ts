@@ -64,9 +64,6 @@ export function createJsonLinesReader(): { read: FactsReader; reset(): void } {
       obj.upstream_status,
       (t, a, b, k) => (f.upstreamStatus[k] = readStatus(t, a, b)),
     );
-    f.attempts = Math.max(addrCount, statusCount);
-    for (let k = addrCount; k < f.attempts; k++) f.addr[k] = '-';
-    for (let k = statusCount; k < f.attempts; k++) f.upstreamStatus[k] = -1;
     const instance = text(obj.upstream_instance);
     f.instance = instance === null || instance === '-' ? '' : instance;
     const times: Array<[string, number[]]> = [
@@ -74,10 +71,17 @@ export function createJsonLinesReader(): { read: FactsReader; reset(): void } {
       ['upstream_header_time', f.headerMs],
       ['upstream_response_time', f.responseMs],
     ];
-    for (const [key, target] of times) {
-      const n = list(obj[key], (t, a, b, k) => (target[k] = readMillis(t, a, b)));
-      for (let k = n; k < f.attempts; k++) target[k] = -1;
-    }
+    const counts = times.map(([key, target]) =>
+      list(obj[key], (t, a, b, k) => (target[k] = readMillis(t, a, b))),
+    );
+    // Without upstream_addr and upstream_status keys, the time lists (one value per attempt) tell the attempts.
+    const listsAttempts = obj.upstream_addr !== undefined || obj.upstream_status !== undefined;
+    f.attempts = listsAttempts ? Math.max(addrCount, statusCount) : Math.max(...counts);
+    for (let k = addrCount; k < f.attempts; k++) f.addr[k] = '-';
+    for (let k = statusCount; k < f.attempts; k++) f.upstreamStatus[k] = -1;
+    times.forEach(([, target], i) => {
+      for (let k = counts[i]!; k < f.attempts; k++) target[k] = -1;
+    });
     f.path = jsonPath(obj);
     f.src = s;
     f.requestAt = -1;

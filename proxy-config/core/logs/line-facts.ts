@@ -186,16 +186,24 @@ export function createFactsReader(
     return false;
   };
   // One value is the common case: parse it directly, and only a value that does not parse is a list.
-  const times = (at: number, list: number[], each: (a: number, b: number, k: number) => void) => {
-    let n = 0;
-    if (bounds(at)) {
-      const v = readMillis(src, la, lb);
-      if (v >= 0) {
-        list[0] = v;
-        n = 1;
-      } else n = scanUpstreamList(src, la, lb, each);
-    }
-    fill(list, n, f.attempts);
+  const times = (at: number, list: number[], each: (a: number, b: number, k: number) => void): number => {
+    if (!bounds(at)) return 0;
+    const v = readMillis(src, la, lb);
+    if (v < 0) return scanUpstreamList(src, la, lb, each);
+    list[0] = v;
+    return 1;
+  };
+  // Without $upstream_addr and $upstream_status (the nginx blog's upstream_time format), each time
+  // list holds one value per attempt, so the longest tells how many attempts there were.
+  const listsAttempts = addrSlot >= 0 || ustatusSlot >= 0;
+  const setAttempts = (addrCount: number, statusCount: number, c: number, h: number, r: number) => {
+    const attempts = listsAttempts ? Math.max(addrCount, statusCount) : Math.max(c, h, r);
+    f.attempts = attempts;
+    for (let k = addrCount; k < attempts; k++) f.addr[k] = '-';
+    fill(f.upstreamStatus, statusCount, attempts);
+    fill(f.connectMs, c, attempts);
+    fill(f.headerMs, h, attempts);
+    fill(f.responseMs, r, attempts);
   };
 
   const readGeneral: FactsReader = (s, start, end, facts) => {
@@ -222,12 +230,10 @@ export function createFactsReader(
       : lb - la === 3
         ? ((facts.upstreamStatus[0] = readStatus(s, la, lb)), 1)
         : scanUpstreamList(s, la, lb, onStatus);
-    facts.attempts = addrCount > statusCount ? addrCount : statusCount;
-    for (let k = addrCount; k < facts.attempts; k++) facts.addr[k] = '-';
-    fill(facts.upstreamStatus, statusCount, facts.attempts);
-    times(uctSlot, facts.connectMs, onConnect);
-    times(uhtSlot, facts.headerMs, onHeader);
-    times(urtSlot, facts.responseMs, onResponse);
+    const c = times(uctSlot, facts.connectMs, onConnect);
+    const h = times(uhtSlot, facts.headerMs, onHeader);
+    const r = times(urtSlot, facts.responseMs, onResponse);
+    setAttempts(addrCount, statusCount, c, h, r);
     facts.instance = bounds(instanceSlot) ? internAddr(la, lb) : '';
     if (uriSlot >= 0) {
       facts.requestAt = pos[2 * uriSlot]!;
@@ -280,22 +286,17 @@ export function createFactsReader(
     group: number,
     list: number[],
     each: (a: number, b: number, k: number) => void,
-  ) => {
-    let n = 0;
-    if (group > 0) {
-      const v = m[group]!;
-      if (v !== '-' && v !== '') {
-        const ms = readMillis(v, 0, v.length);
-        if (ms >= 0) {
-          list[0] = ms;
-          n = 1;
-        } else {
-          src = v;
-          n = scanUpstreamList(v, 0, v.length, each);
-        }
-      }
+  ): number => {
+    if (group <= 0) return 0;
+    const v = m[group]!;
+    if (v === '-' || v === '') return 0;
+    const ms = readMillis(v, 0, v.length);
+    if (ms < 0) {
+      src = v;
+      return scanUpstreamList(v, 0, v.length, each);
     }
-    fill(list, n, f.attempts);
+    list[0] = ms;
+    return 1;
   };
   const readFast = (m: RegExpExecArray, facts: LineFacts): boolean => {
     f = facts;
@@ -334,12 +335,10 @@ export function createFactsReader(
         statusCount = scanUpstreamList(u, 0, u.length, onStatus);
       }
     }
-    facts.attempts = addrCount > statusCount ? addrCount : statusCount;
-    for (let k = addrCount; k < facts.attempts; k++) facts.addr[k] = '-';
-    fill(facts.upstreamStatus, statusCount, facts.attempts);
-    fastTimes(m, gConnect, facts.connectMs, onConnect);
-    fastTimes(m, gHeader, facts.headerMs, onHeader);
-    fastTimes(m, gResponse, facts.responseMs, onResponse);
+    const c = fastTimes(m, gConnect, facts.connectMs, onConnect);
+    const h = fastTimes(m, gHeader, facts.headerMs, onHeader);
+    const r = fastTimes(m, gResponse, facts.responseMs, onResponse);
+    setAttempts(addrCount, statusCount, c, h, r);
     const instance = gInstance > 0 ? m[gInstance]! : '';
     facts.instance = instance === '-' || instance === '' ? '' : internValue(instance);
     if (gUri > 0) {

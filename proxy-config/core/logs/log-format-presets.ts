@@ -29,6 +29,21 @@ export const COMBINED_LOG_FORMAT =
 export const COMMON_LOG_FORMAT =
   '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent';
 
+/** The `main` of nginx's own conf/nginx.conf and of the nginx.org packages: `combined` plus X-Forwarded-For. */
+export const MAIN_LOG_FORMAT = `${COMBINED_LOG_FORMAT} "$http_x_forwarded_for"`;
+
+const UPSTREAM_TIMES =
+  'rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" urt="$upstream_response_time"';
+
+/**
+ * The nginx blog's `upstream_time` ("Using NGINX Logging for Application Performance Monitoring"), as
+ * published: its quoted parts join with no space before `rt=`. Its header time tells who answered.
+ */
+export const UPSTREAM_TIME_LOG_FORMAT = `${COMBINED_LOG_FORMAT}${UPSTREAM_TIMES}`;
+
+/** The blog's `upstream_time` as most copies fix it, with the space before `rt=`. */
+export const UPSTREAM_TIME_SPACED_LOG_FORMAT = `${COMBINED_LOG_FORMAT} ${UPSTREAM_TIMES}`;
+
 /** ingress-nginx's default `log-format-upstream` (its `upstreaminfo` log_format). */
 export const INGRESS_NGINX_LOG_FORMAT =
   '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" ' +
@@ -62,6 +77,19 @@ export const LOG_FORMAT_PRESETS: Record<string, LogFormatSpec> = {
     escape: 'json',
   },
   json: { kind: 'json-lines', name: 'json' },
+  main: { kind: 'format', name: 'main', format: MAIN_LOG_FORMAT, escape: 'default' },
+  'upstream-time': {
+    kind: 'format',
+    name: 'upstream-time',
+    format: UPSTREAM_TIME_LOG_FORMAT,
+    escape: 'default',
+  },
+  'upstream-time-spaced': {
+    kind: 'format',
+    name: 'upstream-time-spaced',
+    format: UPSTREAM_TIME_SPACED_LOG_FORMAT,
+    escape: 'default',
+  },
 };
 
 /** The preset named `name`; BAD_OPTION listing the presets otherwise. */

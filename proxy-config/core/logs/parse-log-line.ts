@@ -71,7 +71,13 @@ export function parseLogLine(format: CompiledLogFormat, line: string): LogRecord
   const connect = list('upstream_connect_time');
   const header = list('upstream_header_time');
   const response = list('upstream_response_time');
-  const attempts = Math.max(addrs.length, statuses.length);
+  // Without an address or status logged, the time lists (one value per attempt) tell the attempts.
+  const listsAttempts =
+    format.slots.upstream_addr !== undefined || format.slots.upstream_status !== undefined;
+  const timed = (values: string[]) => (values.length === 1 && values[0] === '-' ? 0 : values.length);
+  const attempts = listsAttempts
+    ? Math.max(addrs.length, statuses.length)
+    : Math.max(timed(connect), timed(header), timed(response));
   const upstream: UpstreamAttempt[] = [];
   for (let k = 0; k < attempts; k++) {
     const st = statuses[k] ?? '-';

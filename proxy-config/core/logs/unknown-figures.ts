@@ -12,7 +12,7 @@ const FIGURES: ReadonlyArray<{ capability: keyof FactsCapabilities; figure: stri
   {
     capability: 'headerTime',
     figure: 'proxy-generated vs upstream-returned split',
-    needs: ['$upstream_header_time', '$upstream_addr'],
+    needs: ['$upstream_header_time'],
   },
   {
     capability: 'upstream',

@@ -1,22 +1,18 @@
 import { ProxyopsError } from '../../core/errors.js';
-import { extractLogFormat } from '../../core/logs/extract-log-format.js';
 import type { LogFormatSpec } from '../../core/logs/log-format-presets.js';
-import { walkDirectives } from '../../core/nginx-config/query.js';
-import type { NginxDirective } from '../../core/nginx-config/types.js';
+import { logFormatNamed } from '../../core/nginx-config/configured-logs.js';
 import { readNginxConfig } from '../nginx/read-nginx-config.js';
 
-/** Reads `log_format NAME` from an nginx config (its includes too) as a format spec. */
+/**
+ * Reads `log_format NAME` from an nginx config (its includes too) as a format spec; `combined`, built
+ * into nginx, needs no line.
+ */
 export async function readLogFormatFromConfig(confPath: string, name: string): Promise<LogFormatSpec> {
-  const config = await readNginxConfig(confPath);
-  const found: NginxDirective[] = [];
-  walkDirectives(config, (directive) => {
-    if (directive.name === 'log_format' && directive.args[0] === name) found.push(directive);
-  });
-  const directive = found[0];
-  if (!directive)
+  const spec = logFormatNamed(await readNginxConfig(confPath), name);
+  if (!spec)
     throw new ProxyopsError(
       'BAD_OPTION',
       `--format-name: no "log_format ${name}" in ${confPath} or the files it includes`,
     );
-  return extractLogFormat(directive.args, `${directive.file}:${directive.line}`);
+  return spec;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toConfigEvidence } from '../../../proxy-config/core/diagnose/config-facts.js';
 import { locationsServing } from '../../../proxy-config/core/diagnose/locations-serving.js';
+import { describeSettingInEffect } from '../../../proxy-config/core/diagnose/setting-in-effect.js';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 
 const CONFIG = `
@@ -67,6 +68,57 @@ describe('toConfigEvidence', () => {
     });
     expect(health).toMatchObject({ path: '/health', exact: true, proxyPass: null });
     expect(php?.path).toBe('~\\.php$');
+  });
+});
+
+describe('the setting in effect for a location', () => {
+  it('names the directive nginx applies (inherited from server or http), its line, and where to change it', () => {
+    const [root, upload] = evidence().locations;
+    // client_max_body_size of `location /` comes from http (line 5), proxy_read_timeout from the server (line 10).
+    expect(root?.clientMaxBodySizeSet).toEqual({
+      name: 'client_max_body_size',
+      value: '2m',
+      setAt: 'nginx.conf:5',
+      setIn: 'http',
+      inherited: true,
+      locationAt: 'nginx.conf:11',
+      serverAt: 'nginx.conf:8',
+      httpAt: 'nginx.conf:4',
+    });
+    expect(root?.proxyReadTimeoutSet).toMatchObject({
+      setAt: 'nginx.conf:10',
+      setIn: 'server',
+      inherited: true,
+    });
+    expect(upload?.clientMaxBodySizeSet).toMatchObject({
+      setAt: 'nginx.conf:17',
+      setIn: 'location /upload/',
+      inherited: false,
+    });
+    expect(describeSettingInEffect(root!.proxyReadTimeoutSet, '30 s', root!.where)).toBe(
+      'config: proxy_read_timeout 30s (30 s) at nginx.conf:10, in server, inherited: in effect for ' +
+        'nginx.conf:11 server 443 location /; change it at nginx.conf:10 (for all of server), or set it ' +
+        'inside the location (nginx.conf:11) for it alone',
+    );
+    expect(describeSettingInEffect(upload!.clientMaxBodySizeSet, '50 MiB', upload!.where)).toMatch(
+      /^config: client_max_body_size 50m \(50 MiB\) at nginx\.conf:17, in location \/upload\/: .*; change it at nginx\.conf:17$/,
+    );
+  });
+
+  it("names nginx's default and the blocks that can set it when no level does", () => {
+    const config = toConfigEvidence({
+      mainFile: 'nginx.conf',
+      files: ['nginx.conf'],
+      directives: parseNginxConfig(
+        'http {\n  server {\n    location / { proxy_pass http://a:1; }\n  }\n}',
+        'nginx.conf',
+      ),
+    });
+    const [root] = config.locations;
+    expect(describeSettingInEffect(root!.proxyReadTimeoutSet, '60 s', root!.where)).toBe(
+      "config: proxy_read_timeout not set: nginx's default 60s (60 s) applies to nginx.conf:3 server location /; " +
+        'set it inside the location (nginx.conf:3) for it alone, or in its server (nginx.conf:2), or in http (nginx.conf:1)',
+    );
   });
 });
 

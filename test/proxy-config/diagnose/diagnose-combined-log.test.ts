@@ -36,7 +36,7 @@ describe('diagnose 502 on a stock combined log', () => {
     expect(result.findings[0]?.id).toBe('upstream-refused');
     expect(result.sources).toContain(
       `access log ${accessLog} (3 records; format combined; 1 proxyops probe lines left out; ` +
-        'proxy-generated vs upstream-returned split unknown (no $upstream_header_time, $upstream_addr); ' +
+        'proxy-generated vs upstream-returned split unknown (no $upstream_header_time); ' +
         'upstream statuses and per-upstream figures unknown (no $upstream_addr, $upstream_status); ' +
         'request-time percentiles unknown (no $request_time))',
     );

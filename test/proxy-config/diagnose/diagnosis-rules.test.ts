@@ -139,3 +139,85 @@ describe('DIAGNOSIS_RULES', () => {
     expect(rankFindings(evidence).map((finding) => finding.id)).not.toContain('upstream-refused');
   });
 });
+
+describe('ranking by what clients saw', () => {
+  const at = (second: number) => new Date(Date.UTC(2026, 10, 22, 2, 31, second));
+  const errorLine = (kind: 'upstream-refused' | 'upstream-reset', request: string, second: number) => ({
+    kind,
+    time: at(second),
+    level: 'error',
+    upstream: 'http://127.0.0.1:9101/',
+    request,
+    bodyBytes: null,
+    line: `2026/11/22 02:31:${second} [error] 1#1: *1 ${kind}, request: "${request}"`,
+  });
+  // A combined log: no upstream, no header time; only status, path and time.
+  const record = (status: number, path: string, second: number) => ({
+    time: at(second),
+    status,
+    path,
+    requestTime: 0.01,
+    upstreamStatus: [],
+    upstreamConnectTime: [],
+    upstreamHeaderTime: [],
+    upstreamAddr: [],
+  });
+
+  it('puts the cause of the client 502s first, and one clients never saw (retried elsewhere) last and low', () => {
+    const evidence: Evidence = {
+      symptom: '502',
+      ...EMPTY,
+      access: {
+        source: 'access.log',
+        splitKnown: false,
+        connectKnown: false,
+        records: [
+          record(200, '/page', 1),
+          record(200, '/page', 2),
+          ...[3, 3, 4].map((second) => record(502, '/orders', second)),
+        ],
+      },
+      errors: {
+        source: 'error.log',
+        lines: [
+          errorLine('upstream-refused', 'GET /page HTTP/1.1', 1),
+          errorLine('upstream-refused', 'GET /page HTTP/1.1', 2),
+          ...[3, 3, 4].map((second) => errorLine('upstream-reset', 'POST /orders HTTP/1.1', second)),
+        ],
+      },
+    };
+    const findings = rankFindings(evidence);
+    expect(findings.map((finding) => [finding.id, finding.severity])).toEqual([
+      ['upstream-reset', 'critical'],
+      ['upstream-refused', 'low'],
+    ]);
+    expect(findings[0]?.evidence.at(-1)).toBe('access log: clients saw 3 of the 3 502s from this cause');
+    expect(findings[1]?.evidence.at(-1)).toBe('access log: clients saw none of the 3 502s from this cause');
+  });
+
+  it('keeps severity and table order where the access log cannot tell (no record near an error line)', () => {
+    const evidence: Evidence = {
+      symptom: '502',
+      ...EMPTY,
+      access: {
+        source: 'access.log',
+        splitKnown: false,
+        connectKnown: false,
+        records: [record(502, '/x', 50)],
+      },
+      errors: {
+        source: 'error.log',
+        lines: [
+          errorLine('upstream-refused', 'GET /page HTTP/1.1', 1),
+          errorLine('upstream-reset', 'POST /orders HTTP/1.1', 3),
+        ],
+      },
+    };
+    const findings = rankFindings(evidence);
+    expect(findings.map((finding) => [finding.id, finding.severity])).toEqual([
+      ['upstream-refused', 'critical'],
+      ['upstream-reset', 'critical'],
+    ]);
+    expect(findings.flatMap((finding) => finding.evidence).join('\n')).not.toContain('clients saw');
+  });
+});

@@ -85,7 +85,9 @@ describe('diagnose 413 against a live nginx', () => {
     expect(evidence).toContain('client intended to send too large body (largest 4000 bytes');
     expect(evidence).toContain('1 of 1 413s produced by nginx itself');
     expect(evidence).toMatch(/probe: nginx\/[\d.]+ \(nginx error page\) answers 413 from 1025 bytes/);
-    expect(evidence).toMatch(/client_max_body_size 1024 bytes \(1\.0 KiB\) at .* location \/upload/);
+    expect(evidence).toMatch(
+      /client_max_body_size 1k \(1024 bytes \(1\.0 KiB\)\) at .*nginx\.conf:\d+, in location \/upload: in effect for .* location \/upload; change it at /,
+    );
   });
 
   it('upstream-body-limit: the application refuses bodies nginx lets through', async () => {
@@ -124,6 +126,6 @@ describe('diagnose 413 against a live nginx', () => {
     const evidence = expectTopFinding(result, 'other-layer-body-limit');
     expect(evidence).toContain('probe: edge-lb (passed-through page) answers 413 from 3001 bytes');
     expect(evidence).toContain('no 413 in 1 records; the requests never reached nginx');
-    expect(evidence).toMatch(/client_max_body_size 1048576 bytes \(1\.0 MiB\)/);
+    expect(evidence).toMatch(/client_max_body_size 1m \(1048576 bytes \(1\.0 MiB\)\) at /);
   });
 });

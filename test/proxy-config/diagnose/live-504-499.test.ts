@@ -58,7 +58,7 @@ describe('diagnose 504 and 499 against a live nginx', () => {
       ),
     );
     expect(evidence).toMatch(
-      /proxy_read_timeout 1s at .*nginx\.conf:\d+ server 127\.0\.0\.1:\d+ location \//,
+      /proxy_read_timeout 1s \(1 s\) at .*nginx\.conf:\d+, in location \/: in effect for .*nginx\.conf:\d+ server 127\.0\.0\.1:\d+ location \/; change it at .*nginx\.conf:\d+/,
     );
   });
 
@@ -112,7 +112,7 @@ describe('diagnose 504 and 499 against a live nginx', () => {
     expect(range).not.toBeNull();
     for (const seconds of range!.slice(1).map(Number)) expect(Math.abs(seconds - 1)).toBeLessThan(0.15);
     expect(evidence).toMatch(
-      /proxy_read_timeout 5s at .*, longer than the ~1\.0 s at which the outer layer gives up/,
+      /nginx waits up to 5 s, longer than the ~1\.0 s at which the outer layer gives up\n.*proxy_read_timeout 5s \(5 s\) at /,
     );
     expect(result.findings.map((finding) => finding.id)).toContain('slow-upstream-499');
   });

@@ -67,6 +67,35 @@ describe('the proxy-generated rule', () => {
     expect(summary.clientClosed).toMatchObject({ count: 1, noUpstream: 0 });
   });
 
+  it("tells who answered from the header time alone: the nginx blog's upstream_time logs no address or status", () => {
+    const blog = (status: string, uct: string, uht: string, urt: string) =>
+      `10.0.0.9 - - [21/Nov/2026:10:00:01 +0000] "POST /p HTTP/1.1" ${status} 5 "-" "ua"` +
+      `rt=0.010 uct="${uct}" uht="${uht}" urt="${urt}"\n`;
+    const lines = [
+      blog('200', '0.001', '0.002', '0.002'), // the app answered
+      blog('502', '0.001', '0.002', '0.002'), // the app itself said 502
+      blog('200', '-, 0.001', '-, 0.002', '0.000, 0.002'), // refused, retried, the app answered
+      blog('502', '-', '-', '0.000'), // refused: the proxy made it
+      blog('504', '0.001', '-', '1.001'), // timed out: the proxy made it
+      blog('413', '-', '-', '-'), // no upstream at all
+      blog('499', '0.000', '-', '0.300'), // the client left first
+    ];
+    for (const spec of [presetFormat('upstream-time'), presetFormat('upstream-time-spaced')]) {
+      const text = spec.name === 'upstream-time' ? lines : lines.map((l) => l.replace('"rt=', '" rt='));
+      const { summary } = stats(spec, text);
+      expect(summary.malformed.count).toBe(0);
+      expect(summary.proxyGenerated).toEqual({
+        total: 4,
+        status: { '413': 1, '499': 1, '502': 1, '504': 1 },
+      });
+      expect(summary.upstreamReturned).toEqual({ total: 3, status: { '200': 2, '502': 1 } });
+      // No address or status logged: per-upstream figures stay unknown, never a count of "-".
+      expect(summary.upstreamStatus).toBeNull();
+      expect(summary.retriedRequests).toBeNull();
+      expect(summary.upstreams).toEqual([]);
+    }
+  });
+
   it('is unknown (null) for a format without $upstream_header_time', () => {
     const { summary } = stats(presetFormat('combined'), [fixture('combined.log')]);
     expect(summary.proxyGenerated).toBeNull();

@@ -6,6 +6,7 @@ import { compileLogFormat } from '../../../proxy-config/core/logs/compile-log-fo
 import { createFactsReader, type LineFacts } from '../../../proxy-config/core/logs/line-facts.js';
 import {
   createLogReaderKit,
+  LOG_FORMAT_PRESETS,
   type LogFormatSpec,
 } from '../../../proxy-config/core/logs/log-format-presets.js';
 import { createLogScan, scanLogText } from '../../../proxy-config/core/logs/scan-log-text.js';
@@ -57,6 +58,21 @@ function expectSame(spec: LogFormatSpec, lines: string[]) {
   const js = readAll(spec, text, false);
   expect({ ...wasm, refused: 0 }).toEqual({ ...js, refused: 0 });
   return wasm;
+}
+
+/** Counts `text` (whole lines) with the scanner counting what it can, and with JavaScript alone. */
+function countBothWays(spec: LogFormatSpec, text: string) {
+  const kit = createLogReaderKit(spec);
+  // Lines the scanner leaves to JavaScript go to the matcher alone, as every line of the other count.
+  const slowKit = { ...kit, createReader: () => createFactsReader(kit.format!, false) };
+  const wasm = createStatsState(kit.capabilities);
+  const js = createStatsState(kit.capabilities);
+  const scanner = createWasmLineScanner(module!, kit.format!)!;
+  scanner.reserve(text.length);
+  scanner.input().set(Buffer.from(text, 'latin1'));
+  scanner.count(createLogScan(slowKit, wasm, 'test'), text.length);
+  scanLogText(createLogScan(slowKit, js, 'test'), text);
+  return { wasm, js };
 }
 
 describe('the WebAssembly line scanner', () => {
@@ -120,17 +136,32 @@ describe('the WebAssembly line scanner', () => {
     );
     const lines = [...mutations(TEXT_LINES), ...varied];
     const text = `${lines.join('\n')}\n`;
-    const kit = createLogReaderKit(TEXT);
-    const slowKit = { ...kit, createReader: () => createFactsReader(kit.format!, false) };
-    const wasm = createStatsState(kit.capabilities);
-    const js = createStatsState(kit.capabilities);
-    const scanner = createWasmLineScanner(module!, kit.format!)!;
-    scanner.reserve(text.length);
-    scanner.input().set(Buffer.from(text, 'latin1'));
-    scanner.count(createLogScan(slowKit, wasm, 'test'), text.length);
-    scanLogText(createLogScan(slowKit, js, 'test'), text);
+    const { wasm, js } = countBothWays(TEXT, text);
     expect(wasm).toEqual(js);
     expect(wasm.upstreams.size).toBeGreaterThan(64);
+  });
+
+  it("counts a format of upstream times without address or status (the nginx blog's) as JavaScript does", () => {
+    const spec = LOG_FORMAT_PRESETS['upstream-time']!;
+    const blog = (i: number) =>
+      `10.0.0.9 - - [21/Nov/2026:10:${String(i % 60).padStart(2, '0')}:01 +0000] "GET /p HTTP/1.1" ` +
+      `${['200', '502', '504', '413', '499'][i % 5]} 5 "-" "ua"rt=0.010 ` +
+      [
+        'uct="0.001" uht="0.002" urt="0.002"',
+        'uct="-" uht="-" urt="0.000"',
+        'uct="0.001" uht="-" urt="1.000"',
+        'uct="-" uht="-" urt="-"',
+        'uct="-, 0.001" uht="-, 0.002" urt="0.000, 0.002"',
+      ][i % 5];
+    const text = `${Array.from({ length: 500 }, (_, i) => blog(i)).join('\n')}\n`;
+    const { wasm, js } = countBothWays(spec, text);
+    expect(wasm).toEqual(js);
+    const counted = (counts: Float64Array) =>
+      Object.fromEntries([...counts.entries()].filter(([, n]) => n > 0));
+    // An upstream header time, final attempt's, means an upstream answered; none means nginx made it.
+    expect(counted(wasm.upstreamReturned)).toEqual({ 200: 100, 499: 100 });
+    expect(counted(wasm.proxyGenerated)).toEqual({ 413: 100, 502: 100, 504: 100 });
+    expect(wasm.upstreams.size).toBe(0);
   });
 
   it('reads a file range in pieces, a line longer than the input area and a last line without "\\n"', () => {
