@@ -1,8 +1,11 @@
+import { matchLocation } from '../../nginx-config/match-location.js';
 import {
   childrenNamed,
   effectiveDirectives,
   listLocations,
+  listServers,
   locationMatch,
+  type BlockScope,
 } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import { parseNginxTime } from '../../nginx-config/units.js';
@@ -17,12 +20,30 @@ const HTML_PATH = /\.html?\b|\bhtml?\||\|html?\b|index\.html/i;
 const HASHED_PATH =
   /\[(?:[^\]]*(?:a-f|0-9|a-z|\\w|\\d))[^\]]*\](?:\{\d+,?\d*\}|\+)|\/_next\/static\/|\/assets\/|\/static\/(?:js|css|media)\//i;
 
-/** A location serves HTML when its path says so, its try_files falls back to an .html file, or it is the catch-all `/`. */
-function servesHtml(block: NginxDirective): boolean {
+/**
+ * A location serves HTML when its path says so, a file its try_files serves here is an .html one,
+ * or it is the catch-all `/`. A try_files whose last argument hands the request to another
+ * location (a named one, `@app`, or a URI another location takes, the SPA's `/index.html` beside
+ * `location = /index.html`) sends the pages there, where that location's headers apply (nginx 1.22,
+ * error-audit-live.test.ts): the catch-all then serves only the files found on disk, its assets.
+ */
+function servesHtml(scope: BlockScope, server: BlockScope | undefined): boolean {
+  const { block } = scope;
   const { modifier, path } = locationMatch(block);
   if (HTML_PATH.test(path)) return true;
-  if (childrenNamed(block, 'try_files').some((d) => d.args.some((a) => /\.html?$/.test(a)))) return true;
-  return path === '/' && modifier !== '~' && modifier !== '~*';
+  const args = childrenNamed(block, 'try_files').at(-1)?.args ?? [];
+  const fallback = args.at(-1);
+  const elsewhere = fallback !== undefined && handledElsewhere(fallback, block, server);
+  if ((elsewhere ? args.slice(0, -1) : args).some((a) => /\.html?$/.test(a))) return true;
+  return !elsewhere && path === '/' && modifier !== '~' && modifier !== '~*';
+}
+
+/** True when try_files' last argument sends the request to another location than `block`. */
+function handledElsewhere(fallback: string, block: NginxDirective, server: BlockScope | undefined): boolean {
+  if (fallback.startsWith('@')) return true;
+  if (!fallback.startsWith('/') || fallback.includes('$') || !server) return false;
+  const target = matchLocation(server, fallback.split('?')[0] as string);
+  return target !== undefined && target.block !== block;
 }
 
 interface CachePolicy {
@@ -86,8 +107,11 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
   runbook: RUNBOOKS.stalePage,
   test: (config) => {
     const hits = new Map<string, RuleHit>();
-    for (const { block, chain } of listLocations(config)) {
-      const html = servesHtml(block);
+    const servers = listServers(config);
+    for (const scope of listLocations(config)) {
+      const { block, chain } = scope;
+      const server = servers.find((s) => chain.includes(s.block));
+      const html = servesHtml(scope, server);
       const hashed = HASHED_PATH.test(locationMatch(block).path);
       if (html === hashed) continue;
       for (const policy of cachePolicies(chain)) {

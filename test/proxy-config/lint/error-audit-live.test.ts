@@ -1,0 +1,376 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lintNginxConfigFiles } from '../../../proxy-config/config/lint-config.js';
+import { testNginxConfig } from '../../../proxy-config/shell/nginx/nginx-process.js';
+import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
+import { freePort } from '../../support/ports.js';
+import { startUpstreamApp, type UpstreamApp } from '../../support/upstream-app.js';
+import { makeCertificate } from '../helpers/make-certificate.js';
+
+// Issue 38's audit of the rules that can say `error`: each claim that nginx refuses something is
+// checked on the real nginx -t (Debian's 1.22), with the variants of the construct nginx accepts;
+// each claim about what reaches the client or the upstream is checked live, with the ways a config
+// routes around the flagged line. docs/lint.md ("The error rules, audited") lists the rows.
+
+const run = promisify(execFile);
+
+let dir: string;
+let cert: { certificate: string; certificateKey: string };
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'proxyops-error-audit-'));
+  // Workers run as `nobody` when the master is root: they must be able to read the files served.
+  await chmod(dir, 0o755);
+  await mkdir(join(dir, 'logs'));
+  cert = await makeCertificate(dir, 'default.test', 2);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** The ids of the error findings lint gives on a whole config made of `httpBody`, and what nginx -t says of it. */
+async function judge(name: string, httpBody: string): Promise<{ lint: string[]; nginx: string }> {
+  const confPath = join(dir, `${name}.conf`);
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((t) => `${t}_temp_path ${join(dir, t)};`)
+    .join(' ');
+  const body = httpBody.replaceAll('{{cert}}', cert.certificate).replaceAll('{{key}}', cert.certificateKey);
+  await writeFile(
+    confPath,
+    `pid ${join(dir, 'nginx.pid')};\nerror_log ${join(dir, 'logs', 'error.log')};\nevents {}\nhttp {\n${temp}\naccess_log off;\n${body}\n}\n`,
+  );
+  const nginx = await testNginxConfig({
+    confPath,
+    prefix: dir,
+    startupErrorLog: join(dir, 'logs', 'error.log'),
+  }).then(
+    () => 'accepted',
+    (error: Error) => (/\[emerg\]/.test(error.message) ? 'refused' : error.message),
+  );
+  const report = await lintNginxConfigFiles(confPath);
+  return { lint: report.findings.filter((f) => f.severity === 'error').map((f) => f.ruleId), nginx };
+}
+
+const TLS = 'ssl_certificate {{cert}}; ssl_certificate_key {{key}};';
+
+// [variant, http body, the rule that must report nginx's refusal as an error (null: nginx accepts it,
+// and lint gives no error)].
+const REFUSALS: Array<[string, string, string | null]> = [
+  [
+    'proxy_pass without a URI part in a named location (try_files to it)',
+    'upstream app { server 127.0.0.1:9; } server { listen 127.0.0.1:8081; location / { try_files $uri @app; } location @app { proxy_pass http://app; } }',
+    null,
+  ],
+  [
+    'proxy_pass with a URI part in a named location',
+    'upstream app { server 127.0.0.1:9; } server { listen 127.0.0.1:8081; location / { try_files $uri @app; } location @app { proxy_pass http://app/x; } }',
+    'proxy-pass-uri-not-allowed',
+  ],
+  [
+    'a unix: socket ended by ":" (an empty URI) in a regex location',
+    'server { listen 127.0.0.1:8081; location ~ ^/a { proxy_pass http://unix:/tmp/app.sock:; } }',
+    null,
+  ],
+  [
+    'a unix: path holding ":" in a regex location (nginx reads the rest as a URI part)',
+    'server { listen 127.0.0.1:8081; location ~ ^/a { proxy_pass http://unix:/tmp/a:b.sock; } }',
+    'proxy-pass-uri-not-allowed',
+  ],
+  [
+    'unix: upstreams and passes with ":" in their paths, in prefix locations',
+    'upstream u { server unix:/tmp/a:b.sock; } server { listen 127.0.0.1:8081; location / { proxy_pass http://u; } location /f/ { proxy_pass http://unix:/tmp/a:b.sock:/; } location /php { fastcgi_pass unix:/run/php/php8.2-fpm.sock; } }',
+    null,
+  ],
+  [
+    'proxy_pass with variables inside if and limit_except',
+    'server { listen 127.0.0.1:8081; location / { if ($arg_x) { proxy_pass http://127.0.0.1:9$request_uri; } limit_except GET { proxy_pass http://127.0.0.1:9; } } }',
+    null,
+  ],
+  [
+    'run-on lines: several directives and blocks on one line',
+    'upstream app { server 127.0.0.1:9; } server { listen 127.0.0.1:8081; server_name a; location / { proxy_set_header Host $host; proxy_pass http://app; } location /b { return 204; } }',
+    null,
+  ],
+  [
+    'a line without its ";" that nginx reads as more server names',
+    'server { listen 127.0.0.1:8081; server_name a.example\n    expires off;\n  }',
+    null,
+  ],
+  [
+    'one socket listed twice in a server (8082 and 0.0.0.0:8082)',
+    'server { listen 8082; listen 0.0.0.0:8082; }',
+    'listen-duplicate',
+  ],
+  [
+    'a specific address and the wildcard of one port in a server',
+    'server { listen 127.0.0.1:8082; listen 8082; }',
+    null,
+  ],
+  [
+    'socket options on two listens of one socket',
+    'server { listen 8083 backlog=10; } server { listen 8083 backlog=20; server_name b; }',
+    'listen-duplicate',
+  ],
+  [
+    'socket options on the IPv4 and the IPv6 socket of a port',
+    'server { listen 8083 reuseport; listen [::]:8083 reuseport; }',
+    null,
+  ],
+  [
+    'default_server twice on one socket (8084 and 0.0.0.0:8084)',
+    'server { listen 8084 default_server; } server { listen 0.0.0.0:8084 default_server; server_name b; }',
+    'default-server-duplicate',
+  ],
+  [
+    'default_server on the wildcard and on a specific address of one port',
+    'server { listen 8084 default_server; } server { listen 127.0.0.1:8084 default_server; server_name b; }',
+    null,
+  ],
+  [
+    'a TLS default server without a certificate',
+    'server { listen 127.0.0.1:8443 ssl; server_name a; }',
+    'ssl-certificate-missing',
+  ],
+  [
+    'a TLS server without a certificate that is not the default of its socket',
+    `server { listen 127.0.0.1:8443 ssl default_server; ${TLS} } server { listen 127.0.0.1:8443 ssl; server_name b; }`,
+    null,
+  ],
+  [
+    'a TLS default server refusing handshakes instead',
+    'server { listen 127.0.0.1:8443 ssl default_server; ssl_reject_handshake on; }',
+    null,
+  ],
+  [
+    'ssl_ciphers of weak suites only (OpenSSL 3 knows none of them)',
+    `server { listen 127.0.0.1:8443 ssl; ${TLS} ssl_ciphers RC4-SHA:RC4-MD5; }`,
+    'tls-ciphers-weak',
+  ],
+  [
+    'weak suites beside strong ones',
+    `server { listen 127.0.0.1:8443 ssl; ${TLS} ssl_ciphers HIGH:RC4-SHA:DES-CBC3-SHA:!aNULL; }`,
+    null,
+  ],
+  [
+    'fastcgi_pass to a group defined after it',
+    'server { listen 127.0.0.1:8081; location / { fastcgi_pass php; } } upstream php { server 127.0.0.1:9; }',
+    null,
+  ],
+  [
+    'fastcgi_pass to a name no group defines',
+    'upstream php { server 127.0.0.1:9; } server { listen 127.0.0.1:8081; location / { fastcgi_pass phpp; } }',
+    'upstream-undefined',
+  ],
+  [
+    'an if in a server, a set in an if',
+    'server { listen 127.0.0.1:8081; if ($arg_x) { set $y 1; return 404; } }',
+    null,
+  ],
+  [
+    'a directive of events in a location',
+    'server { listen 127.0.0.1:8081; location / { worker_connections 10; } }',
+    'directive-not-allowed',
+  ],
+  [
+    'a misspelt directive',
+    'server { listen 127.0.0.1:8081; location / { proxy_passs http://127.0.0.1:9; } }',
+    'directive-unknown',
+  ],
+];
+
+describe('each refusal lint reports as an error is one the real nginx -t makes, and its accepted variants pass', () => {
+  it.each(REFUSALS)('%s', async (name, body, rule) => {
+    const { lint, nginx } = await judge(name.replace(/\W+/g, '-'), body);
+    expect({ nginx, lint }).toEqual(
+      rule === null ? { nginx: 'accepted', lint: [] } : { nginx: 'refused', lint: [rule] },
+    );
+  });
+});
+
+/** Path with an encoded CR LF and a header after it: decoded into $uri. */
+const SPLIT = '/a%0d%0aInjected:%20yes';
+
+describe('http-splitting, live: a header of $uri replaced at an inner level never goes out', () => {
+  let app: UpstreamApp;
+  let nginx: LiveNginx | undefined;
+  let replaced: number;
+  let inEffect: number;
+  const body = () => `
+    server {
+      listen 127.0.0.1:${replaced};
+      proxy_set_header X-Uri $uri;
+      add_header X-Uri $uri;
+      location / {
+        proxy_set_header X-Uri $request_uri;
+        add_header X-Uri $request_uri;
+        proxy_pass http://127.0.0.1:${app.port};
+      }
+    }
+    server {
+      listen 127.0.0.1:${inEffect};
+      proxy_set_header X-Uri $uri;
+      add_header X-Uri $uri;
+      location / { proxy_pass http://127.0.0.1:${app.port}; }
+    }`;
+
+  beforeAll(async () => {
+    app = await startUpstreamApp();
+    [replaced, inEffect] = [await freePort(), await freePort()];
+    nginx = await startLiveNginx(body());
+  });
+  afterAll(async () => {
+    await nginx?.stop();
+    await app.close();
+  });
+
+  const injected = async (port: number) => {
+    const response = await fetch(`http://127.0.0.1:${port}${SPLIT}`);
+    await response.text();
+    return { client: response.headers.get('injected'), upstream: app.seen.at(-1)?.headers.injected };
+  };
+
+  it('injects the header where the outer line is in effect, and nowhere once the location sets its own', async () => {
+    expect(await injected(inEffect)).toEqual({ client: 'yes', upstream: 'yes' });
+    expect(await injected(replaced)).toEqual({ client: null, upstream: undefined });
+  });
+
+  it('is what http-splitting says: errors on the server whose lines are in effect only', async () => {
+    const report = await lintNginxConfigFiles(nginx!.target.confPath);
+    const lines = report.findings.filter((f) => f.ruleId === 'http-splitting').map((f) => f.what);
+    expect(lines).toEqual([
+      'proxy_set_header X-Uri $uri: $uri can hold a line break',
+      'add_header X-Uri $uri: $uri can hold a line break',
+    ]);
+    const server = await lineIn(nginx!.target.confPath, `listen 127.0.0.1:${inEffect}`);
+    for (const finding of report.findings.filter((f) => f.ruleId === 'http-splitting'))
+      expect(finding.line).toBeGreaterThan(server);
+  });
+});
+
+/** The 1-based line of a config file where `text` first appears after line `after`. */
+async function lineIn(path: string, text: string, after = 0): Promise<number> {
+  const lines = (await readFile(path, 'utf8')).split('\n');
+  return lines.findIndex((line, i) => i >= after && line.includes(text)) + 1;
+}
+
+describe('cache-control-inverted, live: try_files hands the pages to another location', () => {
+  let app: UpstreamApp;
+  let nginx: LiveNginx | undefined;
+  let root: string;
+  const ports: Record<'named' | 'spa' | 'same', number> = { named: 0, spa: 0, same: 0 };
+  const body = () => `
+    server {
+      listen 127.0.0.1:${ports.named};
+      root ${root};
+      location / { expires 1y; try_files $uri @app; }
+      location @app { proxy_pass http://127.0.0.1:${app.port}; }
+    }
+    server {
+      listen 127.0.0.1:${ports.spa};
+      root ${root};
+      location / { expires 7d; try_files $uri /index.html; }
+      location = /index.html { add_header Cache-Control no-cache; }
+    }
+    server {
+      listen 127.0.0.1:${ports.same};
+      root ${root};
+      location / { expires 7d; try_files $uri /index.html; }
+    }`;
+
+  beforeAll(async () => {
+    app = await startUpstreamApp();
+    root = join(dir, 'www');
+    await mkdir(root);
+    await chmod(root, 0o755);
+    await writeFile(join(root, 'index.html'), '<!doctype html><title>app</title>\n');
+    await writeFile(join(root, 'app.css'), 'body{}\n');
+    for (const key of Object.keys(ports) as Array<keyof typeof ports>) ports[key] = await freePort();
+    nginx = await startLiveNginx(body());
+  });
+  afterAll(async () => {
+    await nginx?.stop();
+    await app.close();
+  });
+
+  const cacheControl = async (port: number, path: string) => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`);
+    await response.text();
+    return response.headers.get('cache-control');
+  };
+
+  it('sends the pages without the catch-all’s caching, and keeps it where the fallback lands back there', async () => {
+    expect(await cacheControl(ports.named, '/app.css')).toBe('max-age=31536000');
+    expect(await cacheControl(ports.named, '/some/page')).toBeNull();
+    expect(await cacheControl(ports.spa, '/some/route')).toBe('no-cache');
+    expect(await cacheControl(ports.same, '/some/route')).toBe('max-age=604800');
+  });
+
+  it('is what cache-control-inverted says: an error on the last server only', async () => {
+    const report = await lintNginxConfigFiles(nginx!.target.confPath);
+    const found = report.findings.filter((f) => f.ruleId === 'cache-control-inverted');
+    const path = nginx!.target.confPath;
+    const server = await lineIn(path, `listen 127.0.0.1:${ports.same}`);
+    expect(found.map((f) => [f.severity, f.line])).toEqual([
+      ['error', await lineIn(path, 'expires 7d', server)],
+    ]);
+  });
+});
+
+describe('tls-ciphers-weak follows the exclusions as the OpenSSL nginx links reads them', () => {
+  /** The suites `openssl ciphers` enables for a list (Debian 12's libssl3, the one nginx links). */
+  const enabled = async (list: string) => (await run('openssl', ['ciphers', list])).stdout.trim().split(':');
+
+  it.each([
+    ['HIGH:ADH-AES128-SHA:AECDH-AES128-SHA', ['ADH-AES128-SHA', 'AECDH-AES128-SHA']],
+    ['HIGH:ADH-AES128-SHA:AECDH-AES128-SHA:!aNULL', []],
+    ['HIGH:NULL-SHA256', ['NULL-SHA256']],
+    ['HIGH:NULL-SHA256:!eNULL', []],
+    ['HIGH:NULL-SHA256:!NULL', []],
+    ['HIGH:ADH-AES128-SHA:!SHA1', []],
+    ['HIGH:NULL-SHA256:ADH-AES128-SHA:!ADH', ['NULL-SHA256']],
+  ])('%s', async (list, weak) => {
+    const written = list.split(':').filter((t) => /NULL|ADH|AECDH/.test(t) && !/^[!-]/.test(t));
+    const suites = await enabled(list);
+    expect(written.filter((suite) => suites.includes(suite))).toEqual(weak);
+    const confPath = join(dir, 'ciphers.conf');
+    await writeFile(confPath, `events {}\nhttp { ssl_ciphers ${list}; }\n`);
+    const found = (await lintNginxConfigFiles(confPath)).findings.filter(
+      (f) => f.ruleId === 'tls-ciphers-weak',
+    );
+    expect(found.map((f) => f.what)).toEqual(
+      weak.length > 0 ? [`ssl_ciphers enables ${weak.join(', ')}`] : [],
+    );
+  });
+});
+
+describe('ssl-certificate-missing, live: a server that is not the default of its socket', () => {
+  let nginx: LiveNginx | undefined;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    nginx = await startLiveNginx(`
+      server { listen 127.0.0.1:${port} ssl default_server; ssl_certificate ${cert.certificate}; ssl_certificate_key ${cert.certificateKey}; return 204; }
+      server { listen 127.0.0.1:${port} ssl; server_name b.test; return 204; }`);
+  });
+  afterAll(() => nginx?.stop());
+
+  /** The subject CN of the certificate a handshake for `servername` gets. */
+  const certificateFor = (servername: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
+        resolve(String(socket.getPeerCertificate().subject?.CN));
+        socket.end();
+      });
+      socket.once('error', reject);
+    });
+
+  it("starts, and sends its names the default server's certificate: a warning, since a certificate covering them would serve", async () => {
+    expect(await certificateFor('b.test')).toBe('default.test');
+    const found = (await lintNginxConfigFiles(nginx!.target.confPath)).findings.filter(
+      (f) => f.ruleId === 'ssl-certificate-missing',
+    );
+    expect(found.map((f) => f.severity)).toEqual(['warning']);
+  });
+});
