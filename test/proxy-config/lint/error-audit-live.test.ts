@@ -174,6 +174,16 @@ const REFUSALS: Array<[string, string, string | null]> = [
     'directive-not-allowed',
   ],
   [
+    'a regex PCRE refuses',
+    'server { listen 127.0.0.1:8081; location ~ ^/a(?<x>b { return 204; } }',
+    'regex-invalid',
+  ],
+  [
+    'a lookbehind, and named captures read by name',
+    'server { listen 127.0.0.1:8081; location ~ (?<=/)x$ { return 204; } location ~ ^/u/(?<user>[a-z]+)$ { return 200 $user; } }',
+    null,
+  ],
+  [
     'a misspelt directive',
     'server { listen 127.0.0.1:8081; location / { proxy_passs http://127.0.0.1:9; } }',
     'directive-unknown',
@@ -186,6 +196,26 @@ describe('each refusal lint reports as an error is one the real nginx -t makes, 
     expect({ nginx, lint }).toEqual(
       rule === null ? { nginx: 'accepted', lint: [] } : { nginx: 'refused', lint: [rule] },
     );
+  });
+});
+
+describe('events-missing on the real nginx -t', () => {
+  it('is an error without events, and quiet when an include holds it', async () => {
+    const main = join(dir, 'no-events.conf');
+    const test = () =>
+      testNginxConfig({ confPath: main, prefix: dir, startupErrorLog: join(dir, 'logs', 'error.log') }).then(
+        () => 'accepted',
+        () => 'refused',
+      );
+    const errors = async () =>
+      (await lintNginxConfigFiles(main)).findings.filter((f) => f.severity === 'error').map((f) => f.ruleId);
+    const head = `pid ${join(dir, 'nginx.pid')};\nerror_log ${join(dir, 'logs', 'error.log')};\n`;
+    const http = `http { access_log off; client_body_temp_path ${join(dir, 'client_body')}; proxy_temp_path ${join(dir, 'proxy')}; }\n`;
+    await writeFile(main, head + http);
+    expect([await test(), await errors()]).toEqual(['refused', ['events-missing']]);
+    await writeFile(join(dir, 'events.inc'), 'events { worker_connections 64; }\n');
+    await writeFile(main, `${head}include ${join(dir, 'events.inc')};\n${http}`);
+    expect([await test(), await errors()]).toEqual(['accepted', []]);
   });
 });
 
@@ -372,5 +402,107 @@ describe('ssl-certificate-missing, live: a server that is not the default of its
       (f) => f.ruleId === 'ssl-certificate-missing',
     );
     expect(found.map((f) => f.severity)).toEqual(['warning']);
+  });
+});
+
+describe('access, path and header rules, live: what reaches the client or the upstream', () => {
+  let app: UpstreamApp;
+  let nginx: LiveNginx | undefined;
+  let port: number;
+  let www: string;
+  const body = () => `
+    server {
+      listen 127.0.0.1:${port};
+      root ${www};
+      deny all;
+      location /office/ { allow 10.0.0.1; }
+      location /login/ { allow 10.0.0.1; auth_basic "staff"; auth_basic_user_file ${www}/htpasswd; }
+      location /closed/ { allow 10.0.0.1; deny all; }
+      location /early/ { allow 10.0.0.1; deny all; if ($arg_x) { return 200 "early\\n"; } }
+      location /named/ { allow 10.0.0.1; deny all; try_files /dev/null @answer; }
+      location @answer { return 200 "named\\n"; }
+      location /files { allow all; alias ${www}/files/; }
+      location /api { allow all; proxy_pass http://127.0.0.1:${app.port}/; }
+      location /api2 { allow all; rewrite ^/api2/?(.*)$ /$1 break; proxy_pass http://127.0.0.1:${app.port}/; }
+      location /cors/ { allow all; if ($http_origin ~ "example\\.com") { add_header Access-Control-Allow-Origin $http_origin; } return 200 "cors\\n"; }
+      location /folded/ { allow all; add_header X-Note "a
+        b"; add_header X-Note "c"; return 200 "folded\\n"; }
+      location ~ ^/capture/.*$ { allow all; return 200 "[$1]\\n"; }
+    }`;
+
+  beforeAll(async () => {
+    app = await startUpstreamApp();
+    port = await freePort();
+    www = join(dir, 'access');
+    for (const sub of ['office', 'login', 'closed', 'files'])
+      await mkdir(join(www, sub), { recursive: true });
+    for (const sub of ['office', 'login', 'closed', 'files'])
+      await writeFile(join(www, sub, 'i.txt'), 'in\n');
+    await writeFile(join(www, 'secret.txt'), 'secret\n');
+    await writeFile(join(www, 'htpasswd'), 'staff:$apr1$x$x\n');
+    await run('chmod', ['-R', 'a+rX', www]);
+    nginx = await startLiveNginx(body());
+  });
+  afterAll(async () => {
+    await nginx?.stop();
+    await app.close();
+  });
+
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+    return { status: response.status, body: (await response.text()).trim(), headers: response.headers };
+  };
+
+  it('lets everyone through an allow list without deny, the server-level deny notwithstanding; a login still asks', async () => {
+    expect((await get('/office/i.txt')).status).toBe(200);
+    expect((await get('/login/i.txt')).status).toBe(401);
+    expect((await get('/closed/i.txt')).status).toBe(403);
+  });
+
+  it('answers a return in an if before the deny, and not one reached through try_files to a named location', async () => {
+    expect(await get('/early/?x=1').then((r) => [r.status, r.body])).toEqual([200, 'early']);
+    expect((await get('/named/')).status).toBe(403);
+  });
+
+  it('reads the parent of the alias through /files../, and passes //users for /api/users, not with rewrite … break', async () => {
+    expect(await get('/files../secret.txt').then((r) => [r.status, r.body])).toEqual([200, 'secret']);
+    await get('/api/users');
+    expect(app.seen.at(-1)?.url).toBe('//users');
+    await get('/api2/users');
+    expect(app.seen.at(-1)?.url).toBe('/users');
+  });
+
+  it('grants CORS to another site whose name holds the domain; fails the folded header even beside a later one of its name', async () => {
+    const cors = await get('/cors/', { Origin: 'https://example.com.evil.test' });
+    expect(cors.headers.get('access-control-allow-origin')).toBe('https://example.com.evil.test');
+    await expect(fetch(`http://127.0.0.1:${port}/folded/`)).rejects.toThrow();
+    expect(await get('/capture/x').then((r) => r.body)).toBe('[]');
+  });
+
+  it('is what the rules say, at these severities', async () => {
+    const path = nginx!.target.confPath;
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const audited = new Set([
+      'allow-without-deny',
+      'return-bypasses-allow-deny',
+      'alias-traversal',
+      'proxy-pass-slash-mismatch',
+      'origin-regex-unsafe',
+      'add-header-multiline',
+      'regex-invalid',
+    ]);
+    const found = (await lintNginxConfigFiles(path)).findings
+      .filter((f) => audited.has(f.ruleId))
+      .map((f) => [f.ruleId, f.severity, /location (\S+)/.exec(lines[f.line - 1] ?? '')?.[1]]);
+    expect(found).toEqual([
+      ['allow-without-deny', 'error', '/office/'],
+      ['allow-without-deny', 'warning', '/login/'],
+      ['return-bypasses-allow-deny', 'error', '/early/'],
+      ['alias-traversal', 'error', '/files'],
+      ['proxy-pass-slash-mismatch', 'error', '/api'],
+      ['origin-regex-unsafe', 'error', '/cors/'],
+      ['add-header-multiline', 'error', '/folded/'],
+      ['regex-invalid', 'error', '~'],
+    ]);
   });
 });
