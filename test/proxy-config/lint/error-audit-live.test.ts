@@ -6,6 +6,7 @@ import { connect } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintNginxConfigFiles } from '../../../proxy-config/config/lint-config.js';
+import { LINT_RULES } from '../../../proxy-config/core/lint/lint-rules.js';
 import { testNginxConfig } from '../../../proxy-config/shell/nginx/nginx-process.js';
 import { startLiveNginx, type LiveNginx } from '../../support/live-nginx.js';
 import { freePort } from '../../support/ports.js';
@@ -504,5 +505,38 @@ describe('access, path and header rules, live: what reaches the client or the up
       ['add-header-multiline', 'error', '/folded/'],
       ['regex-invalid', 'error', '~'],
     ]);
+  });
+});
+
+describe('tls-protocols-weak: SSLv3 beside TLS 1.2 is a warning', () => {
+  it('because the OpenSSL nginx links here has no SSLv3 at all (built without it since 1.1.0)', async () => {
+    const help = await run('openssl', ['s_client', '-help']).then(
+      ({ stdout, stderr }) => stdout + stderr,
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    );
+    expect(help).toMatch(/-tls1_2\b/);
+    expect(help).not.toMatch(/-ssl3\b/);
+  });
+});
+
+describe('docs/lint.md: the audit table', () => {
+  it('has one row per rule that can say error, each naming tests that exist', async () => {
+    const page = await readFile(join(import.meta.dirname, '../../../docs/lint.md'), 'utf8');
+    const start = page.indexOf('## The error rules, audited');
+    const section = page.slice(start, page.indexOf('\n## ', start + 1));
+    const rows = [...section.matchAll(/^\| `([a-z0-9-]+)` \| ([^|]+) \| ([^|]+) \|/gm)];
+    expect(rows.map((m) => m[1]).sort()).toEqual(
+      LINT_RULES.filter((rule) => rule.severity === 'error')
+        .map((rule) => rule.id)
+        .sort(),
+    );
+    for (const [, , , shownBy] of rows) {
+      // A bare name is in this directory, a path is from the repository's root.
+      const files = [...(shownBy ?? '').matchAll(/`([\w/-]+\.test\.ts)`/g)].map((m) => m[1] as string);
+      for (const file of files)
+        await expect(
+          readFile(join(import.meta.dirname, file.includes('/') ? `../../../${file}` : file)),
+        ).resolves.toBeTruthy();
+    }
   });
 });
