@@ -158,7 +158,7 @@ export const TLS_CIPHERS_WEAK: LintRule = {
   severity: 'error',
   title: 'weak TLS cipher suites enabled',
   message:
-    'RC4 and MD5 are broken, DES and 3DES fall to SWEET32, EXPORT suites to FREAK/Logjam, NULL suites do not encrypt and anonymous (aNULL/ADH) ones do not authenticate the server: a client that offers one of them can be talked down to it.',
+    'RC4 and MD5 are broken, DES and 3DES fall to SWEET32, EXPORT suites to FREAK/Logjam, NULL suites do not encrypt and anonymous (aNULL/ADH) ones do not authenticate the server: a client that offers one of them can be talked down to it. Whether nginx offers them depends on the OpenSSL it links (1.1.0 and later build without RC4, DES and EXPORT, OpenSSL 3 without 3DES; NULL and anonymous suites need @SECLEVEL=0); a list of weak suites only is refused by nginx -t on OpenSSL 3 ("no cipher match").',
   fix: "ssl_ciphers HIGH:!aNULL:!MD5; (nginx's default) or Mozilla's intermediate list",
   runbook: null,
   test: (config) => {
