@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import { promisify } from 'node:util';
@@ -244,6 +245,7 @@ describe('http-splitting, live: a header of $uri replaced at an inner level neve
       proxy_set_header X-Uri $uri;
       add_header X-Uri $uri;
       location / { proxy_pass http://127.0.0.1:${app.port}; }
+      location ~ ^/cr/(.*)$ { return 302 https://example.com/$1; }
     }`;
 
   beforeAll(async () => {
@@ -267,18 +269,47 @@ describe('http-splitting, live: a header of $uri replaced at an inner level neve
     expect(await injected(replaced)).toEqual({ client: null, upstream: undefined });
   });
 
-  it('is what http-splitting says: errors on the server whose lines are in effect only', async () => {
+  it('writes the lone CR a (.*) capture holds raw into Location: Node refuses the response, other clients split it', async () => {
+    // PCRE's `.` stops at a line feed, so only %0d gets through (with %0a the location does not match).
+    const raw = await rawResponse(inEffect, '/cr/a%0dInjected:%20yes');
+    expect(raw).toContain('Location: https://example.com/a\rInjected: yes\r\n');
+    await expect(
+      fetch(`http://127.0.0.1:${inEffect}/cr/a%0dInjected:%20yes`, { redirect: 'manual' }),
+    ).rejects.toThrow();
+    // Python's http.client, for one, reads `Injected: yes` as a header of its own (checked by hand).
+  });
+
+  it('is what http-splitting says: errors on the server whose lines are in effect only, a warning for a CR', async () => {
     const report = await lintNginxConfigFiles(nginx!.target.confPath);
-    const lines = report.findings.filter((f) => f.ruleId === 'http-splitting').map((f) => f.what);
+    const lines = report.findings
+      .filter((f) => f.ruleId === 'http-splitting')
+      .map((f) => [f.severity, f.what]);
     expect(lines).toEqual([
-      'proxy_set_header X-Uri $uri: $uri can hold a line break',
-      'add_header X-Uri $uri: $uri can hold a line break',
+      ['error', 'proxy_set_header X-Uri $uri: $uri can hold a line break'],
+      ['error', 'add_header X-Uri $uri: $uri can hold a line break'],
+      [
+        'warning',
+        'return 302 https://example.com/$1: $1 of location ~ ^/cr/(.*)$ can hold a carriage return (CR), not a line feed',
+      ],
     ]);
     const server = await lineIn(nginx!.target.confPath, `listen 127.0.0.1:${inEffect}`);
     for (const finding of report.findings.filter((f) => f.ruleId === 'http-splitting'))
       expect(finding.line).toBeGreaterThan(server);
   });
 });
+
+/** The raw bytes nginx answers a GET of `path` with, as a string. */
+function rawResponse(port: number, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port }, () =>
+      socket.end(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+    );
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', reject);
+  });
+}
 
 /** The 1-based line of a config file where `text` first appears after line `after`. */
 async function lineIn(path: string, text: string, after = 0): Promise<number> {
