@@ -339,6 +339,7 @@ describe('cache-control-inverted, live: try_files hands the pages to another loc
       listen 127.0.0.1:${ports.same};
       root ${root};
       location / { expires 7d; try_files $uri /index.html; }
+      location /assets/ { add_header Cache-Control no-cache; }
     }`;
 
   beforeAll(async () => {
@@ -348,6 +349,9 @@ describe('cache-control-inverted, live: try_files hands the pages to another loc
     await chmod(root, 0o755);
     await writeFile(join(root, 'index.html'), '<!doctype html><title>app</title>\n');
     await writeFile(join(root, 'app.css'), 'body{}\n');
+    await mkdir(join(root, 'assets'));
+    await chmod(join(root, 'assets'), 0o755);
+    await writeFile(join(root, 'assets', 'app.3f9a1c.js'), 'run()\n');
     for (const key of Object.keys(ports) as Array<keyof typeof ports>) ports[key] = await freePort();
     nginx = await startLiveNginx(body());
   });
@@ -369,13 +373,23 @@ describe('cache-control-inverted, live: try_files hands the pages to another loc
     expect(await cacheControl(ports.same, '/some/route')).toBe('max-age=604800');
   });
 
-  it('is what cache-control-inverted says: an error on the last server only', async () => {
+  it('revalidates hashed assets marked no-cache: a 304, the same file (a cost, not a wrong answer)', async () => {
+    const first = await fetch(`http://127.0.0.1:${ports.same}/assets/app.3f9a1c.js`);
+    expect([first.headers.get('cache-control'), await first.text()]).toEqual(['no-cache', 'run()\n']);
+    const again = await fetch(`http://127.0.0.1:${ports.same}/assets/app.3f9a1c.js`, {
+      headers: { 'If-None-Match': first.headers.get('etag') ?? '' },
+    });
+    expect(again.status).toBe(304);
+  });
+
+  it('is what cache-control-inverted says: an error on the last server only, a warning for the assets', async () => {
     const report = await lintNginxConfigFiles(nginx!.target.confPath);
     const found = report.findings.filter((f) => f.ruleId === 'cache-control-inverted');
     const path = nginx!.target.confPath;
     const server = await lineIn(path, `listen 127.0.0.1:${ports.same}`);
     expect(found.map((f) => [f.severity, f.line])).toEqual([
       ['error', await lineIn(path, 'expires 7d', server)],
+      ['warning', await lineIn(path, 'location /assets/', server)],
     ]);
   });
 });

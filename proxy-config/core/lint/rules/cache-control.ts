@@ -128,7 +128,8 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
             line: source.line,
             directive: source,
             what,
-            ...(stale === 'warning' ? { severity: 'warning' as const } : {}),
+            // Hashed assets revalidated on each view cost requests, not correctness: a warning.
+            ...(stale === 'warning' || !html ? { severity: 'warning' as const } : {}),
           });
       }
     }
