@@ -585,3 +585,50 @@ describe('docs/lint.md: the audit table', () => {
     }
   });
 });
+
+describe('origin-regex-unsafe, live: what the Origin a browser sends can match', () => {
+  let nginx: LiveNginx | undefined;
+  let port: number;
+  const cors = (path: string, regex: string) =>
+    `location ${path} { if ($http_origin ~* "${regex}") { add_header Access-Control-Allow-Origin $http_origin; } return 204; }`;
+  beforeAll(async () => {
+    port = await freePort();
+    nginx = await startLiveNginx(`
+      server {
+        listen 127.0.0.1:${port};
+        ${cors('/scheme/', 'https://(www\\.)?example\\.com$')}
+        ${cors('/bare/', 'example\\.com$')}
+        ${cors('/anchored/', '^https?://(www\\.)?example\\.com$')}
+      }`);
+  });
+  afterAll(() => nginx?.stop());
+
+  /** The origins of the list that get the CORS header at `path`. */
+  const granted = async (path: string) => {
+    const origins = ['https://www.example.com', 'https://evilexample.com', 'https://example.com.evil.test'];
+    const out: string[] = [];
+    for (const origin of origins) {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { Origin: origin } });
+      if (response.headers.get('access-control-allow-origin') === origin) out.push(origin);
+    }
+    return out;
+  };
+
+  it('grants no site but the right one where the match can start only at the scheme, another site where not', async () => {
+    expect(await granted('/scheme/')).toEqual(['https://www.example.com']);
+    expect(await granted('/anchored/')).toEqual(['https://www.example.com']);
+    expect(await granted('/bare/')).toEqual(['https://www.example.com', 'https://evilexample.com']);
+  });
+
+  it('is what origin-regex-unsafe says: a warning without "^" at the scheme, an error for the bare name, nothing for ~* ^https?://', async () => {
+    const path = nginx!.target.confPath;
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const found = (await lintNginxConfigFiles(path)).findings
+      .filter((f) => f.ruleId === 'origin-regex-unsafe')
+      .map((f) => [f.severity, /location (\S+)/.exec(lines[f.line - 1] ?? '')?.[1]]);
+    expect(found).toEqual([
+      ['warning', '/scheme/'],
+      ['error', '/bare/'],
+    ]);
+  });
+});
