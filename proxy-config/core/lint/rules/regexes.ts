@@ -298,7 +298,7 @@ export const REGEX_DOT_UNESCAPED: LintRule = {
   severity: 'warning',
   title: 'unescaped "." in a location regex meant as a dot',
   message:
-    'In a regex "." matches any character: location ~ /.git/ also takes /xgit/ and /digit/ (a deny-list then refuses pages it was not written for), and location ~ .php$ sends /index_php to the PHP backend. The pattern does not say what it was written for.',
+    'In a regex "." matches any character: location ~ /.git/ also takes /xgit/ and /_git/ (a deny-list then refuses pages it was not written for), and location ~ .php$ sends /index_php to the PHP backend. The pattern does not say what it was written for.',
   fix: 'escape the dot: location ~ /\\.git/, location ~ \\.php$',
   runbook: null,
   test: (config) => {
