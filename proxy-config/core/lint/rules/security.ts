@@ -215,7 +215,7 @@ function writtenValue(d: NginxDirective): { value: string; upstream: boolean } |
  * below it that could send it (for proxy_set_header, one that proxies) sets its own lines of that
  * name, which replace all outer ones (a later `proxy_set_header X-Uri $request_uri;` in the
  * location drops the server's `X-Uri $uri`), and for add_header a catch-all `location /` leaves no
- * request to the level itself, nor does it answer with a `return` of its own. Shown on nginx 1.22
+ * request to the level itself, nor does it answer with a `return`, `rewrite` or `if` of its own. Shown on nginx 1.22
  * in error-audit-live.test.ts.
  */
 function neverSent(d: NginxDirective, chain: NginxDirective[], config: NginxConfig): boolean {
@@ -236,7 +236,8 @@ function neverSent(d: NginxDirective, chain: NginxDirective[], config: NginxConf
           .map((s) => s.block);
   const answeredAbove = servers.some(
     (server) =>
-      childrenNamed(server, 'return').length > 0 ||
+      // A server-level return, redirecting rewrite or if answers with the server's own headers.
+      ['return', 'rewrite', 'if'].some((name) => childrenNamed(server, name).length > 0) ||
       !childrenNamed(server, 'location').some((l) => {
         const { modifier, path } = locationMatch(l);
         return modifier === '' && path === '/';
