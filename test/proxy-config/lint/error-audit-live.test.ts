@@ -340,7 +340,7 @@ describe('cache-control-inverted, live: try_files hands the pages to another loc
   let app: UpstreamApp;
   let nginx: LiveNginx | undefined;
   let root: string;
-  const ports: Record<'named' | 'spa' | 'same', number> = { named: 0, spa: 0, same: 0 };
+  const ports: Record<'named' | 'spa' | 'same' | 'outer', number> = { named: 0, spa: 0, same: 0, outer: 0 };
   const body = () => `
     server {
       listen 127.0.0.1:${ports.named};
@@ -359,6 +359,13 @@ describe('cache-control-inverted, live: try_files hands the pages to another loc
       root ${root};
       location / { expires 7d; try_files $uri /index.html; }
       location /assets/ { add_header Cache-Control no-cache; }
+    }
+    server {
+      listen 127.0.0.1:${ports.outer};
+      root ${root};
+      expires 1y;
+      location / { try_files $uri @app; }
+      location @app { proxy_pass http://127.0.0.1:${app.port}; }
     }`;
 
   beforeAll(async () => {
@@ -390,6 +397,8 @@ describe('cache-control-inverted, live: try_files hands the pages to another loc
     expect(await cacheControl(ports.named, '/some/page')).toBeNull();
     expect(await cacheControl(ports.spa, '/some/route')).toBe('no-cache');
     expect(await cacheControl(ports.same, '/some/route')).toBe('max-age=604800');
+    // The named location inherits a server-level expires: the pages get it there.
+    expect(await cacheControl(ports.outer, '/some/page')).toBe('max-age=31536000');
   });
 
   it('revalidates hashed assets marked no-cache: a 304, the same file (a cost, not a wrong answer)', async () => {
@@ -409,6 +418,7 @@ describe('cache-control-inverted, live: try_files hands the pages to another loc
     expect(found.map((f) => [f.severity, f.line])).toEqual([
       ['error', await lineIn(path, 'expires 7d', server)],
       ['warning', await lineIn(path, 'location /assets/', server)],
+      ['error', await lineIn(path, 'expires 1y', await lineIn(path, `listen 127.0.0.1:${ports.outer}`))],
     ]);
   });
 });

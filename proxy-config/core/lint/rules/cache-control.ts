@@ -22,28 +22,52 @@ const HASHED_PATH =
 
 /**
  * A location serves HTML when its path says so, a file its try_files serves here is an .html one,
- * or it is the catch-all `/`. A try_files whose last argument hands the request to another
- * location (a named one, `@app`, or a URI another location takes, the SPA's `/index.html` beside
- * `location = /index.html`) sends the pages there, where that location's headers apply (nginx 1.22,
- * error-audit-live.test.ts): the catch-all then serves only the files found on disk, its assets.
+ * it is the catch-all `/`, or it is where a catch-all's try_files hands its pages (`pagesFrom`).
+ * A try_files whose last argument hands the request to another location (a named one, `@app`, or a
+ * URI another location takes, the SPA's `/index.html` beside `location = /index.html`) sends the
+ * pages there, where that location's headers apply (nginx 1.22, error-audit-live.test.ts): the
+ * catch-all then serves only the files found on disk, its assets.
  */
-function servesHtml(scope: BlockScope, server: BlockScope | undefined): boolean {
+function servesHtml(
+  scope: BlockScope,
+  server: BlockScope | undefined,
+  pagesFrom: Set<NginxDirective>,
+): boolean {
   const { block } = scope;
   const { modifier, path } = locationMatch(block);
-  if (HTML_PATH.test(path)) return true;
+  if (HTML_PATH.test(path) || pagesFrom.has(block)) return true;
   const args = childrenNamed(block, 'try_files').at(-1)?.args ?? [];
-  const fallback = args.at(-1);
-  const elsewhere = fallback !== undefined && handledElsewhere(fallback, block, server);
-  if ((elsewhere ? args.slice(0, -1) : args).some((a) => /\.html?$/.test(a))) return true;
-  return !elsewhere && path === '/' && modifier !== '~' && modifier !== '~*';
+  const target = handedTo(args.at(-1), block, server);
+  if ((target ? args.slice(0, -1) : args).some((a) => /\.html?$/.test(a))) return true;
+  return !target && path === '/' && modifier !== '~' && modifier !== '~*';
 }
 
-/** True when try_files' last argument sends the request to another location than `block`. */
-function handledElsewhere(fallback: string, block: NginxDirective, server: BlockScope | undefined): boolean {
-  if (fallback.startsWith('@')) return true;
-  if (!fallback.startsWith('/') || fallback.includes('$') || !server) return false;
-  const target = matchLocation(server, fallback.split('?')[0] as string);
-  return target !== undefined && target.block !== block;
+/** The other location try_files' last argument sends the request to, if it is one. */
+function handedTo(
+  fallback: string | undefined,
+  block: NginxDirective,
+  server: BlockScope | undefined,
+): NginxDirective | undefined {
+  if (fallback === undefined || !server || fallback.includes('$')) return undefined;
+  const target = fallback.startsWith('@')
+    ? childrenNamed(server.block, 'location').find((l) => locationMatch(l).path === fallback)
+    : fallback.startsWith('/')
+      ? matchLocation(server, fallback.split('?')[0] as string)?.block
+      : undefined;
+  return target === block ? undefined : target;
+}
+
+/** The locations a catch-all `location /` hands its pages to through try_files: they serve HTML. */
+function pageTargets(locations: readonly BlockScope[], servers: readonly BlockScope[]): Set<NginxDirective> {
+  const targets = new Set<NginxDirective>();
+  for (const { block, chain } of locations) {
+    const { modifier, path } = locationMatch(block);
+    if (path !== '/' || modifier !== '') continue;
+    const server = servers.find((s) => chain.includes(s.block));
+    const target = handedTo(childrenNamed(block, 'try_files').at(-1)?.args.at(-1), block, server);
+    if (target) targets.add(target);
+  }
+  return targets;
 }
 
 interface CachePolicy {
@@ -108,10 +132,12 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
   test: (config) => {
     const hits = new Map<string, RuleHit>();
     const servers = listServers(config);
-    for (const scope of listLocations(config)) {
+    const locations = listLocations(config);
+    const pagesFrom = pageTargets(locations, servers);
+    for (const scope of locations) {
       const { block, chain } = scope;
       const server = servers.find((s) => chain.includes(s.block));
-      const html = servesHtml(scope, server);
+      const html = servesHtml(scope, server, pagesFrom);
       const hashed = HASHED_PATH.test(locationMatch(block).path);
       if (html === hashed) continue;
       for (const policy of cachePolicies(chain)) {
