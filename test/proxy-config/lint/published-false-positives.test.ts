@@ -61,6 +61,8 @@ describe('regex-unanchored where matching anywhere is the intent', () => {
     expect(fired(text, 'regex-unanchored')).toEqual([]);
     // Under location / (or nested in an unanchored parent) it may still match anywhere.
     expect(fired(text.replace('~ ^/uploads/', '/'), 'regex-unanchored')).toHaveLength(1);
+    // Nested or not, an extension without $ still takes x.php.jpg.
+    expect(fired(text.replace('/_?optimized/', '\\.php'), 'regex-unanchored')).toHaveLength(1);
   });
 
   it('is quiet on a deny-style location that ends in any return', () => {

@@ -225,10 +225,16 @@ export const REGEX_UNANCHORED: LintRule = {
       let loose: string | undefined;
       if (regex.source === 'server_name')
         loose = branches.find((b) => !startsAnchored(b) || !endsAnchored(b));
-      else if (!onlyRefuses(regex.directive) && !boundedByParent(chains.get(regex.directive) ?? []))
+      else if (!onlyRefuses(regex.directive)) {
+        // Nested in a location anchored to a path, a match anywhere stays within that path; an
+        // extension without `$` still takes x.php.jpg there.
+        const bounded = boundedByParent(chains.get(regex.directive) ?? []);
         loose = branches.find(
-          (b) => (!startsAnchored(b) && !endsAnchored(b)) || (endsWithExtension(b) && !endsAnchored(b)),
+          (b) =>
+            (!bounded && !startsAnchored(b) && !endsAnchored(b)) ||
+            (endsWithExtension(b) && !endsAnchored(b)),
         );
+      }
       if (loose === undefined) continue;
       const where =
         regex.source === 'location'
