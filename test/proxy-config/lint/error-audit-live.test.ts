@@ -499,6 +499,8 @@ describe('access, path and header rules, live: what reaches the client or the up
       location /files { allow all; alias ${www}/files/; }
       location /api { allow all; proxy_pass http://127.0.0.1:${app.port}/; }
       location /api2 { allow all; rewrite ^/api2/?(.*)$ /$1 break; proxy_pass http://127.0.0.1:${app.port}/; }
+      location /api3 { allow all; proxy_pass http://127.0.0.1:${app.port}/; }
+      location /api3/ { allow all; proxy_pass http://127.0.0.1:${app.port}/; }
       location /cors/ { allow all; if ($http_origin ~ "example\\.com") { add_header Access-Control-Allow-Origin $http_origin; } return 200 "cors\\n"; }
       location /folded/ { allow all; add_header X-Note "a
         b"; add_header X-Note "c"; return 200 "folded\\n"; }
@@ -539,12 +541,17 @@ describe('access, path and header rules, live: what reaches the client or the up
     expect((await get('/named/')).status).toBe(403);
   });
 
-  it('reads the parent of the alias through /files../, and passes //users for /api/users, not with rewrite … break', async () => {
+  it('reads the parent of the alias through /files../, and passes //users for /api/users, not with rewrite … break or beside /api3/', async () => {
     expect(await get('/files../secret.txt').then((r) => [r.status, r.body])).toEqual([200, 'secret']);
     await get('/api/users');
     expect(app.seen.at(-1)?.url).toBe('//users');
     await get('/api2/users');
     expect(app.seen.at(-1)?.url).toBe('/users');
+    // Beside location /api3/, location /api3 gets only /api3 itself: no path is doubled.
+    await get('/api3/users');
+    expect(app.seen.at(-1)?.url).toBe('/users');
+    await get('/api3');
+    expect(app.seen.at(-1)?.url).toBe('/');
   });
 
   it('grants CORS to another site whose name holds the domain; fails the folded header even beside a later one of its name', async () => {
