@@ -3,7 +3,6 @@ import {
   childrenNamed,
   effectiveDirectives,
   listLocations,
-  listServers,
   locationMatch,
   type BlockScope,
 } from '../../nginx-config/query.js';
@@ -57,13 +56,19 @@ function handedTo(
   return target === block ? undefined : target;
 }
 
+/** The server a location's chain runs through, as a scope (read from the chain: no search). */
+function serverScope(chain: NginxDirective[]): BlockScope | undefined {
+  const at = chain.findIndex((level) => level.name === 'server');
+  return at === -1 ? undefined : { block: chain[at] as NginxDirective, chain: chain.slice(0, at + 1) };
+}
+
 /** The locations a catch-all `location /` hands its pages to through try_files: they serve HTML. */
-function pageTargets(locations: readonly BlockScope[], servers: readonly BlockScope[]): Set<NginxDirective> {
+function pageTargets(locations: readonly BlockScope[]): Set<NginxDirective> {
   const targets = new Set<NginxDirective>();
   for (const { block, chain } of locations) {
     const { modifier, path } = locationMatch(block);
     if (path !== '/' || modifier !== '') continue;
-    const server = servers.find((s) => chain.includes(s.block));
+    const server = serverScope(chain);
     const target = handedTo(childrenNamed(block, 'try_files').at(-1)?.args.at(-1), block, server);
     if (target) targets.add(target);
   }
@@ -131,12 +136,11 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
   runbook: RUNBOOKS.stalePage,
   test: (config) => {
     const hits = new Map<string, RuleHit>();
-    const servers = listServers(config);
     const locations = listLocations(config);
-    const pagesFrom = pageTargets(locations, servers);
+    const pagesFrom = pageTargets(locations);
     for (const scope of locations) {
       const { block, chain } = scope;
-      const server = servers.find((s) => chain.includes(s.block));
+      const server = serverScope(chain);
       const html = servesHtml(scope, server, pagesFrom);
       const hashed = HASHED_PATH.test(locationMatch(block).path);
       if (html === hashed) continue;

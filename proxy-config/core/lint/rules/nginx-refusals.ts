@@ -194,6 +194,7 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
+    let defaults: Set<NginxDirective> | undefined;
     for (const { block, chain } of listServers(config)) {
       const tls = childrenNamed(block, 'listen').find((l) =>
         l.args.slice(1).some((a) => a === 'ssl' || a === 'quic'),
@@ -209,7 +210,8 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
       // nginx -t asks a certificate of the default server of each TLS socket only. Another server
       // without one gets the default server's certificate: broken unless that one covers its names
       // (a wildcard), which only the certificate can tell.
-      const isDefault = whole && defaultsOfTlsSockets(config).has(block);
+      defaults ??= defaultsOfTlsSockets(config);
+      const isDefault = whole && defaults.has(block);
       hits.push({
         file: tls.file,
         line: tls.line,

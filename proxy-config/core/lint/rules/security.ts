@@ -262,7 +262,7 @@ export const HTTP_SPLITTING: LintRule = {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d, chain) => {
       const written = writtenValue(d);
-      if (!written || neverSent(d, chain, config)) return;
+      if (!written) return;
       const captures = d.name === 'rewrite' ? rewriteCaptures(d) : undefined;
       const raw = rawPathRewrite(d, chain) !== undefined;
       const breaking = sourcesIn(written.value, { directive: d, chain }, config, captures).find(
@@ -270,7 +270,8 @@ export const HTTP_SPLITTING: LintRule = {
           !(raw && (source.origin === 'uri' || source.origin === 'document_uri')) &&
           (source.mayHold('\n') || (!written.upstream && source.mayHold('\r'))),
       );
-      if (!breaking) return;
+      // Asked only of a finding: it walks the locations below the level.
+      if (!breaking || neverSent(d, chain, config)) return;
       // A lone CR (what `.` and `(.*)` let through: PCRE's `.` stops at LF) splits the header only
       // for some clients: Python's http.client reads a header after it, Node's parser refuses the
       // response (both shown on nginx 1.22 in error-audit-live.test.ts), so the harm depends on
