@@ -38,7 +38,7 @@ import { DEFAULT_SERVER_MISSING } from './rules/default-server.js';
 import { RESOLVER_EXTERNAL, UPSTREAM_DNS_STALE } from './rules/dns.js';
 import { ERROR_LOG_OFF, WORKER_PROCESSES_MISSING } from './rules/main-context.js';
 import { MAP_WITHOUT_DEFAULT, VARIABLE_DEFINED_TWICE } from './rules/maps.js';
-import { REGEX_INVALID, REGEX_REDOS, REGEX_UNANCHORED } from './rules/regexes.js';
+import { REGEX_DOT_UNESCAPED, REGEX_INVALID, REGEX_REDOS, REGEX_UNANCHORED } from './rules/regexes.js';
 import {
   KEEPALIVE_REQUESTS_LOW,
   MERGE_SLASHES_OFF,
@@ -132,4 +132,5 @@ export const LINT_RULES: readonly LintRule[] = [
   DIRECTIVE_UNKNOWN,
   REAL_IP_FROM_MISSING,
   SEMICOLON_MISSING,
+  REGEX_DOT_UNESCAPED,
 ];

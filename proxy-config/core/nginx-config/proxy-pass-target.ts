@@ -22,7 +22,9 @@ export function parseProxyPassTarget(url: string): ProxyPassTarget | undefined {
   if (rest.startsWith('unix:')) {
     const colon = rest.indexOf(':', 5);
     host = colon === -1 ? rest : rest.slice(0, colon);
-    uri = colon === -1 ? undefined : rest.slice(colon + 1);
+    // `unix:/run/app.sock:` ends the path with nothing after it: nginx reads no URI part there
+    // (its URI has length 0, accepted in a regex location by nginx 1.22's -t).
+    uri = colon === -1 || colon === rest.length - 1 ? undefined : rest.slice(colon + 1);
   } else {
     const slash = rest.indexOf('/');
     host = slash === -1 ? rest : rest.slice(0, slash);

@@ -21,10 +21,23 @@ const STOCK_FILES: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   }).map(([file, sets]) => [file, new Set(sets)]),
 );
 
-/** The stock file an include names (`mime.types`, `/etc/nginx/fastcgi_params`), if it names one. */
+/**
+ * The conf directory of another nginx layout, written as an absolute path: nginx's own
+ * `/usr/local/nginx/conf/`, FreeBSD's and Homebrew's `…/etc/nginx/`, the Windows zip's
+ * `E:/nginx/conf/` (or `C:\nginx-1.22.1\conf\`). Any absolute directory with a component named
+ * nginx (or nginx-VERSION) counts, optionally followed by `conf`.
+ */
+const OTHER_CONF_DIR = /^(?:[A-Za-z]:)?[/\\](?:[^/\\]+[/\\])*?nginx(?:-[\d.]+)?[/\\](?:conf[/\\])?/i;
+
+/**
+ * The stock file an include names (`mime.types`, `/etc/nginx/fastcgi_params`,
+ * `E:/nginx/conf/mime.types`), if it names one.
+ */
 function stockFile(include: NginxDirective): ReadonlySet<string> | undefined {
   const written = include.args[0] ?? '';
-  return STOCK_FILES.get(written.startsWith(NGINX_CONF_DIR) ? written.slice(NGINX_CONF_DIR.length) : written);
+  if (written.startsWith(NGINX_CONF_DIR)) return STOCK_FILES.get(written.slice(NGINX_CONF_DIR.length));
+  const other = OTHER_CONF_DIR.exec(written)?.[0];
+  return STOCK_FILES.get(other ? written.slice(other.length).replaceAll('\\', '/') : written);
 }
 
 /** True for an include of a stock file. */

@@ -72,6 +72,7 @@ describe('LINT_RULES', () => {
       'directive-unknown',
       'real-ip-from-missing',
       'semicolon-missing',
+      'regex-dot-unescaped',
     ]);
   });
 

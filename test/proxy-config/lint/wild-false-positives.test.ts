@@ -388,12 +388,11 @@ describe('add-header-dropped on an outer header with an empty value', () => {
     expect(fired(config('add_header Last-Modified "";'), 'add-header-dropped')).toHaveLength(1);
   });
 
-  it('still fires for a non-empty value, and for a value made only of $upstream_* variables', () => {
+  it('still fires for a non-empty value; not for a value made only of $upstream_* variables where nothing proxies', () => {
     expect(fired(config('add_header X-Debug "1";'), 'add-header-dropped')).toHaveLength(1);
-    // Mastodon's X-Cached: a static location can still be reached by X-Accel-Redirect after proxying.
-    expect(fired(config('add_header X-Cached $upstream_cache_status;'), 'add-header-dropped')).toHaveLength(
-      1,
-    );
+    // Nothing in this server proxies: $upstream_cache_status is empty everywhere, the header never sent
+    // (issue 38; published-false-positives.test.ts has where it still fires).
+    expect(fired(config('add_header X-Cached $upstream_cache_status;'), 'add-header-dropped')).toEqual([]);
   });
 });
 

@@ -23,7 +23,7 @@ function authInEffect(chain: ScopeChain): boolean {
   const basic = effectiveDirective(chain, 'auth_basic');
   return (
     (basic !== undefined && (basic.args[0] ?? 'off') !== 'off') ||
-    effectiveDirective(chain, 'auth_request') !== undefined
+    (effectiveDirective(chain, 'auth_request')?.args[0] ?? 'off') !== 'off'
   );
 }
 
@@ -53,10 +53,14 @@ export const ALLOW_WITHOUT_DENY: LintRule = {
       if (allows.some((d) => EVERYONE.has(d.args[0] ?? ''))) continue;
       const first = allows[0];
       if (!first || childrenNamed(block, 'deny').length > 0 || allowOrLogin(chain)) continue;
+      // With `satisfy all` (the default) a login in effect still stops everyone without one (401,
+      // shown live in error-audit-live.test.ts): the list restricts nothing, but the block is not open.
+      const login = authInEffect(chain);
       hits.push({
         file: first.file,
         line: first.line,
-        what: `${describeBlock(block)} allows ${allows.map((d) => d.args[0] ?? '').join(', ')} but denies nobody`,
+        what: `${describeBlock(block)} allows ${allows.map((d) => d.args[0] ?? '').join(', ')} but denies nobody${login ? ' (the login in effect still applies to everyone)' : ''}`,
+        ...(login ? { severity: 'warning' as const } : {}),
       });
     }
     return hits;

@@ -1,8 +1,10 @@
+import { matchLocation } from '../../nginx-config/match-location.js';
 import {
   childrenNamed,
   effectiveDirectives,
   listLocations,
   locationMatch,
+  type BlockScope,
 } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import { parseNginxTime } from '../../nginx-config/units.js';
@@ -17,12 +19,60 @@ const HTML_PATH = /\.html?\b|\bhtml?\||\|html?\b|index\.html/i;
 const HASHED_PATH =
   /\[(?:[^\]]*(?:a-f|0-9|a-z|\\w|\\d))[^\]]*\](?:\{\d+,?\d*\}|\+)|\/_next\/static\/|\/assets\/|\/static\/(?:js|css|media)\//i;
 
-/** A location serves HTML when its path says so, its try_files falls back to an .html file, or it is the catch-all `/`. */
-function servesHtml(block: NginxDirective): boolean {
+/**
+ * A location serves HTML when its path says so, a file its try_files serves here is an .html one,
+ * it is the catch-all `/`, or it is where a catch-all's try_files hands its pages (`pagesFrom`).
+ * A try_files whose last argument hands the request to another location (a named one, `@app`, or a
+ * URI another location takes, the SPA's `/index.html` beside `location = /index.html`) sends the
+ * pages there, where that location's headers apply (nginx 1.22, error-audit-live.test.ts): the
+ * catch-all then serves only the files found on disk, its assets.
+ */
+function servesHtml(
+  scope: BlockScope,
+  server: BlockScope | undefined,
+  pagesFrom: Set<NginxDirective>,
+): boolean {
+  const { block } = scope;
   const { modifier, path } = locationMatch(block);
-  if (HTML_PATH.test(path)) return true;
-  if (childrenNamed(block, 'try_files').some((d) => d.args.some((a) => /\.html?$/.test(a)))) return true;
-  return path === '/' && modifier !== '~' && modifier !== '~*';
+  if (HTML_PATH.test(path) || pagesFrom.has(block)) return true;
+  const args = childrenNamed(block, 'try_files').at(-1)?.args ?? [];
+  const target = handedTo(args.at(-1), block, server);
+  if ((target ? args.slice(0, -1) : args).some((a) => /\.html?$/.test(a))) return true;
+  return !target && path === '/' && modifier !== '~' && modifier !== '~*';
+}
+
+/** The other location try_files' last argument sends the request to, if it is one. */
+function handedTo(
+  fallback: string | undefined,
+  block: NginxDirective,
+  server: BlockScope | undefined,
+): NginxDirective | undefined {
+  if (fallback === undefined || !server || fallback.includes('$')) return undefined;
+  const target = fallback.startsWith('@')
+    ? childrenNamed(server.block, 'location').find((l) => locationMatch(l).path === fallback)
+    : fallback.startsWith('/')
+      ? matchLocation(server, fallback.split('?')[0] as string)?.block
+      : undefined;
+  return target === block ? undefined : target;
+}
+
+/** The server a location's chain runs through, as a scope (read from the chain: no search). */
+function serverScope(chain: NginxDirective[]): BlockScope | undefined {
+  const at = chain.findIndex((level) => level.name === 'server');
+  return at === -1 ? undefined : { block: chain[at] as NginxDirective, chain: chain.slice(0, at + 1) };
+}
+
+/** The locations a catch-all `location /` hands its pages to through try_files: they serve HTML. */
+function pageTargets(locations: readonly BlockScope[]): Set<NginxDirective> {
+  const targets = new Set<NginxDirective>();
+  for (const { block, chain } of locations) {
+    const { modifier, path } = locationMatch(block);
+    if (path !== '/' || modifier !== '') continue;
+    const server = serverScope(chain);
+    const target = handedTo(childrenNamed(block, 'try_files').at(-1)?.args.at(-1), block, server);
+    if (target) targets.add(target);
+  }
+  return targets;
 }
 
 interface CachePolicy {
@@ -86,8 +136,12 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
   runbook: RUNBOOKS.stalePage,
   test: (config) => {
     const hits = new Map<string, RuleHit>();
-    for (const { block, chain } of listLocations(config)) {
-      const html = servesHtml(block);
+    const locations = listLocations(config);
+    const pagesFrom = pageTargets(locations);
+    for (const scope of locations) {
+      const { block, chain } = scope;
+      const server = serverScope(chain);
+      const html = servesHtml(scope, server, pagesFrom);
       const hashed = HASHED_PATH.test(locationMatch(block).path);
       if (html === hashed) continue;
       for (const policy of cachePolicies(chain)) {
@@ -104,7 +158,8 @@ export const CACHE_CONTROL_INVERTED: LintRule = {
             line: source.line,
             directive: source,
             what,
-            ...(stale === 'warning' ? { severity: 'warning' as const } : {}),
+            // Hashed assets revalidated on each view cost requests, not correctness: a warning.
+            ...(stale === 'warning' || !html ? { severity: 'warning' as const } : {}),
           });
       }
     }

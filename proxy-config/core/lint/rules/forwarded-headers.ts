@@ -4,10 +4,12 @@ import {
   effectiveDirectives,
   effectiveProxyHeaders,
   isMainConfig,
+  listUpstreams,
   loopbackOnly,
   missingIncludeCouldSet,
   walkDirectives,
 } from '../../nginx-config/query.js';
+import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
 import { includeCouldSet } from '../../nginx-config/stock-files.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import { admits, effectiveAccessList } from '../access-lists.js';
@@ -116,10 +118,12 @@ export const REQUEST_ID_MISSING: LintRule = {
     const formats = logFormatsOf(config);
     const main = isMainConfig(config);
     const requestIdVariable = requestIdVariables(config);
+    const groups = listUpstreams(config);
     for (const { block, chain, proxyPass } of listProxiedLocations(config)) {
       if (
         !effectiveProxyHeaders(chain).has('x-request-id') &&
-        !missingIncludeCouldSet(chain, 'proxy_set_header')
+        !missingIncludeCouldSet(chain, 'proxy_set_header') &&
+        !strippedToThirdParty(chain, proxyPass, groups)
       )
         hits.set(`${proxyPass.file}:${proxyPass.line}`, {
           file: proxyPass.file,
@@ -139,6 +143,29 @@ export const REQUEST_ID_MISSING: LintRule = {
     return [...hits.values()];
   },
 };
+
+/**
+ * A location that proxies to another party's host (a dotted name that is no upstream group of
+ * this config, not an address or a local name) with `proxy_pass_request_headers off`: the client's
+ * headers are stripped on purpose (a tile or API cache in front of a public service), and the
+ * other party's logs are not ours to join, so a request id sent there joins nothing.
+ */
+function strippedToThirdParty(
+  chain: NginxDirective[],
+  proxyPass: NginxDirective,
+  groups: ReadonlyMap<string, NginxDirective>,
+): boolean {
+  if (effectiveDirective(chain, 'proxy_pass_request_headers')?.args[0] !== 'off') return false;
+  const target = parseProxyPassTarget(proxyPass.args[0] ?? '');
+  if (!target || target.hasVariables) return false;
+  const host = target.host.toLowerCase();
+  return (
+    host.includes('.') &&
+    !groups.has(target.host) &&
+    !/^[\d.]+$|^\[|^unix:/.test(host) &&
+    !/\.(?:local|localhost|internal|lan|home\.arpa|corp)$/.test(host)
+  );
+}
 
 /**
  * Matches a variable holding the request id: `$request_id`, the client's `$http_x_request_id`, or

@@ -6,6 +6,7 @@ import {
   isHttpScope,
   listLocations,
   listServers,
+  locationMatch,
   walkDirectives,
   type BlockScope,
 } from '../../nginx-config/query.js';
@@ -78,7 +79,8 @@ function droppedHeaders(config: NginxConfig, name: string): RuleHit[] {
         (answers === undefined || ADD_HEADER_STATUSES.has(answers) || d.args.includes('always')) &&
         // A 204 (the CORS preflight answer) has no body for a body's header to act on.
         !(answers === '204' && BODY_HEADERS.has((d.args[0] ?? '').toLowerCase())) &&
-        (name !== 'add_header' || (!sendsNothing(d) && !noEtagToRemove(d, block, chain))) &&
+        (name !== 'add_header' ||
+          (!sendsNothing(d) && !noEtagToRemove(d, block, chain) && !noUpstreamValues(d, block, chain))) &&
         (name !== 'proxy_set_header' || !emptyWithoutAuthRequest(d, chain, config)),
     );
     if (dropped.length === 0) continue;
@@ -178,6 +180,28 @@ function noEtagToRemove(d: NginxDirective, block: NginxDirective, chain: NginxDi
     (d.args[0] ?? '').toLowerCase() === 'etag' &&
     effectiveValue(chain, 'etag', 'on') === 'off' &&
     !passesUpstream(block)
+  );
+}
+
+/**
+ * A dropped add_header made only of `$upstream_*` variables (Mastodon's `X-Cached
+ * $upstream_cache_status` at server level) in a block that proxies nothing: nginx sends no header
+ * with an empty value, and no upstream fills them there. Except where an upstream's X-Accel-Redirect
+ * may land, which keeps its values (checked with curl on nginx 1.22): an `internal` location, the
+ * target such redirects are written for, or a named one. A static location for clients is judged
+ * by that intent, though a redirect could name it too.
+ */
+function noUpstreamValues(d: NginxDirective, block: NginxDirective, chain: NginxDirective[]): boolean {
+  const value = d.args[1] ?? '';
+  if (!/^(?:\$\{?upstream_\w+\}?)+$/i.test(value)) return false;
+  // The location the block is, or sits in (an if): a server-level add_header is not judged.
+  const locations = chain.filter((level) => level.name === 'location');
+  const innermost = locations.at(-1);
+  return (
+    innermost !== undefined &&
+    !passesUpstream(block) &&
+    !passesUpstream(innermost) &&
+    !locations.some((l) => childrenNamed(l, 'internal').length > 0 || locationMatch(l).path.startsWith('@'))
   );
 }
 

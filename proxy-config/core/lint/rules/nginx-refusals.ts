@@ -162,6 +162,27 @@ export const UPSTREAM_UNDEFINED: LintRule = {
   },
 };
 
+/**
+ * The default server of each TLS socket (`listen … ssl`/`quic`): the one marked default_server on
+ * it, else the first in reading order, as nginx picks it.
+ */
+function defaultsOfTlsSockets(config: NginxConfig): Set<NginxDirective> {
+  const bySocket = new Map<string, Array<{ server: NginxDirective; marked: boolean }>>();
+  for (const { block } of listServers(config))
+    for (const listen of childrenNamed(block, 'listen')) {
+      if (!listen.args.slice(1).some((a) => a === 'ssl' || a === 'quic')) continue;
+      const marked = listen.args.includes('default_server') || listen.args.includes('default');
+      const key = socketKey(listen);
+      bySocket.set(key, [...(bySocket.get(key) ?? []), { server: block, marked }]);
+    }
+  const defaults = new Set<NginxDirective>();
+  for (const servers of bySocket.values()) {
+    const chosen = servers.find((s) => s.marked) ?? servers[0];
+    if (chosen) defaults.add(chosen.server);
+  }
+  return defaults;
+}
+
 /** nginx -t's 'no "ssl_certificate" is defined for the "listen ... ssl" directive'. */
 export const SSL_CERTIFICATE_MISSING: LintRule = {
   id: 'ssl-certificate-missing',
@@ -173,6 +194,7 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
+    let defaults: Set<NginxDirective> | undefined;
     for (const { block, chain } of listServers(config)) {
       const tls = childrenNamed(block, 'listen').find((l) =>
         l.args.slice(1).some((a) => a === 'ssl' || a === 'quic'),
@@ -185,14 +207,21 @@ export const SSL_CERTIFICATE_MISSING: LintRule = {
       // A snippet's http level is in the nginx.conf that includes it, which may set the certificate
       // for every server (a vhost example linted alone): there the finding depends on that file.
       const whole = isMainConfig(config);
+      // nginx -t asks a certificate of the default server of each TLS socket only. Another server
+      // without one gets the default server's certificate: broken unless that one covers its names
+      // (a wildcard), which only the certificate can tell.
+      defaults ??= defaultsOfTlsSockets(config);
+      const isDefault = whole && defaults.has(block);
       hits.push({
         file: tls.file,
         line: tls.line,
         directive: tls,
-        what: whole
-          ? `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it`
-          : `listen ${tls.args.join(' ')} with no ssl_certificate in this file: unless the http level that includes it sets one, nginx -t refuses it`,
-        ...(whole ? {} : { severity: 'warning' as const }),
+        what: !whole
+          ? `listen ${tls.args.join(' ')} with no ssl_certificate in this file: unless the http level that includes it sets one, nginx -t refuses it`
+          : isDefault
+            ? `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it`
+            : `listen ${tls.args.join(' ')} with no ssl_certificate in this server or above it: not the default server of its socket, so nginx starts and sends its names the default server's certificate`,
+        ...(isDefault ? {} : { severity: 'warning' as const }),
       });
     }
     return hits;

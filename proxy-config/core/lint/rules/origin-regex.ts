@@ -80,11 +80,19 @@ function dotInSubdomain(rest: RegexNode[]): boolean {
   return labels.length > 2 || (labels[0] as string).length > SHORT_LABEL;
 }
 
-/** A repeat over a character class (not a literal such as the `s` of `https?`). */
+const PROBE_CHARS = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-./:?#'];
+
+/** A class holding one letter in its two cases: a literal of a caseless pattern (`~*`'s `s`). */
+function caselessLetter(set: CharNode): boolean {
+  const held = PROBE_CHARS.filter((ch) => set.test(ch));
+  return held.length > 0 && held.length <= 2 && new Set(held.map((ch) => ch.toLowerCase())).size === 1;
+}
+
+/** A repeat over a character class (not a literal such as the `s` of `https?`, also under `~*`). */
 function wildcard(node: RegexNode): boolean {
   switch (node.kind) {
     case 'char':
-      return node.only === undefined;
+      return node.only === undefined && !caselessLetter(node);
     case 'seq':
       return node.items.some(wildcard);
     case 'alt':
@@ -174,6 +182,16 @@ function walk(items: RegexNode[], place: Place, checked: Checked, budget: { left
   return inHost ? 'open' : 'no-host';
 }
 
+/**
+ * The start of an Origin pattern that can only match at a boundary a site cannot move: the scheme
+ * (`https://`, `https?://`, `://`: an Origin is scheme://host[:port], so "://" occurs once, after
+ * the scheme) or a label's dot (`\.example\.com$`: what follows the dot is a domain suffix only
+ * example.com's subdomains have). There "^" changes nothing: a browser sends no Origin a match can
+ * start inside of (shown live in error-audit-live.test.ts). A Referer holds a path, where anything
+ * can come first, so it always needs "^".
+ */
+const ORIGIN_BOUNDARY = /^(?:\(\?[a-z]+\))?(?:(?:https?\??|\(https?\??\)|\(https?\|https?\))?:\/\/|\\\.)/i;
+
 /** Why a regex accepts origins or referers of other sites, or undefined when it holds. */
 export function originRegexProblem(
   regex: string,
@@ -183,7 +201,8 @@ export function originRegexProblem(
 ): string | undefined {
   const pattern = modelPcre(regex, caseless);
   if (!pattern) return undefined;
-  if (!anchoredAtStart(pattern))
+  const atBoundary = !anchoredAtStart(pattern) && checked === 'origin' && ORIGIN_BOUNDARY.test(regex);
+  if (!anchoredAtStart(pattern) && !atBoundary)
     return `no "^": a value that merely contains a match passes (https://evil.test/?${hostFirst ? '' : 'https://'}example.com)`;
   const start = (inHost: boolean): Place => ({ inHost, tail: '', looseStart: false, afterLabel: false });
   let result = walk([pattern.root], start(hostFirst), checked, { left: 256 });
@@ -191,8 +210,13 @@ export function originRegexProblem(
   // Referer, which start with one), so read its host from the start.
   if (result === 'no-host') result = walk([pattern.root], start(true), checked, { left: 256 });
   if (typeof result === 'object') return result.problem;
-  return result === 'open' ? OPEN_END : undefined;
+  if (result === 'open') return OPEN_END;
+  return atBoundary ? UNANCHORED_AT_BOUNDARY : undefined;
 }
+
+/** An Origin pattern without "^" that can start only at the scheme or a label's dot (a warning). */
+export const UNANCHORED_AT_BOUNDARY =
+  'no "^", but the match can start only at the scheme or at a dot of the host: the Origin a browser sends (scheme://host[:port]) cannot pass for another site, a client other than a browser can (Origin: https://evil.test/?https://example.com)';
 
 const CHECKED_VARIABLES: Record<string, Checked> = { $http_origin: 'origin', $http_referer: 'referer' };
 
@@ -230,7 +254,15 @@ export const ORIGIN_REGEX_UNSAFE: LintRule = {
   test: (config) => {
     const hits: RuleHit[] = [];
     const report = (d: NginxDirective, line: number, regex: string, problem: string | undefined) => {
-      if (problem) hits.push({ file: d.file, line, what: `"${regex}": ${problem}` });
+      if (problem)
+        hits.push({
+          file: d.file,
+          line,
+          what: `"${regex}": ${problem}`,
+          // CSRF and CORS guard a victim's browser, which sends its page's own origin: the harm
+          // depends on whether the check also gates clients that are not browsers.
+          ...(problem === UNANCHORED_AT_BOUNDARY ? { severity: 'warning' as const } : {}),
+        });
     };
     walkDirectives(config, (d, chain) => {
       if (!isHttpScope({ block: d, chain })) return;

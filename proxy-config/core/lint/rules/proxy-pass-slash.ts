@@ -1,7 +1,16 @@
 import { childrenNamed, locationMatch } from '../../nginx-config/query.js';
 import { listProxiedLocations } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
+
+/** True when `block` holds a prefix location for exactly `path`. */
+function prefixSibling(block: NginxDirective, path: string): boolean {
+  return childrenNamed(block, 'location').some((l) => {
+    const match = locationMatch(l);
+    return (match.modifier === '' || match.modifier === '^~') && match.path === path;
+  });
+}
 
 /**
  * With a URI part in proxy_pass, nginx replaces the part of the request path that matched a prefix
@@ -19,7 +28,7 @@ export const PROXY_PASS_SLASH_MISMATCH: LintRule = {
   runbook: RUNBOOKS.trailingSlash,
   test: (config) => {
     const hits: RuleHit[] = [];
-    for (const { block, proxyPass, target } of listProxiedLocations(config)) {
+    for (const { block, chain, proxyPass, target } of listProxiedLocations(config)) {
       const { modifier, path } = locationMatch(block);
       // A named location has no prefix to replace (nginx refuses the URI part there).
       if ((modifier !== '' && modifier !== '^~') || path.startsWith('@')) continue;
@@ -27,6 +36,10 @@ export const PROXY_PASS_SLASH_MISMATCH: LintRule = {
       // After `rewrite ... break` nginx passes the rewritten URI whole and ignores the URI part.
       if (childrenNamed(block, 'rewrite').length > 0) continue;
       if (path.endsWith('/') === target.uri.endsWith('/')) continue;
+      // `location /api` beside `location /api/`: nginx sends /api/users to the longer prefix, so
+      // this one gets only /api itself (and /apifoo), never a path its URI part would double.
+      const parent = chain.at(-2);
+      if (!path.endsWith('/') && parent && prefixSibling(parent, `${path}/`)) continue;
       const request = path.endsWith('/') ? `${path}users` : `${path}/users`;
       hits.push({
         file: proxyPass.file,

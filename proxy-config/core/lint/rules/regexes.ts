@@ -1,4 +1,4 @@
-import { locationMatch } from '../../nginx-config/query.js';
+import { listLocations, locationMatch } from '../../nginx-config/query.js';
 import type { NginxDirective } from '../../nginx-config/types.js';
 import { ifCondition } from '../../nginx-config/if-condition.js';
 import { hasExponentialBacktracking } from '../../nginx-config/pcre/backtracking.js';
@@ -178,22 +178,31 @@ const endsWithExtension = (branch: string) => /\\\.(?:\w+|\((?:\?:)?[\w|]+\))$/.
 
 /**
  * A location that only refuses (deny all, return 403/404/444) or that clients cannot request
- * (`internal`): matching more than meant is safe.
+ * (`internal`): matching more than meant is safe. So is a deny-style location that ends in any
+ * `return` (`location ~ /.git/ { return 500; }`): "anywhere in the path" is what it is written for.
  */
 function onlyRefuses(location: NginxDirective): boolean {
   const children = location.children ?? [];
   if (children.some((c) => c.name === 'internal')) return true;
+  const refuses = (c: NginxDirective) => (c.name === 'deny' && c.args[0] === 'all') || c.name === 'return';
   return (
-    children.length > 0 &&
-    children.some((c) => (c.name === 'deny' && c.args[0] === 'all') || c.name === 'return') &&
-    children.every(
-      (c) =>
-        (c.name === 'deny' && c.args[0] === 'all') ||
-        (c.name === 'return' && /^4\d\d$/.test(c.args[0] ?? '')) ||
-        c.name === 'access_log' ||
-        c.name === 'log_not_found',
-    )
+    children.some(refuses) &&
+    children.every((c) => refuses(c) || c.name === 'access_log' || c.name === 'log_not_found')
   );
+}
+
+/**
+ * A location nested in one whose match is anchored to a path (`location ~ ^/uploads/ { location ~
+ * /_?optimized/ ...`): nginx tries the inner pattern only on paths the outer one took, so it is
+ * bounded by them. `location /` and an unanchored outer regex bound nothing.
+ */
+function boundedByParent(chain: readonly NginxDirective[]): boolean {
+  const parent = chain.slice(0, -1).findLast((level) => level.name === 'location');
+  if (!parent) return false;
+  const { modifier, path } = locationMatch(parent);
+  if (modifier === '~' || modifier === '~*')
+    return topLevelBranches(path).every((b) => /^\^\/?[^/\s()|]*[\w-]/.test(b));
+  return !path.startsWith('@') && path.replace(/^\/+/, '') !== '';
 }
 
 /** gixy's unanchored_regex: a location or server name pattern that matches more than meant. */
@@ -207,6 +216,7 @@ export const REGEX_UNANCHORED: LintRule = {
   runbook: null,
   test: (config) => {
     const hits: RuleHit[] = [];
+    const chains = new Map(listLocations(config).map(({ block, chain }) => [block, chain]));
     for (const regex of listConfigRegexes(config)) {
       if (regex.source !== 'location' && regex.source !== 'server_name') continue;
       // A pattern that never matches is regex-invalid's finding; anchoring it changes nothing.
@@ -215,10 +225,16 @@ export const REGEX_UNANCHORED: LintRule = {
       let loose: string | undefined;
       if (regex.source === 'server_name')
         loose = branches.find((b) => !startsAnchored(b) || !endsAnchored(b));
-      else if (!onlyRefuses(regex.directive))
+      else if (!onlyRefuses(regex.directive)) {
+        // Nested in a location anchored to a path, a match anywhere stays within that path; an
+        // extension without `$` still takes x.php.jpg there.
+        const bounded = boundedByParent(chains.get(regex.directive) ?? []);
         loose = branches.find(
-          (b) => (!startsAnchored(b) && !endsAnchored(b)) || (endsWithExtension(b) && !endsAnchored(b)),
+          (b) =>
+            (!bounded && !startsAnchored(b) && !endsAnchored(b)) ||
+            (endsWithExtension(b) && !endsAnchored(b)),
         );
+      }
       if (loose === undefined) continue;
       const where =
         regex.source === 'location'
@@ -253,6 +269,59 @@ export const REGEX_REDOS: LintRule = {
           line: regex.directive.line,
           what: `${describe(regex)} can match one string in exponentially many ways`,
         });
+    }
+    return hits;
+  },
+};
+
+/**
+ * The first `.` of a location pattern that is evidently meant as a literal dot: unescaped, outside
+ * any character class, followed by a letter (so no quantifier makes it a wildcard on purpose), and
+ * starting a dot-file or extension (after `/`, `^` or the start: `/.git/`, `.php$`) or ending a file
+ * name (`index.php$`, `wp-login.php/`). Returns its index.
+ */
+function literalDotMeant(pattern: string): number | undefined {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '.' && /^[A-Za-z]/.test(pattern.slice(i + 1))) {
+      const before = i === 0 ? '' : (pattern[i - 1] as string);
+      const name = /^[A-Za-z][\w-]*/.exec(pattern.slice(i + 1))?.[0] ?? '';
+      const after = pattern.slice(i + 1 + name.length);
+      if (before === '' || before === '/' || before === '^') return i;
+      if (/[\w-]/.test(before) && /^(?:$|[$/)|])/.test(after)) return i;
+    }
+  }
+  return undefined;
+}
+
+/** `location ~ /.git/`: the `.` written for a dot matches any character. */
+export const REGEX_DOT_UNESCAPED: LintRule = {
+  id: 'regex-dot-unescaped',
+  severity: 'warning',
+  title: 'unescaped "." in a location regex meant as a dot',
+  message:
+    'In a regex "." matches any character: location ~ /.git/ also takes /xgit/ and /_git/ (a deny-list then refuses pages it was not written for), and location ~ .php$ sends /index_php to the PHP backend. The pattern does not say what it was written for.',
+  fix: 'escape the dot: location ~ /\\.git/, location ~ \\.php$',
+  runbook: null,
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    for (const regex of listConfigRegexes(config)) {
+      if (regex.source !== 'location') continue;
+      const at = literalDotMeant(regex.pattern);
+      if (at === undefined) continue;
+      const example = (regex.pattern.slice(0, at) + 'x' + regex.pattern.slice(at + 1)).replace(
+        /[\^$\\]/g,
+        '',
+      );
+      hits.push({
+        file: regex.directive.file,
+        line: regex.directive.line,
+        what: `location ${locationMatch(regex.directive).modifier} ${regex.pattern}: the "." matches any character, so the pattern also matches ${example}`,
+      });
     }
     return hits;
   },

@@ -1,4 +1,11 @@
-import { locationMatch, walkDirectives } from '../../nginx-config/query.js';
+import {
+  childrenNamed,
+  effectiveProxyHeaders,
+  locationMatch,
+  walkDirectives,
+} from '../../nginx-config/query.js';
+import type { NginxDirective } from '../../nginx-config/types.js';
+import { parseNginxTime } from '../../nginx-config/units.js';
 import type { LintRule, RuleHit } from '../types.js';
 
 /** nginx's default keepalive_requests since 1.19.10. */
@@ -37,8 +44,45 @@ export const PROXY_BUFFERING_OFF: LintRule = {
     "Without buffering nginx passes the response to the client at the client's pace: a slow or stalled client keeps the upstream connection (an app worker, a DB connection behind it) busy for as long as it reads, and proxy_cache and proxy_max_temp_file_size stop working. A few slow readers exhaust the app.",
   fix: 'keep proxy_buffering on; for streaming responses (SSE, long polling) have the app send X-Accel-Buffering: no on those responses only, or mark the location with # proxyops: ignore proxy-buffering-off',
   runbook: null,
-  test: directivesSetTo('proxy_buffering', 'off'),
+  test: (config) => {
+    const hits: RuleHit[] = [];
+    walkDirectives(config, (d, chain) => {
+      if (d.name === 'proxy_buffering' && d.args[0] === 'off' && !streams(chain))
+        hits.push({ file: d.file, line: d.line, what: 'proxy_buffering off' });
+    });
+    return hits;
+  },
 };
+
+/**
+ * Words naming a streaming or long-poll endpoint (Server-Sent Events, WebSocket, a message bus, a
+ * live feed), as locations, upstream names and hosts spell them: `/events/`, `sse_backend`,
+ * `/message-bus/`, `/socket.io/`, `/cable`.
+ */
+const STREAMING_WORDS =
+  /(?:^|[^a-z])(?:sse|events?|event-?stream|eventsource|stream|streaming|streams|websockets?|wss?|sockets?|sockjs|long-?poll(?:ing)?|poll(?:ing)?|subscribe|subscriptions?|pubsub|push|live|realtime|notifications?|message-?bus|bus|nchan|mqtt|cable|signalr|hub)(?:$|[^a-z])/i;
+
+/** A proxy read timeout beside it this long is written for a response that stays open (long poll). */
+const LONG_READ_MS = 300_000;
+
+/**
+ * True when the block that turns buffering off is evidently a streaming or long-poll endpoint: its
+ * location (or an enclosing one) or its proxy_pass target names one, it passes a WebSocket upgrade,
+ * or it sets a read timeout of minutes beside it. There the client must get each event as it is
+ * written, which is what `proxy_buffering off` is for.
+ */
+function streams(chain: NginxDirective[]): boolean {
+  const block = chain.at(-1);
+  if (!block) return false;
+  const names = chain.filter((level) => level.name === 'location').map((l) => locationMatch(l).path);
+  for (const pass of childrenNamed(block, 'proxy_pass')) names.push(pass.args[0] ?? '');
+  if (names.some((name) => STREAMING_WORDS.test(name))) return true;
+  const upgrade = effectiveProxyHeaders(chain).get('upgrade');
+  if (upgrade !== undefined && upgrade.toLowerCase().includes('$http_upgrade')) return true;
+  const timeout = childrenNamed(block, 'proxy_read_timeout')[0]?.args[0];
+  const ms = timeout === undefined ? undefined : parseNginxTime(timeout);
+  return ms !== undefined && ms >= LONG_READ_MS;
+}
 
 /** gixy's low_keepalive_requests (client side only: inside `upstream` a low value is normal). */
 export const KEEPALIVE_REQUESTS_LOW: LintRule = {

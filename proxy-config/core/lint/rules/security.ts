@@ -1,14 +1,16 @@
 import {
   childrenNamed,
+  effectiveDirectives,
   listLocations,
+  listServers,
   locationMatch,
   rawPathRewrite,
   walkDirectives,
 } from '../../nginx-config/query.js';
 import { canStartWith, modelPcre, mustStartWith } from '../../nginx-config/pcre/pcre-analysis.js';
 import type { RegexNode } from '../../nginx-config/pcre/parse-pcre.js';
-import type { NginxDirective } from '../../nginx-config/types.js';
-import { isInternalLocation } from '../proxied-locations.js';
+import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { isInternalLocation, listProxiedLocations } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { rewriteCaptures, sourcesIn } from '../variable-sources.js';
@@ -209,6 +211,42 @@ function writtenValue(d: NginxDirective): { value: string; upstream: boolean } |
 }
 
 /**
+ * A server- or http-level proxy_set_header or add_header that no request gets: every location
+ * below it that could send it (for proxy_set_header, one that proxies) sets its own lines of that
+ * name, which replace all outer ones (a later `proxy_set_header X-Uri $request_uri;` in the
+ * location drops the server's `X-Uri $uri`), and for add_header a catch-all `location /` leaves no
+ * request to the level itself, nor does it answer with a `return`, `rewrite` or `if` of its own. Shown on nginx 1.22
+ * in error-audit-live.test.ts.
+ */
+function neverSent(d: NginxDirective, chain: NginxDirective[], config: NginxConfig): boolean {
+  if (d.name !== 'proxy_set_header' && d.name !== 'add_header') return false;
+  const level = chain.at(-1);
+  if (!level || (level.name !== 'server' && level.name !== 'http')) return false;
+  const below = listLocations(config).filter((l) => l.chain.includes(level));
+  if (below.length === 0) return false;
+  if (d.name === 'proxy_set_header')
+    return !listProxiedLocations(config).some(
+      (l) => l.chain.includes(level) && effectiveDirectives(l.chain, d.name).includes(d),
+    );
+  const servers =
+    level.name === 'server'
+      ? [level]
+      : listServers(config)
+          .filter((s) => s.chain.includes(level))
+          .map((s) => s.block);
+  const answeredAbove = servers.some(
+    (server) =>
+      // A server-level return, redirecting rewrite or if answers with the server's own headers.
+      ['return', 'rewrite', 'if'].some((name) => childrenNamed(server, name).length > 0) ||
+      !childrenNamed(server, 'location').some((l) => {
+        const { modifier, path } = locationMatch(l);
+        return modifier === '' && path === '/';
+      }),
+  );
+  return !answeredAbove && !below.some((l) => effectiveDirectives(l.chain, d.name).includes(d));
+}
+
+/**
  * gixy's http_splitting: $uri, $document_uri and regex captures of the path are percent-decoded, so
  * %0d%0a in a request becomes a real line break in a header or in the upstream request.
  */
@@ -232,13 +270,20 @@ export const HTTP_SPLITTING: LintRule = {
           !(raw && (source.origin === 'uri' || source.origin === 'document_uri')) &&
           (source.mayHold('\n') || (!written.upstream && source.mayHold('\r'))),
       );
-      if (breaking)
-        hits.push({
-          file: d.file,
-          line: d.line,
-          directive: d,
-          what: `${d.name} ${d.args.join(' ')}: ${breaking.what} can hold a line break`,
-        });
+      // Asked only of a finding: it walks the locations below the level.
+      if (!breaking || neverSent(d, chain, config)) return;
+      // A lone CR (what `.` and `(.*)` let through: PCRE's `.` stops at LF) splits the header only
+      // for some clients: Python's http.client reads a header after it, Node's parser refuses the
+      // response (both shown on nginx 1.22 in error-audit-live.test.ts), so the harm depends on
+      // the client: a warning. A line feed splits it for every client: an error.
+      const lineFeed = breaking.mayHold('\n');
+      hits.push({
+        file: d.file,
+        line: d.line,
+        directive: d,
+        what: `${d.name} ${d.args.join(' ')}: ${breaking.what} can hold a ${lineFeed ? 'line break' : 'carriage return (CR), not a line feed'}`,
+        ...(lineFeed ? {} : { severity: 'warning' as const }),
+      });
     });
     return hits;
   },

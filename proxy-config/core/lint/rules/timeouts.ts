@@ -14,7 +14,7 @@ const DEFAULT_READ_TIMEOUT = '60s';
  */
 export const TIMEOUT_NOT_NESTED: LintRule = {
   id: 'timeout-not-nested',
-  severity: 'error',
+  severity: 'warning',
   title: 'inner timeout not shorter than the outer one',
   message:
     'When an inner layer waits as long as or longer than the layer in front of it, the outer layer gives up first: clients see the load balancer 504 (or 499 in nginx logs) instead of a clean answer from the proxy, and the upstream keeps working on a request nobody waits for.',

@@ -15,52 +15,12 @@ import { socketKey } from './server-names.js';
 const WEAK_PROTOCOLS = new Set(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1']);
 
 /**
- * Of those, the ones a modern client cannot be talked down to: TLS 1.0 and 1.1 are deprecated (RFC
+ * The protocols beside which the weak ones are only a fallback: TLS 1.0 and 1.1 are deprecated (RFC
  * 8996), but a client that speaks 1.2 sees a downgrade (TLS 1.3's downgrade sentinel,
  * TLS_FALLBACK_SCSV), and OpenSSL 3 at its default security level (Debian 12's) refuses their
- * handshakes anyway. Only clients that speak nothing newer use them: a warning, for compliance.
+ * handshakes anyway; SSLv3 is not built into OpenSSL 1.1.0 and later. A warning, for compliance.
  */
-const DEPRECATED_PROTOCOLS = new Set(['TLSv1', 'TLSv1.1']);
-
-/** The protocols beside which the deprecated ones are only a fallback. */
 const MODERN_PROTOCOLS = new Set(['TLSv1.2', 'TLSv1.3']);
-
-/** OpenSSL cipher-string words naming broken or unauthenticated suites. */
-const WEAK_CIPHER_WORDS = new Set([
-  'RC4',
-  'DES',
-  '3DES',
-  'CBC3',
-  'MD5',
-  'NULL',
-  'ENULL',
-  'ANULL',
-  'EXP',
-  'EXPORT',
-  'EXPORT40',
-  'EXPORT56',
-  'LOW',
-  'ADH',
-  'AECDH',
-]);
-
-/**
- * Of those, the words of suites that are weak but not open: 3DES (DES-CBC3) falls to SWEET32 only
- * after tens of gigabytes on one connection, and an MD5 MAC inside TLS has no practical forgery. The
- * rest (RC4, single DES, NULL, anonymous, EXPORT, LOW) are read or forged in practice.
- */
-const WEAK_NOT_OPEN_WORDS = new Set(['3DES', 'CBC3', 'MD5']);
-
-/** A cipher-string token naming only suites that are weak but not open (3DES, MD5). */
-function weakButNotOpen(token: string): boolean {
-  const words = token.replace(/^\+/, '').toUpperCase().split(/[-+]/);
-  return words.every(
-    (word) =>
-      !WEAK_CIPHER_WORDS.has(word) ||
-      WEAK_NOT_OPEN_WORDS.has(word) ||
-      (word === 'DES' && words.includes('CBC3')),
-  );
-}
 
 /**
  * The TLS sockets whose default server sets no ssl_protocols. nginx answers the ClientHello with the
@@ -115,27 +75,72 @@ export const TLS_PROTOCOLS_WEAK: LintRule = {
           line: d.line,
           directive: d,
           what: `${d.name} enables ${weak.join(', ')}`,
-          // Only beside TLS 1.2/1.3: alone, no current client (nor OpenSSL 3's default level) can connect.
-          ...(weak.every((p) => DEPRECATED_PROTOCOLS.has(p)) && d.args.some((p) => MODERN_PROTOCOLS.has(p))
-            ? { severity: 'warning' as const }
-            : {}),
+          // Only beside TLS 1.2/1.3: alone, no current client (nor OpenSSL 3's default level) can
+          // connect. Beside them SSLv3 too: OpenSSL 1.1.0 and later build without it (Debian 12's
+          // `openssl s_client` has no -ssl3), so whether it is offered depends on the OpenSSL nginx links.
+          ...(d.args.some((p) => MODERN_PROTOCOLS.has(p)) ? { severity: 'warning' as const } : {}),
         });
     });
     return [...hits, ...unsetDefaultProtocols(config)];
   },
 };
 
-/** The suites of a cipher string that stay enabled and name a weak algorithm. */
+/**
+ * The weak classes of OpenSSL's cipher-string language a token's words name (RC4, single DES, 3DES
+ * as DES-CBC3, MD5, NULL, anonymous as aNULL/ADH/AECDH, EXPORT, LOW), as `ciphers(1)` groups them.
+ */
+function weakClasses(token: string): Set<string> {
+  const words = token.toUpperCase().split(/[-+]/);
+  const has = (...names: string[]) => names.some((n) => words.includes(n));
+  const classes = new Set<string>();
+  if (has('RC4')) classes.add('RC4');
+  if (has('3DES', 'CBC3')) classes.add('3DES');
+  else if (has('DES')) classes.add('DES');
+  if (has('MD5')) classes.add('MD5');
+  if (has('NULL', 'ENULL', 'ESNULL')) classes.add('ENULL');
+  if (has('ANULL', 'ADH', 'AECDH')) classes.add('ANULL');
+  if (has('EXP', 'EXPORT', 'EXPORT40', 'EXPORT56')) classes.add('EXPORT');
+  if (has('LOW')) classes.add('LOW');
+  return classes;
+}
+
+/** The weak classes an exclusion (`!X`, `-X`) takes out, by OpenSSL's aliases (`!LOW` takes single DES too). */
+const EXCLUDES: Readonly<Record<string, readonly string[]>> = {
+  RC4: ['RC4'],
+  DES: ['DES'],
+  '3DES': ['3DES'],
+  MD5: ['MD5'],
+  NULL: ['ENULL'],
+  ENULL: ['ENULL'],
+  ANULL: ['ANULL'],
+  ADH: ['ANULL'],
+  AECDH: ['ANULL'],
+  EXP: ['EXPORT'],
+  EXPORT: ['EXPORT'],
+  EXPORT40: ['EXPORT'],
+  EXPORT56: ['EXPORT'],
+  LOW: ['LOW', 'DES'],
+};
+
+/**
+ * The suites of a cipher string that stay enabled and name a weak algorithm. An exclusion
+ * anywhere in the list counts (`!` deletes for good; `-` only what came before, but a weak suite
+ * written after `-X` is rare): by class (`!3DES` takes out ECDHE-RSA-DES-CBC3-SHA, `!aNULL`
+ * ADH-AES128-SHA, `!eNULL` NULL-SHA256), by MAC (`!SHA1` takes out every …-SHA suite) or by name.
+ * What OpenSSL 3 still knows of these is checked against `openssl ciphers` in error-audit-live.test.ts.
+ */
 function weakCiphers(cipherString: string): string[] {
   const tokens = cipherString.split(/[:,\s]+/).filter(Boolean);
-  const removed = new Set(
-    tokens.filter((t) => t.startsWith('!') || t.startsWith('-')).map((t) => t.slice(1).toUpperCase()),
-  );
+  const exclusions = tokens
+    .filter((t) => t.startsWith('!') || t.startsWith('-'))
+    .map((t) => t.slice(1).toUpperCase());
+  const removed = new Set(exclusions.flatMap((x) => EXCLUDES[x] ?? []));
+  const noSha1 = exclusions.includes('SHA1') || exclusions.includes('SHA');
   return tokens.filter((token) => {
-    if (token.startsWith('!') || token.startsWith('-')) return false;
-    const name = token.replace(/^\+/, '').toUpperCase();
-    if (removed.has(name)) return false;
-    return name.split(/[-+]/).some((word) => WEAK_CIPHER_WORDS.has(word) && !removed.has(word));
+    if (/^[!+@-]/.test(token)) return false;
+    const name = token.toUpperCase();
+    if (exclusions.includes(name) || (noSha1 && name.endsWith('-SHA'))) return false;
+    return [...weakClasses(name)].some((c) => !removed.has(c));
   });
 }
 
@@ -144,7 +149,7 @@ function enablesOtherSuites(cipherString: string, weak: string[]): boolean {
   return cipherString
     .split(/[:,\s]+/)
     .filter(Boolean)
-    .some((token) => !/^[!+-]/.test(token) && !weak.includes(token) && !/^@/.test(token));
+    .some((token) => !/^[!+@-]/.test(token) && !weak.includes(token));
 }
 
 /** gixy-ng's weak_ssl_tls, ciphers: RC4, DES/3DES, MD5, NULL, EXPORT and anonymous suites. */
@@ -153,7 +158,7 @@ export const TLS_CIPHERS_WEAK: LintRule = {
   severity: 'error',
   title: 'weak TLS cipher suites enabled',
   message:
-    'RC4 and MD5 are broken, DES and 3DES fall to SWEET32, EXPORT suites to FREAK/Logjam, NULL suites do not encrypt and anonymous (aNULL/ADH) ones do not authenticate the server: a client that offers one of them can be talked down to it.',
+    'RC4 and MD5 are broken, DES and 3DES fall to SWEET32, EXPORT suites to FREAK/Logjam, NULL suites do not encrypt and anonymous (aNULL/ADH) ones do not authenticate the server: a client that offers one of them can be talked down to it. Whether nginx offers them depends on the OpenSSL it links (1.1.0 and later build without RC4, DES and EXPORT, OpenSSL 3 without 3DES; NULL and anonymous suites need @SECLEVEL=0); a list of weak suites only is refused by nginx -t on OpenSSL 3 ("no cipher match").',
   fix: "ssl_ciphers HIGH:!aNULL:!MD5; (nginx's default) or Mozilla's intermediate list",
   runbook: null,
   test: (config) => {
@@ -167,10 +172,11 @@ export const TLS_CIPHERS_WEAK: LintRule = {
           line: d.line,
           directive: d,
           what: `${d.name} enables ${weak.join(', ')}`,
-          // Only beside strong suites: a list of 3DES alone leaves current browsers nothing to agree on.
-          ...(weak.every(weakButNotOpen) && enablesOtherSuites(d.args.join(':'), weak)
-            ? { severity: 'warning' as const }
-            : {}),
+          // Beside other suites whether a weak one is offered at all depends on the OpenSSL nginx
+          // links: 1.1.0 and later build without RC4, single DES and EXPORT, OpenSSL 3 without 3DES
+          // too, and NULL and anonymous suites need @SECLEVEL=0. Alone they leave no suite a current
+          // browser shares, or nginx -t refuses the list ("no cipher match", Debian 12's OpenSSL 3).
+          ...(enablesOtherSuites(d.args.join(':'), weak) ? { severity: 'warning' as const } : {}),
         });
     });
     return hits;

@@ -135,7 +135,7 @@ function keepsAlive(value: string): boolean {
  */
 export const KEEPALIVE_TIMEOUT_ORDER: LintRule = {
   id: 'keepalive-timeout-order',
-  severity: 'error',
+  severity: 'warning',
   title: 'keep-alive closed by the server side first',
   message:
     'When the server side of an idle keep-alive connection closes it first, the client side may send a request on it at that moment and gets a reset: sporadic 502s under light load.',
