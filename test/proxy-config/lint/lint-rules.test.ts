@@ -72,6 +72,10 @@ describe('LINT_RULES', () => {
       'directive-unknown',
       'real-ip-from-missing',
       'semicolon-missing',
+      'directive-not-in-version',
+      'listen-http2-deprecated',
+      'keepalive-min-timeout-missing',
+      'nginx-advisory',
     ]);
   });
 

@@ -1,0 +1,115 @@
+import {
+  compareNginxVersions,
+  parseNginxVersion,
+  type NginxTarget,
+} from '../../nginx-config/nginx-target.js';
+import type { NginxAdvisory } from './nginx-advisories.js';
+
+/** Whether the judged nginx has an advisory's flaw, by its version alone (the pattern is asked apart). */
+export interface AdvisoryVerdict {
+  status: 'affected' | 'fixed' | 'unaffected' | 'unknown';
+  /** Why, in words: `1.24.0 is in 0.6.27-1.30.0`, `Debian's 1.22.1-9+deb12u12 carries the fix (1.22.1-9+deb12u7)`. */
+  reason: string;
+}
+
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+function inRange(version: string, range: string): boolean {
+  const [from = '', to = from] = range.split('-');
+  if (!parseNginxVersion(from) || !parseNginxVersion(to)) return false;
+  return compareNginxVersions(version, from) >= 0 && compareNginxVersions(version, to) <= 0;
+}
+
+/**
+ * nginx.org's `Not vulnerable: 1.31.0+, 1.30.1+`: the newest entry covers every later version, each
+ * other one only its own branch (1.30.x from 1.30.1), as nginx's maintainers read the list.
+ */
+function isFixedUpstream(version: string, notVulnerable: string): boolean {
+  const entries = list(notVulnerable)
+    .map((e) => e.replace(/\+$/, ''))
+    .filter((e) => parseNginxVersion(e));
+  const newest = [...entries].sort(compareNginxVersions).at(-1);
+  const branch = (v: string) => v.split('.').slice(0, 2).join('.');
+  return entries.some(
+    (e) => compareNginxVersions(version, e) >= 0 && (e === newest || branch(e) === branch(version)),
+  );
+}
+
+/** dpkg's order of one version part: `~` first, then the end, letters, then other characters. */
+function order(c: string | undefined): number {
+  if (c === undefined) return 0;
+  if (c === '~') return -1;
+  if (/[A-Za-z]/.test(c)) return c.charCodeAt(0);
+  return c.charCodeAt(0) + 256;
+}
+
+function comparePart(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    while ((i < a.length && !/\d/.test(a[i]!)) || (j < b.length && !/\d/.test(b[j]!))) {
+      const x = i < a.length && !/\d/.test(a[i]!) ? a[i] : undefined;
+      const y = j < b.length && !/\d/.test(b[j]!) ? b[j] : undefined;
+      if (order(x) !== order(y)) return order(x) - order(y);
+      i++;
+      j++;
+    }
+    const x = /^\d*/.exec(a.slice(i))![0];
+    const y = /^\d*/.exec(b.slice(j))![0];
+    const diff = Number(x || 0) - Number(y || 0);
+    if (diff !== 0) return diff;
+    i += x.length;
+    j += y.length;
+  }
+  return 0;
+}
+
+/** Debian's version order (dpkg --compare-versions): epoch, upstream version, then revision. */
+export function compareDebianVersions(a: string, b: string): number {
+  const split = (v: string) => {
+    const epoch = /^(\d+):/.exec(v)?.[1] ?? '0';
+    const rest = v.replace(/^\d+:/, '');
+    const dash = rest.lastIndexOf('-');
+    return {
+      epoch: Number(epoch),
+      upstream: dash < 0 ? rest : rest.slice(0, dash),
+      revision: dash < 0 ? '' : rest.slice(dash + 1),
+    };
+  };
+  const [x, y] = [split(a), split(b)];
+  return x.epoch - y.epoch || comparePart(x.upstream, y.upstream) || comparePart(x.revision, y.revision);
+}
+
+const upstreamOf = (debian: string) => debian.replace(/^\d+:/, '').replace(/-[^-]*$/, '');
+
+/**
+ * Whether the judged nginx has the flaw, by version: nginx.org's ranges, then, for a Debian build,
+ * Debian's backported fix (known only for the release its package version packages). No version:
+ * `unknown`, never `affected`.
+ */
+export function judgeAdvisory(advisory: NginxAdvisory, target: NginxTarget): AdvisoryVerdict {
+  const version = target.version;
+  if (!version) return { status: 'unknown', reason: 'the nginx version is unknown' };
+  const range = list(advisory.vulnerable).find((r) => inRange(version, r));
+  if (!range) return { status: 'unaffected', reason: `${version} is outside ${advisory.vulnerable}` };
+  if (isFixedUpstream(version, advisory.notVulnerable))
+    return { status: 'fixed', reason: `${version} is fixed (${advisory.notVulnerable})` };
+  const debian = target.debianVersion;
+  if (!debian) return { status: 'affected', reason: `${version} is in ${range}` };
+  const fix = (advisory.debianFixed ?? []).find((f) => upstreamOf(f) === upstreamOf(debian));
+  if (!fix)
+    return {
+      status: 'unknown',
+      reason: `${version} is in ${range}, but Debian's ${debian} may carry a backported fix that the table does not know`,
+    };
+  return compareDebianVersions(debian, fix) >= 0
+    ? { status: 'fixed', reason: `Debian's ${debian} carries the fix (from ${fix})` }
+    : {
+        status: 'affected',
+        reason: `${version} is in ${range}; Debian's ${debian} predates its fix in ${fix}`,
+      };
+}
