@@ -65,8 +65,8 @@ export function registerConfigLint(configCommand: Command): Command {
       ) =>
         runAction(async () => {
           const { failsAt, lintNginxConfigFiles } = await import('../../proxy-config/config/lint-config.js');
-          const { findLintTarget } = await import('../../proxy-config/config/lint-target.js');
-          const nginx = await findLintTarget({ nginxVersion: flags.nginxVersion, host: flags.host });
+          const { findLintNginx } = await import('../../proxy-config/config/lint-nginx.js');
+          const nginx = await findLintNginx({ nginxVersion: flags.nginxVersion, host: flags.host });
           const report = await lintNginxConfigFiles(file, {
             confPrefix: flags.confPrefix,
             context: flags.context,

@@ -1,11 +1,11 @@
 import { childrenNamed, ROOT_BLOCK, rootBlock, walkDirectives } from '../nginx-config/query.js';
 import { ANNOTATION_PREFIX, type NginxConfig, type NginxDirective } from '../nginx-config/types.js';
 import {
-  describeNginxTarget,
+  describeNginxIdentity,
   judgedVersion,
   UNKNOWN_NGINX,
-  type NginxTarget,
-} from '../nginx-config/nginx-target.js';
+  type NginxIdentity,
+} from '../nginx-config/nginx-identity.js';
 import { acceptLaterContexts } from '../nginx-config/version-support.js';
 import { unknownAdvisories } from './rules/advisories.js';
 import type { LintFinding, LintReport, LintRule, RuleHit } from './types.js';
@@ -124,7 +124,7 @@ function refusedHits(config: NginxConfig): (hit: RuleHit) => boolean {
 export function runLintRules(
   parsed: NginxConfig,
   rules: readonly LintRule[],
-  nginx: NginxTarget = UNKNOWN_NGINX,
+  nginx: NginxIdentity = UNKNOWN_NGINX,
 ): LintReport {
   const config = acceptLaterContexts(parsed, nginx);
   const ranges = ignoreRanges(config);
@@ -159,7 +159,7 @@ export function runLintRules(
     nginx: {
       ...nginx,
       judgedAs: judgedVersion(nginx),
-      summary: describeNginxTarget(nginx),
+      summary: describeNginxIdentity(nginx),
       unknownAdvisories: unknownAdvisories(config, nginx),
     },
     files: config.files,

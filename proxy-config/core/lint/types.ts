@@ -1,4 +1,4 @@
-import type { NginxTarget } from '../nginx-config/nginx-target.js';
+import type { NginxIdentity } from '../nginx-config/nginx-identity.js';
 import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
 
 /**
@@ -42,7 +42,7 @@ export interface LintRule {
   /** The runbook section of the incident this mistake leads to, when there is one. */
   runbook: string | null;
   /** Pure check over the parsed config, for the nginx it is judged against (see nginx-target.ts). */
-  test: (config: NginxConfig, nginx: NginxTarget) => RuleHit[];
+  test: (config: NginxConfig, nginx: NginxIdentity) => RuleHit[];
   /**
    * True for the rule reporting directives nginx refuses in their context (marked `notAllowedIn`):
    * at such a directive, when it is not a block, its finding is the only one kept. nginx never
@@ -73,10 +73,10 @@ export interface LintFinding {
 }
 
 /** The nginx a report was judged against, as reports name it. */
-export interface JudgedNginx extends NginxTarget {
+export interface JudgedNginx extends NginxIdentity {
   /** The version whose directives and defaults were applied: the known one, else the stated default. */
   judgedAs: string;
-  /** One line naming it (describeNginxTarget). */
+  /** One line naming it (describeNginxIdentity). */
   summary: string;
   /**
    * Advisories whose pattern the config shows but whose hold on this nginx is unknown (no version,

@@ -1,10 +1,10 @@
 import { scopeOf, topLevelContext, walkInContext, type NginxContext } from './check-directives.js';
-import { compareNginxVersions, judgedVersion, type NginxTarget } from './nginx-target.js';
+import { compareNginxVersions, judgedVersion, type NginxIdentity } from './nginx-identity.js';
 import type { NginxConfig, NginxDirective } from './types.js';
 import { NGINX_VERSION_CHANGES, type NginxVersionChange } from './version-changes.js';
 
 /** True when the judged nginx predates the row's release (it has not got the change). */
-export function predates(target: NginxTarget, row: NginxVersionChange): boolean {
+export function predates(target: NginxIdentity, row: NginxVersionChange): boolean {
   return compareNginxVersions(judgedVersion(target), row.version) < 0;
 }
 
@@ -34,7 +34,7 @@ function takesParameter(row: NginxVersionChange, directive: NginxDirective): boo
 export function laterChangeFor(
   directive: NginxDirective,
   context: NginxContext,
-  target: NginxTarget,
+  target: NginxIdentity,
 ): NginxVersionChange | undefined {
   return NGINX_VERSION_CHANGES.find(
     (row) =>
@@ -50,7 +50,7 @@ export function laterChangeFor(
 export function deprecationFor(
   directive: NginxDirective,
   context: NginxContext,
-  target: NginxTarget,
+  target: NginxIdentity,
 ): NginxVersionChange | undefined {
   return NGINX_VERSION_CHANGES.find(
     (row) =>
@@ -63,7 +63,7 @@ export function deprecationFor(
 }
 
 /** True when the judged nginx has the default a `default` row of this directive introduced. */
-export function hasDefaultOf(target: NginxTarget, name: string): boolean {
+export function hasDefaultOf(target: NginxIdentity, name: string): boolean {
   const row = changeOf('default', name);
   return row !== undefined && !predates(target, row);
 }
@@ -73,7 +73,7 @@ export function hasDefaultOf(target: NginxTarget, name: string): boolean {
  * (`notAllowedIn`) but a later release takes there (`resolver` in `upstream` from 1.27.3) is
  * unmarked, so no rule reports or skips it as refused.
  */
-export function acceptLaterContexts(config: NginxConfig, target: NginxTarget): NginxConfig {
+export function acceptLaterContexts(config: NginxConfig, target: NginxIdentity): NginxConfig {
   const rows = NGINX_VERSION_CHANGES.filter((r) => r.kind === 'context' && !predates(target, r));
   if (rows.length === 0) return config;
   const accepted = new Set<NginxDirective>();

@@ -1,8 +1,8 @@
 import {
   compareNginxVersions,
   parseNginxVersion,
-  type NginxTarget,
-} from '../../nginx-config/nginx-target.js';
+  type NginxIdentity,
+} from '../../nginx-config/nginx-identity.js';
 import type { NginxAdvisory } from './nginx-advisories.js';
 
 /** Whether the judged nginx has an advisory's flaw, by its version alone (the pattern is asked apart). */
@@ -91,7 +91,7 @@ const upstreamOf = (debian: string) => debian.replace(/^\d+:/, '').replace(/-[^-
  * Debian's backported fix (known only for the release its package version packages). No version:
  * `unknown`, never `affected`.
  */
-export function judgeAdvisory(advisory: NginxAdvisory, target: NginxTarget): AdvisoryVerdict {
+export function judgeAdvisory(advisory: NginxAdvisory, target: NginxIdentity): AdvisoryVerdict {
   const version = target.version;
   if (!version) return { status: 'unknown', reason: 'the nginx version is unknown' };
   const range = list(advisory.vulnerable).find((r) => inRange(version, r));

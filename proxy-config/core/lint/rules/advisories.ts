@@ -1,4 +1,4 @@
-import { compareNginxVersions, type NginxTarget } from '../../nginx-config/nginx-target.js';
+import { compareNginxVersions, type NginxIdentity } from '../../nginx-config/nginx-identity.js';
 import type { NginxConfig } from '../../nginx-config/types.js';
 import { ADVISORY_PATTERNS } from '../advisories/advisory-patterns.js';
 import { judgeAdvisory } from '../advisories/judge-advisory.js';
@@ -32,7 +32,7 @@ function advisoriesInPattern(config: NginxConfig) {
  * The advisories whose pattern the config shows but whose hold on this nginx cannot be told (no
  * version known, or a Debian build whose backport the table does not know): `CVE-...: why`.
  */
-export function unknownAdvisories(config: NginxConfig, nginx: NginxTarget): string[] {
+export function unknownAdvisories(config: NginxConfig, nginx: NginxIdentity): string[] {
   return advisoriesInPattern(config).flatMap(({ advisory }) => {
     const verdict = judgeAdvisory(advisory, nginx);
     return verdict.status === 'unknown'

@@ -1,5 +1,5 @@
 import { topLevelContext, walkInContext } from '../../nginx-config/check-directives.js';
-import { judgedVersion, isAtLeast } from '../../nginx-config/nginx-target.js';
+import { judgedVersion, isAtLeast } from '../../nginx-config/nginx-identity.js';
 import { childrenNamed, isMainConfig, rootBlock, walkDirectives } from '../../nginx-config/query.js';
 import type { NginxConfig } from '../../nginx-config/types.js';
 import type { NginxVersionChange } from '../../nginx-config/version-changes.js';

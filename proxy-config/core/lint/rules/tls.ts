@@ -8,7 +8,7 @@ import {
   type BlockScope,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
-import { judgedVersion } from '../../nginx-config/nginx-target.js';
+import { judgedVersion } from '../../nginx-config/nginx-identity.js';
 import { changeOf, predates } from '../../nginx-config/version-support.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { citeChange } from './nginx-version.js';

@@ -2,7 +2,7 @@
  * The nginx a config is judged against: the one that will run it (read from `nginx -V` on this
  * machine or a host), a version given by hand (`--nginx-version`), or none known.
  */
-export interface NginxTarget {
+export interface NginxIdentity {
   /** `1.29.7`; undefined when no nginx was found and none was given. */
   version?: string;
   /** How it was found, in words: `running master pid 812 (/usr/sbin/nginx) on web1`, `--nginx-version`. */
@@ -20,7 +20,7 @@ export interface NginxTarget {
 export const DEFAULT_NGINX_VERSION = '1.22.1';
 
 /** No nginx found and none given: judged by DEFAULT_NGINX_VERSION's tables. */
-export const UNKNOWN_NGINX: NginxTarget = { source: 'none found' };
+export const UNKNOWN_NGINX: NginxIdentity = { source: 'none found' };
 
 /** `1.29.7` → [1, 29, 7]; undefined for anything else. */
 export function parseNginxVersion(text: string): [number, number, number] | undefined {
@@ -36,12 +36,12 @@ export function compareNginxVersions(a: string, b: string): number {
 }
 
 /** The version the directive tables and defaults are read for: the known one, else the default. */
-export function judgedVersion(target: NginxTarget): string {
+export function judgedVersion(target: NginxIdentity): string {
   return target.version ?? DEFAULT_NGINX_VERSION;
 }
 
 /** True when the judged nginx is `version` or later (by the default when none is known). */
-export function isAtLeast(target: NginxTarget, version: string): boolean {
+export function isAtLeast(target: NginxIdentity, version: string): boolean {
   return compareNginxVersions(judgedVersion(target), version) >= 0;
 }
 
@@ -62,7 +62,7 @@ export function parseNginxV(output: string): { version?: string; configure: stri
  * 1.22.1-9+deb12u12), running master pid 812 (/usr/sbin/nginx)`, or, with none known, that and the
  * default the directives were judged by.
  */
-export function describeNginxTarget(target: NginxTarget): string {
+export function describeNginxIdentity(target: NginxIdentity): string {
   if (!target.version)
     return `nginx unknown (${target.source}): directives judged as nginx ${DEFAULT_NGINX_VERSION}'s, advisories not judged`;
   const debian = target.debianVersion ? ` (Debian ${target.debianVersion})` : '';

@@ -1,18 +1,18 @@
 import { ProxyopsError } from '../core/errors.js';
-import { parseNginxVersion, type NginxTarget } from '../core/nginx-config/nginx-target.js';
+import { parseNginxVersion, type NginxIdentity } from '../core/nginx-config/nginx-identity.js';
 import { createLocalHost } from '../shell/host/local-host.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
-import { readNginxTarget } from '../shell/nginx/read-nginx-target.js';
+import { readNginxIdentity } from '../shell/nginx/read-nginx-identity.js';
 
 /**
  * The nginx `config lint` judges against: `--nginx-version` as given (CI away from the server),
  * else the one that will run the config, read with `nginx -V` on `--host` over SSH or on this
  * machine (the running master's binary, else the installed one).
  */
-export async function findLintTarget(options: {
+export async function findLintNginx(options: {
   nginxVersion?: string;
   host?: string;
-}): Promise<NginxTarget> {
+}): Promise<NginxIdentity> {
   if (options.nginxVersion !== undefined) {
     if (!parseNginxVersion(options.nginxVersion))
       throw new ProxyopsError(
@@ -23,7 +23,7 @@ export async function findLintTarget(options: {
   }
   const host = options.host !== undefined ? createSshHost(options.host) : createLocalHost();
   try {
-    return await readNginxTarget(host);
+    return await readNginxIdentity(host);
   } finally {
     await host.close();
   }

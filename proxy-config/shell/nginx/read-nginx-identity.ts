@@ -1,4 +1,4 @@
-import { parseNginxV, type NginxTarget } from '../../core/nginx-config/nginx-target.js';
+import { parseNginxV, type NginxIdentity } from '../../core/nginx-config/nginx-identity.js';
 import type { Host } from '../host/host.js';
 
 /**
@@ -31,7 +31,7 @@ exit 0
 `;
 
 /** The nginx that will run a config on `host`: what `nginx -V` (and dpkg) say of the binary found there. */
-export async function readNginxTarget(host: Host): Promise<NginxTarget> {
+export async function readNginxIdentity(host: Host): Promise<NginxIdentity> {
   const where = host.name === 'this machine' ? 'on this machine' : `on ${host.name}`;
   const result = await host.run(['sh', '-c', SCRIPT]);
   const field = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1] ?? '';
