@@ -45,9 +45,13 @@ export function isAtLeast(target: NginxIdentity, version: string): boolean {
   return compareNginxVersions(judgedVersion(target), version) >= 0;
 }
 
-/** The version and configure arguments `nginx -V` prints (on stderr, as nginx writes it). */
+/**
+ * The version and configure arguments `nginx -V` prints (on stderr, as nginx writes it). Only
+ * nginx's own `nginx/X.Y.Z` gives a version: a fork's (openresty/1.25.3.1, Angie/1.9.0, freenginx)
+ * numbers are not nginx's releases, so the tables and advisories do not apply to it.
+ */
 export function parseNginxV(output: string): { version?: string; configure: string[] } {
-  const version = /nginx version: [^/\s]+\/(\d+\.\d+\.\d+)/.exec(output)?.[1];
+  const version = /nginx version: nginx\/(\d+\.\d+\.\d+)(?![.\d])/.exec(output)?.[1];
   const line = /^configure arguments: (.*)$/m.exec(output)?.[1] ?? '';
   // Arguments are split on the spaces before `--`; quoted values (--with-cc-opt='-g -O2') stay whole.
   const configure = line

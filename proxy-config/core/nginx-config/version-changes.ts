@@ -25,6 +25,11 @@ export interface NginxVersionChange {
   /** The line of nginx's CHANGES for `version` that says so. */
   changes: string;
   /**
+   * A Debian package of an earlier release that has it too (a backport), with the line of its
+   * changelog (Debian 12's /usr/share/doc/nginx/changelog.Debian.gz) saying so.
+   */
+  debian?: { since: string; changelog: string };
+  /**
    * A statement in `context` showing the change: before `version` nginx refuses it (a `removed` or
    * `deprecated` row: from `version` on). None for a `default` row (nothing for nginx -t to refuse).
    */
@@ -438,6 +443,11 @@ export const NGINX_VERSION_CHANGES: readonly NginxVersionChange[] = [
     directives: ['max_headers'],
     context: 'server',
     changes: 'Feature: the "max_headers" directive.',
+    debian: {
+      since: '1.22.1-9+deb12u8',
+      changelog:
+        'backport max_headers directive from upstream nginx. It limits the number of request headers accepted from clients.',
+    },
     example: 'max_headers 100;',
   },
   {

@@ -1,10 +1,23 @@
 import { scopeOf, topLevelContext, walkInContext, type NginxContext } from './check-directives.js';
 import { compareNginxVersions, judgedVersion, type NginxIdentity } from './nginx-identity.js';
+import { compareDebianVersions, upstreamOf } from './debian-version.js';
+import { takesParameter } from './later-parameters.js';
 import type { NginxConfig, NginxDirective } from './types.js';
 import { NGINX_VERSION_CHANGES, type NginxVersionChange } from './version-changes.js';
 
-/** True when the judged nginx predates the row's release (it has not got the change). */
+/**
+ * True when the judged nginx has not got the row's change: it predates the release, and it is no
+ * Debian package of that release's backport (max_headers in 1.22.1-9+deb12u8).
+ */
 export function predates(target: NginxIdentity, row: NginxVersionChange): boolean {
+  const debian = target.debianVersion;
+  if (
+    row.debian &&
+    debian &&
+    upstreamOf(debian) === upstreamOf(row.debian.since) &&
+    compareDebianVersions(debian, row.debian.since) >= 0
+  )
+    return false;
   return compareNginxVersions(judgedVersion(target), row.version) < 0;
 }
 
@@ -19,12 +32,6 @@ function sameWhere(row: NginxVersionChange, context: NginxContext): boolean {
   if (row.kind === 'directive') return scopeOf(row.context) === scopeOf(context);
   if (row.context.endsWith('upstream') || context.endsWith('upstream')) return row.context === context;
   return scopeOf(row.context) === scopeOf(context);
-}
-
-function takesParameter(row: NginxVersionChange, directive: NginxDirective): boolean {
-  const word = row.parameter ?? '';
-  // The first word is most often an address (`server`, `listen`), never one of these words.
-  return directive.args.some((arg) => (word.endsWith('=') ? arg.startsWith(word) : arg === word));
 }
 
 /**

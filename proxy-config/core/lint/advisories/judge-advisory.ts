@@ -3,6 +3,7 @@ import {
   parseNginxVersion,
   type NginxIdentity,
 } from '../../nginx-config/nginx-identity.js';
+import { compareDebianVersions, upstreamOf } from '../../nginx-config/debian-version.js';
 import type { NginxAdvisory } from './nginx-advisories.js';
 
 /** Whether the judged nginx has an advisory's flaw, by its version alone (the pattern is asked apart). */
@@ -38,53 +39,6 @@ function isFixedUpstream(version: string, notVulnerable: string): boolean {
     (e) => compareNginxVersions(version, e) >= 0 && (e === newest || branch(e) === branch(version)),
   );
 }
-
-/** dpkg's order of one version part: `~` first, then the end, letters, then other characters. */
-function order(c: string | undefined): number {
-  if (c === undefined) return 0;
-  if (c === '~') return -1;
-  if (/[A-Za-z]/.test(c)) return c.charCodeAt(0);
-  return c.charCodeAt(0) + 256;
-}
-
-function comparePart(a: string, b: string): number {
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    while ((i < a.length && !/\d/.test(a[i]!)) || (j < b.length && !/\d/.test(b[j]!))) {
-      const x = i < a.length && !/\d/.test(a[i]!) ? a[i] : undefined;
-      const y = j < b.length && !/\d/.test(b[j]!) ? b[j] : undefined;
-      if (order(x) !== order(y)) return order(x) - order(y);
-      i++;
-      j++;
-    }
-    const x = /^\d*/.exec(a.slice(i))![0];
-    const y = /^\d*/.exec(b.slice(j))![0];
-    const diff = Number(x || 0) - Number(y || 0);
-    if (diff !== 0) return diff;
-    i += x.length;
-    j += y.length;
-  }
-  return 0;
-}
-
-/** Debian's version order (dpkg --compare-versions): epoch, upstream version, then revision. */
-export function compareDebianVersions(a: string, b: string): number {
-  const split = (v: string) => {
-    const epoch = /^(\d+):/.exec(v)?.[1] ?? '0';
-    const rest = v.replace(/^\d+:/, '');
-    const dash = rest.lastIndexOf('-');
-    return {
-      epoch: Number(epoch),
-      upstream: dash < 0 ? rest : rest.slice(0, dash),
-      revision: dash < 0 ? '' : rest.slice(dash + 1),
-    };
-  };
-  const [x, y] = [split(a), split(b)];
-  return x.epoch - y.epoch || comparePart(x.upstream, y.upstream) || comparePart(x.revision, y.revision);
-}
-
-const upstreamOf = (debian: string) => debian.replace(/^\d+:/, '').replace(/-[^-]*$/, '');
 
 /**
  * Whether the judged nginx has the flaw, by version: nginx.org's ranges, then, for a Debian build,
