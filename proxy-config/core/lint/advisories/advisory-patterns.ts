@@ -86,23 +86,22 @@ const rewriteCapturesWithQuery: AdvisoryPattern = (config) => {
   return found;
 };
 
-/** CVE-2026-42533: a `map` with regex entries whose variable is used in a string expression. */
+/**
+ * CVE-2026-42533: a `map` with regex entries whose variable comes after an unnamed capture ($1) in a
+ * string expression: evaluating the map runs its regex, which changes the captures being copied.
+ */
 const mapRegexInExpression: AdvisoryPattern = (config) => {
-  const variables = new Map<string, NginxDirective>();
+  const maps = new Map<string, NginxDirective>();
   walkDirectives(config, (d) => {
     const variable = d.args[1];
     if (d.name === 'map' && variable && (d.entries ?? []).some((e) => e.name.startsWith('~')))
-      variables.set(variable.replace(/^\$\{?|\}$/g, ''), d);
+      maps.set(variable.replace(/^\$\{?|\}$/g, ''), d);
   });
-  if (variables.size === 0) return undefined;
   let found: NginxDirective | undefined;
   walkDirectives(config, (d) => {
-    for (const arg of d.args)
-      for (const [name, map] of variables) {
-        const used = new RegExp(`\\$\\{?${name}(?![A-Za-z0-9_])`).test(arg);
-        // The variable alone is no expression: it is its value, copied whole.
-        if (!found && used && arg.replace(new RegExp(`^\\$\\{?${name}\\}?$`), '') !== '') found = map;
-      }
+    for (const [name, map] of maps)
+      if (!found && d.args.some((arg) => new RegExp(`\\$\\{?[1-9]\\}?.*\\$\\{?${name}(?!\\w)`).test(arg)))
+        found = map;
   });
   return found;
 };

@@ -48,10 +48,10 @@ function isFixedUpstream(version: string, notVulnerable: string): boolean {
 export function judgeAdvisory(advisory: NginxAdvisory, target: NginxIdentity): AdvisoryVerdict {
   const version = target.version;
   if (!version) return { status: 'unknown', reason: 'the nginx version is unknown' };
-  const range = list(advisory.vulnerable).find((r) => inRange(version, r));
-  if (!range) return { status: 'unaffected', reason: `${version} is outside ${advisory.vulnerable}` };
   if (isFixedUpstream(version, advisory.notVulnerable))
     return { status: 'fixed', reason: `${version} is fixed (${advisory.notVulnerable})` };
+  const range = list(advisory.vulnerable).find((r) => inRange(version, r));
+  if (!range) return { status: 'unaffected', reason: `${version} is outside ${advisory.vulnerable}` };
   const debian = target.debianVersion;
   if (!debian) return { status: 'affected', reason: `${version} is in ${range}` };
   const fix = (advisory.debianFixed ?? []).find((f) => upstreamOf(f) === upstreamOf(debian));

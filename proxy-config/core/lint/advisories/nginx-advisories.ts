@@ -27,8 +27,8 @@ export interface NginxAdvisory {
 /** What each pattern is, in words, and the config change that takes a config out of it. */
 export const PATTERN_TEXT: Record<AdvisoryPatternName, { what: string; workaround: string }> = {
   mapRegexInExpression: {
-    what: 'a map with regex entries whose variable is used in a string expression',
-    workaround: 'use the map variable alone as a value, or map without regex entries',
+    what: 'a map with regex entries whose variable follows an unnamed capture ($1) in a string expression',
+    workaround: 'named captures (?<name>…) in that expression',
   },
   sliceWithCaptures: {
     what: 'slice (or a background cache update) with unnamed regex captures ($1) in use',
