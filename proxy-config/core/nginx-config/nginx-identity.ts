@@ -20,7 +20,7 @@ export interface NginxIdentity {
 export const DEFAULT_NGINX_VERSION = '1.22.1';
 
 /** No nginx found and none given: judged by DEFAULT_NGINX_VERSION's tables. */
-export const UNKNOWN_NGINX: NginxIdentity = { source: 'none found' };
+export const UNKNOWN_NGINX: NginxIdentity = { source: 'none given' };
 
 /** `1.29.7` → [1, 29, 7]; undefined for anything else. */
 export function parseNginxVersion(text: string): [number, number, number] | undefined {

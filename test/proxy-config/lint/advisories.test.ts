@@ -173,10 +173,10 @@ describe('nginx-advisory: one test per advisory, version and pattern', () => {
       expect(advisoryFindings(withPattern, given(newestFixed(advisory)), cve).findings).toEqual([]);
       expect(advisoryFindings(without, vulnerable, cve).findings).toEqual([]);
       // No version known: never a finding, but said to be unknown where the pattern holds.
-      const unknown = advisoryFindings(withPattern, { source: 'none found' }, cve);
+      const unknown = advisoryFindings(withPattern, { source: 'none given' }, cve);
       expect(unknown.findings).toEqual([]);
       expect(unknown.unknown).toEqual([expect.stringContaining('unknown, the nginx version is unknown')]);
-      expect(advisoryFindings(without, { source: 'none found' }, cve).unknown).toEqual([]);
+      expect(advisoryFindings(without, { source: 'none given' }, cve).unknown).toEqual([]);
     },
   );
 

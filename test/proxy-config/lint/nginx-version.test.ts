@@ -139,7 +139,7 @@ describe('config lint without --nginx-version', () => {
     const config = parseNginxConfig(KEEPALIVE.replace('http {', 'http {\n    resolver 10.0.0.2;'), 'x.conf');
     const report = lintNginxConfig({ mainFile: 'x.conf', files: ['x.conf'], directives: config });
     expect(report.nginx?.summary).toBe(
-      "nginx unknown (none found): directives judged as nginx 1.22.1's, advisories not judged",
+      "nginx unknown (none given): directives judged as nginx 1.22.1's, advisories not judged",
     );
     expect(report.findings.filter((f) => f.ruleId === 'nginx-advisory')).toEqual([]);
     expect(report.nginx?.unknownAdvisories).toEqual([
