@@ -11,6 +11,8 @@ export interface NginxIdentity {
   debianVersion?: string;
   /** Its `configure arguments:` from `nginx -V` (`--with-http_mp4_module`, ...), when read. */
   configure?: string[];
+  /** The host's machine (`uname -m`: x86_64, i686, armv7l), when read: some flaws hit 32-bit builds only. */
+  machine?: string;
 }
 
 /**

@@ -21,7 +21,7 @@ else
   for c in /usr/sbin/nginx /usr/local/sbin/nginx /usr/bin/nginx; do [ -z "$bin" ] && [ -x "$c" ] && bin=$c; done
   [ -n "$bin" ] && how=installed
 fi
-echo "how=$how"; echo "pid=$pid"; echo "masters=$masters"; echo "bin=$bin"
+echo "how=$how"; echo "pid=$pid"; echo "masters=$masters"; echo "bin=$bin"; echo "machine=$(uname -m)"
 [ -n "$bin" ] || exit 0
 echo '--- nginx -V'; "$bin" -V 2>&1
 echo '--- dpkg'
@@ -46,5 +46,12 @@ export async function readNginxIdentity(host: Host): Promise<NginxIdentity> {
       : `nginx installed at ${bin} ${where} (none running)`;
   const debianVersion = dpkg.trim().split('\n')[0] || undefined;
   if (!version) return { source: `${source}: nginx -V printed no version` };
-  return { version, source, configure, ...(debianVersion ? { debianVersion } : {}) };
+  const machine = field('machine') || undefined;
+  return {
+    version,
+    source,
+    configure,
+    ...(debianVersion ? { debianVersion } : {}),
+    ...(machine ? { machine } : {}),
+  };
 }

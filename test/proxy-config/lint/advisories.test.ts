@@ -148,9 +148,10 @@ const versions = (list: string) =>
 /** The last vulnerable release, and the newest fixed one, as nginx.org lists them. */
 const lastVulnerable = (a: NginxAdvisory) => versions(a.vulnerable).at(-1) as string;
 const newestFixed = (a: NginxAdvisory) => versions(a.notVulnerable).at(-1) as string;
-const given = (version: string, debianVersion?: string): NginxIdentity => ({
+const given = (version: string, debianVersion?: string, machine = 'i686'): NginxIdentity => ({
   version,
   source: 'test',
+  machine,
   ...(debianVersion ? { debianVersion } : {}),
 });
 
@@ -204,6 +205,19 @@ describe('nginx-advisory: one test per advisory, version and pattern', () => {
     );
     expect(other.findings).toEqual([]);
     expect(other.unknown).toEqual([expect.stringContaining('may carry a backported fix')]);
+  });
+});
+
+describe('a flaw of 32-bit platforms (CVE-2026-27784)', () => {
+  const [cve, text] = ['CVE-2026-27784', MP4.with];
+  it('holds on a 32-bit machine, not on a 64-bit one, and is unknown when the machine is', () => {
+    expect(advisoryFindings(text, given('1.29.6', undefined, 'armv7l'), cve).findings).toHaveLength(1);
+    expect(advisoryFindings(text, given('1.29.6', undefined, 'x86_64'), cve).findings).toEqual([]);
+    const unknown = advisoryFindings(text, { version: '1.29.6', source: '--nginx-version' }, cve);
+    expect(unknown.findings).toEqual([]);
+    expect(unknown.unknown).toEqual([
+      expect.stringContaining('32-bit platforms only and the platform is unknown'),
+    ]);
   });
 });
 

@@ -42,10 +42,24 @@ function isFixedUpstream(version: string, notVulnerable: string): boolean {
 
 /**
  * Whether the judged nginx has the flaw, by version: nginx.org's ranges, then, for a Debian build,
- * Debian's backported fix (known only for the release its package version packages). No version:
- * `unknown`, never `affected`.
+ * Debian's backported fix (known only for the release its package version packages), then, for a
+ * flaw of 32-bit platforms, the host's machine. Not known: `unknown`, never `affected`.
  */
 export function judgeAdvisory(advisory: NginxAdvisory, target: NginxIdentity): AdvisoryVerdict {
+  const verdict = judgeVersion(advisory, target);
+  if (verdict.status !== 'affected' || !advisory.only32Bit) return verdict;
+  const machine = target.machine;
+  if (!machine)
+    return {
+      status: 'unknown',
+      reason: `${verdict.reason}, but it hits 32-bit platforms only and the platform is unknown`,
+    };
+  return /64|s390x/.test(machine)
+    ? { status: 'unaffected', reason: `it hits 32-bit platforms only, and this one is ${machine}` }
+    : { ...verdict, reason: `${verdict.reason} on ${machine}, a 32-bit platform` };
+}
+
+function judgeVersion(advisory: NginxAdvisory, target: NginxIdentity): AdvisoryVerdict {
   const version = target.version;
   if (!version) return { status: 'unknown', reason: 'the nginx version is unknown' };
   if (isFixedUpstream(version, advisory.notVulnerable))

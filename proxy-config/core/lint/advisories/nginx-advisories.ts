@@ -22,6 +22,8 @@ export interface NginxAdvisory {
   /** Debian package versions carrying the fix, each for the nginx release it packages. */
   debianFixed?: readonly string[];
   pattern: AdvisoryPatternName;
+  /** Set when the flaw is reached on 32-bit platforms only (its CHANGES line says so). */
+  only32Bit?: true;
 }
 
 /** What each pattern is, in words, and the config change that takes a config out of it. */
@@ -240,6 +242,7 @@ export const NGINX_ADVISORIES: readonly NginxAdvisory[] = [
     advisory: 'https://my.f5.com/manage/s/article/K000160364',
     debianFixed: ['1.22.1-9+deb12u5'],
     pattern: 'mp4',
+    only32Bit: true,
   },
   {
     cve: 'CVE-2026-32647',
