@@ -7,7 +7,7 @@ import { changeOf, deprecationFor, laterChangeFor } from '../../nginx-config/ver
 import { ANNOTATION_PREFIX } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 
-/** `added in 1.27.4 (CHANGES: Feature: the "keepalive_min_timeout" directive.)`. */
+/** A row as findings cite it: `nginx 1.27.4 (CHANGES: Feature: the "keepalive_min_timeout" directive.)`. */
 export function citeChange(row: NginxVersionChange): string {
   return `nginx ${row.version} (CHANGES: ${row.changes})`;
 }
