@@ -182,9 +182,9 @@ describe('nginx-advisory: one test per advisory, version and pattern', () => {
   );
 
   const debianFixed = NGINX_ADVISORIES.flatMap((a) =>
-    (a.debianFixed ?? []).map((fix): [string, NginxAdvisory, string] => [a.cve, a, fix]),
+    (a.debianFixed ?? []).map((fix): [string, string, NginxAdvisory] => [a.cve, fix, a]),
   );
-  it.each(debianFixed)("%s: Debian's backport counts (fixed from %s)", (cve, advisory, fix) => {
+  it.each(debianFixed)("%s: Debian's backport counts (fixed from %s)", (cve, fix, advisory) => {
     const upstream = fix.replace(/-[^-]*$/, '');
     const { with: withPattern } = CONFIGS[cve]!;
     expect(advisoryFindings(withPattern, given(upstream, fix), cve).findings).toEqual([]);
