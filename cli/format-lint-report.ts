@@ -59,6 +59,10 @@ export function formatLintReport(report: LintReport, options: LintTextOptions): 
     if (first.runbook) lines.push(`    ${c.dim('runbook:')} ${first.runbook}`);
     lines.push('');
   }
+  if (report.nginx) {
+    lines.push(`${c.dim('judged against:')} ${report.nginx.summary}`);
+    for (const unknown of report.nginx.unknownAdvisories) lines.push(`${c.dim('advisory:')} ${unknown}`);
+  }
   const { error, warning, note, ignored } = report.counts;
   const files = report.files.length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

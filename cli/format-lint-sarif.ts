@@ -55,6 +55,8 @@ export function toLintSarif(report: LintReport, rules: readonly LintRule[], opti
             })),
           },
         },
+        // The nginx the findings hold for: a version-aware result means nothing without it.
+        ...(report.nginx ? { properties: { nginx: report.nginx } } : {}),
         originalUriBaseIds: { [SRCROOT]: { uri: pathToFileURL(`${options.cwd}${sep}`).href } },
         artifacts: report.files.map((file) => ({ location: artifactLocation(file, options.cwd) })),
         results: report.findings.map((finding) => ({

@@ -9,8 +9,8 @@ type LintFormat = 'text' | 'json' | 'sarif';
 type FailOn = 'error' | 'warning' | 'note';
 
 /**
- * `proxyops config lint FILE [--format text|json|sarif] [--quiet] [--fail-on error|warning|note]`:
- * lint any nginx config; exit 1 on a finding of the --fail-on severity or above (errors by default),
+ * `proxyops config lint FILE [--format text|json|sarif] [--quiet] [--fail-on error|warning|note]
+ * [--nginx-version X | --host SSH]`: lint any nginx config, judged against a known nginx; exit 1 on a finding of the --fail-on severity or above (errors by default),
  * 2 on unreadable input.
  */
 export function registerConfigLint(configCommand: Command): Command {
@@ -42,6 +42,13 @@ export function registerConfigLint(configCommand: Command): Command {
       '--conf-prefix <dir>',
       "directory relative includes resolve against (default: the file's directory)",
     )
+    .addOption(
+      new Option(
+        '--nginx-version <version>',
+        'judge against this nginx version (CI away from the server); default: the nginx here (running master, else installed)',
+      ).conflicts('host'),
+    )
+    .option('--host <ssh>', 'judge against the nginx on that host, read over ssh with nginx -V')
     .action(
       (
         file: string,
@@ -52,13 +59,18 @@ export function registerConfigLint(configCommand: Command): Command {
           confPrefix?: string;
           failOn: FailOn;
           context?: 'http' | 'server' | 'location';
+          nginxVersion?: string;
+          host?: string;
         },
       ) =>
         runAction(async () => {
           const { failsAt, lintNginxConfigFiles } = await import('../../proxy-config/config/lint-config.js');
+          const { findLintNginx } = await import('../../proxy-config/config/lint-nginx.js');
+          const nginx = await findLintNginx({ nginxVersion: flags.nginxVersion, host: flags.host });
           const report = await lintNginxConfigFiles(file, {
             confPrefix: flags.confPrefix,
             context: flags.context,
+            nginx,
           });
           const format: LintFormat = flags.json ? 'json' : flags.format;
           process.stdout.write(await render(report, format, Boolean(flags.quiet)));

@@ -3,15 +3,16 @@ import { runLintRules } from '../core/lint/run-lint-rules.js';
 import type { LintReport } from '../core/lint/types.js';
 import type { SnippetContext } from '../core/nginx-config/check-directives.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
+import { UNKNOWN_NGINX, type NginxIdentity } from '../core/nginx-config/nginx-identity.js';
 import { readNginxConfig } from '../shell/nginx/read-nginx-config.js';
 
 import { LINT_SEVERITIES, type LintSeverity } from '../core/lint/types.js';
 
 export type { LintFinding, LintReport, LintSeverity } from '../core/lint/types.js';
 
-/** Lints a parsed nginx config with every rule of LINT_RULES (pure). */
-export function lintNginxConfig(config: NginxConfig): LintReport {
-  return runLintRules(config, LINT_RULES);
+/** Lints a parsed nginx config with every rule of LINT_RULES, judged against `nginx` (pure). */
+export function lintNginxConfig(config: NginxConfig, nginx: NginxIdentity = UNKNOWN_NGINX): LintReport {
+  return runLintRules(config, LINT_RULES, nginx);
 }
 
 /**
@@ -29,10 +30,14 @@ export async function lintNginxConfigFiles(
     context?: SnippetContext;
     /** 'fail' to stop at a directive nginx refuses in its context (rendered output, about to be applied). */
     notAllowed?: 'fail' | 'keep';
+    /** The nginx to judge against (readNginxIdentity, or --nginx-version); none known by default. */
+    nginx?: NginxIdentity;
   } = {},
 ): Promise<LintReport> {
+  const { nginx, ...read } = options;
   return lintNginxConfig(
-    await readNginxConfig(mainPath, { notAllowed: 'keep', ...options, missingIncludes: 'keep', copy: true }),
+    await readNginxConfig(mainPath, { notAllowed: 'keep', ...read, missingIncludes: 'keep', copy: true }),
+    nginx,
   );
 }
 

@@ -64,6 +64,12 @@ import {
 import { PROXY_UPGRADE_CONNECTION_MISSING, PROXY_UPGRADE_HTTP10 } from './rules/websocket-upgrade.js';
 import { DIRECTIVE_UNKNOWN } from './rules/directive-unknown.js';
 import { SEMICOLON_MISSING } from './rules/semicolon-missing.js';
+import {
+  DIRECTIVE_NOT_IN_VERSION,
+  KEEPALIVE_MIN_TIMEOUT_MISSING,
+  LISTEN_HTTP2_DEPRECATED,
+} from './rules/nginx-version.js';
+import { NGINX_ADVISORY } from './rules/advisories.js';
 import type { LintRule } from './types.js';
 
 /** Every lint rule `config lint` runs, in report order. Ids are stable (pinned by a test). */
@@ -133,4 +139,8 @@ export const LINT_RULES: readonly LintRule[] = [
   REAL_IP_FROM_MISSING,
   SEMICOLON_MISSING,
   REGEX_DOT_UNESCAPED,
+  DIRECTIVE_NOT_IN_VERSION,
+  LISTEN_HTTP2_DEPRECATED,
+  KEEPALIVE_MIN_TIMEOUT_MISSING,
+  NGINX_ADVISORY,
 ];

@@ -1,5 +1,13 @@
 import { childrenNamed, ROOT_BLOCK, rootBlock, walkDirectives } from '../nginx-config/query.js';
 import { ANNOTATION_PREFIX, type NginxConfig, type NginxDirective } from '../nginx-config/types.js';
+import {
+  describeNginxIdentity,
+  judgedVersion,
+  UNKNOWN_NGINX,
+  type NginxIdentity,
+} from '../nginx-config/nginx-identity.js';
+import { acceptLaterContexts } from '../nginx-config/version-support.js';
+import { unknownAdvisories } from './rules/advisories.js';
 import type { LintFinding, LintReport, LintRule, RuleHit } from './types.js';
 
 const IGNORE = `${ANNOTATION_PREFIX}ignore`;
@@ -109,13 +117,21 @@ function refusedHits(config: NginxConfig): (hit: RuleHit) => boolean {
     hit.directive ? refused.has(hit.directive) : lines.get(`${hit.file}:${hit.line}`) === true;
 }
 
-/** Runs lint rules over a parsed config: findings sorted by file, line and rule, ignored ones counted apart. */
-export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): LintReport {
+/**
+ * Runs lint rules over a parsed config, judged against `nginx` (its version's directives, contexts
+ * and defaults): findings sorted by file, line and rule, ignored ones counted apart.
+ */
+export function runLintRules(
+  parsed: NginxConfig,
+  rules: readonly LintRule[],
+  nginx: NginxIdentity = UNKNOWN_NGINX,
+): LintReport {
+  const config = acceptLaterContexts(parsed, nginx);
   const ranges = ignoreRanges(config);
   const refused = refusedHits(config);
   const raw: LintFinding[] = rules.flatMap((rule) =>
     rule
-      .test(config)
+      .test(config, nginx)
       .filter((hit) => rule.reportsRefused || !refused(hit))
       .map((hit) => ({
         ruleId: rule.id,
@@ -140,6 +156,12 @@ export function runLintRules(config: NginxConfig, rules: readonly LintRule[]): L
   );
   return {
     mainFile: config.mainFile,
+    nginx: {
+      ...nginx,
+      judgedAs: judgedVersion(nginx),
+      summary: describeNginxIdentity(nginx),
+      unknownAdvisories: unknownAdvisories(config, nginx),
+    },
     files: config.files,
     findings: kept,
     counts: {

@@ -1,3 +1,4 @@
+import type { NginxIdentity } from '../nginx-config/nginx-identity.js';
 import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
 
 /**
@@ -42,8 +43,8 @@ export interface LintRule {
   fix: string;
   /** The runbook section of the incident this mistake leads to, when there is one. */
   runbook: string | null;
-  /** Pure check over the parsed config. */
-  test: (config: NginxConfig) => RuleHit[];
+  /** Pure check over the parsed config, for the nginx it is judged against (see nginx-target.ts). */
+  test: (config: NginxConfig, nginx: NginxIdentity) => RuleHit[];
   /**
    * True for the rule reporting directives nginx refuses in their context (marked `notAllowedIn`):
    * at such a directive, when it is not a block, its finding is the only one kept. nginx never
@@ -73,9 +74,24 @@ export interface LintFinding {
   contexts?: string[];
 }
 
+/** The nginx a report was judged against, as reports name it. */
+export interface JudgedNginx extends NginxIdentity {
+  /** The version whose directives and defaults were applied: the known one, else the stated default. */
+  judgedAs: string;
+  /** One line naming it (describeNginxIdentity). */
+  summary: string;
+  /**
+   * Advisories whose pattern the config shows but whose hold on this nginx is unknown (no version,
+   * or a distribution build whose backport is not known): `CVE-...: why`. Never findings.
+   */
+  unknownAdvisories: string[];
+}
+
 /** The result of linting one config. */
 export interface LintReport {
   mainFile: string;
+  /** The nginx lint judged against (reports of other checks that share this shape have none). */
+  nginx?: JudgedNginx;
   files: string[];
   findings: LintFinding[];
   counts: { error: number; warning: number; note: number; ignored: number };

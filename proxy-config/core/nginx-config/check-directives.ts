@@ -1,4 +1,5 @@
 import type { ProxyopsError } from '../errors.js';
+import { hasLaterParameter } from './later-parameters.js';
 import { NGINX_MODULE_DIRECTIVES } from './nginx-directives.js';
 import { nginxSyntaxError, runOnError, type NginxConfigCheck } from './nginx-config-error.js';
 import type { NginxDirective } from './types.js';
@@ -194,7 +195,9 @@ function checkOne(
   if (!form.block && opened)
     return { check: 'terminator', message: `directive "${name}" is not terminated by ";"` };
   if (form.block && !opened) return { check: 'block', message: `directive "${name}" has no opening "{"` };
-  if (!countFits(form, directive.args.length))
+  // A parameter of a later release (`keepalive 16 local`, 1.29.7) is judged by the version lint
+  // judges against (directive-not-in-version), not refused while reading.
+  if (!countFits(form, directive.args.length) && !hasLaterParameter(directive))
     return { check: 'argument-count', message: `invalid number of arguments in "${name}" directive` };
   // The rewrite module's own check, the first thing its `if` handler does.
   if (directive.invalidCondition !== undefined)

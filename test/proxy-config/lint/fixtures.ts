@@ -34,6 +34,7 @@ export const REFUSED_BY_NGINX: ReadonlySet<string> = new Set([
   'events-missing',
   'default-server-duplicate',
   'directive-unknown',
+  'directive-not-in-version',
 ]);
 
 /** Every fixture file name. */
@@ -51,4 +52,13 @@ export function expectedLines(name: string): number[] {
   return readFileSync(join(FIXTURE_DIR, name), 'utf8')
     .split('\n')
     .flatMap((line, index) => (/#\s*expect\s*$/.test(line) ? [index + 1] : []));
+}
+
+/**
+ * The options a fixture is linted with, from a `# lint with: --nginx-version 1.29.7` line: the
+ * fixtures of version-aware rules say which nginx they are judged against (else the one here).
+ */
+export function lintArgs(name: string): string[] {
+  const line = /^# lint with: (.*)$/m.exec(readFileSync(join(FIXTURE_DIR, name), 'utf8'));
+  return line ? (line[1] as string).trim().split(/\s+/) : [];
 }

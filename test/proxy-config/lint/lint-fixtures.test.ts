@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LINT_RULES } from '../../../proxy-config/core/lint/lint-rules.js';
 import { runCli } from '../../support/run-cli.js';
-import { expectedLines, FIXTURE_DIR, FIXTURES } from './fixtures.js';
+import { expectedLines, FIXTURE_DIR, FIXTURES, lintArgs } from './fixtures.js';
 
 interface JsonFinding {
   severity: string;
@@ -12,9 +12,10 @@ interface JsonFinding {
   what: string;
 }
 
-/** Lints one fixture the way a user does: `proxyops config lint FILE --json`. */
+/** Lints one fixture the way a user does: `proxyops config lint FILE --json` (with its `# lint with:` options). */
 async function lintFixture(name: string): Promise<{ code: number; findings: JsonFinding[] }> {
-  const { code, stdout, stderr } = await runCli(['config', 'lint', join(FIXTURE_DIR, name), '--json']);
+  const args = ['config', 'lint', join(FIXTURE_DIR, name), '--json', ...lintArgs(name)];
+  const { code, stdout, stderr } = await runCli(args);
   if (code === 2) throw new Error(`config lint ${name} failed: ${stderr}`);
   return { code, findings: (JSON.parse(stdout) as { findings: JsonFinding[] }).findings };
 }

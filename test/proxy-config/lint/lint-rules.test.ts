@@ -73,6 +73,10 @@ describe('LINT_RULES', () => {
       'real-ip-from-missing',
       'semicolon-missing',
       'regex-dot-unescaped',
+      'directive-not-in-version',
+      'listen-http2-deprecated',
+      'keepalive-min-timeout-missing',
+      'nginx-advisory',
     ]);
   });
 

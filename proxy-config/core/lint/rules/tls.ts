@@ -8,7 +8,10 @@ import {
   type BlockScope,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
+import { judgedVersion } from '../../nginx-config/nginx-identity.js';
+import { changeOf, predates } from '../../nginx-config/version-support.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { citeChange } from './nginx-version.js';
 import { socketKey } from './server-names.js';
 
 /** Protocols with published practical attacks (POODLE, BEAST) and no AEAD ciphers. */
@@ -189,18 +192,36 @@ export const SSL_DIRECTIVE_OBSOLETE: LintRule = {
   severity: 'warning',
   title: 'the ssl directive (removed in nginx 1.25.1)',
   message:
-    'nginx 1.15.0 deprecated `ssl on;` (it warns at every start) and 1.25.1 removed it: after an upgrade nginx -t fails with "unknown directive ssl" and nginx does not start. It also turns TLS on for every listen of the server, so a plain-HTTP listen beside it stops working.',
+    'nginx 1.15.0 deprecated `ssl on;` (it warns at every start) and 1.25.1 removed it: from then on nginx -t fails with "unknown directive ssl" and nginx does not start (an error on such an nginx, a warning before). It also turns TLS on for every listen of the server, so a plain-HTTP listen beside it (port 80) stops working: an error on any version.',
   fix: 'drop ssl on; and write ssl on the listen instead: listen 443 ssl;',
   runbook: null,
-  test: (config) => {
+  test: (config, nginx) => {
     const hits: RuleHit[] = [];
-    walkDirectives(config, (d) => {
-      if (d.name === 'ssl' && !d.children)
+    const removed = changeOf('removed', 'ssl');
+    const refused = removed !== undefined && !predates(nginx, removed);
+    walkDirectives(config, (d, chain) => {
+      if (d.name !== 'ssl' || d.children) return;
+      const server = chain.at(-1)?.name === 'server' ? chain.at(-1) : undefined;
+      const plain = server
+        ? childrenNamed(server, 'listen').find((l) => /^(?:.*:)?80$/.test(l.args[0] ?? ''))
+        : undefined;
+      const at = { file: d.file, line: d.line, directive: d };
+      if (refused)
         hits.push({
-          file: d.file,
-          line: d.line,
-          directive: d,
-          what: `ssl ${d.args.join(' ')}: nginx 1.25.1 and later refuse this directive (use listen … ssl)`,
+          ...at,
+          severity: 'error',
+          what: `ssl ${d.args.join(' ')}: nginx ${judgedVersion(nginx)} refuses this directive (unknown directive "ssl"), removed in ${citeChange(removed)}`,
+        });
+      else if (d.args[0] === 'on' && plain)
+        hits.push({
+          ...at,
+          severity: 'error',
+          what: `ssl on: listen ${plain.args.join(' ')} (${plain.file}:${plain.line}) speaks TLS too, so plain HTTP to it fails; nginx ${judgedVersion(nginx)} still takes the directive (removed in 1.25.1)`,
+        });
+      else
+        hits.push({
+          ...at,
+          what: `ssl ${d.args.join(' ')}: deprecated on nginx ${judgedVersion(nginx)}, refused from 1.25.1 on (use listen … ssl)`,
         });
     });
     return hits;

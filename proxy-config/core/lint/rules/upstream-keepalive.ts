@@ -15,6 +15,7 @@ import { formatNginxTime, parseNginxTime } from '../../nginx-config/units.js';
 import { describeBlock, listProxiedLocations, unusedUpstreams } from '../proxied-locations.js';
 import { RUNBOOKS } from '../runbooks.js';
 import type { LintRule, RuleHit } from '../types.js';
+import { hasDefaultOf } from '../../nginx-config/version-support.js';
 
 const WHY_502 =
   'Without upstream keep-alive every request opens a new connection: ephemeral ports run out in TIME_WAIT and the proxy answers 502 at busy hours.';
@@ -27,13 +28,17 @@ export const UPSTREAM_KEEPALIVE_MISSING: LintRule = {
   message: WHY_502,
   fix: 'upstream NAME { server HOST:PORT; keepalive 32; } and proxy_pass http://NAME; (a bare proxy_pass address has no connection pool)',
   runbook: RUNBOOKS.keepAlive,
-  test: (config) => {
+  test: (config, nginx) => {
     const hits: RuleHit[] = [];
     const proxied = proxiedUpstreams(config);
     const other = nonHttpUpstreamNames(config);
     const unused = unusedUpstreams(config);
+    // From 1.29.7 an upstream group keeps 32 idle connections without a keepalive line (bare
+    // proxy_pass addresses, implicit groups, still do not).
+    const pooledByDefault = hasDefaultOf(nginx, 'keepalive');
     for (const { block } of listUpstreamScopes(config))
       if (
+        !pooledByDefault &&
         childrenNamed(block, 'keepalive').length === 0 &&
         !unused.has(block) &&
         (proxied.has(block) || !other.has(block.args[0] ?? '')) &&
@@ -94,17 +99,22 @@ export const UPSTREAM_KEEPALIVE_HEADERS: LintRule = {
   message: `nginx talks HTTP/1.0 with "Connection: close" to upstreams by default, so the upstream keepalive pool is never used. ${WHY_502}`,
   fix: 'proxy_http_version 1.1; proxy_set_header Connection ""; (for WebSockets: a map whose value for an empty $http_upgrade is "")',
   runbook: RUNBOOKS.keepAlive,
-  test: (config) => {
+  test: (config, nginx) => {
     const hits: RuleHit[] = [];
+    // From 1.29.7 groups pool by default, nginx speaks HTTP/1.1 to them and sends no Connection.
+    const pooledByDefault = hasDefaultOf(nginx, 'keepalive');
+    const keepsAliveByDefault = hasDefaultOf(nginx, 'proxy_http_version');
     for (const { block, chain, proxyPass, upstream } of listProxiedLocations(config)) {
       // A group without keepalive has no pool to waste: upstream-keepalive-missing says it once.
-      if (!upstream || childrenNamed(upstream, 'keepalive').length === 0) continue;
+      if (!upstream || (!pooledByDefault && childrenNamed(upstream, 'keepalive').length === 0)) continue;
       const problems: string[] = [];
-      const version = effectiveValue(chain, 'proxy_http_version', '1.0');
-      if (version !== '1.1') problems.push(`proxy_http_version is ${version}`);
+      const version = effectiveValue(chain, 'proxy_http_version', keepsAliveByDefault ? '1.1' : '1.0');
+      // HTTP/2 to the upstream (1.29.4 and later) multiplexes on kept connections too.
+      if (version !== '1.1' && version !== '2') problems.push(`proxy_http_version is ${version}`);
       const connection = effectiveProxyHeaders(chain).get('connection');
-      if (connection === undefined) problems.push('Connection is not cleared (nginx sends "close")');
-      else if (!keepsAlive(connectionForPlainRequests(connection, config)))
+      if (connection === undefined && !keepsAliveByDefault)
+        problems.push('Connection is not cleared (nginx sends "close")');
+      else if (connection !== undefined && !keepsAlive(connectionForPlainRequests(connection, config)))
         problems.push(`Connection is "${connection}" for plain requests`);
       if (problems.length > 0)
         hits.push({
