@@ -6,7 +6,7 @@ import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from '../core/deploy/status-watch.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
-import { judgeNewInstance } from '../core/deploy/watch-gates.js';
+import { judgeNewInstance, newInstance5xx } from '../core/deploy/watch-gates.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
@@ -410,6 +410,7 @@ export class RoundRunner {
               separated: split.separated,
             },
             gate,
+            fivexx: newInstance5xx(this.input.before, split.mine, split.others, context.plan.gates, minimum),
           }),
         );
         if (failure) {
