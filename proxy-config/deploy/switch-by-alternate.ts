@@ -97,7 +97,13 @@ export function alternateSwitch(options: AlternateOptions): TrafficSwitch {
       await sleep(QUEUE_UNSEEN_WAIT_MS);
       return `${refused}; its accept queue cannot be seen (${queue.unknown}): waited ${QUEUE_UNSEEN_WAIT_MS} ms`;
     },
-    split: (kit, text, fresh) => splitByInstance(kit, text, { address: toAddress(fresh) }),
+    split: (kit, text, fresh, exclude = []) =>
+      splitByInstance(
+        kit,
+        text,
+        { address: toAddress(fresh) },
+        exclude.map((i) => ({ address: toAddress(i) })),
+      ),
     // An instance that left refuses by itself. One told to stop that did not leave keeps its
     // refusal: nginx must not send it new requests again (it may still be stopping, or be stuck).
     release(instance, left) {

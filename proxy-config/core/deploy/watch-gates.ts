@@ -109,17 +109,8 @@ export function judgeGates(
   against: 'others' | 'before' = 'before',
 ): FiredGate | undefined {
   if (after.distribution.total < Math.max(1, minRequests)) return undefined;
-  const fivexx = judge5xx(counts5xx(after), counts5xx(before), against, limits, minRequests);
-  if (fivexx.verdict === 'rise' || fivexx.verdict === 'floor')
-    return {
-      gate: '5xx',
-      before: fivexx.comparison.share,
-      after: fivexx.mine.share,
-      limit: fivexx.verdict === 'rise' ? fivexx.limit! : fivexx.floor!,
-      p: fivexx.verdict === 'rise' ? fivexx.p : fivexx.pFloor,
-      fivexx,
-      text: describe5xx(fivexx),
-    };
+  const fivexx = fivexxFired(judge5xx(counts5xx(after), counts5xx(before), against, limits, minRequests));
+  if (fivexx) return fivexx;
   const b4 = share4xx(before);
   const a4 = share4xx(after);
   if (limits.max4xxIncrease !== null && a4 - b4 > limits.max4xxIncrease) {
@@ -225,4 +216,18 @@ export function newInstance5xx(
     limits,
     minRequests,
   );
+}
+
+/** The 5xx gate as a fired gate, when its verdict rolls back (a rise, or above the floor). */
+export function fivexxFired(e: FivexxEvidence): FiredGate | undefined {
+  if (e.verdict !== 'rise' && e.verdict !== 'floor') return undefined;
+  return {
+    gate: '5xx',
+    before: e.comparison.share,
+    after: e.mine.share,
+    limit: e.verdict === 'rise' ? e.limit! : e.floor!,
+    p: e.verdict === 'rise' ? e.p : e.pFloor,
+    fivexx: e,
+    text: describe5xx(e),
+  };
 }
