@@ -1,6 +1,7 @@
 import { formatStatusDistribution } from '../proxy-config/core/apply/status-distribution.js';
 import type { DeployEvent } from '../proxy-config/core/deploy/deploy-events.js';
 import { formatWait } from '../proxy-config/core/deploy/drain-timing.js';
+import { describe5xx, FIVEXX_ALPHA } from '../proxy-config/core/deploy/fivexx-gate.js';
 import { WARMUP_REQUESTS } from '../proxy-config/core/deploy/log-window.js';
 import { toAddress, type DeployPlan, type DeployStep } from '../proxy-config/core/deploy/plan-deploy.js';
 
@@ -12,6 +13,19 @@ function stepWait(step: DeployStep): string {
 
 function gate(limit: number | null): string {
   return limit === null ? 'report only' : `at most +${(limit * 100).toFixed(1)} points`;
+}
+
+/** The 5xx gate's two parts: the rise a test of proportions finds, and the floor. */
+function gate5xx(gates: DeployPlan['gates']): string {
+  const rise =
+    gates.max5xxIncrease === null
+      ? 'a rise reported only'
+      : `at most +${(gates.max5xxIncrease * 100).toFixed(1)} points over the other instances' share (or the log before) once Fisher's exact test finds it higher`;
+  const floor =
+    gates.max5xxShare === null
+      ? 'no floor'
+      : `never above ${(gates.max5xxShare * 100).toFixed(1)}% (binomial test)`;
+  return `${rise}, ${floor}; p < ${FIVEXX_ALPHA}`;
 }
 
 /** How old instances are told to stop: proxyops's signal to its own child, or the stop hook. */
@@ -33,7 +47,7 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
-    `gates: 5xx ${gate(plan.gates.max5xxIncrease)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first ${WARMUP_REQUESTS} requests are its warm-up`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first ${WARMUP_REQUESTS} requests are its warm-up`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
     ...plan.envChanges.map(
       (c) =>
         `  setting ${c.name}=${c.value} (now ${c.was ?? 'unset'}) for the new instances; recorded for the stack only if the deploy succeeds`,
@@ -88,10 +102,9 @@ export function formatDeployEvent(event: DeployEvent): string {
         : n.total === 0
           ? `; new instance ${n.instance ?? n.address}: no requests in the watch, so its status codes and latency were not judged (only that it stayed alive and ready)`
           : `; new instance ${n.instance ?? n.address}: ${n.total} requests, ${n.fivexx} 5xx${fourxx ? `, ${fourxx}` : ''}, p99 ${n.p99Ms} ms${n.separated ? '' : ' (the log names no instance: the whole window)'}`;
-      const p99 =
-        event.p99Ms && event.after.total > 0 ? `; p99 ${event.p99Ms.before} → ${event.p99Ms.after} ms` : '';
+      const fivexx = event.fivexx && event.gate?.gate !== '5xx' ? `\n    ${describe5xx(event.fivexx)}` : '';
       const fired = event.gate ? `\n    gate ${event.gate.gate} fired: ${event.gate.text}` : '';
-      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99} → ${event.verdict.verdict}${fired}\n`;
+      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict}${fivexx}${fired}\n`;
     }
     case 'drain':
       return `    drain: computed ${formatWait(event.computedMs)}, measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;
@@ -102,4 +115,16 @@ export function formatDeployEvent(event: DeployEvent): string {
         ? `deployed in ${formatWait(event.ms)}: ${event.instances.join(', ')}\n`
         : `deploy aborted after ${formatWait(event.ms)}; serving: ${event.instances.join(', ')}\n`;
   }
+}
+
+/** The window's p99 against the one before; a side without a request says so rather than "0 ms". */
+function p99Text(event: Extract<DeployEvent, { type: 'status' }>): string {
+  const p = event.p99Ms;
+  if (!p) return '';
+  // The line already says "now no requests".
+  if (event.after.total === 0) return '';
+  if (p.after === undefined) return '; no request time logged in the window, so no p99';
+  return p.before === undefined
+    ? `; p99 ${p.after} ms (no request before)`
+    : `; p99 ${p.before} → ${p.after} ms`;
 }

@@ -77,7 +77,11 @@ export function registerUp(program: Command): void {
     .option('--health-threshold <n>', 'failed checks before a balancer takes an instance out', '2')
     .option('--drain-margin <seconds>', 'margin added to interval × threshold', '1')
     .option('--watch <seconds>', 'how long a deploy watches the status codes after each step', '3')
-    .option('--max-5xx-increase <fraction>', 'a deploy rolls back above this rise of the 5xx share', '0.05')
+    .option(
+      '--max-5xx-increase <fraction>',
+      "a deploy rolls back above this significant rise of the new instance's 5xx share (the spec's deploy.max5xxIncrease)",
+      '0.01',
+    )
     .option('--no-seed', 'start with an empty database instead of the demo data')
     .option(
       '--fresh',

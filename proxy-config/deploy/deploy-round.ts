@@ -6,7 +6,7 @@ import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from '../core/deploy/status-watch.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
-import { judgeNewInstance } from '../core/deploy/watch-gates.js';
+import { fivexxFired, judgeNewInstance, newInstance5xx } from '../core/deploy/watch-gates.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
@@ -65,6 +65,8 @@ export interface RoundInput {
   traffic: TrafficSwitch;
   /** Who starts and stops instances (proxyops's child, or the spec's hooks). */
   launcher: InstanceLauncher;
+  /** The new instances this deploy put in so far (they run the release being deployed). */
+  deployed?: () => InstanceRecord[];
   /** `--replace/--with`: the new instance, started by someone else (the round has no start step). */
   given?: InstanceRecord;
   save: () => Promise<void>;
@@ -382,7 +384,22 @@ export class RoundRunner {
       const fresh = this.fresh!;
       const split = this.traffic.split(context.kit, text, fresh);
       const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
-      const gate = judgeNewInstance(this.input.before, split.mine, split.others, context.plan.gates, minimum);
+      // 5xx are compared with the release before only: an instance this deploy already replaced runs
+      // the same release, and a bad one would excuse the next (failing as much, it is no worse).
+      const earlier = (this.input.deployed?.() ?? []).filter((i) => i !== fresh);
+      const oldRelease = this.traffic.split(context.kit, text, fresh, earlier);
+      const fivexx = newInstance5xx(
+        this.input.before,
+        split.mine,
+        oldRelease.others,
+        context.plan.gates,
+        minimum,
+      );
+      const noFivexx = { ...context.plan.gates, max5xxIncrease: null, max5xxShare: null };
+      const fired5xx = fivexxFired(fivexx);
+      const gate =
+        (fired5xx && { ...fired5xx, against: fivexx.against }) ??
+        judgeNewInstance(this.input.before, split.mine, split.others, noFivexx, minimum);
       const ready = await this.isReady(fresh);
       unready = ready ? 0 : unready + 1;
       // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.
@@ -410,6 +427,7 @@ export class RoundRunner {
               separated: split.separated,
             },
             gate,
+            fivexx,
           }),
         );
         if (failure) {

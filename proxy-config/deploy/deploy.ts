@@ -96,6 +96,7 @@ export async function runDeploy(
       traffic,
       launcher,
       ...(context.handOverTo ? { given: context.handOverTo } : {}),
+      deployed: () => current.filter((i) => !context.instances.includes(i)),
       save,
       control,
     });

@@ -11,13 +11,15 @@ import type { NginxRefusal } from './refuse-at-proxies.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
 const QUEUE_POLL_MS = 20;
+/** nginx reads its clock once per event loop turn: a moment more than its whole seconds. */
+const NGINX_CLOCK_SLACK_MS = 200;
 /** Where `ss` cannot see the queue (the listener in a container's own namespace): a fixed wait. */
 const QUEUE_UNSEEN_WAIT_MS = 500;
 
 /** What the alternate path needs of the deploy around it. */
 export interface AlternateOptions {
-  /** The other address of `old`'s pair. */
-  alternateOf: (old: InstanceRecord) => { host: string; port: number };
+  /** The other address of `old`'s pair, and the pair's fail_timeout (seconds). */
+  alternateOf: (old: InstanceRecord) => { host: string; port: number; failTimeout: number };
   /** Refusing nginx's new connections at every nginx host. */
   refusal: NginxRefusal;
   /** How long a refusal may be needed: the old instance's drain and exit, at most. */
@@ -38,6 +40,17 @@ export interface AlternateOptions {
  */
 export function alternateSwitch(options: AlternateOptions): TrafficSwitch {
   const { alternateOf, refusal } = options;
+  /** Addresses whose new connections this switch had refused: nginx's workers may count them down. */
+  const refused = new Set<string>();
+  /** Refuses nginx's new connections to `instance` and lets its accept queue empty: what may close its listener then. */
+  const refuseAndEmpty = async (instance: InstanceRecord) => {
+    await refusal.refuse(instance, options.refuseBoundMs);
+    refused.add(toAddress(instance));
+    return waitAcceptQueueEmpty(options.hostOf(instance), instance, {
+      boundMs: ACCEPT_QUEUE_BOUND_MS,
+      pollMs: QUEUE_POLL_MS,
+    });
+  };
   return {
     path: 'alternate',
     tcp: true,
@@ -62,13 +75,21 @@ export function alternateSwitch(options: AlternateOptions): TrafficSwitch {
     },
     // Stopping the new instance (the runner's next move) is what sends its traffic back. Should a
     // lost nginx host still refuse the old one, this throws and the new instance is left serving.
-    switchBack: (_fresh, old) => refusal.allow(old),
+    async switchBack(fresh, old) {
+      await refusal.allow(old);
+      // A refused connect counts as a failure: nginx's workers took the old address out for
+      // fail_timeout, which they count in whole seconds (one more). Refused or stopped before then,
+      // the new one would be out too, and a pair alone in its upstream would answer "no live
+      // upstreams" to everything meanwhile.
+      if (refused.delete(toAddress(old)))
+        await sleep((alternateOf(old).failTimeout + 1) * 1000 + NGINX_CLOCK_SLACK_MS);
+      // As for an old instance that leaves: nothing may wait in its accept queue when it closes its
+      // listener (a POST nginx wrote there would get a reset). Where nothing can be refused, it is
+      // stopped as it is.
+      await refuseAndEmpty(fresh).catch(() => undefined);
+    },
     async takeOut(old) {
-      await refusal.refuse(old, options.refuseBoundMs);
-      const queue = await waitAcceptQueueEmpty(options.hostOf(old), old, {
-        boundMs: ACCEPT_QUEUE_BOUND_MS,
-        pollMs: QUEUE_POLL_MS,
-      });
+      const queue = await refuseAndEmpty(old);
       const refused = `nginx's new connections to ${toAddress(old)} are refused (no reload); its open ones go on`;
       if (queue.empty) return `${refused}; its accept queue is empty (${queue.ms} ms)`;
       if ('queued' in queue)
@@ -76,9 +97,19 @@ export function alternateSwitch(options: AlternateOptions): TrafficSwitch {
       await sleep(QUEUE_UNSEEN_WAIT_MS);
       return `${refused}; its accept queue cannot be seen (${queue.unknown}): waited ${QUEUE_UNSEEN_WAIT_MS} ms`;
     },
-    split: (kit, text, fresh) => splitByInstance(kit, text, { address: toAddress(fresh) }),
+    split: (kit, text, fresh, exclude = []) =>
+      splitByInstance(
+        kit,
+        text,
+        { address: toAddress(fresh) },
+        exclude.map((i) => ({ address: toAddress(i) })),
+      ),
     // An instance that left refuses by itself. One told to stop that did not leave keeps its
     // refusal: nginx must not send it new requests again (it may still be stopping, or be stuck).
-    release: (instance, left) => (left ? refusal.allow(instance) : Promise.resolve()),
+    release(instance, left) {
+      if (!left) return Promise.resolve();
+      refused.delete(toAddress(instance));
+      return refusal.allow(instance);
+    },
   };
 }

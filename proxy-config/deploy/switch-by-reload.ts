@@ -29,7 +29,13 @@ export function reloadSwitch(
     switchBack: (_fresh, _old, servers) => apply(servers),
     takeOut: (_old, rest) => apply(rest),
     // The new instance's own requests are the ones whose last attempt went to its address.
-    split: (kit, text, fresh) => splitByInstance(kit, text, { address: toAddress(fresh) }),
+    split: (kit, text, fresh, exclude = []) =>
+      splitByInstance(
+        kit,
+        text,
+        { address: toAddress(fresh) },
+        exclude.map((i) => ({ address: toAddress(i) })),
+      ),
     release: () => Promise.resolve(),
   };
 }

@@ -48,9 +48,17 @@ export const slotSwitch: TrafficSwitch = {
     return Promise.reject(new Error('a slot round takes no instance out of the upstream'));
   },
   // Behind a slot `$upstream_addr` names the slot: the new process is told apart by the name it logs.
-  split(kit, text, fresh) {
+  split(kit, text, fresh, exclude = []) {
     const instance = instanceName(fresh);
-    return { ...splitByInstance(kit, text, { instance }), instance };
+    return {
+      ...splitByInstance(
+        kit,
+        text,
+        { instance },
+        exclude.map((i) => ({ instance: instanceName(i) })),
+      ),
+      instance,
+    };
   },
   release: (instance: InstanceRecord) => removeSocketName(instance.socket),
 };

@@ -34,8 +34,13 @@ export interface TrafficSwitch {
   switchBack(fresh: InstanceRecord, old: InstanceRecord, servers: InstanceRecord[]): Promise<void>;
   /** Takes `old` out of nginx's upstream, leaving `rest` (the `remove` step); says how, where it has more to say. */
   takeOut(old: InstanceRecord, rest: InstanceRecord[]): Promise<string | void>;
-  /** The new instance's requests in the access log text, apart from the others'. */
-  split(kit: LogReaderKit, text: string, fresh: InstanceRecord): InstanceWindows & { instance?: string };
+  /** The new instance's requests in the access log text, apart from the others' (leaving out those of `exclude`). */
+  split(
+    kit: LogReaderKit,
+    text: string,
+    fresh: InstanceRecord,
+    exclude?: InstanceRecord[],
+  ): InstanceWindows & { instance?: string };
   /**
    * Forgets what the switch made for an instance the round is done with (a slot's own socket name,
    * a refusal); `left` is false for an old instance told to stop that was not seen leaving.

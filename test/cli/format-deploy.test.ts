@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatDeployEvent, formatDeployPlan } from '../../cli/format-deploy.js';
+import { DEFAULT_5XX, judge5xx } from '../../proxy-config/core/deploy/fivexx-gate.js';
 import { planDeploy } from '../../proxy-config/core/deploy/plan-deploy.js';
 import { DEFAULTS } from '../../proxy-config/core/spec/defaults.js';
 
@@ -7,7 +8,7 @@ const plan = planDeploy({
   upstream: 'api',
   pool: {
     healthCheck: { readinessPath: '/health/ready', interval: 5, failureThreshold: 3, margin: 5 },
-    deploy: { ...DEFAULTS.deploy, command: ['app', '--port', '{port}'], max5xxIncrease: 0.05 },
+    deploy: { ...DEFAULTS.deploy, command: ['app', '--port', '{port}'] },
   },
   instances: [{ host: '127.0.0.1', port: 8080 }],
   logDelayMs: 0,
@@ -19,10 +20,10 @@ describe('deploy progress for people', () => {
     expect(text).toContain('drain wait = interval × threshold 15 s + margin 5 s = 20 s');
     expect(text).toMatch(/ 2\. \[1\/1\] wait-ready: .*\[at most 30 s\]/);
     expect(text).toMatch(
-      / 4\. \[1\/1\] watch: .*5xx \+5\.0 points, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s\]/,
+      / 4\. \[1\/1\] watch: .*5xx \+1\.0 points or above 5\.0%, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s\]/,
     );
     expect(text).toContain(
-      "gates: 5xx at most +5.0 points, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first 100 requests are its warm-up",
+      "gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first 100 requests are its warm-up",
     );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
@@ -90,5 +91,34 @@ describe('deploy progress for people', () => {
     expect(line).toContain('new instance 127.0.0.1:8081: no requests in the watch');
     expect(line).toContain('were not judged');
     expect(line).not.toContain('p99');
+  });
+
+  it('gives a p99 only for a side that logged a request time, never "0 ms" for none', () => {
+    const status = (p99Ms: { before?: number; after?: number }) =>
+      formatDeployEvent({
+        type: 'status',
+        step: 4,
+        before: { total: 40, byStatus: { '200': 40 }, share5xx: 0 },
+        after: { total: 30, byStatus: { '200': 30 }, share5xx: 0 },
+        verdict: { verdict: 'ok', increase: 0 },
+        p99Ms,
+      });
+    expect(status({ before: 38, after: 41 })).toContain('; p99 38 → 41 ms →');
+    expect(status({ before: 38 })).toContain('; no request time logged in the window, so no p99 →');
+    expect(status({ after: 41 })).toContain('; p99 41 ms (no request before) →');
+  });
+
+  it("shows the 5xx gate's numbers on an ok verdict too: both sides, both tests, the limit and the floor", () => {
+    const line = formatDeployEvent({
+      type: 'status',
+      step: 4,
+      before: { total: 40, byStatus: { '200': 40 }, share5xx: 0 },
+      after: { total: 300, byStatus: { '200': 299, '502': 1 }, share5xx: 1 / 300 },
+      verdict: { verdict: 'ok', increase: 1 / 300 },
+      fivexx: judge5xx({ requests: 100, fivexx: 1 }, { requests: 200, fivexx: 0 }, 'others', DEFAULT_5XX),
+    });
+    expect(line).toContain(
+      '5xx: new instance 1 of 100 (1.0%) against the other instances in the same window 0 of 200 (0.0%); rise +1.0 points (limit +1.0; Fisher p = 0.33); floor 5.0% (binomial p = 0.99); α 0.001 → ok',
+    );
   });
 });

@@ -64,6 +64,7 @@ describe('reconcileServers --servers-from spec', () => {
             stopTimeout: 10,
             watch: 5,
             max5xxIncrease: null,
+            max5xxShare: null,
           },
         },
       },

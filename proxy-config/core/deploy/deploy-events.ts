@@ -1,6 +1,7 @@
 import type { StatusDistribution } from '../apply/status-distribution.js';
 import type { DeployPlan, DeployStep } from './plan-deploy.js';
 import type { StatusVerdict } from './status-watch.js';
+import type { FivexxEvidence } from './fivexx-gate.js';
 import type { FiredGate, FourxxBreakdown } from './watch-gates.js';
 
 /** What a deploy reports as it goes; `--json` prints each as one line, with `ts` (epoch ms) added. */
@@ -30,8 +31,10 @@ export type DeployEvent =
         p99Ms: number;
         separated: boolean;
       };
-      /** p99 request time before and in the window (ms). */
-      p99Ms?: { before: number; after: number };
+      /** p99 request time before and in the window (ms); a side without a timed request has none. */
+      p99Ms?: { before?: number; after?: number };
+      /** What the 5xx gate weighed for the new instance, fired or not. */
+      fivexx?: FivexxEvidence;
       /** The window's 4xx by kind. */
       fourxx?: FourxxBreakdown;
       /** The gate that fired, when one did (the watch then rolled the round back). */

@@ -154,7 +154,12 @@ export interface InstanceWindows {
  * the reload path its address. A log without instance names cannot be split by name: `mine` is then
  * the whole window (the old process behind the slot closes each connection after its next answer).
  */
-export function splitByInstance(kit: LogReaderKit, text: string, key: NewInstanceKey): InstanceWindows {
+export function splitByInstance(
+  kit: LogReaderKit,
+  text: string,
+  key: NewInstanceKey,
+  exclude: NewInstanceKey[] = [],
+): InstanceWindows {
   // A cache hit logs the instance name stored with the answer but reached no instance (no attempt):
   // it is neither the new process's answer nor the others'.
   const isMine: LinePick =
@@ -162,7 +167,14 @@ export function splitByInstance(kit: LogReaderKit, text: string, key: NewInstanc
       ? (f) => f.attempts > 0 && f.instance === key.instance
       : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === key.address;
   const mine = summarize(kit, text, 0, isMine);
-  const others = summarize(kit, text, 0, (f) => f.attempts > 0 && !isMine(f));
+  // `exclude`: instances whose lines are neither the new one's nor the others' (this deploy's
+  // earlier new instances, which run the same release).
+  const excluded = exclude.map((k): LinePick =>
+    'instance' in k
+      ? (f) => f.instance === k.instance
+      : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === k.address,
+  );
+  const others = summarize(kit, text, 0, (f) => f.attempts > 0 && !isMine(f) && !excluded.some((x) => x(f)));
   if ('instance' in key && mine.window.named + others.window.named === 0)
     return {
       ...withoutWarmup(

@@ -63,7 +63,7 @@ export interface DeployPlan {
   drain: DrainTiming;
   /** Extra time the access log needs to show a request (its buffer flush), added to log windows. */
   logDelayMs: number;
-  /** Roll back when the 5xx share rises by more than this; null reports only. */
+  /** Roll back when the 5xx share rises by more than this; null reports only (gates.max5xxIncrease). */
   max5xxIncrease: number | null;
   /** Every gate of the watch (5xx from the spec, 4xx and latency from flags or their defaults). */
   gates: GateLimits;
@@ -107,7 +107,7 @@ export interface DeployPlanInput {
   version?: string;
   envChanges?: EnvChange[];
   /** Gates the flags set; the others take DEFAULT_GATES. */
-  gates?: Partial<Omit<GateLimits, 'max5xxIncrease'>>;
+  gates?: Partial<Omit<GateLimits, 'max5xxIncrease' | 'max5xxShare'>>;
   /** Seconds the first new instance is watched (a canary), when longer than deploy.watch. */
   canary?: number;
   /**
@@ -185,6 +185,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
   const signal = deploy.stopSignal;
   const gates: GateLimits = {
     max5xxIncrease: deploy.max5xxIncrease,
+    max5xxShare: deploy.max5xxShare,
     max4xxIncrease:
       input.gates?.max4xxIncrease === undefined ? DEFAULT_GATES.max4xxIncrease : input.gates.max4xxIncrease,
     maxP99Ratio: input.gates?.maxP99Ratio === undefined ? DEFAULT_GATES.maxP99Ratio : input.gates.maxP99Ratio,
@@ -192,7 +193,8 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
   const canaryMs = Math.round((input.canary ?? 0) * 1000);
   const rise = (limit: number | null, what: string) =>
     limit === null ? `${what}: report only` : `${what} +${(limit * 100).toFixed(1)} points`;
-  const threshold = `roll back above: ${rise(gates.max5xxIncrease, '5xx')}, ${rise(gates.max4xxIncrease, '4xx')}, latency ${gates.maxP99Ratio === null ? 'report only' : `${gates.maxP99Ratio}x (median, Mann-Whitney U)`}`;
+  const floor = gates.max5xxShare === null ? '' : ` or above ${(gates.max5xxShare * 100).toFixed(1)}%`;
+  const threshold = `roll back above: ${rise(gates.max5xxIncrease, '5xx')}${floor}, ${rise(gates.max4xxIncrease, '4xx')}, latency ${gates.maxP99Ratio === null ? 'report only' : `${gates.maxP99Ratio}x (median, Mann-Whitney U)`}`;
 
   const steps: DeployStep[] = [];
   input.instances.forEach((old, i) => {

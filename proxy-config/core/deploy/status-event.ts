@@ -1,5 +1,6 @@
 import type { DeployEvent } from './deploy-events.js';
 import type { LogWindow } from './log-window.js';
+import type { FivexxEvidence } from './fivexx-gate.js';
 import { breakDown4xx, count5xx, type FiredGate } from './watch-gates.js';
 
 /** The new instance's own requests in a watch window, as the gates judged them. */
@@ -23,6 +24,7 @@ export function watchStatusEvent(input: {
   failed: boolean;
   newInstance?: NewInstanceShare;
   gate?: FiredGate;
+  fivexx?: FivexxEvidence;
 }): Extract<DeployEvent, { type: 'status' }> {
   const { before, window, newInstance: share, gate } = input;
   return {
@@ -47,8 +49,14 @@ export function watchStatusEvent(input: {
           },
         }
       : {}),
-    p99Ms: { before: before.p99Ms, after: window.p99Ms },
+    p99Ms: { ...p99(before, 'before'), ...p99(window, 'after') },
     fourxx: breakDown4xx(window.distribution.byStatus),
     ...(gate ? { gate } : {}),
+    ...(input.fivexx ? { fivexx: input.fivexx } : {}),
   };
+}
+
+/** A window's p99 under `side`, when it logged a request time at all (0 ms would say a request took none). */
+function p99(window: LogWindow, side: 'before' | 'after'): { before?: number; after?: number } {
+  return window.latencyMs.length === 0 ? {} : { [side]: window.p99Ms };
 }

@@ -1,10 +1,13 @@
+import { describe5xx, judge5xx, type FivexxEvidence } from './fivexx-gate.js';
 import { WARMUP_REQUESTS, type LogWindow } from './log-window.js';
 import { mannWhitneyGreater, median } from './mann-whitney.js';
 
 /** The limits a watch holds the new version to; null turns a gate into a report only. */
 export interface GateLimits {
-  /** Largest rise of the 5xx share over the one before the deploy (0.05 = 5 points); the spec's deploy.max5xxIncrease. */
+  /** Largest significant rise of the 5xx share over the comparison's (0.01 = 1 point); the spec's deploy.max5xxIncrease (see judge5xx). */
   max5xxIncrease: number | null;
+  /** The 5xx floor: a share above this fails whatever the comparison; the spec's deploy.max5xxShare. */
+  max5xxShare: number | null;
   /** Largest rise of the 4xx share (429, 401/403, 404 and the rest). */
   max4xxIncrease: number | null;
   /**
@@ -37,8 +40,10 @@ export interface FiredGate {
   before: number;
   after: number;
   limit: number;
-  /** The latency gate's one-sided Mann–Whitney p-value. */
+  /** The latency gate's one-sided Mann–Whitney p-value; the 5xx gate's p of the test that fired. */
   p?: number;
+  /** The 5xx gate's numbers: both sides, both tests, the limit and the floor. */
+  fivexx?: FivexxEvidence;
   /** One line for people: what rose, by how much, against which limit. */
   text: string;
 }
@@ -76,6 +81,12 @@ export function count5xx(byStatus: Record<string, number>): number {
     .reduce((sum, [, n]) => sum + n, 0);
 }
 
+/** A window's requests and 5xx, as the 5xx gate counts them. */
+export const counts5xx = (w: LogWindow) => ({
+  requests: w.distribution.total,
+  fivexx: count5xx(w.distribution.byStatus),
+});
+
 const share4xx = (w: LogWindow) =>
   w.distribution.total === 0
     ? 0
@@ -87,25 +98,19 @@ const points = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 /**
  * The watch rule: the first gate whose limit the window after exceeds, comparing with the window
- * before the deploy, over at least `minRequests` requests (the end of a watch decides on any).
+ * before the deploy (or, for judgeNewInstance, the other instances: `against`), over at least
+ * `minRequests` requests (the end of a watch decides on any).
  */
 export function judgeGates(
   before: LogWindow,
   after: LogWindow,
   limits: GateLimits,
   minRequests = 1,
+  against: 'others' | 'before' = 'before',
 ): FiredGate | undefined {
   if (after.distribution.total < Math.max(1, minRequests)) return undefined;
-  const b5 = before.distribution.share5xx;
-  const a5 = after.distribution.share5xx;
-  if (limits.max5xxIncrease !== null && a5 - b5 > limits.max5xxIncrease)
-    return {
-      gate: '5xx',
-      before: b5,
-      after: a5,
-      limit: limits.max5xxIncrease,
-      text: `the 5xx share rose from ${points(b5)} to ${points(a5)} (limit +${points(limits.max5xxIncrease)})`,
-    };
+  const fivexx = fivexxFired(judge5xx(counts5xx(after), counts5xx(before), against, limits, minRequests));
+  if (fivexx) return fivexx;
   const b4 = share4xx(before);
   const a4 = share4xx(after);
   if (limits.max4xxIncrease !== null && a4 - b4 > limits.max4xxIncrease) {
@@ -169,7 +174,13 @@ export function judgeNewInstance(
   minRequests = 1,
 ): FiredGate | undefined {
   const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
-  const shares = judgeGates(useOthers ? others : before, mine, { ...limits, maxP99Ratio: null }, minRequests);
+  const shares = judgeGates(
+    useOthers ? others : before,
+    mine,
+    { ...limits, maxP99Ratio: null },
+    minRequests,
+    useOthers ? 'others' : 'before',
+  );
   const latencyOthers = others.latencyMs.length >= LATENCY_MIN_REQUESTS;
   const warmingUp = minRequests > 1 && mine.warmupSkipped < WARMUP_REQUESTS;
   const latency =
@@ -183,5 +194,40 @@ export function judgeNewInstance(
     ...fired,
     against,
     text: `the new instance, against ${against === 'others' ? 'the other instances in the same window' : 'the log before the deploy'}: ${fired.text}`,
+  };
+}
+
+/**
+ * The 5xx gate's numbers for the new instance as judgeNewInstance weighs them, fired or not: the
+ * status event shows them, so an "ok" says what it was made of.
+ */
+export function newInstance5xx(
+  before: LogWindow,
+  mine: LogWindow,
+  others: LogWindow,
+  limits: GateLimits,
+  minRequests = 1,
+): FivexxEvidence {
+  const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
+  return judge5xx(
+    counts5xx(mine),
+    counts5xx(useOthers ? others : before),
+    useOthers ? 'others' : 'before',
+    limits,
+    minRequests,
+  );
+}
+
+/** The 5xx gate as a fired gate, when its verdict rolls back (a rise, or above the floor). */
+export function fivexxFired(e: FivexxEvidence): FiredGate | undefined {
+  if (e.verdict !== 'rise' && e.verdict !== 'floor') return undefined;
+  return {
+    gate: '5xx',
+    before: e.comparison.share,
+    after: e.mine.share,
+    limit: e.verdict === 'rise' ? e.limit! : e.floor!,
+    p: e.verdict === 'rise' ? e.p : e.pFloor,
+    fivexx: e,
+    text: describe5xx(e),
   };
 }

@@ -45,6 +45,8 @@ export const DEFAULTS = {
     readyTimeout: 30,
     stopTimeout: 10,
     watch: 5,
-    max5xxIncrease: null,
+    // The 5xx gate is on for every deploy (DEFAULT_5XX in core/deploy/fivexx-gate.ts says why these).
+    max5xxIncrease: 0.01,
+    max5xxShare: 0.05,
   },
 } as const;

@@ -145,8 +145,10 @@ export interface DeploySpec {
   stopTimeout: number;
   /** How long the access log is watched after each step. */
   watch: number;
-  /** Roll back when the 5xx share rises by more than this (0.05 = 5 points) over the one before the deploy. */
+  /** Roll back when the new instance's 5xx share is significantly higher than the others' (or the one before the deploy) by more than this (0.01 = 1 point); null reports only. */
   max5xxIncrease: number | null;
+  /** Roll back when the new instance's 5xx share is significantly above this, whatever the others answer (0.05 = 5 %); null: no floor. */
+  max5xxShare: number | null;
 }
 
 /** One virtual server: names, listeners, optional TLS, proxied routes and static locations. */

@@ -104,7 +104,6 @@ export async function startFleet(): Promise<Fleet> {
           watch: 1.5,
           readyTimeout: 30,
           stopTimeout: 15,
-          max5xxIncrease: 0.05,
           start: hook('start'),
           stop: hook('stop'),
         },
@@ -146,9 +145,7 @@ export async function startFleet(): Promise<Fleet> {
     expect(await serving(address(name), nginxPort)).toBe(true);
   }
   const auth = { authorization: `Bearer ${await adminToken()}`, accept: 'application/json' };
-  // These tests are of hosts, batches and failures: the latency gate stays off, since a new
-  // instance's first seconds on a busy test machine are slower than a warm one's and the gate rightly
-  // holds that against it (the gates have tests and a bench of their own).
+  // Every gate at its default, as a user's deploy runs.
   const deployArgs = (path: string) => [
     'deploy',
     '--spec',
@@ -156,8 +153,6 @@ export async function startFleet(): Promise<Fleet> {
     '--dir',
     join(hosts.root, 'here'),
     '--json',
-    '--max-p99-ratio',
-    'off',
   ];
   return {
     hosts,

@@ -1,9 +1,10 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../../proxy-config/core/spec/defaults.js';
 import { readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
 import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx-process.js';
 import { pickFreePort } from '../../../proxy-config/shell/process/tcp-accepting.js';
@@ -66,7 +67,16 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
     (await waitUntilReady(`http://${host}:${port}/health/ready`, { boundMs: 30_000, pollMs: 100 })).ready;
 
   /** The spec: both hosts' pairs, the hooks of `deploy` (the supervisord programs named `program-HOST-PORT`). */
-  const writeSpec = async (name: string, deploy: Record<string, unknown>) => {
+  const writeSpec = async (
+    name: string,
+    deploy: Record<string, unknown>,
+    server: Record<string, unknown> = { maxFails: 1, failTimeout: 1 },
+    {
+      hosts = HOSTS,
+      keepalive,
+      servingAt = (host) => pairs[host]![0],
+    }: { hosts?: readonly string[]; keepalive?: number; servingAt?: (host: string) => number } = {},
+  ) => {
     const path = join(root, `${name}.json`);
     const spec = {
       version: 1,
@@ -76,16 +86,16 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
       errorLog: { path: join(root, 'logs', 'error.log') },
       upstreams: {
         app: {
-          servers: HOSTS.map((host) => ({
+          servers: hosts.map((host) => ({
             host,
-            port: pairs[host]![0],
-            alternate: pairs[host]![1],
-            maxFails: 1,
-            failTimeout: 1,
+            port: servingAt(host),
+            alternate: pairs[host]!.find((p) => p !== servingAt(host)),
+            ...server,
           })),
           keepaliveTimeout: 2,
+          ...(keepalive === undefined ? {} : { keepalive }),
           healthCheck: { interval: 0.5, failureThreshold: 2, margin: 0.5 },
-          deploy: { watch: 1.5, readyTimeout: 30, stopTimeout: 15, max5xxIncrease: 0.05, ...deploy },
+          deploy: { watch: 1.5, readyTimeout: 30, stopTimeout: 15, ...deploy },
         },
       },
       servers: [
@@ -125,6 +135,19 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
         'stopwaitsecs=30',
         `stdout_logfile=${sv(join(root, 'logs', `app-${host}-${port}.log`))}`,
         'redirect_stderr=true',
+        // Releases that fail a share of their requests (the API's test-only setting), draining as the API does.
+        ...[1000, 50].flatMap((permille) => [
+          `[program:bad${permille}-${host}-${port}]`,
+          `command=${sv(process.execPath)} ${sv(CLI)} api --host ${host} --port ${port} --drain hand-over`,
+          `environment=DATABASE_URL="${sv(DATABASE_URL)}",PROXYOPS_RATE_LIMIT="10000000",PROXYOPS_TEST_ERROR_PERMILLE="${permille}",PROXYOPS_PROXY_KEEP_ALIVE_MS="2000",PROXYOPS_HEALTH_INTERVAL_MS="500",PROXYOPS_HEALTH_THRESHOLD="2",PROXYOPS_DRAIN_MARGIN_MS="500"`,
+          'autostart=false',
+          'autorestart=false',
+          'startsecs=1',
+          'stopsignal=TERM',
+          'stopwaitsecs=30',
+          `stdout_logfile=${sv(join(root, 'logs', `bad${permille}-${host}-${port}.log`))}`,
+          'redirect_stderr=true',
+        ]),
         `[program:broken-${host}-${port}]`,
         `command=${sv(process.execPath)} ${sv(ALWAYS_5XX)} ${port} ${host}`,
         'autostart=false',
@@ -235,15 +258,17 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
   };
 
   const statusOf = async (program: string) => (await supervisorctl('status', program)).stdout;
-  const inState = async () =>
-    (
-      JSON.parse(await readFile(join(target, 'instances.json'), 'utf8')) as {
-        upstreams: { app: Array<{ host: string; port: number; inUpstream: boolean }> };
-      }
+  /** The serving instances the state records; before the first deploy records any, the spec's servers. */
+  const inState = async () => {
+    const text = await readFile(join(target, 'instances.json'), 'utf8').catch(() => undefined);
+    if (text === undefined) return HOSTS.map((h) => `${h}:${pairs[h]![0]}`).sort();
+    return (
+      JSON.parse(text) as { upstreams: { app: Array<{ host: string; port: number; inUpstream: boolean }> } }
     ).upstreams.app
       .filter((i) => i.inUpstream)
       .map((i) => `${i.host}:${i.port}`)
       .sort();
+  };
 
   it('deploy plan names the alternate path and the exact hook commands', async () => {
     const run = await runCli(['deploy', 'plan', '--spec', specs.spec!, '--target', target]);
@@ -262,7 +287,7 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
     const nginxBefore = await nginxPids(join(root, 'nginx.pid'));
     const running = load();
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const deploy = ['deploy', '--spec', specs.spec!, '--target', target, '--max-p99-ratio', 'off', '--json'];
+    const deploy = ['deploy', '--spec', specs.spec!, '--target', target, '--json'];
     const one = await runCli(deploy);
     const afterOne = await inState();
     const two = await runCli(deploy);
@@ -308,8 +333,6 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
       `${host}:${a}`,
       '--with',
       `${host}:${b}`,
-      '--max-p99-ratio',
-      'off',
       '--json',
     ]);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -402,4 +425,146 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
         if (!before.includes(`${host}:${port}`))
           expect(await statusOf(`broken-${host}-${port}`)).not.toMatch(/RUNNING/);
   }, 60_000);
+
+  /**
+   * Statuses in the access log written since `from` (bytes), with the address of each request's last
+   * attempt (the one whose answer the client got).
+   */
+  const loggedSince = async (from: number) =>
+    (await readFile(join(root, 'logs', 'access.log')))
+      .subarray(from)
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => ({
+        status: /" (\d{3}) \d+ "/.exec(line)?.[1],
+        last: /ua="([^"]*)"/
+          .exec(line)?.[1]
+          ?.split(/, | : /)
+          .at(-1),
+      }));
+
+  for (const [permille, what] of [
+    [1000, 'every request'],
+    [50, '5 % of its requests'],
+  ] as const)
+    it(`a release answering 500 to ${what}, deployed with the default gates under GET and POST load that never retries: rolled back, exit 1, and the way back fails no request`, async () => {
+      const before = await inState();
+      const since = (await hookRuns()).length;
+      // The spec's deploy section names only the hooks: every gate and the watch are the defaults.
+      // The servers keep nginx's defaults too (max_fails 3, fail_timeout 10 s).
+      const spec = await writeSpec(
+        `bad-${permille}`,
+        {
+          start: hook('start', `bad${permille}-{host}-{port}`),
+          stop: hook('stop', `bad${permille}-{host}-{port}`),
+          watch: DEFAULTS.deploy.watch,
+        },
+        {},
+      );
+      const applied = await runCli(['config', 'apply', '--spec', spec, '--target', target]);
+      expect(applied.exitCode, applied.stdout + applied.stderr).toBe(0);
+      const logFrom = (await stat(join(root, 'logs', 'access.log'))).size;
+      const running = load();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
+      // The load goes on after the rollback: the old instances answer all of it.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const result = await running.stop();
+      const summary = JSON.stringify(
+        { ...result, createdIds: result.createdIds.length, run: run.stdout },
+        null,
+        1,
+      );
+      const status = run.events.find((e) => e.type === 'status') as unknown as {
+        gate: { gate: string; fivexx: { verdict: string; mine: { requests: number; fivexx: number } } };
+        fivexx: { alpha: number; limit: number; floor: number };
+      };
+      expect(status.gate, summary).toMatchObject({ gate: '5xx' });
+      expect(['rise', 'floor']).toContain(status.gate.fivexx.verdict);
+      expect(status.fivexx).toMatchObject({ alpha: 0.001, limit: 0.01, floor: 0.05 });
+      expect(run.events.find((e) => e.type === 'abort')).toMatchObject({ rolledBack: true });
+      await expectRolledBack(run, before, since);
+      // Not one request failed: no connection error, and every answer that is not a 2xx is a 500
+      // the bad release wrote itself (no 502 of nginx's, such as "no live upstreams").
+      expect(result.get.errors + result.post.errors, summary).toBe(0);
+      expect(
+        Object.keys(result.statuses).filter((s) => !/^2/.test(s) && s !== '500'),
+        summary,
+      ).toEqual([]);
+      const fresh = HOSTS.flatMap((h) => pairs[h]!.map((p) => `${h}:${p}`)).filter(
+        (a) => !before.includes(a),
+      );
+      const logged = await loggedSince(logFrom);
+      expect(
+        logged.filter((l) => l.status !== undefined && !/^2/.test(l.status) && l.status !== '500'),
+      ).toEqual([]);
+      const fiveHundreds = logged.filter((l) => l.status === '500');
+      expect(fiveHundreds.length).toBe(result.statuses['500'] ?? 0);
+      for (const l of fiveHundreds) expect(fresh).toContain(l.last);
+      for (const host of HOSTS)
+        for (const port of pairs[host]!)
+          if (!before.includes(`${host}:${port}`))
+            expect(await statusOf(`bad${permille}-${host}-${port}`)).not.toMatch(/RUNNING/);
+    }, 120_000);
+
+  it("Ctrl-C once nginx's new connections to the old instance were refused, with one pair alone in its upstream: the round is put back, and the way back fails no request", async () => {
+    // One pair: while nginx's workers count both of its addresses down, they have no other server.
+    const host = HOSTS[0];
+    const [serving_] = (await inState()).filter((a) => a.startsWith(`${host}:`));
+    const spec = await writeSpec(
+      'one-pair',
+      { start: hook('start', 'app-{host}-{port}'), stop: hook('stop', 'app-{host}-{port}') },
+      undefined,
+      // Few idle upstream connections kept: nginx opens new ones all along, as under a saturating load.
+      { hosts: [host], keepalive: 1, servingAt: () => Number(serving_!.split(':')[1]) },
+    );
+    const applied = await runCli([
+      'config',
+      'apply',
+      '--spec',
+      spec,
+      '--target',
+      target,
+      '--servers-from',
+      'spec',
+    ]);
+    expect(applied.exitCode, applied.stdout + applied.stderr).toBe(0);
+    const running = load();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Held inside the remove step until interrupted; it then refuses the old instance, and the
+    // interruption puts the round back before the old instance is told to stop.
+    const child = execa('node', [CLI, 'deploy', '--spec', spec, '--target', target, '--json'], {
+      reject: false,
+      buffer: false,
+      env: { PROXYOPS_DEPLOY_HOLD: 'remove' },
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => (out += chunk));
+    await expect
+      .poll(() => out, { timeout: 60_000 })
+      .toMatch(/"type":"step-start","step":\{[^}]*"kind":"remove"/);
+    // nginx sends the old instance and the new one requests meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    child.kill('SIGINT');
+    const exit = await child;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const result = await running.stop();
+    const events = out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(exit.exitCode, out).toBe(1);
+    expect(
+      events.find((e) => e.type === 'step-done' && (e.step as { kind: string }).kind === 'remove'),
+      out,
+    ).toBeDefined();
+    expect(
+      events.find((e) => e.type === 'abort'),
+      out,
+    ).toMatchObject({ rolledBack: true });
+    expect((await inState()).filter((a) => a.startsWith(`${host}:`))).toEqual([serving_]);
+    await expectClean(result);
+  }, 120_000);
 });

@@ -67,8 +67,6 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
       '1',
       '--watch',
       '1.5',
-      '--max-5xx-increase',
-      '0.05',
     ]);
     auth = { authorization: `Bearer ${await adminToken()}`, accept: 'application/json' };
     target = join(stack.dir, 'config');
@@ -194,18 +192,7 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
     const spec = await derivedSpec('health-check', (deploy) => (deploy.drainMode = 'health-check'));
     const offset = await accessLogSize();
     const load = startLoad(userUrl(), auth);
-    // About failed requests, not latency: the p99 gate (watch-gates.test.ts) is off, as a shared test
-    // machine's p99 moves by more than 2x from one second to the next.
-    const run = await runCli([
-      'deploy',
-      '--spec',
-      spec,
-      '--target',
-      target,
-      '--max-p99-ratio',
-      'off',
-      '--json',
-    ]);
+    const run = await runCli(['deploy', '--spec', spec, '--target', target, '--json']);
     const result = await load.stop();
     const failures = (await accessLogSince(offset)).split('\n').filter((l) => /" [^2]\d\d \d+ /.test(l));
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
@@ -231,7 +218,7 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
     const offset = await accessLogSize();
     const refusals = watchRefusals(old.map((o) => o.port));
     const load = startLoad(userUrl(), auth);
-    const run = await runCli(['deploy', '--dir', stack.dir, '--max-p99-ratio', 'off', '--json']);
+    const run = await runCli(['deploy', '--dir', stack.dir, '--json']);
     const result = await load.stop();
     const refusedAt = refusals.stop();
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);

@@ -53,6 +53,28 @@ describe('splitByInstance', () => {
     expect(others.distribution.byStatus).toEqual({ '200': 2, '502': 1 });
   });
 
+  it("leaves this deploy's earlier new instances out of the others (they run the same release), by name or address", () => {
+    const slots = [
+      line(500, SLOT, '0.001', 'slot-0.new'),
+      line(500, 'unix:/srv/slots/slot-1.sock', '0.001', 'slot-1.new'),
+      line(200, 'unix:/srv/slots/slot-1.sock', '0.001', 'slot-1.old'),
+    ].join('\n');
+    const byName = splitByInstance(kit, `${slots}\n`, { instance: 'slot-0.new' }, [
+      { instance: 'slot-1.new' },
+    ]);
+    expect(byName.mine.distribution.total).toBe(1);
+    expect(byName.others.distribution.byStatus).toEqual({ '200': 1 });
+    const ports = [
+      line(500, '127.0.0.1:9002', '0.001'),
+      line(500, '127.0.0.1:9004', '0.001'),
+      line(200, '127.0.0.1:9003', '0.001'),
+    ].join('\n');
+    const byAddress = splitByInstance(kit, `${ports}\n`, { address: '127.0.0.1:9002' }, [
+      { address: '127.0.0.1:9004' },
+    ]);
+    expect(byAddress.others.distribution.byStatus).toEqual({ '200': 1 });
+  });
+
   it('leaves out cache hits: they log the name stored with the answer, but no instance answered them', () => {
     const text = [
       line(200, SLOT, '0.002', 'slot-0.new'), // the miss that filled the cache

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import pg from 'pg';
@@ -30,7 +30,8 @@ describe('deploy behind unix-socket slots, on PostgreSQL, through the real nginx
     JSON.stringify({ items: [{ productName: `slot-load-${n}`, quantity: 1, unitPrice: 1.5 }] });
 
   beforeAll(async () => {
-    stack = await startStack(['--instances', '2', '--watch', '1.5'], { DATABASE_URL });
+    // The watch at up's default (3 s): long enough to see a release failing 5 % of its requests.
+    stack = await startStack(['--instances', '2'], { DATABASE_URL });
     auth = { authorization: `Bearer ${await adminToken()}`, accept: 'application/json' };
   }, 120_000);
   afterAll(async () => {
@@ -89,9 +90,7 @@ describe('deploy behind unix-socket slots, on PostgreSQL, through the real nginx
       rate: 40,
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // This test is about failed requests; the p99 gate (its own tests: watch-gates.test.ts) is off, as a
-    // shared test machine's p99 moves by more than 2x from one second to the next.
-    const deploy = ['deploy', '--dir', stack.dir, '--max-p99-ratio', 'off', '--json'];
+    const deploy = ['deploy', '--dir', stack.dir, '--json'];
     const one = await runCli(deploy);
     const second = await slotPids();
     const two = await runCli(deploy);
@@ -181,6 +180,58 @@ describe('deploy behind unix-socket slots, on PostgreSQL, through the real nginx
     for (let i = 0; i < 20; i++)
       expect((await fetch(`${stack.url}/users/${SEED_USER}`, { headers: auth })).status).toBe(200);
   }, 180_000);
+
+  for (const [permille, what] of [
+    [1000, 'every request'],
+    [50, '5 % of its requests'],
+  ] as const)
+    it(`deploy --env PROXYOPS_TEST_ERROR_PERMILLE=${permille} (500 to ${what}) under GET and POST load that never retries, with the default gates: rolled back, exit 1, and the way back fails no request`, async () => {
+      const before = await slotPids();
+      const accessLog = join(stack.dir, 'logs', 'access.log');
+      const logFrom = (await stat(accessLog)).size;
+      const load = startNoRetryLoad({
+        base: stack.url,
+        headers: auth,
+        getPath: `/users/${SEED_USER}`,
+        postPath: '/orders',
+        postBody: body,
+        getConnections: 6,
+        postConnections: 3,
+        rate: 40,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const env = `PROXYOPS_TEST_ERROR_PERMILLE=${permille}`;
+      const run = await runCli(['deploy', '--dir', stack.dir, '--env', env, '--json']);
+      // The load goes on after the rollback: the old processes answer all of it.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const result = await load.stop();
+      const summary = JSON.stringify(
+        { ...result, createdIds: result.createdIds.length, run: run.stdout },
+        null,
+        1,
+      );
+      expect(run.exitCode, summary).toBe(1);
+      const status = run.events.find((e) => e.type === 'status' && e.gate) as unknown as {
+        gate: { gate: string };
+        newInstance: { instance: string };
+      };
+      expect(status.gate.gate, summary).toBe('5xx');
+      expect(run.events.find((e) => e.type === 'abort')).toMatchObject({ rolledBack: true });
+      expect(await slotPids()).toEqual(before);
+      // Not one request failed: no connection error, and every answer that is not a 2xx is a 500
+      // the bad process wrote itself (the name it logs), none a 502 of nginx's.
+      expect(result.get.errors + result.post.errors, summary).toBe(0);
+      expect(
+        Object.keys(result.statuses).filter((s) => !/^2/.test(s) && s !== '500'),
+        summary,
+      ).toEqual([]);
+      const logged = (await readFile(accessLog)).subarray(logFrom).toString('utf8').split('\n');
+      const fiveHundreds = logged.filter((l) => /" 500 \d+ "/.test(l));
+      expect(fiveHundreds.length).toBe(result.statuses['500'] ?? 0);
+      for (const line of fiveHundreds) expect(line).toContain(` ui="${status.newInstance.instance}"`);
+      for (let i = 0; i < 20; i++)
+        expect((await fetch(`${stack.url}/users/${SEED_USER}`, { headers: auth })).status).toBe(200);
+    }, 120_000);
 
   it('kill -9 of the new instance during the watch: rolled back, the old instance still serving', async () => {
     const before = await slotPids();

@@ -54,7 +54,7 @@ describe('proxyops deploy --spec: an upstream whose instances proxyops did not s
         '  app:',
         `    servers: [{ host: 127.0.0.1, port: ${appPort} }]`,
         '    healthCheck: { interval: 0.1, failureThreshold: 2, margin: 0.1 }',
-        `    deploy: { command: [node, ${APP}, "{port}"], watch: 0.5, max5xxIncrease: 0.05 }`,
+        `    deploy: { command: [node, ${APP}, "{port}"], watch: 0.5 }`,
         'servers:',
         `  - names: [localhost, 127.0.0.1]`,
         `    listen: [{ address: 127.0.0.1, port: ${nginxPort} }]`,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_5XX } from '../../../proxy-config/core/deploy/fivexx-gate.js';
 import type { LogWindow } from '../../../proxy-config/core/deploy/log-window.js';
 import { mannWhitneyGreater, median } from '../../../proxy-config/core/deploy/mann-whitney.js';
 import {
@@ -33,16 +34,24 @@ const window = (byStatus: Record<string, number>, latencyMs: number[] = [], warm
     warmupSkipped,
   };
 };
-const limits = { max5xxIncrease: 0.05, ...DEFAULT_GATES };
+const limits = { ...DEFAULT_5XX, ...DEFAULT_GATES };
 
 describe('judgeGates', () => {
-  it('fires the 5xx gate on a rise above its limit, compared with the share before the deploy', () => {
+  it('fires the 5xx gate on a significant rise above its limit, compared with the share before the deploy', () => {
     expect(judgeGates(window({ '200': 100 }), window({ '200': 90, '500': 10 }), limits)).toMatchObject({
       gate: '5xx',
+      fivexx: { verdict: 'rise', against: 'before', mine: { requests: 100, fivexx: 10 } },
     });
     expect(judgeGates(window({ '200': 100 }), window({ '200': 97, '500': 3 }), limits)).toBeUndefined();
+    // A service that failed as much before the deploy: no rise, but the floor (5 %) fails it; without a floor it passes.
     expect(
       judgeGates(window({ '200': 80, '500': 20 }), window({ '200': 78, '500': 22 }), limits),
+    ).toMatchObject({ gate: '5xx', limit: 0.05, fivexx: { verdict: 'floor' } });
+    expect(
+      judgeGates(window({ '200': 80, '500': 20 }), window({ '200': 78, '500': 22 }), {
+        ...limits,
+        max5xxShare: null,
+      }),
     ).toBeUndefined();
   });
 
@@ -132,7 +141,7 @@ describe('judgeGates', () => {
 
   it('decides nothing on fewer requests than asked, and a null limit only reports', () => {
     expect(judgeGates(window({ '200': 100 }), window({ '500': 5 }), limits, 20)).toBeUndefined();
-    const off = { max5xxIncrease: null, max4xxIncrease: null, maxP99Ratio: null };
+    const off = { max5xxIncrease: null, max5xxShare: null, max4xxIncrease: null, maxP99Ratio: null };
     expect(
       judgeGates(
         window({ '200': 100 }, Array<number>(100).fill(5)),

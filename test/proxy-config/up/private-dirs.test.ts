@@ -91,9 +91,7 @@ describe('proxyops up as root with --dir below a 0700 directory', () => {
 
   it('/health/ready through nginx answers 200, and a deploy under load that never retries fails no request', async () => {
     expect((await fetch(`${stack!.url}/health/ready`)).status).toBe(200);
-    const { run, result } = await deployUnderLoad(stack!.url, () =>
-      runCli(['deploy', '--dir', stack!.dir, '--max-p99-ratio', 'off']),
-    );
+    const { run, result } = await deployUnderLoad(stack!.url, () => runCli(['deploy', '--dir', stack!.dir]));
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     const summary = JSON.stringify({ ...result, createdIds: result.createdIds.length });
     expect(result.get, summary).toMatchObject({ errors: 0, non2xx: 0 });
@@ -222,7 +220,7 @@ describe('proxyops up as an unprivileged user whose home is 0700', () => {
     const { run, result } = await deployUnderLoad(
       url,
       () =>
-        asUser(['deploy', '--dir', join(home, 'stack'), '--max-p99-ratio', 'off']) as Promise<{
+        asUser(['deploy', '--dir', join(home, 'stack')]) as Promise<{
           exitCode: number;
           stdout: string;
           stderr: string;
