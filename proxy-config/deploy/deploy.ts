@@ -27,6 +27,8 @@ import { alternateSwitch } from './switch-by-alternate.js';
 import { createLocalHost } from '../shell/host/local-host.js';
 import { reloadSwitch } from './switch-by-reload.js';
 import { slotSwitch } from './switch-by-slot.js';
+import { checkedSwitch, checkLiveNginx } from './live-nginx-check.js';
+import type { TrafficSwitch } from './traffic-switch.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
 
@@ -70,16 +72,20 @@ export async function runDeploy(
     else await applyConfig({ specPath, target: context.target });
   });
 
+  // Each switch is followed by a look at the live nginx (here; across hosts each host's apply checks its master).
+  const checked = (traffic: TrafficSwitch) => (fleet ? traffic : checkedSwitch(context, traffic));
   const switches = {
-    slot: slotSwitch,
-    reload: byReload,
-    alternate: alternateSwitch({
-      alternateOf: (old) => pairOf(context.pool, old)!,
-      refusal: context.refusal,
-      // The old instance's drain and exit at most, and some slack for the steps around them.
-      refuseBoundMs: Math.max(0, ...plan.steps.map((s) => s.boundMs ?? 0)) + REFUSAL_SLACK_MS,
-      hostOf: (instance) => context.hostOf(instance) ?? createLocalHost(),
-    }),
+    slot: checked(slotSwitch),
+    reload: checked(byReload),
+    alternate: checked(
+      alternateSwitch({
+        alternateOf: (old) => pairOf(context.pool, old)!,
+        refusal: context.refusal,
+        // The old instance's drain and exit at most, and some slack for the steps around them.
+        refuseBoundMs: Math.max(0, ...plan.steps.map((s) => s.boundMs ?? 0)) + REFUSAL_SLACK_MS,
+        hostOf: (instance) => context.hostOf(instance) ?? createLocalHost(),
+      }),
+    ),
   };
   /** One round: its steps, or on a failure the round put back and an abort event; how it ended. */
   const runRound = async (round: number): Promise<'ok' | 'failed' | 'fatal'> => {
@@ -199,6 +205,8 @@ export async function deploy(
   try {
     await record({ round: 0, step: 0, kind: 'plan' });
     const context = await loadDeployContext(where);
+    // The plan is a picture of nginx: the nginx that runs must match it before anything starts.
+    await checkLiveNginx(context);
     // New instances listen beside their slot (or on a port): nginx's workers must reach them.
     await checkSpecWorkerAccess(context.spec, await readCurrentConfig(context.target));
     return await runDeploy(context, emit, control);
