@@ -72,8 +72,8 @@ export async function runDeploy(
     else await applyConfig({ specPath, target: context.target });
   });
 
-  // Each switch is followed by a look at the live nginx (here; across hosts each host's apply checks its master).
-  const checked = (traffic: TrafficSwitch) => (fleet ? traffic : checkedSwitch(context, traffic));
+  // Each switch is followed by a look at the live nginx (on every nginx host, across hosts).
+  const checked = (traffic: TrafficSwitch) => checkedSwitch(context, traffic);
   const switches = {
     slot: checked(slotSwitch),
     reload: checked(byReload),
@@ -232,7 +232,9 @@ async function deployAcrossHosts(
       interrupted,
       atStep: (step) => fleet.writeState(undefined, { round: step.round, step: step.index, kind: step.kind }),
     };
-    return await runDeploy(await loadDeployContext({ ...where, fleet }), emit, control);
+    const context = await loadDeployContext({ ...where, fleet });
+    await checkLiveNginx(context);
+    return await runDeploy(context, emit, control);
   } finally {
     await fleet.close();
   }

@@ -16,24 +16,35 @@ import type { InstanceRecord } from '../shell/stack-state.js';
 import { pairOf, type DeployContext } from './deploy-context.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
-/** What the live nginx behind the spec's pid file runs; undefined when no master runs there. */
-async function readLivePicture(context: DeployContext): Promise<LiveNginxPicture | undefined> {
-  const pid = await readLiveMasterPid(context.spec.paths.pidFile);
+/** What the live nginx behind `pidFile` runs; undefined when no master runs there. */
+export async function readLivePicture(
+  pidFile: string,
+  target: string,
+  upstream: string,
+): Promise<LiveNginxPicture | undefined> {
+  const pid = await readLiveMasterPid(pidFile);
   if (pid === undefined) return undefined;
   const master = await runningNginxAt(pid);
   if (!master)
     throw new ProxyopsError(
       'LIVE_NGINX_UNREADABLE',
-      `cannot read the command line of nginx master ${pid} (${context.spec.paths.pidFile}) from /proc: cannot see which config it runs; nothing started or stopped`,
+      `cannot read the command line of nginx master ${pid} (${pidFile}) from /proc: cannot see which config it runs; nothing started or stopped`,
     );
   const dump = await dumpRunningConfig(master);
   return {
     pid,
     configFile: master.configFile,
-    servers: upstreamServers(dump.config, context.upstream),
+    servers: upstreamServers(dump.config, upstream),
     mainText: [...dump.files.values()][0] ?? '',
-    followsTarget: await followsTargetCurrent(master, context.target),
+    followsTarget: await followsTargetCurrent(master, target),
   };
+}
+
+/** The target's current main file, when something was applied there. */
+export async function readCurrentMain(target: string): Promise<{ file: string; text: string } | undefined> {
+  const file = join(target, 'current', MAIN_CONFIG_FILE);
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : { file, text };
 }
 
 /** Every address nginx lists for `instances`: each one, and the other address of its blue/green pair. */
@@ -58,18 +69,33 @@ async function differenceWith(
   context: DeployContext,
   instances: readonly InstanceRecord[],
 ): Promise<string | undefined> {
-  const file = join(context.target, 'current', MAIN_CONFIG_FILE);
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  const live = await readLivePicture(context);
-  if (!live)
-    return `no nginx master runs behind ${context.spec.paths.pidFile} (the spec's paths.pidFile), while the plan moves traffic nginx sends to upstream ${context.upstream}`;
-  return compareLiveWithPlan(live, {
+  const { pidFile } = context.spec.paths;
+  const planned = {
     upstream: context.upstream,
     servers: plannedServers(context, instances),
-    target: context.target,
-    current: text === undefined ? undefined : { file, text },
     reloads: context.plan.paths.includes('reload'),
+  };
+  const compare = (
+    live: LiveNginxPicture | undefined,
+    target: string,
+    current?: { file: string; text: string },
+  ) =>
+    live
+      ? compareLiveWithPlan(live, { ...planned, target, current })
+      : `no nginx master runs behind ${pidFile} (the spec's paths.pidFile), while the plan moves traffic nginx sends to upstream ${context.upstream}`;
+  if (!context.fleet)
+    return compare(
+      await readLivePicture(pidFile, context.target, context.upstream),
+      context.target,
+      await readCurrentMain(context.target),
+    );
+  // Across hosts each nginx host reads its own and the plan is compared with each.
+  const hosts = await context.fleet.readLive(pidFile, context.upstream);
+  const found = hosts.flatMap((h) => {
+    const difference = compare(h.picture, h.target, h.current);
+    return difference === undefined ? [] : [`on ${h.host}: ${difference}`];
   });
+  return found.length === 0 ? undefined : found.join('; ');
 }
 
 /**
@@ -82,7 +108,9 @@ export async function checkLiveNginx(context: DeployContext): Promise<void> {
   if (difference === undefined) return;
   const fix = context.state.stack
     ? `the local stack's nginx no longer runs its own config: restart it (proxyops down, then proxyops up)`
-    : `apply the spec first (proxyops config apply --spec ${context.specPath} --target ${context.target}) and run nginx from it (nginx -c ${join(context.target, 'current', MAIN_CONFIG_FILE)})`;
+    : context.fleet
+      ? `apply the spec first (proxyops config apply --spec ${context.specPath}) and run each host's nginx with -c TARGET/current/nginx.conf`
+      : `apply the spec first (proxyops config apply --spec ${context.specPath} --target ${context.target}) and run nginx from it (nginx -c ${join(context.target, 'current', MAIN_CONFIG_FILE)})`;
   throw new ProxyopsError(
     'LIVE_NGINX_DIFFERS',
     `the live nginx is not what this deploy assumes: ${difference}; nothing started or stopped; ${fix}`,
