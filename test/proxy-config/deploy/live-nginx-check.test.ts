@@ -1,6 +1,6 @@
 import { chmod, lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
@@ -40,7 +40,10 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
   const handConfig = () => readFile(nginx.target.confPath, 'utf8');
 
   /** A spec of the same site: blue/green pairs on 127.0.0.1, supervisord's programs as the hooks. */
-  const writeSpec = async (name: string, over: { pidFile?: string; keepalive?: number } = {}) => {
+  const writeSpec = async (
+    name: string,
+    over: { pidFile?: string; keepalive?: number; port?: number; start?: string[] } = {},
+  ) => {
     const hook = (action: string) => [
       'sh',
       '-c',
@@ -66,13 +69,13 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
           })),
           ...(over.keepalive === undefined ? {} : { keepalive: over.keepalive }),
           healthCheck: { interval: 0.5, failureThreshold: 2, margin: 0.5 },
-          deploy: { start: hook('start'), stop: hook('stop'), watch: 1, max5xxIncrease: 0.05 },
+          deploy: { start: over.start ?? hook('start'), stop: hook('stop'), watch: 1, max5xxIncrease: 0.05 },
         },
       },
       servers: [
         {
           names: ['localhost', '127.0.0.1'],
-          listen: [{ address: '127.0.0.1', port: nginxPort }],
+          listen: [{ address: '127.0.0.1', port: over.port ?? nginxPort }],
           routes: [{ path: '/', upstream: 'app' }],
         },
       ],
@@ -199,48 +202,91 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
     expect((await fetch(`http://127.0.0.1:${nginxPort}/`)).status).toBe(200);
   }, 60_000);
 
-  it('config apply to a master started on a version file itself, not through current: says truthfully that nginx did not load the new version, and puts the link back', async () => {
-    const target = join(root, 'pinned');
-    const runtime = join(root, 'pinned-runtime');
-    await mkdir(join(runtime, 'logs'), { recursive: true, mode: 0o755 });
-    const ownPidFile = join(runtime, 'nginx.pid');
-    const first = await writeSpec('pinned-1', { pidFile: ownPidFile });
-    // Its own port, so it runs beside the hand-written nginx.
-    const spec = JSON.parse(await readFile(first, 'utf8')) as {
-      servers: Array<{ listen: Array<{ port: number }> }>;
-    };
-    spec.servers[0]!.listen[0]!.port = await freePort();
-    await writeFile(first, JSON.stringify(spec));
-    expect((await runCli(['config', 'apply', '--spec', first, '--target', target])).exitCode).toBe(0);
-    const version = await realpath(join(target, 'current'));
-    await startNginx({
-      confPath: join(version, 'nginx.conf'),
+  /**
+   * Applies `specPath` (whose pid file is `runtime/nginx.pid`) to `target` and starts an nginx of
+   * its own on the target's current file (or, `pinned`, on the version file it names now).
+   */
+  const startApplied = async (specPath: string, target: string, runtime: string, pinned = false) => {
+    const applied = await runCli(['config', 'apply', '--spec', specPath, '--target', target]);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    const current = join(target, 'current', 'nginx.conf');
+    const own = {
+      confPath: pinned ? await realpath(current) : current,
       prefix: runtime,
       startupErrorLog: join(runtime, 'logs', 'error.log'),
-    });
+    };
+    await startNginx(own);
+    for (let i = 0; i < 500 && !(await readLiveMasterPid(join(runtime, 'nginx.pid'))); i++) await sleep(20);
+    return {
+      master: (await readLiveMasterPid(join(runtime, 'nginx.pid')))!,
+      configFile: own.confPath,
+      stop: () => signalNginx(own, 'stop'),
+    };
+  };
+
+  /** A runtime directory for an nginx of its own, and its pid file. */
+  const runtimeDir = async (name: string) => {
+    const runtime = join(root, name);
+    await mkdir(join(runtime, 'logs'), { recursive: true, mode: 0o755 });
+    return { runtime, pidFile: join(runtime, 'nginx.pid') };
+  };
+
+  it('config apply to a master started on a version file itself, not through current: says truthfully that nginx did not load the new version, and puts the link back', async () => {
+    const target = join(root, 'pinned');
+    const { runtime, pidFile: own } = await runtimeDir('pinned-runtime');
+    // Its own port, so it runs beside the hand-written nginx.
+    const port = await freePort();
+    const first = await writeSpec('pinned-1', { pidFile: own, port });
+    const nginxOwn = await startApplied(first, target, runtime, true);
+    const version = dirname(nginxOwn.configFile);
     try {
-      for (let i = 0; i < 500 && !(await readLiveMasterPid(ownPidFile)); i++) await sleep(20);
-      const master = (await readLiveMasterPid(ownPidFile))!;
-      const second = join(root, 'pinned-2.json');
-      await writeFile(
-        second,
-        JSON.stringify({
-          ...spec,
-          upstreams: {
-            app: { ...(spec as unknown as { upstreams: { app: object } }).upstreams.app, keepalive: 7 },
-          },
-        }),
-      );
+      const second = await writeSpec('pinned-2', { pidFile: own, port, keepalive: 7 });
       const run = await runCli(['config', 'apply', '--spec', second, '--target', target]);
       expect(run.exitCode, run.stdout + run.stderr).toBe(1);
       expect(run.stderr).toContain(
-        `nginx master ${master} reloaded ${join(version, 'nginx.conf')} (its -c ${join(version, 'nginx.conf')}), not ${join(target, 'current', 'nginx.conf')}: the new version is not what it runs`,
+        `nginx master ${nginxOwn.master} reloaded ${join(version, 'nginx.conf')} (its -c ${join(version, 'nginx.conf')}), not ${join(target, 'current', 'nginx.conf')}: the new version is not what it runs`,
       );
       expect(run.stdout).not.toMatch(/^reloaded/m);
       // The target names again what nginx runs.
       expect(await realpath(join(target, 'current'))).toBe(version);
     } finally {
-      await signalNginx({ confPath: join(version, 'nginx.conf'), prefix: runtime }, 'stop');
+      await nginxOwn.stop();
     }
   }, 60_000);
+
+  it('the same look follows every switch: the live upstream edited by hand during the round (the new address dropped) puts the round back, exit 1, the old instance serving', async () => {
+    const target = join(root, 'edited');
+    const { runtime, pidFile: own } = await runtimeDir('edited-runtime');
+    const port = await freePort();
+    const [serving, idle] = pairs[0]!;
+    // Someone edits the live config as the new instance starts: its address leaves the upstream.
+    const start = [
+      'sh',
+      '-c',
+      `echo "$*" >> ${hookRecord}; supervisorctl -c ${supervisor.conf} start "app-$1" && sed -i "/127.0.0.1:$1 /d" ${join(target, 'current', 'nginx.conf')} && kill -HUP "$(cat ${own})"`,
+      'hook',
+      '{port}',
+    ];
+    const specPath = await writeSpec('edited', { pidFile: own, port, start });
+    const nginxOwn = await startApplied(specPath, target, runtime);
+    try {
+      const before = await supervisor.pidOf(`app-${serving}`);
+      const run = await runCli(['deploy', '--spec', specPath, '--target', target, '--json']);
+      expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+      const abort = run.events.find((e) => e.type === 'abort')!;
+      expect(String(abort.reason)).toMatch(
+        new RegExp(
+          `^after the add step, upstream app of nginx master ${nginxOwn.master} .* \\(not listed there: 127\\.0\\.0\\.1:${idle}\\)$`,
+        ),
+      );
+      // The old instance was never told to stop and serves; nothing proxyops started is left.
+      expect(await supervisor.pidOf(`app-${serving}`)).toBe(before);
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+      expect(
+        run.events.some((e) => e.type === 'step-start' && (e.step as { kind: string }).kind === 'signal'),
+      ).toBe(false);
+    } finally {
+      await nginxOwn.stop();
+    }
+  }, 90_000);
 });
