@@ -138,9 +138,16 @@ export function registerDeploy(program: Command): void {
             'deploy rollback takes the release recorded before: leave out --version',
           );
         if (what === 'plan') {
-          const { plan } = await loadDeployContext(where);
+          const context = await loadDeployContext(where);
+          const { plan } = context;
+          // The plan is a picture of nginx: say when the nginx that runs is not that one (across hosts,
+          // the plan holds no session to ask them).
+          const { liveRefusal } = await import('../../proxy-config/deploy/live-nginx-check.js');
+          const refused = where.proxies ? undefined : await liveRefusal(context);
           process.stdout.write(
-            flags.json ? `${JSON.stringify({ type: 'plan', plan })}\n` : formatDeployPlan(plan),
+            flags.json
+              ? `${JSON.stringify({ type: 'plan', plan, ...(refused ? { refused } : {}) })}\n`
+              : `${formatDeployPlan(plan)}${refused ? `refused now: ${refused}\n` : ''}`,
           );
           return EXIT.ok;
         }

@@ -7,7 +7,7 @@ import {
   type PlannedServer,
 } from '../core/deploy/compare-live-with-plan.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
-import { ProxyopsError } from '../core/errors.js';
+import { isProxyopsError, ProxyopsError } from '../core/errors.js';
 import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
 import { followsTargetCurrent } from '../shell/nginx/master-runs-target.js';
 import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
@@ -105,16 +105,31 @@ async function differenceWith(
  */
 export async function checkLiveNginx(context: DeployContext): Promise<void> {
   const difference = await differenceWith(context, context.instances);
-  if (difference === undefined) return;
-  const fix = context.state.stack
-    ? `the local stack's nginx no longer runs its own config: restart it (proxyops down, then proxyops up)`
-    : context.fleet
-      ? `apply the spec first (proxyops config apply --spec ${context.specPath}) and run each host's nginx with -c TARGET/current/nginx.conf`
-      : `apply the spec first (proxyops config apply --spec ${context.specPath} --target ${context.target}) and run nginx from it (nginx -c ${join(context.target, 'current', MAIN_CONFIG_FILE)})`;
-  throw new ProxyopsError(
-    'LIVE_NGINX_DIFFERS',
-    `the live nginx is not what this deploy assumes: ${difference}; nothing started or stopped; ${fix}`,
-  );
+  if (difference !== undefined)
+    throw new ProxyopsError(
+      'LIVE_NGINX_DIFFERS',
+      `the live nginx is not what this deploy assumes: ${difference}; nothing started or stopped; ${fixFor(context)}`,
+    );
+}
+
+/** For `deploy plan` (which changes nothing): why the deploy would be refused now, or undefined. */
+export async function liveRefusal(context: DeployContext): Promise<string | undefined> {
+  try {
+    await checkLiveNginx(context);
+    return undefined;
+  } catch (error) {
+    if (!isProxyopsError(error)) throw error;
+    return error.message;
+  }
+}
+
+/** How to bring nginx and the target together, for the refusal. */
+function fixFor(context: DeployContext): string {
+  if (context.state.stack)
+    return `the local stack's nginx no longer runs its own config: restart it (proxyops down, then proxyops up)`;
+  if (context.fleet)
+    return `apply the spec first (proxyops config apply --spec ${context.specPath}) and run each host's nginx with -c TARGET/current/nginx.conf`;
+  return `apply the spec first (proxyops config apply --spec ${context.specPath} --target ${context.target}) and run nginx from it (nginx -c ${join(context.target, 'current', MAIN_CONFIG_FILE)})`;
 }
 
 /**

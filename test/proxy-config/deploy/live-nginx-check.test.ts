@@ -168,6 +168,10 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
     expect(line).toContain('nothing started or stopped');
     expect(line).toContain(`proxyops config apply --spec ${specPath} --target ${target}`);
     expect(run.stdout).not.toMatch(/deployed|→/);
+    // The plan, which changes nothing, says the same.
+    const plan = await runCli(['deploy', 'plan', '--spec', specPath, '--target', target]);
+    expect(plan.exitCode, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`refused now: ${line!.replace(/^proxyops: /, '')}`);
 
     // Nothing started or stopped: the same instance processes, the idle addresses idle, no hook run.
     expect(await Promise.all(pairs.map(([serving]) => supervisor.pidOf(`app-${serving}`)))).toEqual(
