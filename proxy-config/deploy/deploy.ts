@@ -1,5 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { applyConfig } from '../config/apply-config.js';
 import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { summarizeLogWindow } from '../core/deploy/log-window.js';
@@ -19,7 +18,6 @@ import {
 import { Abort, RoundRunner, UNCONTROLLED, type RoundControl } from './deploy-round.js';
 import { removeDeployProgress, writeDeployProgress, type DeployProgress } from '../shell/deploy-progress.js';
 import { readProcessIdentity } from '../shell/process/process-identity.js';
-import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
 import { checkSpecWorkerAccess } from '../shell/nginx/worker-access.js';
 import { lockDeploys } from '../shell/stack-state.js';
 import { childLauncher, hookLauncher } from './instance-launcher.js';
@@ -27,7 +25,7 @@ import { alternateSwitch } from './switch-by-alternate.js';
 import { createLocalHost } from '../shell/host/local-host.js';
 import { reloadSwitch } from './switch-by-reload.js';
 import { slotSwitch } from './switch-by-slot.js';
-import { checkedSwitch, checkLiveNginx } from './live-nginx-check.js';
+import { checkedSwitch, checkLiveNginx, readCurrentMain } from './live-nginx-check.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
@@ -208,7 +206,7 @@ export async function deploy(
     // The plan is a picture of nginx: the nginx that runs must match it before anything starts.
     await checkLiveNginx(context);
     // New instances listen beside their slot (or on a port): nginx's workers must reach them.
-    await checkSpecWorkerAccess(context.spec, await readCurrentConfig(context.target));
+    await checkSpecWorkerAccess(context.spec, await readCurrentMain(context.target));
     return await runDeploy(context, emit, control);
   } finally {
     await removeDeployProgress(where.target);
@@ -238,13 +236,6 @@ async function deployAcrossHosts(
   } finally {
     await fleet.close();
   }
-}
-
-/** The live main config of a target (its `user` directive names the workers), when there is one. */
-async function readCurrentConfig(target: string): Promise<{ text: string; file: string } | undefined> {
-  const file = join(target, 'current', MAIN_CONFIG_FILE);
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : { text, file };
 }
 
 /** Events of a round on another host carry its name (per-host progress lines, `--json`). */
