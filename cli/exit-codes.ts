@@ -47,6 +47,11 @@ const USAGE_CODES = new Set([
   'REMOTE_PROXYOPS_VERSION',
   // `logs stats --host`: the proxyops there refused its input (a log file missing there, a bad format).
   'REMOTE_BAD_INPUT',
+  // The live nginx is not what a deploy or an apply assumes (another config, other servers), or
+  // cannot be read: nothing was started, swapped or signalled; the message names the fix.
+  'LIVE_NGINX_DIFFERS',
+  'LIVE_NGINX_UNREADABLE',
+  'MASTER_RUNS_OTHER_CONFIG',
   // `deploy check` on a file that is not a manifest, unit or compose file it can read.
   'DEPLOY_CHECK_INPUT_INVALID',
 ]);

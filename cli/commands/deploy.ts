@@ -40,14 +40,22 @@ export function registerDeploy(program: Command): void {
       'Replace the instances of an upstream one at a time: start, wait until ready, add, watch, take the old one out, drain, stop. ' +
         'Instances are proxyops children (deploy.command) or run by systemd, supervisord, Docker or a script (the start/stop hooks); ' +
         "a blue/green pair (a server's alternate) changes no nginx config. " +
-        '`deploy plan` prints every step with its computed wait and changes nothing. Exit 0 deployed, 1 aborted (rolled back), 2 bad input',
+        '`deploy plan` prints every step with its computed wait and changes nothing. ' +
+        "Before the first step the live nginx is read (nginx -T of the master behind the spec's pid file): " +
+        "it must run the --target's current config, its upstream listing exactly the instances and alternates the plan assumes; " +
+        'otherwise nothing starts (exit 2): apply the spec first (proxyops config apply --spec S --target DIR) and run nginx with -c DIR/current/nginx.conf. ' +
+        'It is read again after every switch; a difference then rolls the round back. ' +
+        'Exit 0 deployed, 1 aborted (rolled back), 2 bad input or a live nginx that differs',
     )
     .argument(
       '[plan|status|rollback]',
       '"plan": print the plan only; "status" (with proxies in --spec): how each nginx host and instance stands; "rollback": deploy the release recorded before the current one',
     )
     .option('--spec <file>', 'proxy spec whose upstream has a deploy section (default: the local stack)')
-    .option('--target <dir>', 'config target of proxyops config apply (with --spec)')
+    .option(
+      '--target <dir>',
+      "config target of proxyops config apply (with --spec); the nginx behind the spec's pid file must run its current config",
+    )
     .option('--dir <dir>', 'directory of the local stack started by proxyops up', '.proxyops')
     .option('--upstream <name>', 'the upstream pool to roll (default: the one with a deploy section)')
     .option(
@@ -130,9 +138,16 @@ export function registerDeploy(program: Command): void {
             'deploy rollback takes the release recorded before: leave out --version',
           );
         if (what === 'plan') {
-          const { plan } = await loadDeployContext(where);
+          const context = await loadDeployContext(where);
+          const { plan } = context;
+          // The plan is a picture of nginx: say when the nginx that runs is not that one (across hosts,
+          // the plan holds no session to ask them).
+          const { liveRefusal } = await import('../../proxy-config/deploy/live-nginx-check.js');
+          const refused = where.proxies ? undefined : await liveRefusal(context);
           process.stdout.write(
-            flags.json ? `${JSON.stringify({ type: 'plan', plan })}\n` : formatDeployPlan(plan),
+            flags.json
+              ? `${JSON.stringify({ type: 'plan', plan, ...(refused ? { refused } : {}) })}\n`
+              : `${formatDeployPlan(plan)}${refused ? `refused now: ${refused}\n` : ''}`,
           );
           return EXIT.ok;
         }

@@ -21,6 +21,7 @@ import {
   type VersionState,
 } from '../shell/nginx/config-versions.js';
 import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
+import { assertMasterRunsTarget, confirmLoadsTarget } from '../shell/nginx/master-runs-target.js';
 import { fileSize } from '../shell/logs/read-file-range.js';
 import { reloadAndConfirm, type ReloadResult } from '../shell/nginx/reload-nginx.js';
 import { createTempPrefix } from '../shell/nginx/temp-prefix.js';
@@ -95,7 +96,10 @@ export async function prepareApply(target: string, input: ApplyInput): Promise<P
     await testStaged(staged, config);
     const before = await readVersionState(target);
     const running = before.current ? await readManifest(target, before.current) : undefined;
-    const masterPid = await readLiveMasterPid((running ?? manifest).pidFile);
+    const pidFile = (running ?? manifest).pidFile;
+    const masterPid = await readLiveMasterPid(pidFile);
+    // Refused before anything is switched: a master running another config would not load this one.
+    if (masterPid !== undefined) await assertMasterRunsTarget(masterPid, target, pidFile);
     const accessLog = isLogFile(manifest.accessLog.path) ? manifest.accessLog.path : undefined;
     const logOffset = accessLog ? await fileSize(accessLog) : 0;
     return {
@@ -137,11 +141,9 @@ export async function switchApply(prepared: PreparedApply, version?: string): Pr
   await switchCurrent(target, committed);
   if (masterPid === undefined) return { prepared, version: committed };
   try {
-    return {
-      prepared,
-      version: committed,
-      reload: await reloadAndConfirm(masterPid, errorLogFile(manifest)),
-    };
+    const reload = await reloadAndConfirm(masterPid, errorLogFile(manifest));
+    await confirmLoadsTarget(masterPid, target);
+    return { prepared, version: committed, reload };
   } catch (error) {
     // nginx kept the old config: put the links back so the files match what runs.
     await restoreVersionState(target, before);
@@ -162,12 +164,17 @@ export async function switchAndReload(
   masterPid: number | undefined,
 ): Promise<{ reload?: ReloadResult }> {
   const before = await readVersionState(target);
+  if (masterPid !== undefined && wanted.current)
+    await assertMasterRunsTarget(masterPid, target, `the pid file of ${target}'s nginx`);
   await restoreVersionState(target, wanted);
   if (masterPid === undefined || !wanted.current) return {};
   try {
-    return {
-      reload: await reloadAndConfirm(masterPid, errorLogFile(await readManifest(target, wanted.current))),
-    };
+    const reload = await reloadAndConfirm(
+      masterPid,
+      errorLogFile(await readManifest(target, wanted.current)),
+    );
+    await confirmLoadsTarget(masterPid, target);
+    return { reload };
   } catch (error) {
     await restoreVersionState(target, before);
     throw error;

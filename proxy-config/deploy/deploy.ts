@@ -1,5 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { applyConfig } from '../config/apply-config.js';
 import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { summarizeLogWindow } from '../core/deploy/log-window.js';
@@ -19,7 +18,6 @@ import {
 import { Abort, RoundRunner, UNCONTROLLED, type RoundControl } from './deploy-round.js';
 import { removeDeployProgress, writeDeployProgress, type DeployProgress } from '../shell/deploy-progress.js';
 import { readProcessIdentity } from '../shell/process/process-identity.js';
-import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
 import { checkSpecWorkerAccess } from '../shell/nginx/worker-access.js';
 import { lockDeploys } from '../shell/stack-state.js';
 import { childLauncher, hookLauncher } from './instance-launcher.js';
@@ -27,6 +25,8 @@ import { alternateSwitch } from './switch-by-alternate.js';
 import { createLocalHost } from '../shell/host/local-host.js';
 import { reloadSwitch } from './switch-by-reload.js';
 import { slotSwitch } from './switch-by-slot.js';
+import { checkedSwitch, checkLiveNginx, readCurrentMain } from './live-nginx-check.js';
+import type { TrafficSwitch } from './traffic-switch.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
 
@@ -70,16 +70,20 @@ export async function runDeploy(
     else await applyConfig({ specPath, target: context.target });
   });
 
+  // Each switch is followed by a look at the live nginx (on every nginx host, across hosts).
+  const checked = (traffic: TrafficSwitch) => checkedSwitch(context, traffic);
   const switches = {
-    slot: slotSwitch,
-    reload: byReload,
-    alternate: alternateSwitch({
-      alternateOf: (old) => pairOf(context.pool, old)!,
-      refusal: context.refusal,
-      // The old instance's drain and exit at most, and some slack for the steps around them.
-      refuseBoundMs: Math.max(0, ...plan.steps.map((s) => s.boundMs ?? 0)) + REFUSAL_SLACK_MS,
-      hostOf: (instance) => context.hostOf(instance) ?? createLocalHost(),
-    }),
+    slot: checked(slotSwitch),
+    reload: checked(byReload),
+    alternate: checked(
+      alternateSwitch({
+        alternateOf: (old) => pairOf(context.pool, old)!,
+        refusal: context.refusal,
+        // The old instance's drain and exit at most, and some slack for the steps around them.
+        refuseBoundMs: Math.max(0, ...plan.steps.map((s) => s.boundMs ?? 0)) + REFUSAL_SLACK_MS,
+        hostOf: (instance) => context.hostOf(instance) ?? createLocalHost(),
+      }),
+    ),
   };
   /** One round: its steps, or on a failure the round put back and an abort event; how it ended. */
   const runRound = async (round: number): Promise<'ok' | 'failed' | 'fatal'> => {
@@ -200,8 +204,10 @@ export async function deploy(
   try {
     await record({ round: 0, step: 0, kind: 'plan' });
     const context = await loadDeployContext(where);
+    // The plan is a picture of nginx: the nginx that runs must match it before anything starts.
+    await checkLiveNginx(context);
     // New instances listen beside their slot (or on a port): nginx's workers must reach them.
-    await checkSpecWorkerAccess(context.spec, await readCurrentConfig(context.target));
+    await checkSpecWorkerAccess(context.spec, await readCurrentMain(context.target));
     return await runDeploy(context, emit, control);
   } finally {
     await removeDeployProgress(where.target);
@@ -225,17 +231,12 @@ async function deployAcrossHosts(
       interrupted,
       atStep: (step) => fleet.writeState(undefined, { round: step.round, step: step.index, kind: step.kind }),
     };
-    return await runDeploy(await loadDeployContext({ ...where, fleet }), emit, control);
+    const context = await loadDeployContext({ ...where, fleet });
+    await checkLiveNginx(context);
+    return await runDeploy(context, emit, control);
   } finally {
     await fleet.close();
   }
-}
-
-/** The live main config of a target (its `user` directive names the workers), when there is one. */
-async function readCurrentConfig(target: string): Promise<{ text: string; file: string } | undefined> {
-  const file = join(target, 'current', MAIN_CONFIG_FILE);
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : { text, file };
 }
 
 /** Events of a round on another host carry its name (per-host progress lines, `--json`). */

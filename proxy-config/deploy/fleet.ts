@@ -32,6 +32,11 @@ export interface Fleet {
     state: StackState | undefined,
     progress?: { round: number; step: number; kind: string },
   ): Promise<void>;
+  /** What every nginx host's live nginx runs (see `live-nginx-check.ts`), with the host's name. */
+  readLive(
+    pidFile: string,
+    upstream: string,
+  ): Promise<Array<Omit<Extract<StepAnswer, { step: 'live' }>, 'ok' | 'step'> & { host: string }>>;
   /** Asks every nginx host still reachable, at once; a lost one is named in the error. */
   requestAll(request: StepRequest): Promise<StepAnswer[]>;
   /** Ends the sessions (each far side releases its lock) and closes every connection. */
@@ -190,6 +195,17 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
         ...(progress ? { progress } : {}),
       });
     },
+    // Every host is needed: a host whose nginx cannot be seen cannot be said to match.
+    readLive: (pidFile, upstream) =>
+      Promise.all(
+        sessions.map(async (s) => {
+          const answer = await ask(s, { step: 'live', pidFile, upstream });
+          if (answer.step !== 'live')
+            throw new ProxyopsError('REMOTE_STEP_FAILED', `${s.host.name}: no live answer`);
+          const { ok: _ok, step: _step, ...live } = answer;
+          return { ...live, host: s.host.name };
+        }),
+      ),
     requestAll: (request) => Promise.all(reachable().map((s) => ask(s, request))),
     close,
   };

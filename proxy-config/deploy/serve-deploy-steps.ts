@@ -15,6 +15,7 @@ import {
   refuseConnects,
   type RefusalSupport,
 } from '../shell/nginx/refuse-connects.js';
+import { readCurrentMain, readLivePicture } from './live-nginx-check.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from '../shell/stack-state.js';
 
 /**
@@ -119,6 +120,17 @@ async function answer(target: string, log: string, request: StepRequest): Promis
       if (request.state) await writeStackState(target, request.state as unknown as StackState);
       if (request.progress) await writeDeployProgress(target, { pid: process.pid, ...request.progress });
       return { ok: true, step: 'state-written' };
+    case 'live': {
+      const picture = await readLivePicture(request.pidFile, target, request.upstream);
+      const current = await readCurrentMain(target);
+      return {
+        ok: true,
+        step: 'live',
+        target,
+        ...(picture ? { picture } : {}),
+        ...(current ? { current } : {}),
+      };
+    }
     default:
       throw new ProxyopsError('REMOTE_STEP_FAILED', `${request.step} is not a step of a deploy session`);
   }

@@ -44,12 +44,18 @@ async function proxyops(...args: string[]) {
 /** A spec for the nginx hosts `names`, answering with X-Served-By: `layer`. */
 async function writeSpec(
   layer: string,
-  options: { names?: string[]; extraPort?: number; accessLogDir?: string; target?: string } = {},
+  options: {
+    names?: string[];
+    extraPort?: number;
+    accessLogDir?: string;
+    target?: string;
+    pidFile?: string;
+  } = {},
 ): Promise<string> {
   const spec = {
     version: 1,
     layerName: layer,
-    paths: { pidFile: `${mp}/run/nginx.pid`, tempDir: `${mp}/temp` },
+    paths: { pidFile: options.pidFile ?? `${mp}/run/nginx.pid`, tempDir: `${mp}/temp` },
     workers: { processes: 1, connections: 256, rlimitNofile: 1024 },
     accessLog: { path: `${mp}/${options.accessLogDir ?? 'logs'}/access.log`, buffer: null },
     errorLog: { path: `${mp}/logs/error.log` },
@@ -262,15 +268,34 @@ describe('config apply to every nginx host of the spec, as one change', () => {
     }
   });
 
-  it('a hostile target path is a path: nothing injected', async () => {
-    const target = `${mp}/${HOSTILE_DIR}`;
+  it('a fresh target whose pid file names the nginx of another target: refused on that host before anything is swapped or signalled, exit 2', async () => {
+    const target = `${mp}/etc-fresh`;
+    const before = await current('web1');
     const result = await proxyops(
       'config',
       'apply',
       '--spec',
-      await writeSpec('layer-h', { names: ['web1'], target }),
+      await writeSpec('layer-f', { names: ['web1'], target }),
     );
-    expect(result.code).toBe(0);
+    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      `which runs -c ${mp}/etc/current/nginx.conf, and ${target} holds no applied config yet`,
+    );
+    expect(existsSync(join(hosts.host('web1').dir, 'etc-fresh', 'current'))).toBe(false);
+    expect(await current('web1')).toBe(before);
+  });
+
+  it('a hostile target path is a path: nothing injected', async () => {
+    const target = `${mp}/${HOSTILE_DIR}`;
+    // A pid file of its own: the host's nginx runs the config of another target (refused above).
+    const pidFile = `${mp}/run/hostile.pid`;
+    const result = await proxyops(
+      'config',
+      'apply',
+      '--spec',
+      await writeSpec('layer-h', { names: ['web1'], target, pidFile }),
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(await readlink(join(hosts.host('web1').dir, HOSTILE_DIR, 'current'))).toBe('versions/v0001');
     for (const path of PWNED) expect(existsSync(path)).toBe(false);
     expect(existsSync(join(hosts.host('web1').dir, 'pwned-proxyops'))).toBe(false);

@@ -1,5 +1,6 @@
 import type { VersionFiles, VersionRecord } from './config-change.js';
 import type { ProxySpec } from '../spec/proxy-spec.js';
+import type { LiveNginxPicture } from '../deploy/compare-live-with-plan.js';
 
 /** What a deploy across hosts records on each nginx host (its `instances.json`), as plain data. */
 export type RecordedState = { version: 1; upstreams: Record<string, unknown[]> } & Record<string, unknown>;
@@ -42,7 +43,9 @@ export type StepRequest =
   /** Records the state (and where the deploy is, or that it ended: `progress` absent). */
   | { step: 'write-state'; state?: RecordedState; progress?: { round: number; step: number; kind: string } }
   /** Only say how the target stands: live version, recorded state, a deploy holding it and where. */
-  | { step: 'status'; pidFile?: string };
+  | { step: 'status'; pidFile?: string }
+  /** What the nginx behind `pidFile` runs (nginx -T), and the target's current main file: a deploy's look before acting. */
+  | { step: 'live'; pidFile: string; upstream: string };
 
 /** The far side's answer to one request. */
 export type StepReply =
@@ -82,5 +85,13 @@ export type StepReply =
       unrefusable?: string;
       /** A deploy holds the target: its pid there and the step it recorded last. */
       deploy?: { pid: number; round: number; step: number; kind: string };
+    }
+  /** No `picture` when no nginx master runs behind the pid file; no `current` when nothing was applied. */
+  | {
+      ok: true;
+      step: 'live';
+      target: string;
+      picture?: LiveNginxPicture;
+      current?: { file: string; text: string };
     }
   | { ok: false; error: { code: string; message: string } };

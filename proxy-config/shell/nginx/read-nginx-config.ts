@@ -56,10 +56,12 @@ export async function readNginxConfig(
      * marked `notAllowedIn`, and reads on (lint reports it); by default it is an error, as for nginx.
      */
     notAllowed?: 'fail' | 'keep';
+    /** The main file's text when it is at hand (the output of `nginx -T`), read instead of `mainPath`. */
+    text?: string;
   } = {},
 ): Promise<NginxConfig> {
   const named = resolve(mainPath);
-  const mainText = (await readInputFile(named, unreadableError(named))).toString('utf8');
+  const mainText = options.text ?? (await readInputFile(named, unreadableError(named))).toString('utf8');
   // `nginx -T > dump.conf`: the files are read from the dump, under the paths nginx read them from.
   const dump = splitNginxDump(mainText);
   const mainFile = dump ? ([...dump.keys()][0] as string) : named;

@@ -6,6 +6,7 @@ import {
   parseConfigureArguments,
   parseMasterCommandLine,
 } from '../../core/nginx-config/master-command-line.js';
+import { splitNginxDump } from '../../core/nginx-config/split-nginx-dump.js';
 import type { NginxConfig } from '../../core/nginx-config/types.js';
 import { pidsWithCommandLine, readPidFile } from '../process/proc-process-tree.js';
 
@@ -21,7 +22,9 @@ export interface RunningNginx {
 
 /** The binary a master runs: /proc/PID/exe (needs the same user or root), else argv[0]. */
 async function binaryOf(pid: number, argv0: string): Promise<string> {
-  return fsp.readlink(`/proc/${pid}/exe`).catch(() => argv0);
+  // A binary upgraded in place since the master started reads `/usr/sbin/nginx (deleted)`.
+  const exe = await fsp.readlink(`/proc/${pid}/exe`).catch(() => argv0);
+  return exe.replace(/ \(deleted\)$/, '');
 }
 
 async function compiledDefaults(binary: string): Promise<ReturnType<typeof parseConfigureArguments>> {
@@ -53,13 +56,18 @@ export async function findRunningNginx(keep?: (pid: number) => Promise<boolean>)
   return found.filter((m): m is RunningNginx => m !== null).sort((a, b) => a.pid - b.pid);
 }
 
-/** The master a pid file names; BAD_OPTION when it names no running nginx master. */
-export async function runningNginxOf(pidFile: string): Promise<RunningNginx> {
-  const pid = await readPidFile(pidFile);
+/** The nginx master running as `pid`, read from /proc; null when /proc shows none there. */
+export async function runningNginxAt(pid: number): Promise<RunningNginx | null> {
   const title = (await fsp.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => ''))
     .replaceAll('\0', ' ')
     .trim();
-  const master = await describeMaster(pid, title);
+  return describeMaster(pid, title);
+}
+
+/** The master a pid file names; BAD_OPTION when it names no running nginx master. */
+export async function runningNginxOf(pidFile: string): Promise<RunningNginx> {
+  const pid = await readPidFile(pidFile);
+  const master = await runningNginxAt(pid);
   if (!master)
     throw new ProxyopsError(
       'BAD_OPTION',
@@ -94,4 +102,37 @@ export async function readRunningConfig(master: RunningNginx): Promise<NginxConf
   // Imported here: the config reader (parser, directive table) is needed only when a master runs.
   const { readNginxConfig } = await import('./read-nginx-config.js');
   return readNginxConfig(master.configFile, { checkDirectives: false });
+}
+
+/** A running master's config as its own binary dumps it (`nginx -T` with its `-p` and `-c`). */
+export interface DumpedConfig {
+  /** Every file nginx read, by the path it read it from, main file first. */
+  files: Map<string, string>;
+  config: NginxConfig;
+}
+
+/**
+ * Runs `nginx -T` with the master's binary, prefix and main file, and parses the dump with the
+ * project's reader. LIVE_NGINX_UNREADABLE with nginx's own words when it cannot (a file edited
+ * since into one nginx refuses, a file this user may not read).
+ */
+export async function dumpRunningConfig(master: RunningNginx): Promise<DumpedConfig> {
+  const { execa } = await import('execa');
+  const prefix = master.prefix.endsWith('/') ? master.prefix : `${master.prefix}/`;
+  const result = await execa(master.binary, ['-T', '-q', '-p', prefix, '-c', master.configFile], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 15_000,
+  });
+  const files = result.exitCode === 0 ? splitNginxDump(result.stdout) : undefined;
+  if (!files) {
+    const said = result.stderr.split('\n').find((l) => /\[(emerg|alert|crit)\]/.test(l)) ?? result.stderr;
+    throw new ProxyopsError(
+      'LIVE_NGINX_UNREADABLE',
+      `cannot read the config nginx master ${master.pid} runs (${master.binary} -T -c ${master.configFile}): ${said.trim() || `exit ${result.exitCode}`}`,
+    );
+  }
+  const { readNginxConfig } = await import('./read-nginx-config.js');
+  const config = await readNginxConfig(master.configFile, { checkDirectives: false, text: result.stdout });
+  return { files, config };
 }

@@ -2,6 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployPlan } from '../../../proxy-config/core/deploy/plan-deploy.js';
+import { isAccepting } from '../../../proxy-config/shell/process/tcp-accepting.js';
 import { fetchStatus } from '../../../proxy-config/shell/process/wait-until-ready.js';
 import { APPS, loadThroughAll, startFleet, storedCount, WEB, type Fleet } from './fleet-harness.js';
 
@@ -58,6 +59,39 @@ describe('deploy across hosts: three nginx hosts in front of two app hosts, over
     expect(planned.instances.map((i) => `${i.host}:${i.port}`).sort()).toEqual(moved);
     expect(planned.steps.filter((step) => step.kind === 'remove')).toHaveLength(APPS.length);
   }, 240_000);
+});
+
+describe('the live nginx of every host is looked at before acting', () => {
+  it('a spec whose alternates the nginx hosts do not list: exit 2, one line naming each host and both pictures, nothing started', async () => {
+    const spec = JSON.parse(await readFile(fleet.specPath, 'utf8')) as {
+      upstreams: { app: { servers: Array<{ host: string; port: number; alternate: number }> } };
+    };
+    // Each server where it serves now (as recorded after a deploy, else as first started), paired
+    // with an address no nginx host lists.
+    const recorded = () => Promise.all(WEB.map((web) => fleet.recorded(web).catch(() => [])));
+    const before = await recorded();
+    const other = Math.max(...fleet.pair) + 1;
+    for (const server of spec.upstreams.app.servers) {
+      const serving = before[0]!.find((a) => a.startsWith(`${server.host}:`));
+      server.port = serving ? Number(serving.split(':')[1]) : fleet.pair[0];
+      server.alternate = other;
+    }
+    const path = join(fleet.hosts.root, 'spec-other-alternates.json');
+    await writeFile(path, JSON.stringify(spec));
+    const run = await fleet.deploy(path);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines, run.stderr).toHaveLength(1);
+    for (const web of WEB) expect(lines[0]).toContain(`on ${web}: upstream app of nginx master`);
+    for (const server of spec.upstreams.app.servers)
+      expect(lines[0]).toContain(`${server.host}:${other} (alternate of ${server.host}:${server.port})`);
+    expect(lines[0]).toContain('not listed there:');
+    expect(lines[0]).toContain('nothing started or stopped');
+    expect(run.stdout).not.toContain('step-start');
+    expect(await recorded()).toEqual(before);
+    // Nothing was started at the alternates.
+    for (const app of APPS) expect(await isAccepting(fleet.address(app), other)).toBe(false);
+  }, 120_000);
 });
 
 describe('batches, the canary host and rollback across hosts', () => {

@@ -1,0 +1,167 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  compareLiveWithPlan,
+  upstreamServers,
+  type LiveNginxPicture,
+  type PlannedServer,
+} from '../core/deploy/compare-live-with-plan.js';
+import { toAddress } from '../core/deploy/plan-deploy.js';
+import { isProxyopsError, ProxyopsError } from '../core/errors.js';
+import { MAIN_CONFIG_FILE } from '../core/render/render-nginx-config.js';
+import { followsTargetCurrent } from '../shell/nginx/master-runs-target.js';
+import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
+import { dumpRunningConfig, runningNginxAt } from '../shell/nginx/running-nginx.js';
+import type { InstanceRecord } from '../shell/stack-state.js';
+import { pairOf, type DeployContext } from './deploy-context.js';
+import type { TrafficSwitch } from './traffic-switch.js';
+
+/** What the live nginx behind `pidFile` runs; undefined when no master runs there. */
+export async function readLivePicture(
+  pidFile: string,
+  target: string,
+  upstream: string,
+): Promise<LiveNginxPicture | undefined> {
+  const pid = await readLiveMasterPid(pidFile);
+  if (pid === undefined) return undefined;
+  const master = await runningNginxAt(pid);
+  if (!master)
+    throw new ProxyopsError(
+      'LIVE_NGINX_UNREADABLE',
+      `cannot read the command line of nginx master ${pid} (${pidFile}) from /proc: cannot see which config it runs; nothing started or stopped`,
+    );
+  const dump = await dumpRunningConfig(master);
+  return {
+    pid,
+    configFile: master.configFile,
+    servers: upstreamServers(dump.config, upstream),
+    mainText: [...dump.files.values()][0] ?? '',
+    followsTarget: await followsTargetCurrent(master, target),
+  };
+}
+
+/** The target's current main file, when something was applied there. */
+export async function readCurrentMain(target: string): Promise<{ file: string; text: string } | undefined> {
+  const file = join(target, 'current', MAIN_CONFIG_FILE);
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : { file, text };
+}
+
+/** Every address nginx lists for `instances`: each one, and the other address of its blue/green pair. */
+function plannedServers(context: DeployContext, instances: readonly InstanceRecord[]): PlannedServer[] {
+  const seen = new Set<string>();
+  const out: PlannedServer[] = [];
+  const add = (server: PlannedServer) => {
+    if (seen.has(server.address)) return;
+    seen.add(server.address);
+    out.push(server);
+  };
+  for (const instance of instances) add({ address: toAddress(instance) });
+  for (const instance of instances) {
+    const pair = pairOf(context.pool, instance);
+    if (pair) add({ address: toAddress(pair), alternateOf: toAddress(instance) });
+  }
+  return out;
+}
+
+/** The difference between the live nginx and what the plan assumes with `instances` in the upstream. */
+async function differenceWith(
+  context: DeployContext,
+  instances: readonly InstanceRecord[],
+): Promise<string | undefined> {
+  const { pidFile } = context.spec.paths;
+  const planned = {
+    upstream: context.upstream,
+    servers: plannedServers(context, instances),
+    reloads: context.plan.paths.includes('reload'),
+  };
+  const compare = (
+    live: LiveNginxPicture | undefined,
+    target: string,
+    current?: { file: string; text: string },
+  ) =>
+    live
+      ? compareLiveWithPlan(live, { ...planned, target, current })
+      : `no nginx master runs behind ${pidFile} (the spec's paths.pidFile), while the plan moves traffic nginx sends to upstream ${context.upstream}`;
+  if (!context.fleet)
+    return compare(
+      await readLivePicture(pidFile, context.target, context.upstream),
+      context.target,
+      await readCurrentMain(context.target),
+    );
+  // Across hosts each nginx host reads its own and the plan is compared with each.
+  const hosts = await context.fleet.readLive(pidFile, context.upstream);
+  const found = hosts.flatMap((h) => {
+    const difference = compare(h.picture, h.target, h.current);
+    return difference === undefined ? [] : [`on ${h.host}: ${difference}`];
+  });
+  return found.length === 0 ? undefined : found.join('; ');
+}
+
+/**
+ * Before the first step: the live nginx must run the target's current config, its upstream listing
+ * exactly the instances (and alternates) the plan assumes. LIVE_NGINX_DIFFERS (exit 2) otherwise,
+ * with both pictures and the fix; nothing has started or stopped.
+ */
+export async function checkLiveNginx(context: DeployContext): Promise<void> {
+  const difference = await differenceWith(context, context.instances);
+  if (difference !== undefined)
+    throw new ProxyopsError(
+      'LIVE_NGINX_DIFFERS',
+      `the live nginx is not what this deploy assumes: ${difference}; nothing started or stopped; ${fixFor(context)}`,
+    );
+}
+
+/** For `deploy plan` (which changes nothing): why the deploy would be refused now, or undefined. */
+export async function liveRefusal(context: DeployContext): Promise<string | undefined> {
+  try {
+    await checkLiveNginx(context);
+    return undefined;
+  } catch (error) {
+    if (!isProxyopsError(error)) throw error;
+    return error.message;
+  }
+}
+
+/** How to bring nginx and the target together, for the refusal. */
+function fixFor(context: DeployContext): string {
+  if (context.state.stack)
+    return `the local stack's nginx no longer runs its own config: restart it (proxyops down, then proxyops up)`;
+  if (context.fleet)
+    return `apply the spec first (proxyops config apply --spec ${context.specPath}) and run each host's nginx with -c TARGET/current/nginx.conf`;
+  return `apply the spec first (proxyops config apply --spec ${context.specPath} --target ${context.target}) and run nginx from it (nginx -c ${join(context.target, 'current', MAIN_CONFIG_FILE)})`;
+}
+
+/**
+ * A switch followed by the same check: after traffic moved, the live upstream must list what the
+ * plan expects next. A difference is an error the round runner puts the round back for.
+ */
+export function checkedSwitch(context: DeployContext, traffic: TrafficSwitch): TrafficSwitch {
+  const expect = async (step: string, instances: readonly InstanceRecord[]) => {
+    const difference = await differenceWith(context, instances);
+    if (difference !== undefined)
+      throw new ProxyopsError('LIVE_NGINX_DIFFERS', `after the ${step} step, ${difference}`);
+  };
+  return {
+    ...traffic,
+    async switchIn(fresh, old, current) {
+      const switched = await traffic.switchIn(fresh, old, current);
+      const next = switched.oldOut
+        ? current.map((i) => (i === old ? fresh : i))
+        : [...current.filter((i) => i !== fresh), fresh];
+      try {
+        await expect(traffic.path === 'slot' ? 'swap' : 'add', next);
+      } catch (error) {
+        // The runner has not counted the new instance in yet: traffic goes back here, it stops it.
+        await traffic.switchBack(fresh, old, current);
+        throw error;
+      }
+      return switched;
+    },
+    async takeOut(old, rest) {
+      const said = await traffic.takeOut(old, rest);
+      await expect('remove', rest);
+      return said;
+    },
+  };
+}
