@@ -4,9 +4,9 @@ import { ProxyopsError } from '../../../proxy-config/core/errors.js';
 
 /**
  * The methods /graphql has: the same `Allow` on every answer that carries one, whatever was refused.
- * HEAD is there because GET is, as on every REST path.
+ * HEAD is there because GET is, and in the same place as on every REST path.
  */
-export const GRAPHQL_ALLOW = 'GET, HEAD, POST, OPTIONS';
+export const GRAPHQL_ALLOW = 'GET, POST, HEAD, OPTIONS';
 
 /** The envelope of one GraphQL-over-HTTP request, before the query text is resolved. */
 export interface RawParams {
