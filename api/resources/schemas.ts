@@ -47,9 +47,9 @@ export const SAFE_TEXT_PATTERN =
  * The e-mail check of ajv-formats' `email` format (full mode), with its `i` flag spelled out as
  * letter ranges: the document then states exactly what the server accepts (RFC 5322 allows more,
  * such as quoted local parts and address literals, which generators produce and this API refuses).
- * Inside a class `/ { | } -` are escaped, here and in every pattern of the document: ECMAScript's
- * `v` flag, which a JSON Schema validator may compile with, refuses them bare (also `( ) [ ]`), and
- * every engine reads a backslash before a punctuator as the punctuator itself.
+ * Inside a class the punctuators ECMAScript's `v` flag refuses bare (`( ) [ ] { } / - |`) are
+ * escaped, here and in every pattern of the document: a JSON Schema validator may compile with `v`,
+ * and every engine reads a backslash before a punctuator as the punctuator itself.
  */
 export const EMAIL_PATTERN =
   "^[a-zA-Z0-9!#$%&'*+\\/=?^_`\\{\\|\\}~\\-]+(?:\\.[a-zA-Z0-9!#$%&'*+\\/=?^_`\\{\\|\\}~\\-]+)*@(?:[a-zA-Z0-9](?:[a-zA-Z0-9\\-]*[a-zA-Z0-9])?\\.)+[a-zA-Z0-9](?:[a-zA-Z0-9\\-]*[a-zA-Z0-9])?$";
