@@ -111,9 +111,10 @@ export const GRAPHQL_PATH_ITEM = {
     operationId: 'graphqlGet',
     summary: 'Run a persisted GraphQL query by its hash',
     description:
-      'GET runs persisted queries only (by `extensions`, never query text): a GET without one, or ' +
-      'with query text, is 400; a persisted mutation over GET is 405 (GraphQL over HTTP). `Allow` ' +
-      'is `GET, POST, OPTIONS` on every answer that carries it.',
+      'GET runs persisted queries only (by `extensions.persistedQuery`, never query text): a GET ' +
+      'without one (`extensions` missing, empty, `{}` or `null`), or with query text, is 400; a ' +
+      'persisted mutation over GET is 405 (GraphQL over HTTP). HEAD is answered as GET, without ' +
+      'the body. `Allow` is `GET, POST, HEAD, OPTIONS` on every answer of the API that carries it.',
     // JSON-valued parameters are `content`, so a generator sends JSON text and a validator parses it.
     // No `query`: query text goes by POST (on GET it is 400, and an empty one is ignored).
     parameters: [

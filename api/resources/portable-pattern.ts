@@ -1,9 +1,10 @@
 /**
- * Character classes that every common regular-expression engine reads alike: ECMAScript with and
- * without the `u` flag (JSON Schema validators use both; Spectral's `format: regex` check compiles
- * without it), PCRE2, RE2 (and so Go) and Rust's `regex`. They share no escape for a character above
- * U+00FF (`\uXXXX` is ECMAScript's and Rust's, `\x{...}` the others'), so such characters are written
- * as themselves; ASCII and Latin-1 are `\xHH`, which all of them read as that code point. Only
+ * Character classes that every common regular-expression engine reads alike: ECMAScript without a
+ * flag, with `u` and with `v` (JSON Schema validators use each; Spectral's `format: regex` check
+ * compiles without one), PCRE2, RE2 (and so Go) and Rust's `regex`. They share no escape for a
+ * character above U+00FF (`\uXXXX` is ECMAScript's and Rust's, `\x{...}` the others'), so such
+ * characters are written as themselves; ASCII and Latin-1 are `\xHH`, which all of them read as that
+ * code point (so no bare punctuator, which `v` may refuse in a class, is ever written). Only
  * characters of the Basic Multilingual Plane outside the surrogates are ever named: without the `u`
  * flag an astral character is two code units, and UTF-8 engines cannot hold a surrogate at all.
  */

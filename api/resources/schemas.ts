@@ -47,9 +47,12 @@ export const SAFE_TEXT_PATTERN =
  * The e-mail check of ajv-formats' `email` format (full mode), with its `i` flag spelled out as
  * letter ranges: the document then states exactly what the server accepts (RFC 5322 allows more,
  * such as quoted local parts and address literals, which generators produce and this API refuses).
+ * Inside a class the punctuators ECMAScript's `v` flag refuses bare (`( ) [ ] { } / - |`) are
+ * escaped, here and in every pattern of the document: a JSON Schema validator may compile with `v`,
+ * and every engine reads a backslash before a punctuator as the punctuator itself.
  */
 export const EMAIL_PATTERN =
-  "^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\\.)+[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$";
+  "^[a-zA-Z0-9!#$%&'*+\\/=?^_`\\{\\|\\}~\\-]+(?:\\.[a-zA-Z0-9!#$%&'*+\\/=?^_`\\{\\|\\}~\\-]+)*@(?:[a-zA-Z0-9](?:[a-zA-Z0-9\\-]*[a-zA-Z0-9])?\\.)+[a-zA-Z0-9](?:[a-zA-Z0-9\\-]*[a-zA-Z0-9])?$";
 
 /** An opaque page cursor as the server issues it; every value matching it is accepted. */
 export const CURSOR_PATTERN = '^[0-9]{1,18}$';
@@ -69,7 +72,7 @@ const nullableText = (maxLength: number) => ({
 const flatMap = {
   type: 'object',
   maxProperties: 50,
-  propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' },
+  propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9_\\-]{0,63}$' },
   additionalProperties: {
     oneOf: [text(500), { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
   },
@@ -81,7 +84,7 @@ const userFields = {
   role: { type: 'string', enum: ['user', 'admin'] },
   address: nullableText(500),
   phone: {
-    oneOf: [{ type: 'string', pattern: '^\\+?[0-9][0-9 ()-]{2,31}$' }, { type: 'null' }],
+    oneOf: [{ type: 'string', pattern: '^\\+?[0-9][0-9 \\(\\)\\-]{2,31}$' }, { type: 'null' }],
   },
   profile: flatMap,
   settings: flatMap,

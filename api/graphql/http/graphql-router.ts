@@ -97,8 +97,10 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
       res.setHeader('Allow', GRAPHQL_ALLOW);
       return void res.status(204).end();
     }
+    // HEAD is answered as GET is, headers and status alike; Node sends no body for it (RFC 9110 §9.3.2).
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
     // Before the token, as on REST: a wrong method is 405 whoever asks.
-    if (req.method !== 'GET' && req.method !== 'POST') {
+    if (method !== 'GET' && method !== 'POST') {
       res.setHeader('Allow', GRAPHQL_ALLOW);
       return sendErrors(req, res, 405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${PATH}`);
     }
@@ -124,11 +126,11 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
     const body = Buffer.isBuffer(req.body) ? (req.body as Buffer) : null;
     const run = async (deps: GraphqlEndpointDeps) =>
       toGraphqlAnswer(
-        req.method,
+        method,
         await handleGraphqlRequest(
           deps,
           {
-            method: req.method,
+            method,
             url: req.originalUrl,
             headers: req.headers,
             body: body as unknown as string | null,
@@ -148,7 +150,7 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
       // Mutations are made safe to retry as REST writes are: a POST with a key runs through runOnce.
       // Anonymous requests cannot write, so their keys have no one to belong to and are not used; a
       // malformed one is refused all the same, as the document's pattern says.
-      const key = req.method === 'POST' ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
+      const key = method === 'POST' ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
       if (key === undefined || !caller) return sendAnswer(res, await run(endpoint));
       const buffer = endpoint.events ? createEventBuffer(endpoint.events) : undefined;
       const outcome = await runOnce(
@@ -156,7 +158,7 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
         {
           owner: caller.id,
           key,
-          fingerprint: fingerprintRequest([req.method, req.originalUrl, body?.toString('base64') ?? null]),
+          fingerprint: fingerprintRequest([method, req.originalUrl, body?.toString('base64') ?? null]),
         },
         { ttlMs: deps.config.idempotencyKeyTtlMs, leaseMs: deps.config.idempotencyLeaseMs },
         (store) => run({ ...endpoint, store, ...(buffer ? { events: buffer.events } : {}) }),

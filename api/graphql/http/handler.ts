@@ -14,7 +14,7 @@ import { createErrorFormatter, createGraphqlError, formatGraphqlError } from '..
 import { executeWithTimeout } from '../execute-with-timeout.js';
 import type { GraphqlMetrics } from '../metrics.js';
 import type { PersistedQueries } from '../persisted/persisted-queries.js';
-import { resolveQuery } from '../persisted/resolve-query.js';
+import { hasPersistedQuery, resolveQuery } from '../persisted/resolve-query.js';
 import { prepareOperation } from '../prepare-operation.js';
 import { readRequestParams } from './request-params.js';
 
@@ -70,7 +70,7 @@ export function handleGraphqlRequest(
       const params = await readRequestParams(request);
       if (Array.isArray(params)) return params as GraphqlHttpResponse;
       const raw = params as Exclude<typeof params, GraphqlHttpResponse>;
-      if (request.method === 'GET' && (raw.query !== undefined || raw.extensions === undefined))
+      if (request.method === 'GET' && (raw.query !== undefined || !hasPersistedQuery(raw.extensions)))
         return getNeedsPersistedQuery(info.requestId);
       const resolved = await resolveQuery(raw, deps);
       if (resolved instanceof Error) throw resolved;

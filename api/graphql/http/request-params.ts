@@ -2,8 +2,11 @@ import { isUtf8 } from 'node:buffer';
 import type { Request as GraphqlHttpRequest, Response as GraphqlHttpResponse } from 'graphql-http';
 import { ProxyopsError } from '../../../proxy-config/core/errors.js';
 
-/** The methods /graphql has: the same `Allow` on every answer that carries one, whatever was refused. */
-export const GRAPHQL_ALLOW = 'GET, POST, OPTIONS';
+/**
+ * The methods /graphql has: the same `Allow` on every answer that carries one, whatever was refused.
+ * HEAD is there because GET is, and in the same place as on every REST path.
+ */
+export const GRAPHQL_ALLOW = 'GET, POST, HEAD, OPTIONS';
 
 /** The envelope of one GraphQL-over-HTTP request, before the query text is resolved. */
 export interface RawParams {

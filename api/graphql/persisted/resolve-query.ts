@@ -1,4 +1,5 @@
 import type { GraphQLError } from 'graphql';
+import { ProxyopsError } from '../../../proxy-config/core/errors.js';
 import { createGraphqlError } from '../errors.js';
 import type { PersistedQueries } from './persisted-queries.js';
 import { sha256Hex } from './persisted-queries.js';
@@ -21,15 +22,26 @@ export interface QuerySources {
 
 const HASH = /^[0-9a-f]{64}$/;
 
-/** The `extensions.persistedQuery` of a request, checked; undefined when absent. */
-function readPersistedQuery(extensions: unknown): { hash: string } | GraphQLError | undefined {
-  const persisted = (extensions as { persistedQuery?: unknown } | null | undefined)?.persistedQuery;
-  if (persisted === undefined) return undefined;
+/** Whether a request names a persisted query at all (`extensions` of `{}` or `null` does not). */
+export function hasPersistedQuery(extensions: unknown): boolean {
+  return (extensions as { persistedQuery?: unknown } | null | undefined)?.persistedQuery !== undefined;
+}
+
+/**
+ * The `extensions.persistedQuery` of a request, checked; undefined when absent. A malformed envelope
+ * is a ProxyopsError (over HTTP a 400 whatever the Accept, as graphql-http answers a missing query);
+ * the outcomes of the persisted-query protocol are GraphQL errors (200 under `application/json`).
+ */
+function readPersistedQuery(
+  extensions: unknown,
+): { hash: string } | GraphQLError | ProxyopsError | undefined {
+  if (!hasPersistedQuery(extensions)) return undefined;
+  const persisted = (extensions as { persistedQuery: unknown }).persistedQuery;
   const { version, sha256Hash } = (persisted ?? {}) as { version?: unknown; sha256Hash?: unknown };
   if (version !== 1)
     return createGraphqlError('PERSISTED_QUERY_NOT_SUPPORTED', 'only persistedQuery version 1 is supported');
   if (typeof sha256Hash !== 'string' || !HASH.test(sha256Hash))
-    return createGraphqlError('BAD_REQUEST', 'persistedQuery.sha256Hash must be 64 lowercase hex digits');
+    return new ProxyopsError('BAD_REQUEST', 'persistedQuery.sha256Hash must be 64 lowercase hex digits');
   return { hash: sha256Hash };
 }
 
@@ -41,7 +53,7 @@ function readPersistedQuery(extensions: unknown): { hash: string } | GraphQLErro
 export async function resolveQuery(
   request: { query?: unknown; extensions?: unknown },
   sources: QuerySources,
-): Promise<ResolvedQuery | GraphQLError> {
+): Promise<ResolvedQuery | GraphQLError | ProxyopsError> {
   const persisted = readPersistedQuery(request.extensions);
   if (persisted instanceof Error) return persisted;
   const text = typeof request.query === 'string' ? request.query : undefined;
@@ -58,7 +70,7 @@ export async function resolveQuery(
     return { query: allowed, ...(persisted ? { persistedHash: persisted.hash } : {}) };
   }
   if (!persisted) {
-    if (text === undefined) return createGraphqlError('BAD_REQUEST', 'the request has no query');
+    if (text === undefined) return new ProxyopsError('BAD_REQUEST', 'the request has no query');
     return { query: text };
   }
   if (text !== undefined) return { query: text, register: persisted, persistedHash: persisted.hash };

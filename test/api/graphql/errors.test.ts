@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { ProxyopsError } from '../../../proxy-config/core/errors.js';
@@ -16,7 +18,7 @@ describe('GraphQL error codes', () => {
       BAD_PARAMETER: 'BAD_USER_INPUT',
       BAD_REQUEST: 'BAD_REQUEST',
       MALFORMED_JSON: 'BAD_REQUEST',
-      UNSUPPORTED_MEDIA_TYPE: 'BAD_REQUEST',
+      UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
       EMAIL_TAKEN: 'CONFLICT',
       PRECONDITION_FAILED: 'CONFLICT',
       ORDER_TRANSITION_INVALID: 'CONFLICT',
@@ -60,5 +62,37 @@ describe('GraphQL error codes', () => {
     expect(formatGraphqlError(new GraphQLError('Cannot query field "x"'), 'r').extensions.code).toBe(
       'GRAPHQL_VALIDATION_FAILED',
     );
+  });
+
+  it('are each in the table of docs/graphql.md, which names no other', () => {
+    const root = join(import.meta.dirname, '../../..');
+    const sources = (dir: string) =>
+      (readdirSync(join(root, dir), { recursive: true }) as string[])
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => readFileSync(join(root, dir, file), 'utf8'));
+    const literals = (text: string) => [...text.matchAll(/'([A-Z][A-Z_]+)'/g)].map((m) => m[1] as string);
+    // Codes the GraphQL layer sets itself: the first argument of createGraphqlError, and every
+    // literal on a line that sends errors or sets a code.
+    const own = sources('api/graphql').flatMap((text) => [
+      ...[...text.matchAll(/createGraphqlError\(\s*'([A-Z][A-Z_]+)'/g)].map((m) => m[1] as string),
+      ...text
+        .split('\n')
+        .filter((line) => /sendErrors\(|\bcode\s*(?:=(?!=)|:)/.test(line))
+        .flatMap(literals),
+    ]);
+    // Errors of the request's reading and its Idempotency-Key reach the router's error handler,
+    // which sends a code through GRAPHQL_CODES or, when it has none there, as it is.
+    const passed = [...sources('api/idempotency'), readFileSync(join(root, 'api/http/problem.ts'), 'utf8')]
+      .flatMap((text) => [...text.matchAll(/new ProxyopsError\(\s*'([A-Z][A-Z_]+)'/g)])
+      .map((m) => GRAPHQL_CODES[m[1] as string] ?? (m[1] as string));
+    const emitted = new Set([...own, ...passed, ...Object.values(GRAPHQL_CODES)]);
+    const doc = readFileSync(join(root, 'docs/graphql.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('| `extensions.code` | when |')).split('\n\n')[0] ?? '';
+    const documented = new Set(
+      table
+        .split('\n')
+        .flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z_]+)`/g)].map((m) => m[1])),
+    );
+    expect([...documented].sort()).toEqual([...emitted].sort());
   });
 });

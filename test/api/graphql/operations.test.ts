@@ -232,7 +232,7 @@ describe.each(STORE_VARIANTS)('GraphQL queries and mutations ($name)', (variant)
     expect(notAcceptable.status).toBe(406);
     const put = await send(`${api.url}/graphql`, { method: 'PUT' });
     expect(put.status).toBe(405);
-    expect(put.headers.allow).toBe('GET, POST, OPTIONS');
+    expect(put.headers.allow).toBe('GET, POST, HEAD, OPTIONS');
     const subscription = (
       await gql(api, 'subscription { orderCreated { id } }', { token: api.adminToken })
     ).json();

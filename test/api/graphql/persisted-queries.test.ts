@@ -88,7 +88,7 @@ describe.each(STORE_VARIANTS)('persisted queries and the allow-list ($name)', (v
       { token: api.adminToken },
     );
     expect(viaGet.status).toBe(405);
-    expect(viaGet.headers.allow).toBe('GET, POST, OPTIONS');
+    expect(viaGet.headers.allow).toBe('GET, POST, HEAD, OPTIONS');
     // graphql-http's own refusal, given the code and request id every other error has.
     expect(viaGet.headers['content-type']).toContain('application/json');
     expect(viaGet.json().errors[0]).toMatchObject({

@@ -92,7 +92,7 @@ describe.each(STORE_VARIANTS.slice(0, 1))('the OpenAPI document matches the serv
   });
   afterAll(() => api?.close());
 
-  it('every pattern compiles in RE2 as written, in ECMAScript with and without u, and in PCRE2, and they agree on a corpus of controls, surrogates and astral characters', () => {
+  it('every pattern compiles in RE2 as written, in ECMAScript without a flag, with u and with v, and in PCRE2, and they agree on a corpus of controls, surrogates and astral characters', () => {
     const dir = mkdtempSync(join(tmpdir(), 'proxyops-patterns-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     // Each distinct pattern once (the text pattern stands at a dozen places), named by its first place.
@@ -111,6 +111,8 @@ describe.each(STORE_VARIANTS.slice(0, 1))('the OpenAPI document matches the serv
       expect(re2.error(), `RE2 refuses ${at}`).toBe('');
       const unicode = new RegExp(pattern, 'u');
       const plain = new RegExp(pattern);
+      // The v flag (unicodeSets) refuses a bare ( ) [ ] { } / - | or a doubled punctuator in a class.
+      const unicodeSets = new RegExp(pattern, 'v');
       const generated = fc.sample(fc.stringMatching(unicode, { size: 'small' }), { numRuns: 40, seed: 7 });
       const random = fc.sample(fc.string({ unit: 'binary', maxLength: 24 }), { numRuns: 120, seed: 7 });
       const corpus = [...PATTERN_CORPUS, ...generated, ...random];
@@ -135,6 +137,7 @@ describe.each(STORE_VARIANTS.slice(0, 1))('the OpenAPI document matches the serv
       for (const text of corpus) {
         const shown = `${at} on ${JSON.stringify(text)}`;
         expect(plain.test(text), shown).toBe(unicode.test(text));
+        expect(unicodeSets.test(text), `v: ${shown}`).toBe(unicode.test(text));
         // UTF-8 engines cannot hold half a surrogate pair; every other string they must judge alike.
         if (!/[\uD800-\uDFFF]/u.test(text))
           expect(re2.match(text, 0, false).index >= 0, `RE2 ${shown}`).toBe(unicode.test(text));
