@@ -6,7 +6,9 @@ import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from '../core/deploy/status-watch.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
-import { judgeNewInstance } from '../core/deploy/watch-gates.js';
+import { judgeNewInstance, LATENCY_MIN_REQUESTS } from '../core/deploy/watch-gates.js';
+import { formatWait } from '../core/deploy/drain-timing.js';
+import { READINESS_ONLY } from '../core/deploy/watch-sight.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
@@ -33,6 +35,8 @@ export class Abort extends Error {
   constructor(
     message: string,
     readonly rolledBack: boolean,
+    /** The deploy stops here, whatever `--max-fail` allows: the next round would fail the same way. */
+    readonly fatal = false,
   ) {
     super(message);
   }
@@ -243,7 +247,9 @@ export class RoundRunner {
       }
       case 'watch': {
         const window = await this.watch(step, this.watchFrom);
-        return `new instance alive and ready, status codes ok (${window.distribution.total} requests)`;
+        return plan.watch.mode === 'readiness-only'
+          ? `new instance alive and ready (${READINESS_ONLY})`
+          : `new instance alive and ready, status codes ok (${window.distribution.total} requests)`;
       }
       case 'remove': {
         const rest = input.current.filter((i) => i !== old);
@@ -364,7 +370,14 @@ export class RoundRunner {
     windowMs = step.waitMs!,
   ): Promise<LogWindow> {
     const { context } = this;
-    const deadline = Date.now() + windowMs;
+    const began = Date.now();
+    const deadline = began + windowMs;
+    const { watch: how, gates } = context.plan;
+    const readinessOnly = how.mode === 'readiness-only';
+    // A gated watch calls the new instance good only on enough of its own requests: with fewer it
+    // goes on, up to the step's bound (deploy.maxWatch), then stops the deploy: nothing was judged.
+    const judged = step.kind === 'watch' && !readinessOnly;
+    const bound = deadline + (judged ? (step.boundMs ?? 0) : 0);
     let text = '';
     let offset = from;
     let lastTick = 0;
@@ -378,11 +391,20 @@ export class RoundRunner {
       offset = chunk.end;
       const window = summarizeLogWindow(context.kit, text, freshBelowMs);
       const remaining = deadline - Date.now();
-      const done = remaining <= 0 || this.interrupted.aborted;
       const fresh = this.fresh!;
       const split = this.traffic.split(context.kit, text, fresh);
+      const answered = split.mine.distribution.total;
+      const enough = !judged || answered >= how.minRequests;
+      const pastBound = Date.now() >= bound;
+      const done = (remaining <= 0 && (enough || pastBound)) || this.interrupted.aborted;
       const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
-      const gate = judgeNewInstance(this.input.before, split.mine, split.others, context.plan.gates, minimum);
+      const gate = readinessOnly
+        ? undefined
+        : judgeNewInstance(this.input.before, split.mine, split.others, gates, minimum);
+      const notJudged =
+        done && !enough && !this.interrupted.aborted
+          ? `could not judge the new instance ${this.describe(fresh)}: ${answered} request(s) in ${formatWait(Date.now() - began)}, at least ${how.minRequests} needed (deploy.minRequests; waited up to deploy.maxWatch, ${formatWait(bound - began)})`
+          : undefined;
       const ready = await this.isReady(fresh);
       unready = ready ? 0 : unready + 1;
       // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.
@@ -395,8 +417,28 @@ export class RoundRunner {
           ? `the new instance ${this.describe(fresh)} failed ${unready} readiness checks in a row during the watch`
           : badGateway > 0
             ? `nginx answered 502 for ${badGateway} request(s) to ${toAddress(fresh)} during the watch`
-            : gate?.text;
+            : (gate?.text ?? notJudged);
       if (done || failure) {
+        const unseen = [
+          ...how.unseen,
+          ...(split.separated || readinessOnly || window.distribution.total === 0
+            ? []
+            : [
+                "the log names no instance: the new process's requests are not told from the old one's (the whole window is read as its own)",
+              ]),
+          ...(readinessOnly ||
+          notJudged ||
+          gates.maxP99Ratio === null ||
+          gate ||
+          split.mine.latencyMs.length >= LATENCY_MIN_REQUESTS
+            ? []
+            : [
+                `latency not judged: ${split.mine.latencyMs.length} request times of the new instance after its warm-up, ${LATENCY_MIN_REQUESTS} needed`,
+              ]),
+          ...(notJudged && failure === notJudged
+            ? [`status codes and latency not judged: ${answered} request(s) of the new instance`]
+            : []),
+        ];
         this.emit(
           watchStatusEvent({
             step: step.index,
@@ -410,19 +452,30 @@ export class RoundRunner {
               separated: split.separated,
             },
             gate,
+            mode: how.mode,
+            unseen,
+            notJudged: failure !== undefined && failure === notJudged,
           }),
         );
         if (failure) {
           await this.rollBack();
+          if (failure === notJudged)
+            throw new Abort(
+              `${failure}: rolled back, and the deploy stops here; add traffic or use --watch readiness-only`,
+              true,
+              true,
+            );
           throw new Abort(`${failure}: rolled back`, true);
         }
         return window;
       }
+      // Past the watch, waiting for enough requests: the time left is the bound's.
+      const left = remaining > 0 ? remaining : bound - Date.now();
       if (Date.now() - lastTick >= COUNTDOWN_TICK_MS) {
-        this.emit({ type: 'countdown', step: step.index, remainingMs: remaining });
+        this.emit({ type: 'countdown', step: step.index, remainingMs: left });
         lastTick = Date.now();
       }
-      await sleep(Math.min(WATCH_POLL_MS, remaining));
+      await sleep(Math.max(0, Math.min(WATCH_POLL_MS, left)));
     }
   }
 

@@ -118,7 +118,8 @@ export async function runDeploy(
       if (!(error instanceof Abort) && !isProxyopsError(error)) throw error;
       // Every round needs every nginx host (its log, its config): one lost ends the deploy.
       const nginxHost = host !== undefined && fleet?.proxies.some((s) => s.host.name === host);
-      return nginxHost || control.interrupted.aborted ? 'fatal' : 'failed';
+      const stops = nginxHost || control.interrupted.aborted || (error instanceof Abort && error.fatal);
+      return stops ? 'fatal' : 'failed';
     }
   };
   const { batch, canary, maxFail = 0 } = context.batches ?? {};

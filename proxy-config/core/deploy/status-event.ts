@@ -1,5 +1,6 @@
 import type { DeployEvent } from './deploy-events.js';
 import type { LogWindow } from './log-window.js';
+import type { WatchMode } from './watch-sight.js';
 import { breakDown4xx, count5xx, type FiredGate } from './watch-gates.js';
 
 /** The new instance's own requests in a watch window, as the gates judged them. */
@@ -23,6 +24,11 @@ export function watchStatusEvent(input: {
   failed: boolean;
   newInstance?: NewInstanceShare;
   gate?: FiredGate;
+  /** How the watch judged, and what it could not see. */
+  mode?: WatchMode;
+  unseen?: string[];
+  /** The watch ended with too few of the new instance's requests to judge. */
+  notJudged?: boolean;
 }): Extract<DeployEvent, { type: 'status' }> {
   const { before, window, newInstance: share, gate } = input;
   return {
@@ -31,7 +37,7 @@ export function watchStatusEvent(input: {
     before: before.distribution,
     after: window.distribution,
     verdict: {
-      verdict: input.failed ? 'regressed' : 'ok',
+      verdict: input.notJudged ? 'not-judged' : input.failed ? 'regressed' : 'ok',
       increase: window.distribution.share5xx - before.distribution.share5xx,
     },
     ...(share
@@ -50,5 +56,7 @@ export function watchStatusEvent(input: {
     p99Ms: { before: before.p99Ms, after: window.p99Ms },
     fourxx: breakDown4xx(window.distribution.byStatus),
     ...(gate ? { gate } : {}),
+    ...(input.mode ? { watch: input.mode } : {}),
+    unseen: input.unseen ?? [],
   };
 }

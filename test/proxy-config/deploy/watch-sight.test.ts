@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkWatchSight,
+  judgeWatchSight,
+  READINESS_ONLY,
+  unseenBy,
+  type LiveLogs,
+  type WatchSightInput,
+} from '../../../proxy-config/core/deploy/watch-sight.js';
+import { accessLogWriters, logFormatNamed } from '../../../proxy-config/core/nginx-config/configured-logs.js';
+import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
+import type { NginxConfig } from '../../../proxy-config/core/nginx-config/types.js';
+import {
+  PROXYOPS_LOG_FORMAT_TEXT,
+  PROXYOPS_LOG_FORMAT_TEXT_1,
+} from '../../../proxy-config/core/render/log-formats.js';
+
+const LOG = '/var/log/app/access.log';
+
+/** The running nginx of `text` as the deploy reads it: every access_log line writing LOG. */
+function live(text: string): LiveLogs {
+  const config: NginxConfig = {
+    mainFile: '/etc/nginx/nginx.conf',
+    files: ['/etc/nginx/nginx.conf'],
+    directives: parseNginxConfig(text, '/etc/nginx/nginx.conf'),
+  };
+  const writers = accessLogWriters(config, '/etc/nginx', LOG).map((w) => ({
+    formatName: w.formatName!,
+    format: logFormatNamed(config, w.formatName!),
+    where: w.where,
+    buffered: w.buffered,
+    flushMs: w.flushMs,
+    gzip: w.gzip,
+  }));
+  return { pid: 4242, configFile: '/etc/nginx/nginx.conf', writers, files: [LOG] };
+}
+
+const proxyopsFormat = `log_format proxyops_text '${PROXYOPS_LOG_FORMAT_TEXT}';`;
+
+function judge(over: Partial<WatchSightInput>) {
+  return judgeWatchSight({
+    path: LOG,
+    spec: { format: 'text', buffered: false, flushMs: null },
+    watchMs: 5_000,
+    slots: false,
+    latencyGate: true,
+    ...over,
+  });
+}
+
+describe('can the deploy watch see the new instance?', () => {
+  it('sees in proxyops’s own format, read with proxyops’s reader, with nothing unseen', () => {
+    const sight = judge({ live: live(`http { ${proxyopsFormat} access_log ${LOG} proxyops_text; }`) });
+    expect(sight).toEqual({ blind: [], unseen: [], reader: { preset: 'text' }, logDelayMs: 0 });
+  });
+
+  it('is blind on a combined log: no $upstream_addr, so the new instance’s requests cannot be told apart', () => {
+    const sight = judge({ live: live(`http { access_log ${LOG} combined; }`) });
+    expect(sight.blind.map((c) => c.what)).toEqual([
+      `access_log ${LOG} at /etc/nginx/nginx.conf:1 uses log_format combined, which has no $upstream_addr: the new instance's requests cannot be told from the others'`,
+    ]);
+    // `access_log PATH;` names no format: nginx's combined.
+    expect(judge({ live: live(`http { access_log ${LOG}; }`) }).blind).toHaveLength(1);
+  });
+
+  it('is blind when a server writes the same file in another format than the http block', () => {
+    const sight = judge({
+      live: live(
+        `http { ${proxyopsFormat} access_log ${LOG} proxyops_text; server { access_log ${LOG} combined; } }`,
+      ),
+    });
+    expect(sight.blind.map((c) => c.what)).toEqual([
+      expect.stringContaining('uses log_format combined, which has no $upstream_addr'),
+      `${LOG} is written in 2 formats (proxyops_text at /etc/nginx/nginx.conf:1, combined at /etc/nginx/nginx.conf:1); the watch reads one`,
+    ]);
+  });
+
+  it('reads a hand-written format with the upstream fields in that format', () => {
+    const format = '$remote_addr [$time_local] "$request" $status $request_time $upstream_addr';
+    const sight = judge({ live: live(`http { log_format up '${format}'; access_log ${LOG} up; }`) });
+    expect(sight.blind).toEqual([]);
+    expect(sight.reader).toEqual({ format: { kind: 'format', name: 'up', format, escape: 'default' } });
+  });
+
+  it('reads proxyops’s current and previous formats together (old workers keep the old one)', () => {
+    const sight = judge({
+      live: live(
+        `http { ${proxyopsFormat} log_format old '${PROXYOPS_LOG_FORMAT_TEXT_1}'; access_log ${LOG} proxyops_text; server { access_log ${LOG} old; } }`,
+      ),
+    });
+    expect(sight.blind).toEqual([]);
+    expect(sight.reader).toEqual({ preset: 'text' });
+  });
+
+  it('names what a readable format does not log: request times, and the instance behind a slot', () => {
+    const sight = judge({
+      slots: true,
+      live: live(`http { log_format up '$status $upstream_addr'; access_log ${LOG} up; }`),
+    });
+    expect(sight.blind).toEqual([]);
+    expect(sight.unseen).toEqual([
+      'log_format up has no $request_time: request times are not judged',
+      "log_format up has no $upstream_http_x_proxyops_instance: behind a slot the new process's requests are not told from the old one's (the whole window is read as the new one's)",
+    ]);
+    // The latency gate turned off asks for no request times.
+    expect(
+      judge({
+        latencyGate: false,
+        live: live(`http { log_format up '$status $upstream_addr'; access_log ${LOG} up; }`),
+      }).unseen,
+    ).toEqual([]);
+  });
+
+  it('is blind when the running nginx writes no access log to that file', () => {
+    const running = live(`http { access_log /var/log/nginx/other.log combined; }`);
+    const sight = judge({ live: { ...running, files: ['/var/log/nginx/other.log'] } });
+    expect(sight.blind.map((c) => c.what)).toEqual([
+      `the nginx running (pid 4242, /etc/nginx/nginx.conf) writes no access log to ${LOG} (it writes /var/log/nginx/other.log)`,
+    ]);
+  });
+
+  it('is blind on a buffer flushed later than the watch, never, or gzip; widens windows by a flush within it', () => {
+    const at = (params: string) =>
+      judge({ live: live(`http { ${proxyopsFormat} access_log ${LOG} proxyops_text ${params}; }`) });
+    expect(at('buffer=64k flush=5s')).toMatchObject({ blind: [], logDelayMs: 5_000 });
+    expect(at('buffer=64k flush=1m').blind.map((c) => c.what)).toEqual([
+      `access_log ${LOG} at /etc/nginx/nginx.conf:1 is flushed every 60 s, longer than the watch (5 s)`,
+    ]);
+    expect(at('buffer=64k').blind.map((c) => c.what)).toEqual([
+      `access_log ${LOG} at /etc/nginx/nginx.conf:1 is buffered without flush=: its lines reach the file only when the buffer fills`,
+    ]);
+    expect(at('gzip flush=1s').blind.map((c) => c.what)).toEqual([
+      `access_log ${LOG} at /etc/nginx/nginx.conf:1 is gzip-compressed`,
+    ]);
+  });
+
+  it('without a running nginx judges the spec’s own log, and says the running one was not read', () => {
+    const sight = judge({ notRead: 'no nginx master runs behind /run/nginx.pid' });
+    expect(sight.blind).toEqual([]);
+    expect(sight.unseen).toEqual([
+      "the running nginx was not read (no nginx master runs behind /run/nginx.pid): the log's format and buffering are the spec's",
+    ]);
+    expect(judge({ spec: { format: 'json', buffered: true, flushMs: 2_000 } })).toMatchObject({
+      blind: [],
+      reader: { preset: 'json' },
+      logDelayMs: 2_000,
+    });
+    expect(judge({ spec: { format: 'text', buffered: true, flushMs: null } }).blind).toHaveLength(1);
+  });
+
+  it('is blind with deploy.watch 0: nothing is watched', () => {
+    expect(judge({ watchMs: 0 }).blind.map((c) => c.what)).toEqual(['deploy.watch is 0: nothing is watched']);
+  });
+
+  it('a gated watch that cannot see refuses in one line with the fix; readiness-only runs and names itself first', () => {
+    const sight = judge({ live: live(`http { access_log ${LOG} combined; }`) });
+    const refusal = (() => {
+      try {
+        checkWatchSight(sight, 'gates');
+      } catch (error) {
+        return error as { code: string; message: string };
+      }
+    })();
+    expect(refusal?.code).toBe('WATCH_BLIND');
+    expect(refusal?.message).not.toContain('\n');
+    expect(refusal?.message).toMatch(
+      /^the deploy watch cannot judge the new instance: .*combined, which has no \$upstream_addr.*; log \$status and \$upstream_addr to .*; or deploy with --watch readiness-only/,
+    );
+    expect(() => checkWatchSight(sight, 'readiness-only')).not.toThrow();
+    expect(unseenBy(sight, 'readiness-only')).toEqual([READINESS_ONLY, sight.blind[0]!.what]);
+    expect(unseenBy(sight, 'gates')).toEqual([]);
+    expect(() => checkWatchSight(judge({}), 'gates')).not.toThrow();
+  });
+});
