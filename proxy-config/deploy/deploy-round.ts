@@ -277,7 +277,8 @@ export class RoundRunner {
             rolledBack,
           );
         }
-        return `no new requests reached ${toAddress(old)}`;
+        // A readiness-only watch may read a log that names no upstream: say so rather than vouch.
+        return `no new requests reached ${toAddress(old)}${plan.watch.mode === 'readiness-only' ? ` in the log (${READINESS_ONLY}: it may not name the upstream)` : ''}`;
       }
       case 'signal':
         return this.signalOld();

@@ -88,7 +88,7 @@ export interface PlanWatch {
   mode: WatchMode;
   /** The new instance must answer this many requests before it is called good. */
   minRequests: number;
-  /** A watch with fewer is extended up to this long (from the new instance's start of traffic), then fails. */
+  /** A watch with fewer is extended up to this long (from its start), then rolls the round back: not judged. */
   maxWatchMs: number;
   /** Named on the plan and on every verdict. */
   unseen: string[];
