@@ -163,6 +163,8 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       ? { notRead: "a deploy across hosts does not read the nginx hosts' configs" }
       : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path)),
     watchMs: Math.round(pool.deploy.watch * 1000),
+    maxWatchMs: Math.round((where.watch?.maxWatch ?? pool.deploy.maxWatch) * 1000),
+    retryMs: Math.max(0, ...pairs.map((pair) => Math.round((pair?.failTimeout ?? 0) * 1000))),
     slots: rolled.some((instance) => instance.slot !== undefined),
     latencyGate: where.watch?.gates?.maxP99Ratio !== null,
   });

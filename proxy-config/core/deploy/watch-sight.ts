@@ -42,6 +42,13 @@ export interface WatchSightInput {
   notRead?: string;
   /** The shortest watch of a round (deploy.watch), ms. */
   watchMs: number;
+  /**
+   * The longest a round's watch goes on waiting for requests (deploy.maxWatch), ms, and the longest
+   * fail_timeout of an alternate-path round (its watch lasts at least that): a flush within either
+   * is seen, since every watch window already grows by the flush.
+   */
+  maxWatchMs: number;
+  retryMs?: number;
   /** Some round replaces a process behind a slot (told apart by its logged name only). */
   slots: boolean;
   latencyGate: boolean;
@@ -80,6 +87,10 @@ function formatOf(preset: string): string {
 
 const seconds = (ms: number) => `${ms / 1000} s`;
 
+/** The setting to change, as its user wrote it: the spec's for a log the spec renders, nginx's otherwise. */
+const flushName = (writer: LogWriter, preset: string | undefined) =>
+  writer.where === 'the spec' || preset !== undefined ? 'accessLog.flush' : 'flush=';
+
 /**
  * Can the watch see? It must read the file the running nginx writes (else it reads nothing), in a
  * format with `$status` and `$upstream_addr` (else no line says which instance answered), one format
@@ -114,6 +125,9 @@ export function judgeWatchSight(input: WatchSightInput): WatchSight {
       what: `the nginx running (pid ${input.live.pid}, ${input.live.configFile}) writes no access log to ${file} (${input.live.files.length === 0 ? 'none to a file' : `it writes ${input.live.files.join(', ')}`})`,
       fix: `point accessLog.path of the spec at the log nginx writes, or apply the spec`,
     });
+  // Every watch window already grows by the flush (logDelayMs), and a gated watch goes on up to
+  // maxWatch: only a flush beyond the longest a round can watch leaves it nothing to read in time.
+  const flushLimitMs = Math.max(input.maxWatchMs, input.watchMs, input.retryMs ?? 0);
   const readers = new Set<string>();
   let reader: WatchSight['reader'] = { preset: input.spec.format };
   for (const writer of writers) {
@@ -155,13 +169,13 @@ export function judgeWatchSight(input: WatchSightInput): WatchSight {
     if (writer.gzip) blind.push({ what: `${at} is gzip-compressed`, fix: `write ${file} without gzip` });
     else if (writer.buffered && writer.flushMs === null)
       blind.push({
-        what: `${at} is buffered without flush=: its lines reach the file only when the buffer fills`,
-        fix: `add flush= (at most the watch, ${seconds(input.watchMs)}) or drop buffer=`,
+        what: `${at} is buffered without ${flushName(writer, preset)}: its lines reach the file only when the buffer fills`,
+        fix: `add ${flushName(writer, preset)} (at most ${seconds(flushLimitMs)}) or drop the buffer`,
       });
-    else if (writer.buffered && writer.flushMs! > input.watchMs && input.watchMs > 0)
+    else if (writer.buffered && writer.flushMs! > flushLimitMs)
       blind.push({
-        what: `${at} is flushed every ${seconds(writer.flushMs!)}, longer than the watch (${seconds(input.watchMs)})`,
-        fix: `set flush= to at most ${seconds(input.watchMs)}, or a longer deploy.watch`,
+        what: `${at} is flushed every ${seconds(writer.flushMs!)} (${flushName(writer, preset)}), longer than the watch can wait (${seconds(flushLimitMs)}: deploy.maxWatch, or the longest watch of a round)`,
+        fix: `set ${flushName(writer, preset)} to at most ${seconds(flushLimitMs)}, or a longer deploy.maxWatch`,
       });
   }
   if (readers.size > 1)

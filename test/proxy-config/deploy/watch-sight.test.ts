@@ -42,6 +42,7 @@ function judge(over: Partial<WatchSightInput>) {
     path: LOG,
     spec: { format: 'text', buffered: false, flushMs: null },
     watchMs: 5_000,
+    maxWatchMs: 60_000,
     slots: false,
     latencyGate: true,
     ...over,
@@ -119,18 +120,36 @@ describe('can the deploy watch see the new instance?', () => {
     ]);
   });
 
-  it('is blind on a buffer flushed later than the watch, never, or gzip; widens windows by a flush within it', () => {
-    const at = (params: string) =>
-      judge({ live: live(`http { ${proxyopsFormat} access_log ${LOG} proxyops_text ${params}; }`) });
+  it('is blind on a buffer flushed later than the watch can wait, never, or gzip; widens windows by a flush within it', () => {
+    const at = (params: string, over: Partial<WatchSightInput> = {}) =>
+      judge({ live: live(`http { ${proxyopsFormat} access_log ${LOG} proxyops_text ${params}; }`), ...over });
     expect(at('buffer=64k flush=5s')).toMatchObject({ blind: [], logDelayMs: 5_000 });
-    expect(at('buffer=64k flush=1m').blind.map((c) => c.what)).toEqual([
-      `access_log ${LOG} at /etc/nginx/nginx.conf:1 is flushed every 60 s, longer than the watch (5 s)`,
+    // The spec's default (buffer 64k, flush 5) with a shorter watch: the window grows by the flush.
+    expect(at('buffer=64k flush=5s', { watchMs: 2_000 })).toMatchObject({ blind: [], logDelayMs: 5_000 });
+    expect(at('buffer=64k flush=30s')).toMatchObject({ blind: [], logDelayMs: 30_000 });
+    expect(at('buffer=64k flush=2m').blind.map((c) => c.what)).toEqual([
+      `access_log ${LOG} at /etc/nginx/nginx.conf:1 is flushed every 120 s (accessLog.flush), longer than the watch can wait (60 s: deploy.maxWatch, or the longest watch of a round)`,
     ]);
+    // An alternate path's watch lasts at least fail_timeout: a flush within it is seen.
+    expect(at('buffer=64k flush=2m', { retryMs: 180_000 }).blind).toEqual([]);
+    expect(at('buffer=64k flush=2m', { maxWatchMs: 0 }).blind).toHaveLength(1);
     expect(at('buffer=64k').blind.map((c) => c.what)).toEqual([
-      `access_log ${LOG} at /etc/nginx/nginx.conf:1 is buffered without flush=: its lines reach the file only when the buffer fills`,
+      `access_log ${LOG} at /etc/nginx/nginx.conf:1 is buffered without accessLog.flush: its lines reach the file only when the buffer fills`,
     ]);
     expect(at('gzip flush=1s').blind.map((c) => c.what)).toEqual([
       `access_log ${LOG} at /etc/nginx/nginx.conf:1 is gzip-compressed`,
+    ]);
+  });
+
+  it('names flush= for a hand-written format and accessLog.flush for the spec’s', () => {
+    const own = `log_format mine '$remote_addr $status $upstream_addr $request_time';`;
+    const sight = judge({ live: live(`http { ${own} access_log ${LOG} mine buffer=64k flush=2m; }`) });
+    expect(sight.blind.map((c) => c.fix)).toEqual([
+      'set flush= to at most 60 s, or a longer deploy.maxWatch',
+    ]);
+    const spec = judge({ spec: { format: 'text', buffered: true, flushMs: 120_000 } });
+    expect(spec.blind.map((c) => c.fix)).toEqual([
+      'set accessLog.flush to at most 60 s, or a longer deploy.maxWatch',
     ]);
   });
 
