@@ -38,7 +38,7 @@ export function formatDeployPlan(plan: DeployPlan): string {
     `gates: 5xx ${gate(plan.gates.max5xxIncrease)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first ${WARMUP_REQUESTS} requests are its warm-up`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
     plan.watch.mode === 'readiness-only'
       ? `watch: readiness only: the new instance must stay alive and ready; its status codes and request times are not judged`
-      : `watch: judges the new instance once it answered ${plan.watch.minRequests} requests, waiting up to ${formatWait(plan.watch.maxWatchMs)} for them; else rolled back and stopped: could not judge`,
+      : `watch: judges the new instance once it answered ${plan.watch.minRequests} requests, waiting up to ${formatWait(plan.watch.maxWatchMs)} for them; else ${plan.watch.keepNotJudged ? 'kept, as a rollback is, and named: not judged' : 'rolled back and stopped: could not judge'}`,
     ...plan.watch.unseen.map((what) => `  not seen: ${what}`),
     ...plan.envChanges.map(
       (c) =>
@@ -110,6 +110,6 @@ export function formatDeployEvent(event: DeployEvent): string {
     case 'done':
       return event.outcome === 'deployed'
         ? `deployed in ${formatWait(event.ms)}: ${event.instances.join(', ')}\n`
-        : `deploy aborted after ${formatWait(event.ms)}; serving: ${event.instances.join(', ')}\n`;
+        : `deploy ${event.outcome === 'not-judged' ? 'stopped, the new release not judged,' : 'aborted'} after ${formatWait(event.ms)}; serving: ${event.instances.join(', ')}\n`;
   }
 }

@@ -6,7 +6,7 @@ import type { BatchSize } from '../core/deploy/plan-batches.js';
 import { planDeploy, toAddress, type DeployPlan, type DeployPlanInput } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
 import { createLogReaderKit, type LogReaderKit } from '../core/logs/log-format-presets.js';
-import { checkWatchSight, judgeWatchSight, unseenBy } from '../core/deploy/watch-sight.js';
+import { chooseWatch, judgeWatchSight } from '../core/deploy/watch-sight.js';
 import { readLiveAccessLog } from './live-access-log.js';
 import { parseSpecText } from '../core/spec/parse-spec-text.js';
 import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
@@ -168,8 +168,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     slots: rolled.some((instance) => instance.slot !== undefined),
     latencyGate: where.watch?.gates?.maxP99Ratio !== null,
   });
-  const watchMode = where.watch?.watchMode ?? pool.deploy.watchMode;
-  checkWatchSight(sight, watchMode);
+  const watch = chooseWatch(sight, where.watch?.watchMode ?? pool.deploy.watchMode, where.rollback === true);
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = sight.logDelayMs;
   const envChanges = where.envChanges ?? {};
@@ -189,8 +188,10 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     ...(version === undefined ? {} : { version }),
     ...(handOver ? { handOverTo: { host: handOver.fresh.host, port: handOver.fresh.port } } : {}),
     ...where.watch,
-    watchMode,
-    unseen: unseenBy(sight, watchMode),
+    watchMode: watch.mode,
+    unseen: watch.unseen,
+    // A rollback is the operator's choice of the known-good release: not judging it does not undo it.
+    keepNotJudged: where.rollback === true,
     envChanges: Object.entries(envChanges).map(([name, value]) => ({
       name,
       value,

@@ -4,10 +4,9 @@ import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { fillHook } from '../core/deploy/instance-command.js';
 import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
-import { EARLY_DECISION_REQUESTS } from '../core/deploy/status-watch.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
-import { judgeNewInstance, LATENCY_MIN_REQUESTS } from '../core/deploy/watch-gates.js';
-import { formatWait } from '../core/deploy/drain-timing.js';
+import { judgeNewInstance } from '../core/deploy/watch-gates.js';
+import { watchOutcome, watchProgress, watchUnseen } from '../core/deploy/watch-end.js';
 import { READINESS_ONLY } from '../core/deploy/watch-sight.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
@@ -37,6 +36,8 @@ export class Abort extends Error {
     readonly rolledBack: boolean,
     /** The deploy stops here, whatever `--max-fail` allows: the next round would fail the same way. */
     readonly fatal = false,
+    /** Set when the round could not be judged (too few requests), not found bad: the `done` event says so. */
+    readonly outcome?: 'not-judged',
   ) {
     super(message);
   }
@@ -247,6 +248,8 @@ export class RoundRunner {
       }
       case 'watch': {
         const window = await this.watch(step, this.watchFrom);
+        if (window.notJudged !== undefined)
+          return `new instance alive and ready; kept as a rollback is: ${window.notJudged}`;
         return plan.watch.mode === 'readiness-only'
           ? `new instance alive and ready (${READINESS_ONLY})`
           : `new instance alive and ready, status codes ok (${window.distribution.total} requests)`;
@@ -369,7 +372,7 @@ export class RoundRunner {
     from: LogMark,
     freshBelowMs = 0,
     windowMs = step.waitMs!,
-  ): Promise<LogWindow> {
+  ): Promise<LogWindow & { notJudged?: string }> {
     const { context } = this;
     const began = Date.now();
     const deadline = began + windowMs;
@@ -395,57 +398,61 @@ export class RoundRunner {
       const fresh = this.fresh!;
       const split = this.traffic.split(context.kit, text, fresh);
       const answered = split.mine.distribution.total;
-      const enough = !judged || answered >= how.minRequests;
-      const pastBound = Date.now() >= bound;
-      const done = (remaining <= 0 && (enough || pastBound)) || this.interrupted.aborted;
-      const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
+      const progress = watchProgress(
+        {
+          now: Date.now(),
+          began,
+          deadline,
+          bound,
+          judged,
+          answered,
+          minRequests: how.minRequests,
+          interrupted: this.interrupted.aborted,
+        },
+        this.describe(fresh),
+      );
+      const { done, notJudged } = progress;
       const gate = readinessOnly
         ? undefined
-        : judgeNewInstance(this.input.before, split.mine, split.others, gates, minimum);
-      const notJudged =
-        done && !enough && !this.interrupted.aborted
-          ? `could not judge the new instance ${this.describe(fresh)}: ${answered} request(s) in ${formatWait(Date.now() - began)}, at least ${how.minRequests} needed (deploy.minRequests; waited up to deploy.maxWatch, ${formatWait(bound - began)})`
-          : undefined;
+        : judgeNewInstance(this.input.before, split.mine, split.others, gates, progress.minimum);
       const ready = await this.isReady(fresh);
       unready = ready ? 0 : unready + 1;
       // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.
       if (!ready) await sleep(EXIT_SETTLE_MS);
       const exited = await this.launcher.hasExited(fresh);
       const badGateway = window.byAddress[toAddress(fresh)]?.badGateway ?? 0;
-      const failure = exited
+      const broken = exited
         ? `the new instance ${this.describe(fresh)} exited during the watch (see ${fresh.logFile})`
         : unready >= threshold
           ? `the new instance ${this.describe(fresh)} failed ${unready} readiness checks in a row during the watch`
           : badGateway > 0
             ? `nginx answered 502 for ${badGateway} request(s) to ${toAddress(fresh)} during the watch`
-            : (gate?.text ?? notJudged);
-      if (done || failure) {
-        const unseen = [
-          ...how.unseen,
-          ...(split.separated || readinessOnly || window.distribution.total === 0
-            ? []
-            : [
-                "the log names no instance: the new process's requests are not told from the old one's (the whole window is read as its own)",
-              ]),
-          ...(readinessOnly ||
-          notJudged ||
-          gates.maxP99Ratio === null ||
-          gate ||
-          split.mine.latencyMs.length >= LATENCY_MIN_REQUESTS
-            ? []
-            : [
-                `latency not judged: ${split.mine.latencyMs.length} request times of the new instance after its warm-up, ${LATENCY_MIN_REQUESTS} needed`,
-              ]),
-          ...(notJudged && failure === notJudged
-            ? [`status codes and latency not judged: ${answered} request(s) of the new instance`]
-            : []),
-        ];
+            : undefined;
+      const outcome = watchOutcome({
+        ...(broken === undefined ? {} : { broken }),
+        ...(gate ? { gate: gate.text } : {}),
+        ...(notJudged === undefined ? {} : { notJudged }),
+        keepNotJudged: how.keepNotJudged,
+      });
+      if (done || outcome.kind === 'failed') {
+        const unseen = watchUnseen({
+          planned: how.unseen,
+          readinessOnly,
+          separated: split.separated,
+          total: window.distribution.total,
+          latencyGate: gates.maxP99Ratio !== null,
+          gateFired: gate !== undefined,
+          latencySamples: split.mine.latencyMs.length,
+          ...(notJudged === undefined ? {} : { notJudgedAnswered: answered }),
+        });
+        const unjudged =
+          outcome.kind === 'kept-not-judged' || (outcome.kind === 'failed' && outcome.notJudged);
         this.emit(
           watchStatusEvent({
             step: step.index,
             before: this.input.before,
             window,
-            failed: Boolean(failure),
+            failed: outcome.kind === 'failed',
             newInstance: {
               address: toAddress(fresh),
               ...(split.instance === undefined ? {} : { instance: split.instance }),
@@ -455,20 +462,21 @@ export class RoundRunner {
             gate,
             mode: how.mode,
             unseen,
-            notJudged: failure !== undefined && failure === notJudged,
+            notJudged: unjudged,
           }),
         );
-        if (failure) {
+        if (outcome.kind === 'failed') {
           await this.rollBack();
-          if (failure === notJudged)
+          if (outcome.stops)
             throw new Abort(
-              `${failure}: rolled back, and the deploy stops here; add traffic or use --watch readiness-only`,
+              `${outcome.reason}: rolled back, and the deploy stops here; add traffic or use --watch readiness-only`,
               true,
               true,
+              'not-judged',
             );
-          throw new Abort(`${failure}: rolled back`, true);
+          throw new Abort(`${outcome.reason}: rolled back`, true);
         }
-        return window;
+        return outcome.kind === 'kept-not-judged' ? { ...window, notJudged: outcome.reason } : window;
       }
       // Past the watch, waiting for enough requests: the time left is the bound's.
       const left = remaining > 0 ? remaining : bound - Date.now();

@@ -141,4 +141,27 @@ describe('deploy progress for people', () => {
     expect(watch.title).toContain('not watched: readiness only');
     expect(watch.title).not.toContain('roll back above');
   });
+
+  it('tells a release not judged from a bad one at the end, and plans a rollback that keeps what it cannot judge', () => {
+    const done = (outcome: 'aborted' | 'not-judged') =>
+      formatDeployEvent({ type: 'done', outcome, ms: 61_000, instances: ['127.0.0.1:8080'] });
+    expect(done('aborted')).toBe('deploy aborted after 61 s; serving: 127.0.0.1:8080\n');
+    expect(done('not-judged')).toBe(
+      'deploy stopped, the new release not judged, after 61 s; serving: 127.0.0.1:8080\n',
+    );
+    const rollback = planDeploy({
+      upstream: 'api',
+      pool: { healthCheck: DEFAULTS.healthCheck, deploy: { ...DEFAULTS.deploy, command: ['app'] } },
+      instances: [{ host: '10.0.0.2', port: 8080 }],
+      logDelayMs: 0,
+      keepNotJudged: true,
+    });
+    expect(formatDeployPlan(rollback)).toContain(
+      'waiting up to 60 s for them; else kept, as a rollback is, and named: not judged',
+    );
+    expect(rollback.steps.find((s) => s.kind === 'watch')!.title).toContain(
+      'else kept (a rollback): not judged',
+    );
+    expect(formatDeployPlan(plan)).toContain('else rolled back and stopped: could not judge');
+  });
 });

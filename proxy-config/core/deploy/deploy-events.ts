@@ -45,4 +45,5 @@ export type DeployEvent =
   | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
   /** `host`: the host whose failure ended it (an nginx or app host), `kind` the step it was at. */
   | { type: 'abort'; step: number; reason: string; rolledBack: boolean; kind?: string; host?: string }
-  | { type: 'done'; outcome: 'deployed' | 'aborted'; ms: number; instances: string[] };
+  /** `not-judged`: stopped because a watch could not judge the new instance (exit 1, as `aborted`). */
+  | { type: 'done'; outcome: 'deployed' | 'aborted' | 'not-judged'; ms: number; instances: string[] };

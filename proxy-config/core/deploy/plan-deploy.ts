@@ -92,6 +92,11 @@ export interface PlanWatch {
   maxWatchMs: number;
   /** Named on the plan and on every verdict. */
   unseen: string[];
+  /**
+   * `deploy rollback`: a round the watch could not judge is kept (the operator's explicit choice of
+   * the known-good release), not undone; a gate that fires still undoes it.
+   */
+  keepNotJudged: boolean;
 }
 
 /** The argvs that start, stop and check instances, as the spec gives them (placeholders unfilled). */
@@ -130,6 +135,8 @@ export interface DeployPlanInput {
   maxWatch?: number;
   /** What the watch cannot see (judgeWatchSight), named on the plan and on every verdict. */
   unseen?: string[];
+  /** `deploy rollback`: keep a round the watch could not judge (PlanWatch.keepNotJudged). */
+  keepNotJudged?: boolean;
   /**
    * `--replace OLD --with NEW`: the one instance of `instances` is handed over to NEW, an instance
    * someone else started (no start step). NEW is the old one's `alternate` when the spec pairs them.
@@ -215,6 +222,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     minRequests: input.minRequests ?? deploy.minRequests,
     maxWatchMs: Math.round((input.maxWatch ?? deploy.maxWatch) * 1000),
     unseen: input.unseen ?? [],
+    keepNotJudged: input.keepNotJudged ?? false,
   };
   const readinessOnly = watch.mode === 'readiness-only';
   /** A gated watch with too few requests goes on up to maxWatch: the bound of its wait-until. */
@@ -222,7 +230,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     !readinessOnly && watch.maxWatchMs > watchedMs ? { boundMs: watch.maxWatchMs - watchedMs } : {};
   const tooFew = readinessOnly
     ? ''
-    : `; at least ${watch.minRequests} of its requests, waiting up to ${s(watch.maxWatchMs)} for them, else stop: could not judge`;
+    : `; at least ${watch.minRequests} of its requests, waiting up to ${s(watch.maxWatchMs)} for them, else ${watch.keepNotJudged ? 'kept (a rollback): not judged' : 'stop: could not judge'}`;
   const rise = (limit: number | null, what: string) =>
     limit === null ? `${what}: report only` : `${what} +${(limit * 100).toFixed(1)} points`;
   const threshold = readinessOnly

@@ -209,3 +209,23 @@ export function unseenBy(sight: WatchSight, mode: WatchMode): string[] {
     ? [READINESS_ONLY, ...sight.blind.map((cause) => cause.what), ...sight.unseen]
     : sight.unseen;
 }
+
+/** What a rollback's blind watch says on every verdict, before the causes. */
+export const ROLLBACK_BLIND =
+  'deploy rollback: the watch cannot see, so it runs readiness-only (a rollback is never refused for its log)';
+
+/**
+ * The watch a deploy runs: the mode asked for, refused when gated and blind (checkWatchSight),
+ * except on `deploy rollback`: an emergency return to the known-good release is not refused for a
+ * log the watch cannot read; it runs readiness-only and every verdict says so.
+ */
+export function chooseWatch(
+  sight: WatchSight,
+  requested: WatchMode,
+  rollback: boolean,
+): { mode: WatchMode; unseen: string[] } {
+  if (rollback && requested === 'gates' && sight.blind.length > 0)
+    return { mode: 'readiness-only', unseen: [ROLLBACK_BLIND, ...unseenBy(sight, 'readiness-only')] };
+  checkWatchSight(sight, requested);
+  return { mode: requested, unseen: unseenBy(sight, requested) };
+}

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkWatchSight,
+  chooseWatch,
+  ROLLBACK_BLIND,
   judgeWatchSight,
   READINESS_ONLY,
   unseenBy,
@@ -189,5 +191,17 @@ describe('can the deploy watch see the new instance?', () => {
     expect(unseenBy(sight, 'readiness-only')).toEqual([READINESS_ONLY, sight.blind[0]!.what]);
     expect(unseenBy(sight, 'gates')).toEqual([]);
     expect(() => checkWatchSight(judge({}), 'gates')).not.toThrow();
+  });
+
+  it('a rollback with a blind watch is not refused: it runs readiness-only and names why on every verdict', () => {
+    const sight = judge({ live: live(`http { access_log ${LOG} combined; }`) });
+    expect(() => chooseWatch(sight, 'gates', false)).toThrow(/cannot judge the new instance/);
+    expect(chooseWatch(sight, 'gates', true)).toEqual({
+      mode: 'readiness-only',
+      unseen: [ROLLBACK_BLIND, READINESS_ONLY, sight.blind[0]!.what],
+    });
+    // A rollback that can see is gated as any deploy.
+    const sees = judge({ live: live(`http { ${proxyopsFormat} access_log ${LOG} proxyops_text; }`) });
+    expect(chooseWatch(sees, 'gates', true)).toEqual({ mode: 'gates', unseen: [] });
   });
 });
