@@ -161,7 +161,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     },
     ...(fleet || where.proxies
       ? { notRead: "a deploy across hosts does not read the nginx hosts' configs" }
-      : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path)),
+      : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path, upstream)),
     watchMs: Math.round(pool.deploy.watch * 1000),
     maxWatchMs: Math.round((where.watch?.maxWatch ?? pool.deploy.maxWatch) * 1000),
     retryMs: Math.max(0, ...pairs.map((pair) => Math.round((pair?.failTimeout ?? 0) * 1000))),

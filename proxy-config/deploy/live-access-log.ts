@@ -1,19 +1,26 @@
 import { realpath } from 'node:fs/promises';
-import type { LiveLogs, LogWriter } from '../core/deploy/watch-sight.js';
-import { accessLogWriters, configuredLogs, logFormatNamed } from '../core/nginx-config/configured-logs.js';
+import { liveLogsOf } from '../core/deploy/live-logs.js';
+import type { LiveLogs } from '../core/deploy/watch-sight.js';
+import { configuredLogs } from '../core/nginx-config/configured-logs.js';
 import { readRunningConfig, runningNginxOf } from '../shell/nginx/running-nginx.js';
 
 /**
- * What the nginx running behind `pidFile` writes to the access log `path` (matched with links
- * resolved): each access_log line writing it, with its format and buffering. `notRead` says why
+ * What the nginx running behind `pidFile` writes of upstream `upstream`'s requests to the access
+ * log `path`: every spelling of that file in its config (links resolved) counts. `notRead` says why
  * nothing was read (no master runs there, its config cannot be read).
  */
 export async function readLiveAccessLog(
   pidFile: string,
   path: string,
+  upstream: string,
 ): Promise<{ live: LiveLogs } | { notRead: string }> {
-  const master = await runningNginxOf(pidFile).catch(() => undefined);
-  if (!master) return { notRead: `no nginx master runs behind ${pidFile}` };
+  let master;
+  try {
+    master = await runningNginxOf(pidFile);
+  } catch (error) {
+    // Its own words: a pid file missing, unreadable (permissions), or naming no nginx master.
+    return { notRead: (error as Error).message };
+  }
   let config;
   try {
     config = await readRunningConfig(master);
@@ -26,25 +33,6 @@ export async function readLiveAccessLog(
     .filter((log) => log.kind === 'access')
     .map((log) => log.path);
   const resolved = await Promise.all(files.map(real));
-  const written = files.find((_, i) => resolved[i] === wanted);
-  const writers: LogWriter[] = (written ? accessLogWriters(config, master.prefix, written) : []).map(
-    (writer) => ({
-      formatName: writer.formatName ?? 'combined',
-      format: formatNamed(config, writer.formatName ?? 'combined'),
-      where: writer.where,
-      buffered: writer.buffered,
-      flushMs: writer.flushMs,
-      gzip: writer.gzip,
-    }),
-  );
-  return { live: { pid: master.pid, configFile: master.configFile, writers, files } };
-}
-
-/** The log_format of that name; null when absent or unreadable (nginx would not have started with it). */
-function formatNamed(config: Parameters<typeof logFormatNamed>[0], name: string) {
-  try {
-    return logFormatNamed(config, name);
-  } catch {
-    return null;
-  }
+  const same = new Set(files.filter((_, i) => resolved[i] === wanted));
+  return { live: liveLogsOf(config, master, upstream, same) };
 }

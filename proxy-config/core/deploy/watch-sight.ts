@@ -22,6 +22,8 @@ export interface LogWriter {
   buffered: boolean;
   flushMs: number | null;
   gzip: boolean;
+  /** `if=`: only the requests it holds true for are logged. */
+  condition?: string;
 }
 
 /** The running nginx as far as the watch is concerned: which of its access_log lines write the watched file. */
@@ -31,6 +33,8 @@ export interface LiveLogs {
   writers: LogWriter[];
   /** Every access log file it writes, for the message when none is the watched one. */
   files: string[];
+  /** The locations proxying to the upstream whose requests are not logged to the file, and why. */
+  silent: string[];
 }
 
 /** What the decision is made from: the spec's log, the running nginx's (when read) and the watch. */
@@ -120,11 +124,21 @@ export function judgeWatchSight(input: WatchSightInput): WatchSight {
       `the running nginx was not read (${input.notRead ?? 'none found'}): the log's format and buffering are the spec's`,
     );
   const fieldsFix = `log $status and $upstream_addr to ${file} (proxyops's log_format, which config apply renders, has them)`;
-  if (input.live && writers.length === 0)
+  const live = input.live;
+  if (live && writers.length === 0)
     blind.push({
-      what: `the nginx running (pid ${input.live.pid}, ${input.live.configFile}) writes no access log to ${file} (${input.live.files.length === 0 ? 'none to a file' : `it writes ${input.live.files.join(', ')}`})`,
+      what: `the nginx running (pid ${live.pid}, ${live.configFile}) writes no access log of upstream requests to ${file} (${live.silent.length > 0 ? live.silent.join('; ') : live.files.length === 0 ? 'none to a file' : `it writes ${live.files.join(', ')}`})`,
       fix: `point accessLog.path of the spec at the log nginx writes, or apply the spec`,
     });
+  else if (live) {
+    // Some of the upstream's requests are logged: the gates judge those, and the verdict names the rest.
+    for (const path of live.silent) unseen.push(`requests through ${path} are not logged to ${file}`);
+  }
+  for (const writer of writers)
+    if (writer.condition !== undefined)
+      unseen.push(
+        `access_log ${file} at ${writer.where} logs only when ${writer.condition} holds: requests it skips are not seen`,
+      );
   // Every watch window already grows by the flush (logDelayMs), and a gated watch goes on up to
   // maxWatch: only a flush beyond the longest a round can watch leaves it nothing to read in time.
   const flushLimitMs = Math.max(input.maxWatchMs, input.watchMs, input.retryMs ?? 0);

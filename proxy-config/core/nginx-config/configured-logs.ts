@@ -44,28 +44,25 @@ export interface AccessLogWriter extends ConfiguredLog {
   /** `flush=` in ms; null when not given (a buffered log is then written only when its buffer fills). */
   flushMs: number | null;
   gzip: boolean;
+  /** `if=CONDITION`: a request is logged only when the condition is neither empty nor "0". */
+  condition?: string;
 }
 
-/**
- * Every `access_log` directive that writes `path` (a server's own beside the http block's, each
- * one): the lines of the file come in each of their formats.
- */
-export function accessLogWriters(config: NginxConfig, prefix: string, path: string): AccessLogWriter[] {
-  const found: AccessLogWriter[] = [];
-  walkDirectives(config, (directive) => {
-    const log = toConfiguredLog(directive, prefix);
-    if (log?.kind !== 'access' || log.path !== path) return;
-    const params = directive.args.slice(1);
-    const flush = params.find((p) => p.startsWith('flush='));
-    const gzip = params.some((p) => p === 'gzip' || p.startsWith('gzip='));
-    found.push({
-      ...log,
-      buffered: gzip || params.some((p) => p.startsWith('buffer=')),
-      flushMs: flush === undefined ? null : (parseNginxTime(flush.slice('flush='.length)) ?? null),
-      gzip,
-    });
-  });
-  return found;
+/** An `access_log` line as a writer of its file; null for `off`, syslog, stderr and other directives. */
+export function toAccessLogWriter(directive: NginxDirective, prefix: string): AccessLogWriter | null {
+  const log = toConfiguredLog(directive, prefix);
+  if (log?.kind !== 'access') return null;
+  const params = directive.args.slice(1);
+  const flush = params.find((p) => p.startsWith('flush='));
+  const gzip = params.some((p) => p === 'gzip' || p.startsWith('gzip='));
+  const condition = params.find((p) => p.startsWith('if='));
+  return {
+    ...log,
+    buffered: gzip || params.some((p) => p.startsWith('buffer=')),
+    flushMs: flush === undefined ? null : (parseNginxTime(flush.slice('flush='.length)) ?? null),
+    gzip,
+    ...(condition === undefined ? {} : { condition: condition.slice('if='.length) }),
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   type LiveLogs,
   type WatchSightInput,
 } from '../../../proxy-config/core/deploy/watch-sight.js';
-import { accessLogWriters, logFormatNamed } from '../../../proxy-config/core/nginx-config/configured-logs.js';
+import { liveLogsOf } from '../../../proxy-config/core/deploy/live-logs.js';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig } from '../../../proxy-config/core/nginx-config/types.js';
 import {
@@ -19,22 +19,15 @@ import {
 
 const LOG = '/var/log/app/access.log';
 
-/** The running nginx of `text` as the deploy reads it: every access_log line writing LOG. */
-function live(text: string): LiveLogs {
+/** The running nginx of `text` as the deploy reads it, for upstream `app`; `same` are the spellings of LOG. */
+function live(text: string, same: string[] = [LOG]): LiveLogs {
   const config: NginxConfig = {
     mainFile: '/etc/nginx/nginx.conf',
     files: ['/etc/nginx/nginx.conf'],
     directives: parseNginxConfig(text, '/etc/nginx/nginx.conf'),
   };
-  const writers = accessLogWriters(config, '/etc/nginx', LOG).map((w) => ({
-    formatName: w.formatName!,
-    format: logFormatNamed(config, w.formatName!),
-    where: w.where,
-    buffered: w.buffered,
-    flushMs: w.flushMs,
-    gzip: w.gzip,
-  }));
-  return { pid: 4242, configFile: '/etc/nginx/nginx.conf', writers, files: [LOG] };
+  const master = { pid: 4242, configFile: '/etc/nginx/nginx.conf', prefix: '/etc/nginx' };
+  return liveLogsOf(config, master, 'app', new Set(same));
 }
 
 const proxyopsFormat = `log_format proxyops_text '${PROXYOPS_LOG_FORMAT_TEXT}';`;
@@ -115,10 +108,9 @@ describe('can the deploy watch see the new instance?', () => {
   });
 
   it('is blind when the running nginx writes no access log to that file', () => {
-    const running = live(`http { access_log /var/log/nginx/other.log combined; }`);
-    const sight = judge({ live: { ...running, files: ['/var/log/nginx/other.log'] } });
+    const sight = judge({ live: live(`http { access_log /var/log/nginx/other.log combined; }`) });
     expect(sight.blind.map((c) => c.what)).toEqual([
-      `the nginx running (pid 4242, /etc/nginx/nginx.conf) writes no access log to ${LOG} (it writes /var/log/nginx/other.log)`,
+      `the nginx running (pid 4242, /etc/nginx/nginx.conf) writes no access log of upstream requests to ${LOG} (it writes /var/log/nginx/other.log)`,
     ]);
   });
 
@@ -203,5 +195,105 @@ describe('can the deploy watch see the new instance?', () => {
     // A rollback that can see is gated as any deploy.
     const sees = judge({ live: live(`http { ${proxyopsFormat} access_log ${LOG} proxyops_text; }`) });
     expect(chooseWatch(sees, 'gates', true)).toEqual({ mode: 'gates', unseen: [] });
+  });
+});
+
+/** An http block on several lines (so each directive has its own line): the format, `body`, upstream app. */
+const http = (...body: string[]) =>
+  ['http {', `  ${proxyopsFormat}`, '  upstream app { server 127.0.0.1:3001; }', ...body, '}'].join('\n');
+const proxied = 'location / { proxy_pass http://app; }';
+
+describe('which access logs hold the upstream’s requests (nginx’s access_log inheritance)', () => {
+  it('is blind when the proxying server turns the log off', () => {
+    const sight = judge({
+      live: live(
+        http(
+          `  access_log ${LOG} proxyops_text;`,
+          '  server {',
+          '    access_log off;',
+          `    ${proxied}`,
+          '  }',
+        ),
+      ),
+    });
+    expect(sight.blind.map((c) => c.what)).toEqual([
+      `the nginx running (pid 4242, /etc/nginx/nginx.conf) writes no access log of upstream requests to ${LOG} (location / at /etc/nginx/nginx.conf:7 (access_log off at /etc/nginx/nginx.conf:6))`,
+    ]);
+  });
+
+  it('is blind when the proxying server has its own access_log elsewhere: the http one is not inherited', () => {
+    const sight = judge({
+      live: live(
+        http(
+          `  access_log ${LOG} proxyops_text;`,
+          '  server {',
+          '    access_log /var/log/nginx/other.log proxyops_text;',
+          `    ${proxied}`,
+          '  }',
+        ),
+      ),
+    });
+    expect(sight.blind.map((c) => c.what)).toEqual([
+      `the nginx running (pid 4242, /etc/nginx/nginx.conf) writes no access log of upstream requests to ${LOG} (location / at /etc/nginx/nginx.conf:7 (its access_log in effect writes /var/log/nginx/other.log))`,
+    ]);
+  });
+
+  it('judges what a conditional log writes, and names the requests it skips', () => {
+    const sight = judge({
+      live: live(http(`  access_log ${LOG} proxyops_text if=$loggable;`, `  server { ${proxied} }`)),
+    });
+    expect(sight.blind).toEqual([]);
+    expect(sight.unseen).toEqual([
+      `access_log ${LOG} at /etc/nginx/nginx.conf:4 logs only when $loggable holds: requests it skips are not seen`,
+    ]);
+  });
+
+  it('judges the logged paths when one proxying server logs nothing, and names that one', () => {
+    const sight = judge({
+      live: live(
+        http(
+          `  access_log ${LOG} proxyops_text;`,
+          `  server { ${proxied} }`,
+          `  server { listen 8081; access_log off; ${proxied} }`,
+        ),
+      ),
+    });
+    expect(sight.blind).toEqual([]);
+    expect(sight.unseen).toEqual([
+      `requests through location / at /etc/nginx/nginx.conf:6 (access_log off at /etc/nginx/nginx.conf:6) are not logged to ${LOG}`,
+    ]);
+  });
+
+  it('ignores a server that never proxies to the upstream (a stub_status page writing the file in combined)', () => {
+    const sight = judge({
+      live: live(
+        http(
+          `  access_log ${LOG} proxyops_text;`,
+          `  server { ${proxied} }`,
+          `  server { listen 8082; access_log ${LOG} combined; location /status { stub_status; } }`,
+        ),
+      ),
+    });
+    expect(sight).toMatchObject({ blind: [], unseen: [], reader: { preset: 'text' } });
+  });
+
+  it('collects the writers of every spelling of the file (a link and its target)', () => {
+    const running = live(
+      http(
+        `  access_log /srv/link/access.log proxyops_text;`,
+        '  server {',
+        `    ${proxied}`,
+        `    location /b { access_log ${LOG} combined; proxy_pass http://app; }`,
+        '  }',
+      ),
+      [LOG, '/srv/link/access.log'],
+    );
+    expect(running.writers.map((w) => w.where)).toEqual([
+      '/etc/nginx/nginx.conf:4',
+      '/etc/nginx/nginx.conf:7',
+    ]);
+    expect(judge({ live: running }).blind.map((c) => c.what)).toContain(
+      `${LOG} is written in 2 formats (proxyops_text at /etc/nginx/nginx.conf:4, combined at /etc/nginx/nginx.conf:7); the watch reads one`,
+    );
   });
 });
