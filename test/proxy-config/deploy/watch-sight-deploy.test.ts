@@ -9,7 +9,7 @@ import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx
 import { waitUntilReady } from '../../../proxy-config/shell/process/wait-until-ready.js';
 import { freePort } from '../../support/ports.js';
 import { startLoad } from './load.js';
-import { CLI, isAlive, runCli } from './stack-harness.js';
+import { CLI, isAlive, runCli, singleAppSpec } from './stack-harness.js';
 
 const APP = join(import.meta.dirname, 'fixtures', 'tiny-app.mjs');
 
@@ -36,24 +36,13 @@ async function startSite(name: string, snippet?: (accessLog: string) => string) 
   const accessLog = join(root, 'logs', 'access.log');
   await writeFile(
     specPath,
-    [
-      'version: 1',
-      `paths: { pidFile: ${root}/nginx.pid, tempDir: ${root}/temp }`,
-      'workers: { processes: 1 }',
-      `accessLog: { path: ${accessLog}, buffer: null, flush: null }`,
-      `errorLog: { path: ${root}/logs/error.log }`,
-      'upstreams:',
-      '  app:',
-      `    servers: [{ host: 127.0.0.1, port: ${appPort} }]`,
-      '    healthCheck: { interval: 0.1, failureThreshold: 2, margin: 0.1 }',
-      `    deploy: { command: [node, ${APP}, "{port}"], watch: 0.5, max5xxIncrease: 0.05 }`,
-      'servers:',
-      `  - names: [localhost, 127.0.0.1]`,
-      `    listen: [{ address: 127.0.0.1, port: ${nginxPort} }]`,
-      '    routes: [{ path: /, upstream: app }]',
-      ...(snippet ? [`    snippets: [${JSON.stringify(snippet(accessLog))}]`] : []),
-      '',
-    ].join('\n'),
+    singleAppSpec({
+      root,
+      app: APP,
+      appPort,
+      nginxPort,
+      ...(snippet ? { snippet: snippet(accessLog) } : {}),
+    }),
   );
   const applied = await runCli(['config', 'apply', '--spec', specPath, '--target', target]);
   expect(applied.exitCode, applied.stderr).toBe(0);
@@ -268,5 +257,35 @@ describe('a deploy watch with too little traffic: never "ok" on nothing', () => 
     expect(status.verdict).toMatchObject({ verdict: 'ok' });
     expect((status.newInstance as { total: number }).total).toBeGreaterThanOrEqual(20);
     expect(result).toMatchObject({ errors: 0, non2xx: 0 });
+  }, 90_000);
+
+  it('deploy rollback with no traffic keeps the known-good release it could not judge: exit 0, named not-judged', async () => {
+    const at = ['--spec', site.specPath, '--target', site.target];
+    for (const version of ['v1', 'v2']) {
+      // No traffic to judge these by: the release history is what this test needs.
+      const deployed = await runCli(['deploy', ...at, '--version', version, '--watch', 'readiness-only']);
+      expect(deployed.exitCode, deployed.stdout + deployed.stderr).toBe(0);
+    }
+    const before = await site.serving();
+    const run = await runCli(['deploy', 'rollback', ...at, '--max-watch', '1', '--json']);
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    const events = eventsOf(run.stdout);
+    expect(events.find((e) => e.type === 'abort')).toBeUndefined();
+    const status = events.find((e) => e.type === 'status')!;
+    expect(status.verdict).toMatchObject({ verdict: 'not-judged' });
+    expect(status.unseen).toContain('status codes and latency not judged: 0 request(s) of the new instance');
+    const watched = events.find(
+      (e) => e.type === 'step-done' && (e.step as { kind: string }).kind === 'watch',
+    )!;
+    expect(String(watched.outcome)).toMatch(
+      /^new instance alive and ready; kept as a rollback is: could not judge/,
+    );
+    expect(events.at(-1)).toMatchObject({ type: 'done', outcome: 'deployed' });
+    // The rollback's instance serves, not the one it replaced.
+    expect(await site.serving()).not.toEqual(before);
+    const state = JSON.parse(await readFile(join(site.target, 'instances.json'), 'utf8')) as {
+      releases: Record<string, { current: string }>;
+    };
+    expect(state.releases.app!.current).toBe('v1');
   }, 90_000);
 });
