@@ -54,6 +54,8 @@ const USAGE_CODES = new Set([
   'MASTER_RUNS_OTHER_CONFIG',
   // `deploy check` on a file that is not a manifest, unit or compose file it can read.
   'DEPLOY_CHECK_INPUT_INVALID',
+  // A gated deploy watch that cannot see the new instance's requests (the message names the fix).
+  'WATCH_BLIND',
 ]);
 
 /** Maps an error code to the process exit code. */

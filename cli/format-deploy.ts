@@ -6,6 +6,8 @@ import { WARMUP_REQUESTS } from '../proxy-config/core/deploy/log-window.js';
 import { toAddress, type DeployPlan, type DeployStep } from '../proxy-config/core/deploy/plan-deploy.js';
 
 function stepWait(step: DeployStep): string {
+  if (step.waitMs !== undefined && step.boundMs !== undefined)
+    return `  [wait ${formatWait(step.waitMs)}, at most ${formatWait(step.waitMs + step.boundMs)}]`;
   if (step.waitMs !== undefined) return `  [wait ${formatWait(step.waitMs)}]`;
   if (step.boundMs !== undefined) return `  [at most ${formatWait(step.boundMs)}]`;
   return '';
@@ -48,6 +50,10 @@ export function formatDeployPlan(plan: DeployPlan): string {
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
     `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first ${WARMUP_REQUESTS} requests are its warm-up`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    plan.watch.mode === 'readiness-only'
+      ? `watch: readiness only: the new instance must stay alive and ready; its status codes and request times are not judged`
+      : `watch: judges the new instance once it answered ${plan.watch.minRequests} requests, waiting up to ${formatWait(plan.watch.maxWatchMs)} for them; else ${plan.watch.keepNotJudged ? 'kept, as a rollback is, and named: not judged' : 'rolled back and stopped: could not judge'}`,
+    ...plan.watch.unseen.map((what) => `  not seen: ${what}`),
     ...plan.envChanges.map(
       (c) =>
         `  setting ${c.name}=${c.value} (now ${c.was ?? 'unset'}) for the new instances; recorded for the stack only if the deploy succeeds`,
@@ -104,7 +110,11 @@ export function formatDeployEvent(event: DeployEvent): string {
           : `; new instance ${n.instance ?? n.address}: ${n.total} requests, ${n.fivexx} 5xx${fourxx ? `, ${fourxx}` : ''}, p99 ${n.p99Ms} ms${n.separated ? '' : ' (the log names no instance: the whole window)'}`;
       const fivexx = event.fivexx && event.gate?.gate !== '5xx' ? `\n    ${describe5xx(event.fivexx)}` : '';
       const fired = event.gate ? `\n    gate ${event.gate.gate} fired: ${event.gate.text}` : '';
-      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict}${fivexx}${fired}\n`;
+      const unseen = event.unseen ?? [];
+      if (event.watch === 'readiness-only')
+        return `    watch of ${n ? `new instance ${n.instance ?? n.address}` : 'the new instance'}: alive and ready → ${event.verdict.verdict} (${unseen.join('; ')})\n`;
+      const blind = unseen.length > 0 ? `\n    could not see: ${unseen.join('; ')}` : '';
+      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict.replace('-', ' ')}${fivexx}${fired}${blind}\n`;
     }
     case 'drain':
       return `    drain: computed ${formatWait(event.computedMs)}, measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;
@@ -113,7 +123,7 @@ export function formatDeployEvent(event: DeployEvent): string {
     case 'done':
       return event.outcome === 'deployed'
         ? `deployed in ${formatWait(event.ms)}: ${event.instances.join(', ')}\n`
-        : `deploy aborted after ${formatWait(event.ms)}; serving: ${event.instances.join(', ')}\n`;
+        : `deploy ${event.outcome === 'not-judged' ? 'stopped, the new release not judged,' : 'aborted'} after ${formatWait(event.ms)}; serving: ${event.instances.join(', ')}\n`;
   }
 }
 

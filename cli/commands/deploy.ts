@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import type { WatchMode } from '../../proxy-config/core/deploy/watch-sight.js';
 import { EXIT } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
 
@@ -13,6 +14,9 @@ interface DeployFlags {
   max4xxIncrease?: string;
   maxP99Ratio?: string;
   canary?: string;
+  watch?: string;
+  minRequests?: string;
+  maxWatch?: string;
   version?: string;
   replace?: string;
   with?: string;
@@ -30,6 +34,37 @@ function fraction(flag: string, raw: string | undefined, max: number): number | 
       `${flag} ${JSON.stringify(raw)} must be a number from 0 to ${max}, or off`,
     );
   return value;
+}
+
+/** `--watch`, `--min-requests` and `--max-watch` as the plan's settings (the spec's where not given). */
+function watchFlags(flags: DeployFlags): { watchMode?: WatchMode; minRequests?: number; maxWatch?: number } {
+  // Written out: the watch's module (log format compiler) is loaded only when a deploy runs.
+  const modes: WatchMode[] = ['gates', 'readiness-only'];
+  if (flags.watch !== undefined && !modes.includes(flags.watch as WatchMode))
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--watch ${JSON.stringify(flags.watch)} must be gates or readiness-only`,
+    );
+  const minRequests = flags.minRequests === undefined ? undefined : Number(flags.minRequests);
+  if (
+    minRequests !== undefined &&
+    (!Number.isInteger(minRequests) || minRequests < 1 || minRequests > 1_000_000)
+  )
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--min-requests ${JSON.stringify(flags.minRequests)} must be a whole number from 1 to 1000000`,
+    );
+  const maxWatch = flags.maxWatch === undefined ? undefined : Number(flags.maxWatch);
+  if (maxWatch !== undefined && (flags.maxWatch!.trim() === '' || !(maxWatch >= 0 && maxWatch <= 3600)))
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `--max-watch ${JSON.stringify(flags.maxWatch)} must be a number of seconds from 0 to 3600`,
+    );
+  return {
+    ...(flags.watch === undefined ? {} : { watchMode: flags.watch as WatchMode }),
+    ...(minRequests === undefined ? {} : { minRequests }),
+    ...(maxWatch === undefined ? {} : { maxWatch }),
+  };
 }
 
 /** `proxyops deploy` and `proxyops deploy plan`: rolling replacement of an upstream's instances. */
@@ -77,6 +112,18 @@ export function registerDeploy(program: Command): void {
     .option(
       '--canary <seconds>',
       'watch the first new instance this long before going on; across hosts, every instance of the first host goes first, alone',
+    )
+    .option(
+      '--watch <mode>',
+      "gates: judge the new instance's own requests in the access log (the spec's deploy.watchMode, default gates); readiness-only: only that it stays alive and ready, for a log the watch cannot read (named on every verdict)",
+    )
+    .option(
+      '--min-requests <N>',
+      'requests the new instance must answer before the gates may call it good (deploy.minRequests, default 20)',
+    )
+    .option(
+      '--max-watch <seconds>',
+      'with fewer, the watch goes on up to this long, then the round is rolled back and the deploy stops: could not judge (deploy.maxWatch, default 60)',
     )
     .option('--batch <N|P%>', 'replace N instances (or P% of them) at a time (alternate and slot paths)')
     .option('--max-fail <N>', 'instances that may fail (each put back) before the rest is called off', '0')
@@ -130,6 +177,7 @@ export function registerDeploy(program: Command): void {
               maxP99Ratio: fraction('--max-p99-ratio', flags.maxP99Ratio, 1000)!,
             },
             ...(flags.canary === undefined ? {} : { canary: fraction('--canary', flags.canary, 3600)! }),
+            ...watchFlags(flags),
           },
         });
         if (what === 'rollback' && flags.version !== undefined)

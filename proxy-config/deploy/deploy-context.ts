@@ -5,7 +5,9 @@ import { deployLogKit } from '../core/deploy/deploy-log-kit.js';
 import type { BatchSize } from '../core/deploy/plan-batches.js';
 import { planDeploy, toAddress, type DeployPlan, type DeployPlanInput } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
-import type { LogReaderKit } from '../core/logs/log-format-presets.js';
+import { createLogReaderKit, type LogReaderKit } from '../core/logs/log-format-presets.js';
+import { chooseWatch, judgeWatchSight } from '../core/deploy/watch-sight.js';
+import { readLiveAccessLog } from './live-access-log.js';
 import { parseSpecText } from '../core/spec/parse-spec-text.js';
 import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
 import { checkTargetLayout } from '../shell/nginx/config-versions.js';
@@ -72,8 +74,8 @@ export interface DeployTarget {
   upstream?: string;
   /** Settings this deploy changes (`--env NAME=VALUE`): recorded in the state only when it succeeds. */
   envChanges?: Record<string, string>;
-  /** The watch's gates and canary, from the flags. */
-  watch?: Pick<DeployPlanInput, 'gates' | 'canary'>;
+  /** The watch's gates, canary, mode and traffic bound, from the flags. */
+  watch?: Pick<DeployPlanInput, 'gates' | 'canary' | 'watchMode' | 'minRequests' | 'maxWatch'>;
   /** The local stack's (`--dir`): it must still run once the deploy holds the lock. */
   stack?: boolean;
   /** `--version V`: filled into `{version}` of the command and hooks. */
@@ -147,8 +149,28 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     paired.length === 0
       ? undefined
       : judgeRefusal(paired, fleet?.refusalHosts ?? view?.hosts ?? [local!.host]);
+  // The watch must see the new instance's requests: in the log the running nginx writes (a deploy
+  // across hosts judges the spec's), in a format that names the upstream, soon enough. A gated watch
+  // that cannot refuses here, before anything starts.
+  const sight = judgeWatchSight({
+    path: spec.accessLog.path,
+    spec: {
+      format: spec.accessLog.format,
+      buffered: spec.accessLog.buffer !== null,
+      flushMs: spec.accessLog.flush === null ? null : Math.round(spec.accessLog.flush * 1000),
+    },
+    ...(fleet || where.proxies
+      ? { notRead: "a deploy across hosts does not read the nginx hosts' configs" }
+      : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path, upstream)),
+    watchMs: Math.round(pool.deploy.watch * 1000),
+    maxWatchMs: Math.round((where.watch?.maxWatch ?? pool.deploy.maxWatch) * 1000),
+    retryMs: Math.max(0, ...pairs.map((pair) => Math.round((pair?.failTimeout ?? 0) * 1000))),
+    slots: rolled.some((instance) => instance.slot !== undefined),
+    latencyGate: where.watch?.gates?.maxP99Ratio !== null,
+  });
+  const watch = chooseWatch(sight, where.watch?.watchMode ?? pool.deploy.watchMode, where.rollback === true);
   // A buffered access log shows a request only after its flush: log windows grow by that much.
-  const logDelayMs = spec.accessLog.buffer === null ? 0 : Math.round((spec.accessLog.flush ?? 5) * 1000);
+  const logDelayMs = sight.logDelayMs;
   const envChanges = where.envChanges ?? {};
   const version = where.rollback ? releaseBefore(state, upstream) : where.version;
   const plan = planDeploy({
@@ -166,6 +188,10 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     ...(version === undefined ? {} : { version }),
     ...(handOver ? { handOverTo: { host: handOver.fresh.host, port: handOver.fresh.port } } : {}),
     ...where.watch,
+    watchMode: watch.mode,
+    unseen: watch.unseen,
+    // A rollback is the operator's choice of the known-good release: not judging it does not undo it.
+    keepNotJudged: where.rollback === true,
     envChanges: Object.entries(envChanges).map(([name, value]) => ({
       name,
       value,
@@ -182,7 +208,8 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     state,
     instances,
     accessLog: spec.accessLog.path,
-    kit: deployLogKit(spec.accessLog.format),
+    kit:
+      'preset' in sight.reader ? deployLogKit(sight.reader.preset) : createLogReaderKit(sight.reader.format),
     logsDir: state.stack?.logsDir ?? join(where.target, 'logs'),
     plan,
     ...(handOver ? { handOverTo: handOver.fresh } : {}),

@@ -4,9 +4,10 @@ import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { fillHook } from '../core/deploy/instance-command.js';
 import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
-import { EARLY_DECISION_REQUESTS } from '../core/deploy/status-watch.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
 import { fivexxFired, judgeNewInstance, newInstance5xx } from '../core/deploy/watch-gates.js';
+import { watchOutcome, watchProgress, watchUnseen } from '../core/deploy/watch-end.js';
+import { READINESS_ONLY } from '../core/deploy/watch-sight.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
@@ -33,6 +34,10 @@ export class Abort extends Error {
   constructor(
     message: string,
     readonly rolledBack: boolean,
+    /** The deploy stops here, whatever `--max-fail` allows: the next round would fail the same way. */
+    readonly fatal = false,
+    /** Set when the round could not be judged (too few requests), not found bad: the `done` event says so. */
+    readonly outcome?: 'not-judged',
   ) {
     super(message);
   }
@@ -245,7 +250,11 @@ export class RoundRunner {
       }
       case 'watch': {
         const window = await this.watch(step, this.watchFrom);
-        return `new instance alive and ready, status codes ok (${window.distribution.total} requests)`;
+        if (window.notJudged !== undefined)
+          return `new instance alive and ready; kept as a rollback is: ${window.notJudged}`;
+        return plan.watch.mode === 'readiness-only'
+          ? `new instance alive and ready (${READINESS_ONLY})`
+          : `new instance alive and ready, status codes ok (${window.distribution.total} requests)`;
       }
       case 'remove': {
         const rest = input.current.filter((i) => i !== old);
@@ -273,7 +282,8 @@ export class RoundRunner {
             rolledBack,
           );
         }
-        return `no new requests reached ${toAddress(old)}`;
+        // A readiness-only watch may read a log that names no upstream: say so rather than vouch.
+        return `no new requests reached ${toAddress(old)}${plan.watch.mode === 'readiness-only' ? ` in the log (${READINESS_ONLY}: it may not name the upstream)` : ''}`;
       }
       case 'signal':
         return this.signalOld();
@@ -364,9 +374,16 @@ export class RoundRunner {
     from: LogMark,
     freshBelowMs = 0,
     windowMs = step.waitMs!,
-  ): Promise<LogWindow> {
+  ): Promise<LogWindow & { notJudged?: string }> {
     const { context } = this;
-    const deadline = Date.now() + windowMs;
+    const began = Date.now();
+    const deadline = began + windowMs;
+    const { watch: how, gates } = context.plan;
+    const readinessOnly = how.mode === 'readiness-only';
+    // A gated watch calls the new instance good only on enough of its own requests: with fewer it
+    // goes on, up to the step's bound (deploy.maxWatch), then stops the deploy: nothing was judged.
+    const judged = step.kind === 'watch' && !readinessOnly;
+    const bound = deadline + (judged ? (step.boundMs ?? 0) : 0);
     let text = '';
     let offset = from;
     let lastTick = 0;
@@ -380,46 +397,74 @@ export class RoundRunner {
       offset = chunk.end;
       const window = summarizeLogWindow(context.kit, text, freshBelowMs);
       const remaining = deadline - Date.now();
-      const done = remaining <= 0 || this.interrupted.aborted;
       const fresh = this.fresh!;
       const split = this.traffic.split(context.kit, text, fresh);
-      const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
+      const answered = split.mine.distribution.total;
+      const progress = watchProgress(
+        {
+          now: Date.now(),
+          began,
+          deadline,
+          bound,
+          judged,
+          answered,
+          minRequests: how.minRequests,
+          interrupted: this.interrupted.aborted,
+        },
+        this.describe(fresh),
+      );
+      const { done, notJudged } = progress;
       // 5xx are compared with the release before only: an instance this deploy already replaced runs
       // the same release, and a bad one would excuse the next (failing as much, it is no worse).
       const earlier = (this.input.deployed?.() ?? []).filter((i) => i !== fresh);
       const oldRelease = this.traffic.split(context.kit, text, fresh, earlier);
-      const fivexx = newInstance5xx(
-        this.input.before,
-        split.mine,
-        oldRelease.others,
-        context.plan.gates,
-        minimum,
-      );
-      const noFivexx = { ...context.plan.gates, max5xxIncrease: null, max5xxShare: null };
-      const fired5xx = fivexxFired(fivexx);
-      const gate =
-        (fired5xx && { ...fired5xx, against: fivexx.against }) ??
-        judgeNewInstance(this.input.before, split.mine, split.others, noFivexx, minimum);
+      const fivexx = readinessOnly
+        ? undefined
+        : newInstance5xx(this.input.before, split.mine, oldRelease.others, gates, progress.minimum);
+      const noFivexx = { ...gates, max5xxIncrease: null, max5xxShare: null };
+      const fired5xx = fivexx && fivexxFired(fivexx);
+      const gate = readinessOnly
+        ? undefined
+        : ((fired5xx && { ...fired5xx, against: fivexx!.against }) ??
+          judgeNewInstance(this.input.before, split.mine, split.others, noFivexx, progress.minimum));
       const ready = await this.isReady(fresh);
       unready = ready ? 0 : unready + 1;
       // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.
       if (!ready) await sleep(EXIT_SETTLE_MS);
       const exited = await this.launcher.hasExited(fresh);
       const badGateway = window.byAddress[toAddress(fresh)]?.badGateway ?? 0;
-      const failure = exited
+      const broken = exited
         ? `the new instance ${this.describe(fresh)} exited during the watch (see ${fresh.logFile})`
         : unready >= threshold
           ? `the new instance ${this.describe(fresh)} failed ${unready} readiness checks in a row during the watch`
           : badGateway > 0
             ? `nginx answered 502 for ${badGateway} request(s) to ${toAddress(fresh)} during the watch`
-            : gate?.text;
-      if (done || failure) {
+            : undefined;
+      const outcome = watchOutcome({
+        ...(broken === undefined ? {} : { broken }),
+        ...(gate ? { gate: gate.text } : {}),
+        ...(notJudged === undefined ? {} : { notJudged }),
+        keepNotJudged: how.keepNotJudged,
+      });
+      if (done || outcome.kind === 'failed') {
+        const unseen = watchUnseen({
+          planned: how.unseen,
+          readinessOnly,
+          separated: split.separated,
+          total: window.distribution.total,
+          latencyGate: gates.maxP99Ratio !== null,
+          gateFired: gate !== undefined,
+          latencySamples: split.mine.latencyMs.length,
+          ...(notJudged === undefined ? {} : { notJudgedAnswered: answered }),
+        });
+        const unjudged =
+          outcome.kind === 'kept-not-judged' || (outcome.kind === 'failed' && outcome.notJudged);
         this.emit(
           watchStatusEvent({
             step: step.index,
             before: this.input.before,
             window,
-            failed: Boolean(failure),
+            failed: outcome.kind === 'failed',
             newInstance: {
               address: toAddress(fresh),
               ...(split.instance === undefined ? {} : { instance: split.instance }),
@@ -427,20 +472,32 @@ export class RoundRunner {
               separated: split.separated,
             },
             gate,
-            fivexx,
+            ...(fivexx ? { fivexx } : {}),
+            mode: how.mode,
+            unseen,
+            notJudged: unjudged,
           }),
         );
-        if (failure) {
+        if (outcome.kind === 'failed') {
           await this.rollBack();
-          throw new Abort(`${failure}: rolled back`, true);
+          if (outcome.stops)
+            throw new Abort(
+              `${outcome.reason}: rolled back, and the deploy stops here; add traffic or use --watch readiness-only`,
+              true,
+              true,
+              'not-judged',
+            );
+          throw new Abort(`${outcome.reason}: rolled back`, true);
         }
-        return window;
+        return outcome.kind === 'kept-not-judged' ? { ...window, notJudged: outcome.reason } : window;
       }
+      // Past the watch, waiting for enough requests: the time left is the bound's.
+      const left = remaining > 0 ? remaining : bound - Date.now();
       if (Date.now() - lastTick >= COUNTDOWN_TICK_MS) {
-        this.emit({ type: 'countdown', step: step.index, remainingMs: remaining });
+        this.emit({ type: 'countdown', step: step.index, remainingMs: left });
         lastTick = Date.now();
       }
-      await sleep(Math.min(WATCH_POLL_MS, remaining));
+      await sleep(Math.max(0, Math.min(WATCH_POLL_MS, left)));
     }
   }
 

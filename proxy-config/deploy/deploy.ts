@@ -35,7 +35,8 @@ const REFUSAL_SLACK_MS = 30_000;
 
 /** How a deploy ended. */
 export interface DeployReport {
-  outcome: 'deployed' | 'aborted';
+  /** `not-judged`: aborted because the watch could not judge a new instance (too few requests), not because it was bad. */
+  outcome: 'deployed' | 'aborted' | 'not-judged';
   instances: string[];
   ms: number;
 }
@@ -86,6 +87,8 @@ export async function runDeploy(
     ),
   };
   /** One round: its steps, or on a failure the round put back and an abort event; how it ended. */
+  /** Rounds that failed only because their watch could not judge the new instance. */
+  let unjudged = 0;
   const runRound = async (round: number): Promise<'ok' | 'failed' | 'fatal'> => {
     const old = current.find((i) => toAddress(i) === toAddress(plan.instances[round - 1]!))!;
     const traffic = switches[plan.paths[round - 1]!];
@@ -123,7 +126,9 @@ export async function runDeploy(
       if (!(error instanceof Abort) && !isProxyopsError(error)) throw error;
       // Every round needs every nginx host (its log, its config): one lost ends the deploy.
       const nginxHost = host !== undefined && fleet?.proxies.some((s) => s.host.name === host);
-      return nginxHost || control.interrupted.aborted ? 'fatal' : 'failed';
+      if (error instanceof Abort && error.outcome === 'not-judged') unjudged += 1;
+      const stops = nginxHost || control.interrupted.aborted || (error instanceof Abort && error.fatal);
+      return stops ? 'fatal' : 'failed';
     }
   };
   const { batch, canary, maxFail = 0 } = context.batches ?? {};
@@ -139,7 +144,8 @@ export async function runDeploy(
   }
   if (failed > 0) {
     const report = {
-      outcome: 'aborted' as const,
+      // Only a failure other than "could not judge" says the release is bad.
+      outcome: unjudged === failed ? ('not-judged' as const) : ('aborted' as const),
       instances: current.map(toAddress),
       ms: Date.now() - started,
     };

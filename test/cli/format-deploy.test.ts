@@ -20,15 +20,15 @@ describe('deploy progress for people', () => {
     expect(text).toContain('drain wait = interval × threshold 15 s + margin 5 s = 20 s');
     expect(text).toMatch(/ 2\. \[1\/1\] wait-ready: .*\[at most 30 s\]/);
     expect(text).toMatch(
-      / 4\. \[1\/1\] watch: .*5xx \+1\.0 points or above 5\.0%, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s\]/,
+      / 4\. \[1\/1\] watch: .*5xx \+1\.0 points or above 5\.0%, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s, at most 60 s\]/,
     );
     expect(text).toContain(
       "gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first 100 requests are its warm-up",
     );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
-    // Header (3), the gates, one path line per instance, the steps, the total.
-    expect(text.trim().split('\n')).toHaveLength(3 + 2 + plan.steps.length + 1);
+    // Header (3), the gates, the watch, one path line per instance, the steps, the total.
+    expect(text.trim().split('\n')).toHaveLength(3 + 3 + plan.steps.length + 1);
   });
 
   it('says which instance takes the slot path and what a deploy --env changes', () => {
@@ -120,5 +120,78 @@ describe('deploy progress for people', () => {
     expect(line).toContain(
       '5xx: new instance 1 of 100 (1.0%) against the other instances in the same window 0 of 200 (0.0%); rise +1.0 points (limit +1.0; Fisher p = 0.33); floor 5.0% (binomial p = 0.99); α 0.001 → ok',
     );
+  });
+
+  const fourxx = { '404': 0, '429': 0, '401/403': 0, other: 0 };
+  const status = (over: object) =>
+    formatDeployEvent({
+      type: 'status',
+      step: 4,
+      before: { total: 40, byStatus: { '200': 40 }, share5xx: 0 },
+      after: { total: 3, byStatus: { '200': 3 }, share5xx: 0 },
+      verdict: { verdict: 'ok', increase: 0 },
+      newInstance: { address: '127.0.0.1:8081', total: 3, fivexx: 0, fourxx, p99Ms: 4, separated: true },
+      ...over,
+    });
+
+  it('names what the watch could not see under every verdict, and a readiness-only watch as such', () => {
+    expect(status({ unseen: [] })).not.toContain('could not see');
+    expect(
+      status({
+        verdict: { verdict: 'not-judged', increase: 0 },
+        unseen: ['status codes and latency not judged: 3 request(s) of the new instance'],
+      }),
+    ).toMatch(
+      /→ not judged\n {4}could not see: status codes and latency not judged: 3 request\(s\) of the new instance\n$/,
+    );
+    expect(
+      status({
+        watch: 'readiness-only',
+        unseen: ['not watched: readiness only', 'log_format combined has no $upstream_addr'],
+      }),
+    ).toBe(
+      '    watch of new instance 127.0.0.1:8081: alive and ready → ok (not watched: readiness only; log_format combined has no $upstream_addr)\n',
+    );
+  });
+
+  it('plans a readiness-only watch without gates or a traffic bound, and says so', () => {
+    const blind = planDeploy({
+      upstream: 'api',
+      pool: { healthCheck: DEFAULTS.healthCheck, deploy: { ...DEFAULTS.deploy, command: ['app'] } },
+      instances: [{ host: '10.0.0.2', port: 8080 }],
+      logDelayMs: 0,
+      watchMode: 'readiness-only',
+      unseen: ['not watched: readiness only'],
+    });
+    const text = formatDeployPlan(blind);
+    expect(text).toContain('watch: readiness only: the new instance must stay alive and ready');
+    expect(text).toContain('  not seen: not watched: readiness only\n');
+    const watch = blind.steps.find((s) => s.kind === 'watch')!;
+    expect(watch.boundMs).toBeUndefined();
+    expect(watch.title).toContain('not watched: readiness only');
+    expect(watch.title).not.toContain('roll back above');
+  });
+
+  it('tells a release not judged from a bad one at the end, and plans a rollback that keeps what it cannot judge', () => {
+    const done = (outcome: 'aborted' | 'not-judged') =>
+      formatDeployEvent({ type: 'done', outcome, ms: 61_000, instances: ['127.0.0.1:8080'] });
+    expect(done('aborted')).toBe('deploy aborted after 61 s; serving: 127.0.0.1:8080\n');
+    expect(done('not-judged')).toBe(
+      'deploy stopped, the new release not judged, after 61 s; serving: 127.0.0.1:8080\n',
+    );
+    const rollback = planDeploy({
+      upstream: 'api',
+      pool: { healthCheck: DEFAULTS.healthCheck, deploy: { ...DEFAULTS.deploy, command: ['app'] } },
+      instances: [{ host: '10.0.0.2', port: 8080 }],
+      logDelayMs: 0,
+      keepNotJudged: true,
+    });
+    expect(formatDeployPlan(rollback)).toContain(
+      'waiting up to 60 s for them; else kept, as a rollback is, and named: not judged',
+    );
+    expect(rollback.steps.find((s) => s.kind === 'watch')!.title).toContain(
+      'else kept (a rollback): not judged',
+    );
+    expect(formatDeployPlan(plan)).toContain('else rolled back and stopped: could not judge');
   });
 });

@@ -3,6 +3,7 @@ import type { DeployPlan, DeployStep } from './plan-deploy.js';
 import type { StatusVerdict } from './status-watch.js';
 import type { FivexxEvidence } from './fivexx-gate.js';
 import type { FiredGate, FourxxBreakdown } from './watch-gates.js';
+import type { WatchMode } from './watch-sight.js';
 
 /** What a deploy reports as it goes; `--json` prints each as one line, with `ts` (epoch ms) added. */
 export type DeployEvent =
@@ -39,8 +40,13 @@ export type DeployEvent =
       fourxx?: FourxxBreakdown;
       /** The gate that fired, when one did (the watch then rolled the round back). */
       gate?: FiredGate;
+      /** `readiness-only`: the status codes and request times were not judged. */
+      watch?: WatchMode;
+      /** What the watch could not see (empty when it saw everything it judges). */
+      unseen?: string[];
     }
   | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
   /** `host`: the host whose failure ended it (an nginx or app host), `kind` the step it was at. */
   | { type: 'abort'; step: number; reason: string; rolledBack: boolean; kind?: string; host?: string }
-  | { type: 'done'; outcome: 'deployed' | 'aborted'; ms: number; instances: string[] };
+  /** `not-judged`: stopped because a watch could not judge the new instance (exit 1, as `aborted`). */
+  | { type: 'done'; outcome: 'deployed' | 'aborted' | 'not-judged'; ms: number; instances: string[] };

@@ -4,6 +4,7 @@ import { fillHook, formatArgv, needsVersion } from './instance-command.js';
 import type { DeploySpec, DrainMode, UpstreamSpec } from '../spec/proxy-spec.js';
 import { formatWait, planDrainTiming, type DrainTiming } from './drain-timing.js';
 import { DEFAULT_GATES, type GateLimits } from './watch-gates.js';
+import { READINESS_ONLY, type WatchMode } from './watch-sight.js';
 
 /** Where an instance listens: host:port, or behind an upstream slot (a unix socket path nginx connects to). */
 export interface InstanceAddress {
@@ -69,6 +70,8 @@ export interface DeployPlan {
   gates: GateLimits;
   /** The first round's watch when longer than the others (`--canary`). */
   canaryMs: number;
+  /** How the watch judges a new instance, and what it cannot see. */
+  watch: PlanWatch;
   instances: InstanceAddress[];
   /** Which path each instance takes, in the order of `instances`. */
   paths: ReplacePath[];
@@ -78,6 +81,22 @@ export interface DeployPlan {
   /** Sum of the fixed waits, and of fixed waits plus every bound: the deploy takes between the two. */
   minMs: number;
   maxMs: number;
+}
+
+/** How the watch judges: its mode, the requests it needs, how long it waits for them, what it cannot see. */
+export interface PlanWatch {
+  mode: WatchMode;
+  /** The new instance must answer this many requests before it is called good. */
+  minRequests: number;
+  /** A watch with fewer is extended up to this long (from its start), then rolls the round back: not judged. */
+  maxWatchMs: number;
+  /** Named on the plan and on every verdict. */
+  unseen: string[];
+  /**
+   * `deploy rollback`: a round the watch could not judge is kept (the operator's explicit choice of
+   * the known-good release), not undone; a gate that fires still undoes it.
+   */
+  keepNotJudged: boolean;
 }
 
 /** The argvs that start, stop and check instances, as the spec gives them (placeholders unfilled). */
@@ -110,6 +129,14 @@ export interface DeployPlanInput {
   gates?: Partial<Omit<GateLimits, 'max5xxIncrease' | 'max5xxShare'>>;
   /** Seconds the first new instance is watched (a canary), when longer than deploy.watch. */
   canary?: number;
+  /** `--watch`, `--min-requests`, `--max-watch` (seconds); the spec's deploy settings otherwise. */
+  watchMode?: WatchMode;
+  minRequests?: number;
+  maxWatch?: number;
+  /** What the watch cannot see (judgeWatchSight), named on the plan and on every verdict. */
+  unseen?: string[];
+  /** `deploy rollback`: keep a round the watch could not judge (PlanWatch.keepNotJudged). */
+  keepNotJudged?: boolean;
   /**
    * `--replace OLD --with NEW`: the one instance of `instances` is handed over to NEW, an instance
    * someone else started (no start step). NEW is the old one's `alternate` when the spec pairs them.
@@ -191,10 +218,26 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     maxP99Ratio: input.gates?.maxP99Ratio === undefined ? DEFAULT_GATES.maxP99Ratio : input.gates.maxP99Ratio,
   };
   const canaryMs = Math.round((input.canary ?? 0) * 1000);
+  const watch: PlanWatch = {
+    mode: input.watchMode ?? deploy.watchMode,
+    minRequests: input.minRequests ?? deploy.minRequests,
+    maxWatchMs: Math.round((input.maxWatch ?? deploy.maxWatch) * 1000),
+    unseen: input.unseen ?? [],
+    keepNotJudged: input.keepNotJudged ?? false,
+  };
+  const readinessOnly = watch.mode === 'readiness-only';
+  /** A gated watch with too few requests goes on up to maxWatch: the bound of its wait-until. */
+  const extension = (watchedMs: number) =>
+    !readinessOnly && watch.maxWatchMs > watchedMs ? { boundMs: watch.maxWatchMs - watchedMs } : {};
+  const tooFew = readinessOnly
+    ? ''
+    : `; at least ${watch.minRequests} of its requests, waiting up to ${s(watch.maxWatchMs)} for them, else ${watch.keepNotJudged ? 'kept (a rollback): not judged' : 'stop: could not judge'}`;
   const rise = (limit: number | null, what: string) =>
     limit === null ? `${what}: report only` : `${what} +${(limit * 100).toFixed(1)} points`;
   const floor = gates.max5xxShare === null ? '' : ` or above ${(gates.max5xxShare * 100).toFixed(1)}%`;
-  const threshold = `roll back above: ${rise(gates.max5xxIncrease, '5xx')}${floor}, ${rise(gates.max4xxIncrease, '4xx')}, latency ${gates.maxP99Ratio === null ? 'report only' : `${gates.maxP99Ratio}x (median, Mann-Whitney U)`}`;
+  const threshold = readinessOnly
+    ? `${READINESS_ONLY}: status codes and request times are not judged`
+    : `roll back above: ${rise(gates.max5xxIncrease, '5xx')}${floor}, ${rise(gates.max4xxIncrease, '4xx')}, latency ${gates.maxP99Ratio === null ? 'report only' : `${gates.maxP99Ratio}x (median, Mann-Whitney U)`}${tooFew}`;
 
   const steps: DeployStep[] = [];
   input.instances.forEach((old, i) => {
@@ -247,8 +290,8 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       const retryMs = Math.round(old.alternate!.failTimeout * 1000);
       add(
         'watch',
-        `watch the new instance (exit, readiness, 502s naming it) and its status codes and p99 (${threshold})${canaryNote}, at least fail_timeout (${s(retryMs)}, after which every nginx worker tries ${nextAt} again); on failure stop it, ${at} serves on`,
-        { waitMs: Math.max(watchMs, retryMs) + input.logDelayMs },
+        `watch the new instance (exit, readiness, 502s naming it)${readinessOnly ? ` (${threshold})` : ` and its status codes and p99 (${threshold})`}${canaryNote}, at least fail_timeout (${s(retryMs)}, after which every nginx worker tries ${nextAt} again); on failure stop it, ${at} serves on`,
+        { waitMs: Math.max(watchMs, retryMs) + input.logDelayMs, ...extension(Math.max(watchMs, retryMs)) },
       );
       // A connection still queued at the old listener when it closes is reset after nginx wrote its
       // request, and a POST is then not passed on: refused first, nothing new reaches the queue.
@@ -275,8 +318,8 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       if (watchMs > 0)
         add(
           'watch',
-          `watch the new process (exit, readiness, 502s naming the slot, status codes and request times against the other instances or the log before the deploy: ${threshold})${canaryNote}; on failure rename the old socket back`,
-          { waitMs: watchMs + input.logDelayMs },
+          `watch the new process (exit, readiness, 502s naming the slot${readinessOnly ? `; ${threshold}` : `, status codes and request times against the other instances or the log before the deploy: ${threshold}`})${canaryNote}; on failure rename the old socket back`,
+          { waitMs: watchMs + input.logDelayMs, ...extension(watchMs) },
         );
       add(
         'signal',
@@ -293,10 +336,8 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     if (watchMs > 0)
       add(
         'watch',
-        `watch the new instance (exit, readiness, 502s naming it) and the access log status codes and request times against the other instances or the log before the deploy (${threshold})${canaryNote}`,
-        {
-          waitMs: watchMs + input.logDelayMs,
-        },
+        `watch the new instance (exit, readiness, 502s naming it)${readinessOnly ? ` (${threshold})` : ` and the access log status codes and request times against the other instances or the log before the deploy (${threshold})`}${canaryNote}`,
+        { waitMs: watchMs + input.logDelayMs, ...extension(watchMs) },
       );
     const drainText = `interval ${s(Math.round(healthCheck.interval * 1000))} × threshold ${healthCheck.failureThreshold} + margin ${s(drain.marginMs)}`;
     // Hooks without `stop`: the old instance is left running once it is out of the upstream.
@@ -354,6 +395,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     max5xxIncrease: deploy.max5xxIncrease,
     gates,
     canaryMs,
+    watch,
     instances: input.instances,
     paths: input.instances.map((instance) => toReplacePath(instance, launch)),
     envChanges: input.envChanges ?? [],

@@ -1,6 +1,7 @@
 import type { DeployEvent } from './deploy-events.js';
 import type { LogWindow } from './log-window.js';
 import type { FivexxEvidence } from './fivexx-gate.js';
+import type { WatchMode } from './watch-sight.js';
 import { breakDown4xx, count5xx, type FiredGate } from './watch-gates.js';
 
 /** The new instance's own requests in a watch window, as the gates judged them. */
@@ -25,6 +26,11 @@ export function watchStatusEvent(input: {
   newInstance?: NewInstanceShare;
   gate?: FiredGate;
   fivexx?: FivexxEvidence;
+  /** How the watch judged, and what it could not see. */
+  mode?: WatchMode;
+  unseen?: string[];
+  /** The watch ended with too few of the new instance's requests to judge. */
+  notJudged?: boolean;
 }): Extract<DeployEvent, { type: 'status' }> {
   const { before, window, newInstance: share, gate } = input;
   return {
@@ -33,7 +39,7 @@ export function watchStatusEvent(input: {
     before: before.distribution,
     after: window.distribution,
     verdict: {
-      verdict: input.failed ? 'regressed' : 'ok',
+      verdict: input.notJudged ? 'not-judged' : input.failed ? 'regressed' : 'ok',
       increase: window.distribution.share5xx - before.distribution.share5xx,
     },
     ...(share
@@ -53,6 +59,8 @@ export function watchStatusEvent(input: {
     fourxx: breakDown4xx(window.distribution.byStatus),
     ...(gate ? { gate } : {}),
     ...(input.fivexx ? { fivexx: input.fivexx } : {}),
+    ...(input.mode ? { watch: input.mode } : {}),
+    unseen: input.unseen ?? [],
   };
 }
 

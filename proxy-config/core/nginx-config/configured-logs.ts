@@ -1,8 +1,9 @@
 import { ProxyopsError } from '../errors.js';
+import { parseNginxTime } from './units.js';
 import { extractLogFormat } from '../logs/extract-log-format.js';
 import { LOG_FORMAT_PRESETS, type LogFormatSpec } from '../logs/log-format-presets.js';
 import { walkDirectives } from './query.js';
-import type { NginxConfig } from './types.js';
+import type { NginxConfig, NginxDirective } from './types.js';
 
 /** An `access_log` or `error_log` a config writes to a file. */
 export interface ConfiguredLog {
@@ -21,15 +22,47 @@ const joinPath = (prefix: string, path: string) =>
 export function configuredLogs(config: NginxConfig, prefix: string): ConfiguredLog[] {
   const found: ConfiguredLog[] = [];
   walkDirectives(config, (directive) => {
-    const kind = directive.name === 'access_log' ? 'access' : directive.name === 'error_log' ? 'error' : null;
-    const [target, second] = directive.args;
-    if (!kind || !target || target === 'off' || target === 'stderr' || target.includes(':')) return;
-    const path = joinPath(prefix, target);
-    if (found.some((log) => log.kind === kind && log.path === path)) return;
-    const formatName = kind === 'access' ? (second && !second.includes('=') ? second : 'combined') : null;
-    found.push({ kind, path, formatName, where: `${directive.file}:${directive.line}` });
+    const log = toConfiguredLog(directive, prefix);
+    if (!log || found.some((seen) => seen.kind === log.kind && seen.path === log.path)) return;
+    found.push(log);
   });
   return found;
+}
+
+function toConfiguredLog(directive: NginxDirective, prefix: string): ConfiguredLog | null {
+  const kind = directive.name === 'access_log' ? 'access' : directive.name === 'error_log' ? 'error' : null;
+  const [target, second] = directive.args;
+  if (!kind || !target || target === 'off' || target === 'stderr' || target.includes(':')) return null;
+  const formatName = kind === 'access' ? (second && !second.includes('=') ? second : 'combined') : null;
+  return { kind, path: joinPath(prefix, target), formatName, where: `${directive.file}:${directive.line}` };
+}
+
+/** An `access_log` writing a file, with how nginx buffers it. */
+export interface AccessLogWriter extends ConfiguredLog {
+  /** `buffer=` or `gzip` given: lines reach the file when the buffer fills or at its flush. */
+  buffered: boolean;
+  /** `flush=` in ms; null when not given (a buffered log is then written only when its buffer fills). */
+  flushMs: number | null;
+  gzip: boolean;
+  /** `if=CONDITION`: a request is logged only when the condition is neither empty nor "0". */
+  condition?: string;
+}
+
+/** An `access_log` line as a writer of its file; null for `off`, syslog, stderr and other directives. */
+export function toAccessLogWriter(directive: NginxDirective, prefix: string): AccessLogWriter | null {
+  const log = toConfiguredLog(directive, prefix);
+  if (log?.kind !== 'access') return null;
+  const params = directive.args.slice(1);
+  const flush = params.find((p) => p.startsWith('flush='));
+  const gzip = params.some((p) => p === 'gzip' || p.startsWith('gzip='));
+  const condition = params.find((p) => p.startsWith('if='));
+  return {
+    ...log,
+    buffered: gzip || params.some((p) => p.startsWith('buffer=')),
+    flushMs: flush === undefined ? null : (parseNginxTime(flush.slice('flush='.length)) ?? null),
+    gzip,
+    ...(condition === undefined ? {} : { condition: condition.slice('if='.length) }),
+  };
 }
 
 /**

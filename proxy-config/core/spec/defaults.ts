@@ -44,6 +44,9 @@ export const DEFAULTS = {
     stopSignal: 'SIGQUIT',
     readyTimeout: 30,
     stopTimeout: 10,
+    watchMode: 'gates',
+    minRequests: 20,
+    maxWatch: 60,
     watch: 5,
     // The 5xx gate is on for every deploy (DEFAULT_5XX in core/deploy/fivexx-gate.ts says why these).
     max5xxIncrease: 0.01,

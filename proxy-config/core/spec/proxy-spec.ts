@@ -143,6 +143,15 @@ export interface DeploySpec {
   readyTimeout: number;
   /** Longest wait for an old instance to exit after its drain wait. */
   stopTimeout: number;
+  /**
+   * `gates` judges the new instance's own requests in the access log; `readiness-only` only that it
+   * stays alive and ready (a log the watch cannot read), named on every verdict.
+   */
+  watchMode: 'gates' | 'readiness-only';
+  /** Requests the new instance must answer before the gates may call it good. */
+  minRequests: number;
+  /** Longest watch, in seconds, while the new instance has answered fewer than minRequests. */
+  maxWatch: number;
   /** How long the access log is watched after each step. */
   watch: number;
   /** Roll back when the new instance's 5xx share is significantly higher than the others' (or the one before the deploy) by more than this (0.01 = 1 point); null reports only. */

@@ -84,7 +84,8 @@ describe.each(PATHS)(
 
         // The deploy holds inside the step (after it started, before it acts) until it is interrupted:
         // its progress file says where it is, so `down` comes exactly then, without sleeping.
-        const deploy = execa('node', [CLI, 'deploy', '--dir', dir, '--json'], {
+        // Readiness only: this is about what `down` leaves behind at each step, and the stack gets no traffic.
+        const deploy = execa('node', [CLI, 'deploy', '--dir', dir, '--watch', 'readiness-only', '--json'], {
           reject: false,
           env: { PROXYOPS_DEPLOY_HOLD: kind },
         });

@@ -96,7 +96,9 @@ describe('the live nginx of every host is looked at before acting', () => {
 
 describe('batches, the canary host and rollback across hosts', () => {
   const deploy = async (...args: string[]) => {
-    const run = await fleet.deploy(fleet.specPath, ...args);
+    // Under traffic: the watch judges each new instance's own requests.
+    const load = loadThroughAll(fleet);
+    const run = await fleet.deploy(fleet.specPath, ...args).finally(() => load.stop());
     expect(run.code, run.stdout + run.stderr).toBe(0);
     return eventsOf(run.stdout);
   };
@@ -147,7 +149,9 @@ describe('--max-fail across hosts', () => {
       ).not.toContain('app2');
       expect(await fleet.recorded('web1')).toEqual(before);
 
-      const tolerated = await fleet.deploy(fleet.specPath, '--max-fail', '1');
+      // Under traffic: app2's round is watched on its new instance's own requests.
+      const load = loadThroughAll(fleet);
+      const tolerated = await fleet.deploy(fleet.specPath, '--max-fail', '1').finally(() => load.stop());
       expect(tolerated.code).toBe(1);
       const events = eventsOf(tolerated.stdout);
       expect(events.find((e) => e.type === 'abort')).toMatchObject({ host: 'app1', kind: 'start' });

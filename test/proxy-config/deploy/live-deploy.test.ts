@@ -110,7 +110,8 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toContain('drain wait = interval × threshold 1 s + margin 1 s = 2 s');
     expect(text.stdout.match(/^ +\d+\. \[\d\/2\]/gm)).toHaveLength(16);
-    expect(text.stdout).toMatch(/watch: .*\[wait 1\.5 s\]/);
+    // The watch, and how long it waits at most for the new instance's requests (deploy.maxWatch).
+    expect(text.stdout).toMatch(/watch: .*\[wait 1\.5 s, at most 60 s\]/);
     expect(text.stdout).toMatch(/wait-ready: .*\[at most 30 s\]/);
     const json = await runCli(['deploy', 'plan', '--dir', stack.dir, '--json']);
     const plan = json.events[0]!.plan as { drain: { waitMs: number }; steps: unknown[] };

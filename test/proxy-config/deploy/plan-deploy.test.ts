@@ -44,7 +44,9 @@ describe('planDeploy', () => {
     expect(step('confirm-idle').waitMs).toBe(CONFIRM_IDLE_MS);
     expect(step('wait-exit').boundMs).toBe(1_500 + 10_000 + EXIT_SLACK_MS);
     expect(plan.minMs).toBe(2 * (2_000 + CONFIRM_IDLE_MS));
-    expect(plan.maxMs).toBe(plan.minMs + 2 * (30_000 + 1_500 + 10_000 + EXIT_SLACK_MS));
+    // A watch short of the new instance's requests goes on up to deploy.maxWatch (60 s).
+    expect(step('watch').boundMs).toBe(60_000 - 2_000);
+    expect(plan.maxMs).toBe(plan.minMs + 2 * (30_000 + 58_000 + 1_500 + 10_000 + EXIT_SLACK_MS));
   });
 
   it('in health-check mode signals first and waits interval × threshold while the old instance serves', () => {

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL } from '../../support/services.js';
+import { startLoad } from './load.js';
 import { startNoRetryLoad } from './no-retry-load.js';
 import {
   adminToken,
@@ -170,11 +171,14 @@ describe('deploy behind unix-socket slots, on PostgreSQL, through the real nginx
     for (let i = 0; i < 20; i++)
       expect((await fetch(`${stack.url}/users/${SEED_USER}`, { headers: auth })).status).toBe(200);
 
-    // A deploy run from a shell with another rate limit still starts instances with the stack's.
+    // A deploy run from a shell with another rate limit still starts instances with the stack's
+    // (under traffic, so that the watch has the new instance's requests to judge).
+    const traffic = startLoad(`${stack.url}/users/${SEED_USER}`, auth, { rate: 100 });
     const shell = await execa('node', [CLI, 'deploy', '--dir', stack.dir], {
       reject: false,
       env: { PROXYOPS_RATE_LIMIT: '3' },
     });
+    await traffic.stop();
     expect(shell.exitCode, shell.stdout + shell.stderr).toBe(0);
     for (const pid of await slotPids()) expect(await rateLimitOf(pid)).toBe('10000000');
     for (let i = 0; i < 20; i++)

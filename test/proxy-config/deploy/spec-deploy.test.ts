@@ -8,7 +8,7 @@ import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx
 import { waitUntilReady } from '../../../proxy-config/shell/process/wait-until-ready.js';
 import { freePort } from '../../support/ports.js';
 import { startLoad } from './load.js';
-import { isAlive, runCli } from './stack-harness.js';
+import { isAlive, runCli, singleAppSpec } from './stack-harness.js';
 
 const APP = join(import.meta.dirname, 'fixtures', 'tiny-app.mjs');
 
@@ -42,26 +42,7 @@ describe('proxyops deploy --spec: an upstream whose instances proxyops did not s
     );
     await waitFor(`http://127.0.0.1:${appPort}/health/ready`);
     specPath = join(root, 'spec.yaml');
-    await writeFile(
-      specPath,
-      [
-        'version: 1',
-        `paths: { pidFile: ${root}/nginx.pid, tempDir: ${root}/temp }`,
-        'workers: { processes: 1 }',
-        `accessLog: { path: ${root}/logs/access.log, buffer: null, flush: null }`,
-        `errorLog: { path: ${root}/logs/error.log }`,
-        'upstreams:',
-        '  app:',
-        `    servers: [{ host: 127.0.0.1, port: ${appPort} }]`,
-        '    healthCheck: { interval: 0.1, failureThreshold: 2, margin: 0.1 }',
-        `    deploy: { command: [node, ${APP}, "{port}"], watch: 0.5 }`,
-        'servers:',
-        `  - names: [localhost, 127.0.0.1]`,
-        `    listen: [{ address: 127.0.0.1, port: ${nginxPort} }]`,
-        '    routes: [{ path: /, upstream: app }]',
-        '',
-      ].join('\n'),
-    );
+    await writeFile(specPath, singleAppSpec({ root, app: APP, appPort, nginxPort }));
     const applied = await runCli(['config', 'apply', '--spec', specPath, '--target', target]);
     expect(applied.exitCode, applied.stderr).toBe(0);
     await startNginx({

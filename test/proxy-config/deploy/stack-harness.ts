@@ -141,3 +141,35 @@ export async function stackPids(stack: StackProcess): Promise<number[]> {
     .filter(Boolean);
   return [state.stack!.supervisorPid, master, ...workers, ...instances];
 }
+
+/**
+ * The spec of one nginx in front of one `tiny-app` instance (the app at `app`, a deploy watch of
+ * 0.5 s, the 5xx gate on), as the spec-driven deploy tests write it; `snippet` goes into its server.
+ */
+export function singleAppSpec(site: {
+  root: string;
+  app: string;
+  appPort: number;
+  nginxPort: number;
+  snippet?: string;
+}): string {
+  const { root, app, appPort, nginxPort, snippet } = site;
+  return [
+    'version: 1',
+    `paths: { pidFile: ${root}/nginx.pid, tempDir: ${root}/temp }`,
+    'workers: { processes: 1 }',
+    `accessLog: { path: ${root}/logs/access.log, buffer: null, flush: null }`,
+    `errorLog: { path: ${root}/logs/error.log }`,
+    'upstreams:',
+    '  app:',
+    `    servers: [{ host: 127.0.0.1, port: ${appPort} }]`,
+    '    healthCheck: { interval: 0.1, failureThreshold: 2, margin: 0.1 }',
+    `    deploy: { command: [node, ${app}, "{port}"], watch: 0.5 }`,
+    'servers:',
+    `  - names: [localhost, 127.0.0.1]`,
+    `    listen: [{ address: 127.0.0.1, port: ${nginxPort} }]`,
+    '    routes: [{ path: /, upstream: app }]',
+    ...(snippet === undefined ? [] : [`    snippets: [${JSON.stringify(snippet)}]`]),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,118 @@
+import { formatWait } from './drain-timing.js';
+import { EARLY_DECISION_REQUESTS } from './status-watch.js';
+import { LATENCY_MIN_REQUESTS } from './watch-gates.js';
+
+/** Where a watch stands at one poll: times in epoch ms, and what the new instance has answered. */
+export interface WatchPoll {
+  now: number;
+  began: number;
+  /** End of the step's wait (deploy.watch, + the flush). */
+  deadline: number;
+  /** End of its extension while too few requests came (deploy.maxWatch); never before `deadline`. */
+  bound: number;
+  /** A gated watch step (a readiness-only watch, or a confirm read, needs no requests). */
+  judged: boolean;
+  answered: number;
+  minRequests: number;
+  interrupted: boolean;
+}
+
+/** Whether the watch ends at this poll, how many requests a gate needs now, and what it could not judge. */
+export interface WatchProgress {
+  done: boolean;
+  /** Requests of the new instance a gate needs to fire at this poll: any number once the watch ends. */
+  minimum: number;
+  /** Set when it ends with fewer than minRequests (past the bound, not interrupted): the reason. */
+  notJudged?: string;
+}
+
+/**
+ * A gated watch calls the new instance good only on at least minRequests of its own requests: past
+ * its wait with fewer, it goes on up to the bound, and ends there "could not judge". An interrupt
+ * ends it at once, judged on what it saw (the deploy stops anyway).
+ */
+export function watchProgress(poll: WatchPoll, describe: string): WatchProgress {
+  const enough = !poll.judged || poll.answered >= poll.minRequests;
+  const pastWait = poll.now >= poll.deadline;
+  const pastBound = poll.now >= Math.max(poll.bound, poll.deadline);
+  const done = (pastWait && (enough || pastBound)) || poll.interrupted;
+  return {
+    done,
+    minimum: done ? 1 : EARLY_DECISION_REQUESTS,
+    ...(done && !enough && !poll.interrupted
+      ? {
+          notJudged: `could not judge the new instance ${describe}: ${poll.answered} request(s) in ${formatWait(poll.now - poll.began)}, at least ${poll.minRequests} needed (deploy.minRequests; waited up to deploy.maxWatch, ${formatWait(Math.max(poll.bound, poll.deadline) - poll.began)})`,
+        }
+      : {}),
+  };
+}
+
+/** What the watch saw go wrong at its end, strongest first (exit, readiness, 502, the gate that fired). */
+export interface WatchFindings {
+  /** Exit, failed readiness, 502s naming it: each fails the round in any mode. */
+  broken?: string;
+  /** The text of the gate that fired, judged on however few requests there were. */
+  gate?: string;
+  notJudged?: string;
+  /** `deploy rollback`: the operator chose the known-good release; not judging it does not undo it. */
+  keepNotJudged: boolean;
+}
+
+/**
+ * How the round ends. A round the watch could not judge is rolled back and the deploy stops (the
+ * next round would fail the same way), except on a rollback, which keeps it and says what it could
+ * not judge: during an incident traffic is low, and undoing it would reinstall the release being
+ * removed. A gate that fired on fewer than minRequests still fails the round: it saw a regression.
+ */
+export type WatchOutcome =
+  | { kind: 'ok' }
+  | { kind: 'kept-not-judged'; reason: string }
+  | { kind: 'failed'; reason: string; stops: boolean; notJudged: boolean };
+
+export function watchOutcome(findings: WatchFindings): WatchOutcome {
+  const failure = findings.broken ?? findings.gate;
+  if (failure) return { kind: 'failed', reason: failure, stops: false, notJudged: false };
+  if (!findings.notJudged) return { kind: 'ok' };
+  if (findings.keepNotJudged) return { kind: 'kept-not-judged', reason: findings.notJudged };
+  return { kind: 'failed', reason: findings.notJudged, stops: true, notJudged: true };
+}
+
+/** What one watch's verdict says it could not see, beside the plan's (`planned`). */
+export interface UnseenInput {
+  planned: readonly string[];
+  readinessOnly: boolean;
+  /** The log names the instance that answered each request. */
+  separated: boolean;
+  /** Requests in the whole window. */
+  total: number;
+  latencyGate: boolean;
+  gateFired: boolean;
+  /** Request times of the new instance after its warm-up. */
+  latencySamples: number;
+  /** Requests of the new instance, when the watch ended without enough of them. */
+  notJudgedAnswered?: number;
+}
+
+export function watchUnseen(input: UnseenInput): string[] {
+  const notJudged = input.notJudgedAnswered !== undefined;
+  return [
+    ...input.planned,
+    ...(input.separated || input.readinessOnly || input.total === 0
+      ? []
+      : [
+          "the log names no instance: the new process's requests are not told from the old one's (the whole window is read as its own)",
+        ]),
+    ...(input.readinessOnly ||
+    notJudged ||
+    !input.latencyGate ||
+    input.gateFired ||
+    input.latencySamples >= LATENCY_MIN_REQUESTS
+      ? []
+      : [
+          `latency not judged: ${input.latencySamples} request times of the new instance after its warm-up, ${LATENCY_MIN_REQUESTS} needed`,
+        ]),
+    ...(notJudged && !input.gateFired
+      ? [`status codes and latency not judged: ${input.notJudgedAnswered} request(s) of the new instance`]
+      : []),
+  ];
+}

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import {
+  watchOutcome,
+  watchProgress,
+  watchUnseen,
+  type WatchPoll,
+} from '../../../proxy-config/core/deploy/watch-end.js';
+import { EARLY_DECISION_REQUESTS } from '../../../proxy-config/core/deploy/status-watch.js';
+
+/** A gated watch of 5 s from t=0, extended up to 60 s, needing 20 requests. */
+const poll = (over: Partial<WatchPoll>): WatchPoll => ({
+  now: 0,
+  began: 0,
+  deadline: 5_000,
+  bound: 60_000,
+  judged: true,
+  answered: 0,
+  minRequests: 20,
+  interrupted: false,
+  ...over,
+});
+
+const progress = (over: Partial<WatchPoll>) => watchProgress(poll(over), '127.0.0.1:3002');
+
+describe('when a deploy watch ends', () => {
+  it('goes on past its wait while too few requests came, and ends at the bound: could not judge', () => {
+    expect(progress({ now: 4_000, answered: 50 })).toEqual({ done: false, minimum: EARLY_DECISION_REQUESTS });
+    expect(progress({ now: 5_000, answered: 20 })).toEqual({ done: true, minimum: 1 });
+    expect(progress({ now: 30_000, answered: 3 })).toEqual({ done: false, minimum: EARLY_DECISION_REQUESTS });
+    expect(progress({ now: 60_000, answered: 3 })).toEqual({
+      done: true,
+      minimum: 1,
+      notJudged:
+        'could not judge the new instance 127.0.0.1:3002: 3 request(s) in 60 s, at least 20 needed (deploy.minRequests; waited up to deploy.maxWatch, 60 s)',
+    });
+  });
+
+  it('with maxWatch below the watch, ends at the watch (the bound never shortens it)', () => {
+    expect(progress({ now: 2_000, bound: 1_000, answered: 3 }).done).toBe(false);
+    expect(progress({ now: 5_000, bound: 1_000, answered: 3 })).toMatchObject({
+      done: true,
+      notJudged: expect.stringContaining(
+        '3 request(s) in 5 s, at least 20 needed (deploy.minRequests; waited up to deploy.maxWatch, 5 s)',
+      ),
+    });
+  });
+
+  it('interrupted, ends at once and calls nothing "not judged": the deploy stops anyway', () => {
+    expect(progress({ now: 1_000, answered: 2, interrupted: true })).toEqual({ done: true, minimum: 1 });
+  });
+
+  it('a readiness-only watch (or a confirm read) needs no requests', () => {
+    expect(progress({ now: 5_000, judged: false })).toEqual({ done: true, minimum: 1 });
+  });
+});
+
+describe('how a watched round ends', () => {
+  const notJudged = 'could not judge the new instance 127.0.0.1:3002: 3 request(s)';
+  it('rolls back and stops on "could not judge"; a rollback keeps the round and says so', () => {
+    expect(watchOutcome({ notJudged, keepNotJudged: false })).toEqual({
+      kind: 'failed',
+      reason: notJudged,
+      stops: true,
+      notJudged: true,
+    });
+    expect(watchOutcome({ notJudged, keepNotJudged: true })).toEqual({
+      kind: 'kept-not-judged',
+      reason: notJudged,
+    });
+    expect(watchOutcome({ keepNotJudged: true })).toEqual({ kind: 'ok' });
+  });
+
+  it('a gate firing below minRequests fails the round, even on a rollback: it saw a regression', () => {
+    const gate = '5xx of the new instance 3 of 3';
+    for (const keepNotJudged of [false, true])
+      expect(watchOutcome({ gate, notJudged, keepNotJudged })).toEqual({
+        kind: 'failed',
+        reason: gate,
+        stops: false,
+        notJudged: false,
+      });
+    expect(watchOutcome({ broken: 'exited', gate, keepNotJudged: true })).toMatchObject({ reason: 'exited' });
+  });
+
+  it('names what the verdict could not judge, beside the plan’s list', () => {
+    const base = {
+      planned: ['not read'],
+      readinessOnly: false,
+      separated: true,
+      total: 3,
+      latencyGate: true,
+      gateFired: false,
+      latencySamples: 0,
+    };
+    expect(watchUnseen({ ...base, notJudgedAnswered: 3 })).toEqual([
+      'not read',
+      'status codes and latency not judged: 3 request(s) of the new instance',
+    ]);
+    expect(watchUnseen({ ...base, latencySamples: 12 })).toEqual([
+      'not read',
+      'latency not judged: 12 request times of the new instance after its warm-up, 50 needed',
+    ]);
+    expect(watchUnseen({ ...base, gateFired: true, notJudgedAnswered: 3 })).toEqual(['not read']);
+    expect(watchUnseen({ ...base, separated: false })).toContain(
+      "the log names no instance: the new process's requests are not told from the old one's (the whole window is read as its own)",
+    );
+  });
+});
