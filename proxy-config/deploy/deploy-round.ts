@@ -6,7 +6,7 @@ import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from '../core/deploy/status-watch.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
-import { judgeNewInstance } from '../core/deploy/watch-gates.js';
+import { judgeNewInstance, latencyEvidence } from '../core/deploy/watch-gates.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
@@ -27,6 +27,8 @@ const READY_HOOK_BOUND_MS = 10_000;
 const CONFIRM_GRACE_MS = 100;
 /** nginx times requests with its cached clock: a request time may be short by a few milliseconds. */
 const NGINX_CLOCK_SLACK_MS = 20;
+/** A watch whose new instance serves but is not warm yet goes on, up to this many times its wait, for the latency gate. */
+const LATENCY_WATCH_EXTENSION = 3;
 
 /** A step failed in a way that ends the deploy (after cleaning up what the round started). */
 export class Abort extends Error {
@@ -365,6 +367,8 @@ export class RoundRunner {
   ): Promise<LogWindow> {
     const { context } = this;
     const deadline = Date.now() + windowMs;
+    const extendedDeadline = Date.now() + windowMs * (step.kind === 'watch' ? LATENCY_WATCH_EXTENSION : 1);
+    const maxRatio = context.plan.gates.maxP99Ratio;
     let text = '';
     let offset = from;
     let lastTick = 0;
@@ -377,10 +381,17 @@ export class RoundRunner {
       text += chunk.text;
       offset = chunk.end;
       const window = summarizeLogWindow(context.kit, text, freshBelowMs);
-      const remaining = deadline - Date.now();
-      const done = remaining <= 0 || this.interrupted.aborted;
       const fresh = this.fresh!;
       const split = this.traffic.split(context.kit, text, fresh);
+      // The latency gate judges a warm process: when the wait is over while the new instance serves but
+      // is not warm yet (or has too few requests for two slices), the watch goes on, to its bound.
+      const cold =
+        deadline <= Date.now() &&
+        maxRatio !== null &&
+        split.mine.latencyMs.length > 0 &&
+        latencyEvidence(this.input.before, split.mine, split.others, maxRatio).verdict === 'not judged';
+      const remaining = (cold ? extendedDeadline : deadline) - Date.now();
+      const done = remaining <= 0 || this.interrupted.aborted;
       const minimum = done ? 1 : EARLY_DECISION_REQUESTS;
       const gate = judgeNewInstance(this.input.before, split.mine, split.others, context.plan.gates, minimum);
       const ready = await this.isReady(fresh);
@@ -410,6 +421,12 @@ export class RoundRunner {
               separated: split.separated,
             },
             gate,
+            ...(maxRatio === null
+              ? {}
+              : {
+                  latency:
+                    gate?.latency ?? latencyEvidence(this.input.before, split.mine, split.others, maxRatio),
+                }),
           }),
         );
         if (failure) {

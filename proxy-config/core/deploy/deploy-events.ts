@@ -1,4 +1,5 @@
 import type { StatusDistribution } from '../apply/status-distribution.js';
+import type { LatencyEvidence } from './latency-verdict.js';
 import type { DeployPlan, DeployStep } from './plan-deploy.js';
 import type { StatusVerdict } from './status-watch.js';
 import type { FiredGate, FourxxBreakdown } from './watch-gates.js';
@@ -36,6 +37,8 @@ export type DeployEvent =
       fourxx?: FourxxBreakdown;
       /** The gate that fired, when one did (the watch then rolled the round back). */
       gate?: FiredGate;
+      /** What the latency gate saw of the new instance: samples, warm-up cut, slices, limits, verdict. */
+      latency?: LatencyEvidence;
     }
   | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
   /** `host`: the host whose failure ended it (an nginx or app host), `kind` the step it was at. */

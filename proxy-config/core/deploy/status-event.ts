@@ -1,4 +1,5 @@
 import type { DeployEvent } from './deploy-events.js';
+import type { LatencyEvidence } from './latency-verdict.js';
 import type { LogWindow } from './log-window.js';
 import { breakDown4xx, count5xx, type FiredGate } from './watch-gates.js';
 
@@ -23,6 +24,8 @@ export function watchStatusEvent(input: {
   failed: boolean;
   newInstance?: NewInstanceShare;
   gate?: FiredGate;
+  /** The latency gate's slices and warm-up, fired or not (absent with the gate off). */
+  latency?: LatencyEvidence;
 }): Extract<DeployEvent, { type: 'status' }> {
   const { before, window, newInstance: share, gate } = input;
   return {
@@ -50,5 +53,6 @@ export function watchStatusEvent(input: {
     p99Ms: { before: before.p99Ms, after: window.p99Ms },
     fourxx: breakDown4xx(window.distribution.byStatus),
     ...(gate ? { gate } : {}),
+    ...(input.latency ? { latency: input.latency } : {}),
   };
 }
