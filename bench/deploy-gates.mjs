@@ -220,7 +220,9 @@ async function condition(path, core, load) {
         .filter((d) => (d.kind === 'good') === d.rolledBack)
         .map((d) => `${d.kind}: ${d.rolledBack ? d.reason : 'deployed'}`),
       served: served
-        .map((s) => `${s.served} answered, ${s.errors} unanswered, ${s.non2xx} non-2xx`)
+        .map(
+          (s, i) => `${['GET', 'POST'][i]} ${s.served} answered, ${s.errors} unanswered, ${s.non2xx} non-2xx`,
+        )
         .join('; '),
       minutes: (performance.now() - started) / 60_000,
     };
