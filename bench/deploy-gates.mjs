@@ -1,23 +1,41 @@
-// Do the deploy gates cry wolf? Under a steady load that never retries (GET and POST on keep-alive
-// connections through nginx, `proxyops up` with 2 instances behind slots), N deploys of the unchanged
-// version (goal: none rolled back), then M deploys of a bad version (goal: all rolled back): half made
-// 3x slower (`--env PROXYOPS_TEST_DELAY_MS`, twice the median request time nginx logged before, with a
-// median of 30 ms at least: the gate counts medians under 10 ms as 10 ms),
-// half answering 5 % 500s (`--env PROXYOPS_TEST_ERROR_PERMILLE=50`). The gates are the defaults
-// (4xx +5 points, latency 2.5x with the Mann-Whitney test) and `up --max-5xx-increase 0.02`.
-// Counts: BENCH_GATES_GOOD (30) and BENCH_GATES_BAD (10). Prints both counts and each rollback's reason.
+// Do the deploy gates cry wolf, and do they catch a bad release? For each condition (path × core ×
+// load): N deploys of the unchanged version (goal: none rolled back), then M of a bad version (goal:
+// all rolled back), half 3x slower (`PROXYOPS_TEST_DELAY_MS` twice the median request time nginx
+// logged, and at least twice the gate's 40 ms floor), half answering 5 % 500s
+// (`PROXYOPS_TEST_ERROR_PERMILLE=50`). Gates: the defaults, 5xx at +2 points.
+// - path `slot`: `proxyops up` with 2 instances behind slots, bad versions by `deploy --env`;
+//   `alternate`: blue/green pairs of 2 hosts (127.0.0.2, .3) under a real supervisord, nginx listing
+//   both addresses, deploys by `deploy --spec` whose hooks call supervisorctl;
+// - core `quiet`, or `busy`: one child process spinning on one core all along;
+// - load `steady`: GET at BENCH_RATE (200) req/s on 4 and POST /orders at half that on 2 keep-alive
+//   connections, or `saturated`: 8 GET and 4 POST connections sending back to back; never retried.
+// Every deploy's access log is also judged again by the latency rules compared in _gate-options.mjs.
+// Env: BENCH_GATES_GOOD (30), BENCH_GATES_BAD (10), BENCH_GATES_PATHS (slot,alternate),
+// BENCH_GATES_CORES (quiet,busy), BENCH_GATES_LOADS (steady,saturated), BENCH_RATE (200).
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, sleep } from './_local.mjs';
+import { startBusyCore } from '../test/support/busy-core.mjs';
+import { startSupervisedPairs } from '../test/support/supervised-pairs.mjs';
+import { judgeOptions, LATENCY_OPTIONS } from './_gate-options.mjs';
 import { startLoad } from './_load.mjs';
+import { freePort, sleep } from './_local.mjs';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const GOOD = Number(process.env.BENCH_GATES_GOOD ?? 30);
 const BAD = Number(process.env.BENCH_GATES_BAD ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
+const list = (name, all) => (process.env[name] ?? all).split(',').filter(Boolean);
+const PATHS = list('BENCH_GATES_PATHS', 'slot,alternate');
+const CORES = list('BENCH_GATES_CORES', 'quiet,busy');
+const LOADS = list('BENCH_GATES_LOADS', 'steady,saturated');
+/** The watch (s): the spec's default. */
+const WATCH_S = 5;
+/** The latency gate's floor (ms): a slow version adds twice it at least. */
+const FLOOR_MS = 40;
+const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const env = { ...process.env, PROXYOPS_RATE_LIMIT: '10000000' };
 
 const run = (args) =>
@@ -30,10 +48,22 @@ const run = (args) =>
     ),
   );
 
+/** What was appended to a file since `from` (bytes). */
+function appended(path, from) {
+  const to = statSync(path).size;
+  const buffer = Buffer.alloc(Math.max(0, to - from));
+  const fd = openSync(path, 'r');
+  readSync(fd, buffer, 0, buffer.length, from);
+  closeSync(fd);
+  return buffer.toString('utf8');
+}
+
 /** Median of nginx's request times ($request_time, ms) over the last `count` lines of the access log. */
 function loggedMedianMs(accessLog, count) {
-  const lines = readFileSync(accessLog, 'utf8').trimEnd().split('\n').slice(-count);
-  const times = lines
+  const times = appended(accessLog, Math.max(0, statSync(accessLog).size - 400 * count))
+    .trimEnd()
+    .split('\n')
+    .slice(-count)
     .map((line) => /\brt=([\d.]+)/.exec(line)?.[1])
     .filter(Boolean)
     .map((s) => Number(s) * 1000)
@@ -41,9 +71,72 @@ function loggedMedianMs(accessLog, count) {
   return times[Math.floor(times.length / 2)] ?? 0;
 }
 
-/** One deploy; returns whether it was rolled back and why (the abort event's reason). */
-async function deploy(dir, extra) {
-  const result = await run(['deploy', '--dir', dir, '--json', ...extra]);
+/** `proxyops up` with 2 instances behind slots; bad versions by `deploy --env`. */
+async function slotStack() {
+  const root = mkdtempSync(join(tmpdir(), 'proxyops-bench-gates-'));
+  chmodSync(root, 0o755);
+  const dir = join(root, 'stack');
+  const port = await freePort();
+  const up = spawn(
+    process.execPath,
+    [cli, 'up', '--dir', dir, '--port', String(port), '--instances', '2', '--watch', String(WATCH_S)].concat(
+      ['--rate-limit', '10000000', '--max-5xx-increase', '0.02'],
+      ['--health-interval', '0.5', '--health-threshold', '2', '--drain-margin', '0.5'],
+    ),
+    { env, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let output = '';
+  up.stdout.on('data', (chunk) => (output += chunk));
+  for (let waited = 0; !output.includes('local stack is up'); waited += 100) {
+    if (up.exitCode !== null || waited > 120_000) throw new Error(`proxyops up did not come up:\n${output}`);
+    await sleep(100);
+  }
+  return {
+    port,
+    accessLog: join(dir, 'logs', 'access.log'),
+    deployArgs: (kind, delayMs) => [
+      'deploy',
+      '--dir',
+      dir,
+      ...(kind === 'slow' ? ['--env', `PROXYOPS_TEST_DELAY_MS=${delayMs}`] : []),
+      ...(kind === 'errors' ? ['--env', 'PROXYOPS_TEST_ERROR_PERMILLE=50'] : []),
+    ],
+    async stop() {
+      spawnSync(process.execPath, [cli, 'down', '--dir', dir], { env, stdio: 'ignore' });
+      await new Promise((resolve) => (up.exitCode !== null ? resolve() : up.once('exit', resolve)));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Blue/green pairs under supervisord; a bad version is a supervisord program of its own. */
+async function alternateStack() {
+  const port = await freePort();
+  const stack = await startSupervisedPairs({
+    cli,
+    databaseUrl: DATABASE_URL,
+    hosts: ['127.0.0.2', '127.0.0.3'],
+    nginxPort: port,
+    variants: { slow: {}, errors: { PROXYOPS_TEST_ERROR_PERMILLE: '50' } },
+    deploy: { max5xxIncrease: 0.02 },
+  });
+  let delay = -1;
+  return {
+    port,
+    accessLog: stack.accessLog,
+    deployArgs(kind, delayMs) {
+      if (kind === 'slow' && delayMs !== delay)
+        stack.setVariant('slow', { PROXYOPS_TEST_DELAY_MS: String((delay = delayMs)) });
+      return ['deploy', '--spec', stack.writeSpec(kind === 'good' ? 'app' : kind), '--target', stack.target];
+    },
+    stop: () => stack.stop(),
+  };
+}
+
+/** One deploy: rolled back or not, why, and what the latency options say of its new instances. */
+async function deploy(stack, kind, delayMs) {
+  const from = statSync(stack.accessLog).size;
+  const result = await run([...stack.deployArgs(kind, delayMs), '--json']);
   const events = result.stdout
     .split('\n')
     .filter(Boolean)
@@ -51,93 +144,121 @@ async function deploy(dir, extra) {
   const abort = events.find((e) => e.type === 'abort');
   if (result.status !== 0 && !abort)
     throw new Error(`deploy exited ${result.status} without an abort:\n${result.stderr}`);
-  return { rolledBack: result.status !== 0, reason: abort?.reason ?? '' };
+  const news = events.filter((e) => e.type === 'status' && e.newInstance).map((e) => e.newInstance);
+  return {
+    kind,
+    rolledBack: result.status !== 0,
+    reason: abort?.reason ?? '',
+    options: judgeOptions(appended(stack.accessLog, from), news, WATCH_S),
+  };
 }
 
-const root = mkdtempSync(join(tmpdir(), 'proxyops-bench-gates-'));
-chmodSync(root, 0o755);
-const dir = join(root, 'stack');
-const port = await freePort();
-const up = spawn(
-  process.execPath,
-  [cli, 'up', '--dir', dir, '--port', String(port), '--instances', '2', '--watch', '3'].concat(
-    ['--rate-limit', '10000000', '--max-5xx-increase', '0.02'],
-    ['--health-interval', '0.5', '--health-threshold', '2', '--drain-margin', '0.5'],
-  ),
-  { env, stdio: ['ignore', 'pipe', 'inherit'] },
-);
-let output = '';
-up.stdout.on('data', (chunk) => (output += chunk));
-const started = performance.now();
-try {
-  for (let waited = 0; !output.includes('local stack is up'); waited += 100) {
-    if (up.exitCode !== null || waited > 90_000) throw new Error(`proxyops up did not come up:\n${output}`);
-    await sleep(100);
-  }
-  const token = spawnSync(
-    process.execPath,
-    [cli, 'api', 'token', '--user', '00000000-0000-4000-8000-000000000001', '--role', 'admin'],
-    { encoding: 'utf8' },
-  ).stdout.trim();
-  const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
-  const base = `http://127.0.0.1:${port}`;
-  const order = () => JSON.stringify({ items: [{ productName: 'bench', quantity: 1, unitPrice: 1 }] });
-  const loads = [
-    startLoad(`${base}/users/00000000-0000-4000-8000-000000000002`, headers, {
-      rate: RATE,
-      connections: 4,
-      retry: false,
-    }),
-    startLoad(`${base}/orders`, headers, { rate: RATE / 2, connections: 2, retry: false, body: order }),
-  ];
-  await sleep(5000);
-  const good = [];
-  for (let i = 0; i < GOOD; i++) {
-    good.push(await deploy(dir, []));
-    process.stderr.write(
-      `deploy-gates: unchanged ${i + 1}/${GOOD}: ${good.at(-1).rolledBack ? `rolled back: ${good.at(-1).reason}` : 'deployed'}\n`,
+async function condition(path, core, load) {
+  const started = performance.now();
+  const stack = path === 'slot' ? await slotStack() : await alternateStack();
+  const busy = core === 'busy' ? startBusyCore() : undefined;
+  const loads = [];
+  const name = `${path}, ${core} core, ${load === 'steady' ? `${RATE} req/s` : 'saturated'}`;
+  try {
+    const token = spawnSync(
+      process.execPath,
+      [cli, 'api', 'token', '--user', '00000000-0000-4000-8000-000000000001', '--role', 'admin'],
+      { encoding: 'utf8' },
+    ).stdout.trim();
+    const headers = { authorization: `Bearer ${token}`, accept: 'application/json' };
+    const base = `http://127.0.0.1:${stack.port}`;
+    const order = () => JSON.stringify({ items: [{ productName: 'bench', quantity: 1, unitPrice: 1 }] });
+    const saturated = load === 'saturated';
+    loads.push(
+      startLoad(`${base}/users/00000000-0000-4000-8000-000000000002`, headers, {
+        rate: saturated ? 1e9 : RATE,
+        connections: saturated ? 8 : 4,
+        retry: false,
+      }),
+      startLoad(`${base}/orders`, headers, {
+        rate: saturated ? 1e9 : RATE / 2,
+        connections: saturated ? 4 : 2,
+        retry: false,
+        body: order,
+      }),
     );
-  }
-  // Twice the median of the last 1000 requests added to every answer: the bad version's median is three
-  // times it. The gate counts medians under 10 ms as 10 ms (a few ms are no regression worth a rollback),
-  // so on a fast stack the bad version's median is made 30 ms at least: three times that floor.
-  const baselineMs = loggedMedianMs(join(dir, 'logs', 'access.log'), 1000);
-  const delayMs = Math.max(1, Math.round(2 * baselineMs), Math.round(30 - baselineMs));
-  const bad = [];
-  for (let i = 0; i < BAD; i++) {
-    const slow = i % 2 === 0;
-    const env = slow ? `PROXYOPS_TEST_DELAY_MS=${delayMs}` : 'PROXYOPS_TEST_ERROR_PERMILLE=50';
-    bad.push({ kind: slow ? '3x slower' : '5 % 500s', ...(await deploy(dir, ['--env', env])) });
-    process.stderr.write(
-      `deploy-gates: bad ${i + 1}/${BAD} (${bad.at(-1).kind}): ${bad.at(-1).rolledBack ? `rolled back: ${bad.at(-1).reason}` : 'DEPLOYED'}\n`,
-    );
-  }
-  const [get, post] = await Promise.all(loads.map((load) => load.stop()));
-  const goodBack = good.filter((d) => d.rolledBack);
-  const badBack = bad.filter((d) => d.rolledBack);
-  console.log(
-    `deploy-gates: GET ${RATE} req/s on 4 and POST ${RATE / 2} req/s on 2 keep-alive connections, never retried; median request time before the bad deploys ${baselineMs.toFixed(0)} ms (nginx log), slow version +${delayMs} ms; ${((performance.now() - started) / 60_000).toFixed(1)} min`,
-  );
-  console.log(
-    `deploy-gates: load: GET served ${get.served}, no answer ${get.errors}, non-2xx ${get.non2xx}; POST served ${post.served}, no answer ${post.errors}, non-2xx ${post.non2xx} (the bad versions' answers before their rollback included)`,
-  );
-  for (const d of goodBack) console.log(`deploy-gates: unchanged version rolled back: ${d.reason}`);
-  for (const d of bad.filter((d) => !d.rolledBack))
-    console.log(`deploy-gates: bad version deployed (${d.kind})`);
-  for (const kind of ['3x slower', '5 % 500s']) {
-    const of = bad.filter((d) => d.kind === kind);
-    if (of.length > 0)
-      console.log(
-        `deploy-gates: ${kind}: ${of.filter((d) => d.rolledBack).length} of ${of.length} rolled back, e.g. ${of.find((d) => d.rolledBack)?.reason ?? '-'}`,
+    await sleep(5000);
+    const deploys = [];
+    const say = (d, i, of) =>
+      process.stderr.write(
+        `deploy-gates: ${name}: ${d.kind} ${i + 1}/${of}: ${d.rolledBack ? `rolled back: ${d.reason}` : 'deployed'}\n`,
       );
+    for (let i = 0; i < GOOD; i++) {
+      deploys.push(await deploy(stack, 'good'));
+      say(deploys.at(-1), i, GOOD);
+    }
+    const medianMs = loggedMedianMs(stack.accessLog, 1000);
+    const delayMs = Math.max(Math.round(2 * medianMs), 2 * FLOOR_MS);
+    for (let i = 0; i < BAD; i++) {
+      deploys.push(await deploy(stack, i % 2 === 0 ? 'slow' : 'errors', delayMs));
+      say(deploys.at(-1), i, BAD);
+    }
+    const of = (kind) => deploys.filter((d) => d.kind === kind);
+    const back = (kind) => `${of(kind).filter((d) => d.rolledBack).length} of ${of(kind).length}`;
+    // An option rolls a deploy back when it would have rolled back any of its new instances.
+    const optionBack = (kind, option) =>
+      `${of(kind).filter((d) => d.options.some((o) => o[option])).length} of ${of(kind).length}`;
+    const served = await Promise.all(loads.splice(0).map((l) => l.stop()));
+    return {
+      name,
+      medianMs,
+      delayMs,
+      good: back('good'),
+      slow: back('slow'),
+      errors: back('errors'),
+      options: Object.keys(LATENCY_OPTIONS).map((option) => ({
+        option,
+        good: optionBack('good', option),
+        slow: optionBack('slow', option),
+      })),
+      reasons: deploys
+        .filter((d) => (d.kind === 'good') === d.rolledBack)
+        .map((d) => `${d.kind}: ${d.rolledBack ? d.reason : 'deployed'}`),
+      served: served
+        .map(
+          (s, i) => `${['GET', 'POST'][i]} ${s.served} answered, ${s.errors} unanswered, ${s.non2xx} non-2xx`,
+        )
+        .join('; '),
+      minutes: (performance.now() - started) / 60_000,
+    };
+  } finally {
+    await Promise.all(loads.map((l) => l.stop()));
+    await busy?.stop();
+    await stack.stop();
   }
-  const ok = goodBack.length === 0 && badBack.length === bad.length;
-  console.log(
-    `deploy-gates: unchanged version rolled back ${goodBack.length} of ${GOOD} (goal 0), bad version rolled back ${badBack.length} of ${BAD} (goal ${BAD}): ${ok ? 'OK' : 'goal missed'}`,
-  );
-  process.exitCode = ok ? 0 : 1;
-} finally {
-  spawnSync(process.execPath, [cli, 'down', '--dir', dir], { env, stdio: 'ignore' });
-  await new Promise((resolve) => (up.exitCode !== null ? resolve() : up.once('exit', resolve)));
-  rmSync(root, { recursive: true, force: true });
 }
+
+const results = [];
+for (const path of PATHS)
+  for (const core of CORES)
+    for (const load of LOADS) {
+      const result = await condition(path, core, load);
+      results.push(result);
+      for (const reason of result.reasons) console.log(`deploy-gates: ${result.name}: missed: ${reason}`);
+      console.log(
+        `deploy-gates: ${result.name}: median ${result.medianMs.toFixed(0)} ms, slow version +${result.delayMs} ms; load ${result.served}; ${result.minutes.toFixed(1)} min`,
+      );
+    }
+console.log('\n| condition | unchanged rolled back | 3x slower rolled back | 5 % 500s rolled back |');
+console.log('|---|---|---|---|');
+for (const r of results) console.log(`| ${r.name} | ${r.good} | ${r.slow} | ${r.errors} |`);
+console.log('\nThe latency rules judged again on the same deploys (unchanged / 3x slower rolled back):\n');
+console.log(`| rule | ${results.map((r) => r.name).join(' | ')} |`);
+console.log(`|---|${results.map(() => '---|').join('')}`);
+for (const option of Object.keys(LATENCY_OPTIONS))
+  console.log(
+    `| ${option} | ${results
+      .map((r) => r.options.find((o) => o.option === option))
+      .map((o) => `${o.good} / ${o.slow}`)
+      .join(' | ')} |`,
+  );
+const ok = results.every((r) => r.good.startsWith('0 of') && r.reasons.length === 0);
+console.log(
+  `\ndeploy-gates: ${ok ? 'OK' : 'goal missed'} (goal per condition: 0 unchanged rolled back, every bad one rolled back)`,
+);
+process.exitCode = ok ? 0 : 1;

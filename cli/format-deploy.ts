@@ -2,7 +2,10 @@ import { formatStatusDistribution } from '../proxy-config/core/apply/status-dist
 import type { DeployEvent } from '../proxy-config/core/deploy/deploy-events.js';
 import { formatWait } from '../proxy-config/core/deploy/drain-timing.js';
 import { describe5xx, FIVEXX_ALPHA } from '../proxy-config/core/deploy/fivexx-gate.js';
-import { WARMUP_REQUESTS } from '../proxy-config/core/deploy/log-window.js';
+import {
+  DEFAULT_LATENCY_RULE as RULE,
+  type LatencyEvidence,
+} from '../proxy-config/core/deploy/latency-verdict.js';
 import { toAddress, type DeployPlan, type DeployStep } from '../proxy-config/core/deploy/plan-deploy.js';
 
 function stepWait(step: DeployStep): string {
@@ -49,7 +52,7 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
-    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first ${WARMUP_REQUESTS} requests are its warm-up`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged once warm (at least ${RULE.minWarmupRequests} requests, then its latency levelled off)`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
     plan.watch.mode === 'readiness-only'
       ? `watch: readiness only: the new instance must stay alive and ready; its status codes and request times are not judged`
       : `watch: judges the new instance once it answered ${plan.watch.minRequests} requests, waiting up to ${formatWait(plan.watch.maxWatchMs)} for them; else ${plan.watch.keepNotJudged ? 'kept, as a rollback is, and named: not judged' : 'rolled back and stopped: could not judge'}`,
@@ -84,6 +87,22 @@ function onHost(host: string | undefined): string {
   return host === undefined ? '' : `${host}: `;
 }
 
+/**
+ * The latency gate's evidence in one line: its verdict, the warm-up cut, each slice's medians (the new
+ * instance's / the comparison's, ms; `|` where the warm-up ends, `*` a slice found slower) and the limits.
+ */
+export function formatLatency(e: LatencyEvidence): string {
+  const cut = e.warmupCut / e.rule.sliceRequests;
+  const slices = e.slices
+    .map(
+      (s, i) =>
+        `${i === cut ? '| ' : ''}${s.medians.mine}/${s.medians.against}${s.slower && s.judged ? '*' : ''}`,
+    )
+    .join(' ');
+  const verdict = e.verdict === 'not judged' ? `not judged (${e.note})` : e.verdict;
+  return `latency: ${verdict}; ${e.samples.mine} request times of the new instance against ${e.samples.others} of the others (${e.samples.before} before), warm-up ${e.warmupCut}; slice medians new/comparison ms: ${slices || 'none complete'}; limits ${e.rule.maxRatio}x and +${e.rule.minEffectMs} ms (median and fastest tenth), p < ${e.rule.alpha}, ${e.rule.consecutive} slices of ${e.rule.sliceRequests} in a row`;
+}
+
 /** One progress line for an event (the plan event prints the whole plan). */
 export function formatDeployEvent(event: DeployEvent): string {
   switch (event.type) {
@@ -111,10 +130,11 @@ export function formatDeployEvent(event: DeployEvent): string {
       const fivexx = event.fivexx && event.gate?.gate !== '5xx' ? `\n    ${describe5xx(event.fivexx)}` : '';
       const fired = event.gate ? `\n    gate ${event.gate.gate} fired: ${event.gate.text}` : '';
       const unseen = event.unseen ?? [];
+      const latency = event.latency && n && n.total > 0 ? `\n    ${formatLatency(event.latency)}` : '';
       if (event.watch === 'readiness-only')
         return `    watch of ${n ? `new instance ${n.instance ?? n.address}` : 'the new instance'}: alive and ready → ${event.verdict.verdict} (${unseen.join('; ')})\n`;
       const blind = unseen.length > 0 ? `\n    could not see: ${unseen.join('; ')}` : '';
-      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict.replace('-', ' ')}${fivexx}${fired}${blind}\n`;
+      return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict.replace('-', ' ')}${fivexx}${fired}${latency}${blind}\n`;
     }
     case 'drain':
       return `    drain: computed ${formatWait(event.computedMs)}, measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;

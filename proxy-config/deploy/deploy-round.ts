@@ -5,7 +5,12 @@ import { fillHook } from '../core/deploy/instance-command.js';
 import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
-import { fivexxFired, judgeNewInstance, newInstance5xx } from '../core/deploy/watch-gates.js';
+import {
+  fivexxFired,
+  judgeNewInstance,
+  latencyEvidence,
+  newInstance5xx,
+} from '../core/deploy/watch-gates.js';
 import { watchOutcome, watchProgress, watchUnseen } from '../core/deploy/watch-end.js';
 import { READINESS_ONLY } from '../core/deploy/watch-sight.js';
 import type { LogMark } from './access-logs.js';
@@ -28,6 +33,8 @@ const READY_HOOK_BOUND_MS = 10_000;
 const CONFIRM_GRACE_MS = 100;
 /** nginx times requests with its cached clock: a request time may be short by a few milliseconds. */
 const NGINX_CLOCK_SLACK_MS = 20;
+/** A watch whose new instance serves but is not warm yet goes on, up to this many times its wait, for the latency gate. */
+const LATENCY_WATCH_EXTENSION = 3;
 
 /** A step failed in a way that ends the deploy (after cleaning up what the round started). */
 export class Abort extends Error {
@@ -378,7 +385,11 @@ export class RoundRunner {
     const { context } = this;
     const began = Date.now();
     const deadline = began + windowMs;
+    // The latency gate judges a warm process: a watch whose wait is over while the new instance is
+    // not warm yet (or has too few requests for its slices) goes on, to this.
+    const extendedDeadline = began + windowMs * (step.kind === 'watch' ? LATENCY_WATCH_EXTENSION : 1);
     const { watch: how, gates } = context.plan;
+    const maxRatio = gates.maxP99Ratio;
     const readinessOnly = how.mode === 'readiness-only';
     // A gated watch calls the new instance good only on enough of its own requests: with fewer it
     // goes on, up to the step's bound (deploy.maxWatch), then stops the deploy: nothing was judged.
@@ -396,15 +407,25 @@ export class RoundRunner {
       text += chunk.text;
       offset = chunk.end;
       const window = summarizeLogWindow(context.kit, text, freshBelowMs);
-      const remaining = deadline - Date.now();
       const fresh = this.fresh!;
       const split = this.traffic.split(context.kit, text, fresh);
+      const latency =
+        readinessOnly || maxRatio === null
+          ? undefined
+          : latencyEvidence(this.input.before, split.mine, split.others, maxRatio);
+      const cold =
+        judged &&
+        deadline <= Date.now() &&
+        split.mine.latencyMs.length > 0 &&
+        latency?.verdict === 'not judged';
+      const waitEnd = cold ? extendedDeadline : deadline;
+      const remaining = waitEnd - Date.now();
       const answered = split.mine.distribution.total;
       const progress = watchProgress(
         {
           now: Date.now(),
           began,
-          deadline,
+          deadline: waitEnd,
           bound,
           judged,
           answered,
@@ -454,7 +475,9 @@ export class RoundRunner {
           total: window.distribution.total,
           latencyGate: gates.maxP99Ratio !== null,
           gateFired: gate !== undefined,
-          latencySamples: split.mine.latencyMs.length,
+          ...(latency?.verdict === 'not judged'
+            ? { latencyNotJudged: latency.note ?? 'too few request times' }
+            : {}),
           ...(notJudged === undefined ? {} : { notJudgedAnswered: answered }),
         });
         const unjudged =
@@ -473,6 +496,7 @@ export class RoundRunner {
             },
             gate,
             ...(fivexx ? { fivexx } : {}),
+            ...(latency ? { latency: gate?.latency ?? latency } : {}),
             mode: how.mode,
             unseen,
             notJudged: unjudged,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatDeployEvent, formatDeployPlan } from '../../cli/format-deploy.js';
 import { DEFAULT_5XX, judge5xx } from '../../proxy-config/core/deploy/fivexx-gate.js';
+import { judgeLatencySlices } from '../../proxy-config/core/deploy/latency-verdict.js';
 import { planDeploy } from '../../proxy-config/core/deploy/plan-deploy.js';
 import { DEFAULTS } from '../../proxy-config/core/spec/defaults.js';
 
@@ -23,7 +24,7 @@ describe('deploy progress for people', () => {
       / 4\. \[1\/1\] watch: .*5xx \+1\.0 points or above 5\.0%, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s, at most 60 s\]/,
     );
     expect(text).toContain(
-      "gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), once a Mann-Whitney U test finds it slower; its first 100 requests are its warm-up",
+      "gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged once warm (at least 100 requests, then its latency levelled off)",
     );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
@@ -193,5 +194,38 @@ describe('deploy progress for people', () => {
       'else kept (a rollback): not judged',
     );
     expect(formatDeployPlan(plan)).toContain('else rolled back and stopped: could not judge');
+  });
+
+  it("shows the latency gate's evidence with the status: verdict, samples, warm-up cut, each slice's medians, the limits", () => {
+    // A new instance at 40 ms over its first 100 requests, then 6 ms; its peers at 5 ms, lines taking turns. It
+    // is warm once its latency stopped falling: from its third slice on.
+    const mine = Array.from({ length: 250 }, (_, i) => (i < 100 ? 40 : 6));
+    const lines = (n: number, first: number) => Array.from({ length: n }, (_, i) => 2 * i + first);
+    const latency = judgeLatencySlices(
+      Array<number>(300).fill(5),
+      { ms: mine, lines: lines(250, 1) },
+      { ms: Array<number>(250).fill(5), lines: lines(250, 2) },
+      2.5,
+    );
+    const some = { total: 250, byStatus: { '200': 250 }, share5xx: 0 };
+    const line = formatDeployEvent({
+      type: 'status',
+      step: 4,
+      before: some,
+      after: some,
+      verdict: { verdict: 'ok', increase: 0 },
+      newInstance: {
+        address: '127.0.0.1:8081',
+        total: 250,
+        fivexx: 0,
+        fourxx: { '404': 0, '429': 0, '401/403': 0, other: 0 },
+        p99Ms: 40,
+        separated: true,
+      },
+      latency,
+    });
+    expect(line).toContain(
+      '    latency: not slower; 250 request times of the new instance against 250 of the others (300 before), warm-up 150; slice medians new/comparison ms: 40/5 40/5 6/5 | 6/5 6/5; limits 2.5x and +40 ms (median and fastest tenth), p < 0.001, 2 slices of 50 in a row\n',
+    );
   });
 });

@@ -1,4 +1,5 @@
 import type { StatusDistribution } from '../apply/status-distribution.js';
+import type { LatencyEvidence } from './latency-verdict.js';
 import type { DeployPlan, DeployStep } from './plan-deploy.js';
 import type { StatusVerdict } from './status-watch.js';
 import type { FivexxEvidence } from './fivexx-gate.js';
@@ -44,6 +45,8 @@ export type DeployEvent =
       watch?: WatchMode;
       /** What the watch could not see (empty when it saw everything it judges). */
       unseen?: string[];
+      /** What the latency gate saw of the new instance: samples, warm-up cut, slices, limits, verdict. */
+      latency?: LatencyEvidence;
     }
   | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
   /** `host`: the host whose failure ended it (an nginx or app host), `kind` the step it was at. */

@@ -23,10 +23,10 @@ export interface LogWindow {
   p99Ms: number;
   /** Lines that name the instance that answered (`ui=`, from its X-Proxyops-Instance header). */
   named: number;
-  /** The request times the latency gate compares (ms, in log order): all of them, or those after a warm-up. */
+  /** The request times the latency gate compares (ms, in log order). */
   latencyMs: number[];
-  /** The new instance's first requests left out of latencyMs as its warm-up (0 for other windows). */
-  warmupSkipped: number;
+  /** The line of the text each of latencyMs was read from (to align two windows in time). */
+  latencyLines: number[];
 }
 
 /** Which lines a window keeps. */
@@ -43,16 +43,10 @@ export function summarizeLogWindow(
   freshBelowMs = 0,
   pick: LinePick = () => true,
 ): LogWindow {
-  return summarize(kit, text, freshBelowMs, pick).window;
+  return summarize(kit, text, freshBelowMs, pick);
 }
 
-/** summarizeLogWindow, plus the line number of each request time (to align two windows in time). */
-function summarize(
-  kit: LogReaderKit,
-  text: string,
-  freshBelowMs: number,
-  pick: LinePick,
-): { window: LogWindow; timeLines: number[] } {
+function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, pick: LinePick): LogWindow {
   const { read } = kit.createReader();
   const facts = createLineFacts();
   const byStatus: Record<string, number> = {};
@@ -96,44 +90,14 @@ function summarize(
     start = end + 1;
   }
   const sorted = [...times].sort((a, b) => a - b);
-  const window = {
+  return {
     distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
     byAddress,
     skipped,
     named,
     p99Ms: sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
     latencyMs: times,
-    warmupSkipped: 0,
-  };
-  return { window, timeLines };
-}
-
-/**
- * A new process answers its first requests slower (code still compiling, pools filling): the
- * latency gate leaves out its first WARMUP_REQUESTS requests, and never more than half of those it
- * answered, so a version slow from the start is still judged on the other half at the end of the
- * watch (while the watch is open, the gate waits for the whole warm-up: see judgeNewInstance).
- * bench:gates saw new processes of an unchanged version 3x slower than their peers over their
- * first 40 to 75 requests on a loaded machine.
- */
-export const WARMUP_REQUESTS = 100;
-
-/**
- * Leaves the new instance's warm-up out of both latency samples: its own first requests, and the
- * other instances' requests logged before its warm-up ended, so the two cover the same stretch of time.
- */
-function withoutWarmup(
-  mine: { window: LogWindow; timeLines: number[] },
-  others: { window: LogWindow; timeLines: number[] },
-): { mine: LogWindow; others: LogWindow } {
-  const skip = Math.min(WARMUP_REQUESTS, Math.floor(mine.timeLines.length / 2));
-  const warmEnd = skip === 0 ? 0 : mine.timeLines[skip - 1]!;
-  return {
-    mine: { ...mine.window, latencyMs: mine.window.latencyMs.slice(skip), warmupSkipped: skip },
-    others: {
-      ...others.window,
-      latencyMs: others.window.latencyMs.filter((_, i) => others.timeLines[i]! > warmEnd),
-    },
+    latencyLines: timeLines,
   };
 }
 
@@ -175,13 +139,11 @@ export function splitByInstance(
       : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === k.address,
   );
   const others = summarize(kit, text, 0, (f) => f.attempts > 0 && !isMine(f) && !excluded.some((x) => x(f)));
-  if ('instance' in key && mine.window.named + others.window.named === 0)
+  if ('instance' in key && mine.named + others.named === 0)
     return {
-      ...withoutWarmup(
-        summarize(kit, text, 0, () => true),
-        summarize(kit, '', 0, () => true),
-      ),
+      mine: summarize(kit, text, 0, () => true),
+      others: summarize(kit, '', 0, () => true),
       separated: false,
     };
-  return { ...withoutWarmup(mine, others), separated: true };
+  return { mine, others, separated: true };
 }

@@ -1,4 +1,5 @@
 import type { DeployEvent } from './deploy-events.js';
+import type { LatencyEvidence } from './latency-verdict.js';
 import type { LogWindow } from './log-window.js';
 import type { FivexxEvidence } from './fivexx-gate.js';
 import type { WatchMode } from './watch-sight.js';
@@ -31,6 +32,8 @@ export function watchStatusEvent(input: {
   unseen?: string[];
   /** The watch ended with too few of the new instance's requests to judge. */
   notJudged?: boolean;
+  /** The latency gate's slices and warm-up, fired or not (absent with the gate off). */
+  latency?: LatencyEvidence;
 }): Extract<DeployEvent, { type: 'status' }> {
   const { before, window, newInstance: share, gate } = input;
   return {
@@ -61,6 +64,7 @@ export function watchStatusEvent(input: {
     ...(input.fivexx ? { fivexx: input.fivexx } : {}),
     ...(input.mode ? { watch: input.mode } : {}),
     unseen: input.unseen ?? [],
+    ...(input.latency ? { latency: input.latency } : {}),
   };
 }
 

@@ -1,6 +1,5 @@
 import { formatWait } from './drain-timing.js';
 import { EARLY_DECISION_REQUESTS } from './status-watch.js';
-import { LATENCY_MIN_REQUESTS } from './watch-gates.js';
 
 /** Where a watch stands at one poll: times in epoch ms, and what the new instance has answered. */
 export interface WatchPoll {
@@ -87,8 +86,8 @@ export interface UnseenInput {
   total: number;
   latencyGate: boolean;
   gateFired: boolean;
-  /** Request times of the new instance after its warm-up. */
-  latencySamples: number;
+  /** Why the latency gate could not judge the new instance, when it could not (its evidence's note). */
+  latencyNotJudged?: string;
   /** Requests of the new instance, when the watch ended without enough of them. */
   notJudgedAnswered?: number;
 }
@@ -106,11 +105,9 @@ export function watchUnseen(input: UnseenInput): string[] {
     notJudged ||
     !input.latencyGate ||
     input.gateFired ||
-    input.latencySamples >= LATENCY_MIN_REQUESTS
+    input.latencyNotJudged === undefined
       ? []
-      : [
-          `latency not judged: ${input.latencySamples} request times of the new instance after its warm-up, ${LATENCY_MIN_REQUESTS} needed`,
-        ]),
+      : [`latency not judged: ${input.latencyNotJudged}`]),
     ...(notJudged && !input.gateFired
       ? [`status codes and latency not judged: ${input.notJudgedAnswered} request(s) of the new instance`]
       : []),

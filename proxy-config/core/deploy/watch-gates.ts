@@ -1,6 +1,6 @@
 import { describe5xx, judge5xx, type FivexxEvidence } from './fivexx-gate.js';
-import { WARMUP_REQUESTS, type LogWindow } from './log-window.js';
-import { mannWhitneyGreater, median } from './mann-whitney.js';
+import { describeSlower, judgeLatencySlices, type LatencyEvidence } from './latency-verdict.js';
+import type { LogWindow } from './log-window.js';
 
 /** The limits a watch holds the new version to; null turns a gate into a report only. */
 export interface GateLimits {
@@ -20,17 +20,8 @@ export interface GateLimits {
 /** Defaults of the gates the spec does not set: a version that answers 4xx to 5 % more requests, or is 2.5 times as slow, is rolled back. */
 export const DEFAULT_GATES = { max4xxIncrease: 0.05, maxP99Ratio: 2.5 } as const;
 
-/** Request times each side needs (after the warm-up) before the latency gate decides anything. */
-export const LATENCY_MIN_REQUESTS = 50;
-/**
- * One-sided significance of the latency test. The watch looks again at every poll, so the level is
- * strict; the median ratio must also exceed the limit, which a version that is not slower never does.
- */
-export const LATENCY_ALPHA = 0.001;
 /** The other instances must have answered this many requests in the window to stand in for "before". */
 export const PEER_MIN_REQUESTS = 20;
-/** nginx times requests in whole milliseconds: medians under this compare as this, so 1 ms against 3 ms is no regression. */
-export const LATENCY_FLOOR_MS = 10;
 
 /** Which gate fired, with the numbers that made it fire. */
 export interface FiredGate {
@@ -40,10 +31,12 @@ export interface FiredGate {
   before: number;
   after: number;
   limit: number;
-  /** The latency gate's one-sided Mann–Whitney p-value; the 5xx gate's p of the test that fired. */
+  /** The latency gate's one-sided Mann–Whitney p-value (the largest of the slices that fired it); the 5xx gate's p of the test that fired. */
   p?: number;
   /** The 5xx gate's numbers: both sides, both tests, the limit and the floor. */
   fivexx?: FivexxEvidence;
+  /** The latency gate's slices, warm-up cut and limits. */
+  latency?: LatencyEvidence;
   /** One line for people: what rose, by how much, against which limit. */
   text: string;
 }
@@ -131,40 +124,47 @@ export function judgeGates(
 }
 
 /**
- * The latency gate: `after` is slower than `baseline` when a one-sided Mann–Whitney U test over
- * their request times says so at LATENCY_ALPHA and its median is more than `maxRatio` times the
- * baseline's (both at least LATENCY_FLOOR_MS). A rank test weighs every request and how many there
- * were, where a ratio of two p99s hangs on the few slowest (of 100 requests, the second slowest).
+ * The latency gate over one window against a baseline (the log before the deploy): see
+ * judgeLatencySlices for the slices, the warm-up and the effect rule.
  */
 export function judgeLatency(baseline: LogWindow, after: LogWindow, maxRatio: number): FiredGate | undefined {
-  const x = after.latencyMs;
-  const y = baseline.latencyMs;
-  if (x.length < LATENCY_MIN_REQUESTS || y.length < LATENCY_MIN_REQUESTS) return undefined;
-  const b = median(y);
-  const a = median(x);
-  const ratio = Math.max(a, LATENCY_FLOOR_MS) / Math.max(b, LATENCY_FLOOR_MS);
-  if (ratio <= maxRatio) return undefined;
-  const { p } = mannWhitneyGreater(x, y);
-  if (p >= LATENCY_ALPHA) return undefined;
-  const warmup = after.warmupSkipped > 0 ? ` after a warm-up of ${after.warmupSkipped}` : '';
+  return latencyGate(judgeLatencySlices(baseline.latencyMs, timed(after), timed(undefined), maxRatio));
+}
+
+const timed = (w: LogWindow | undefined) => ({ ms: w?.latencyMs ?? [], lines: w?.latencyLines ?? [] });
+
+/** The fired latency gate of a verdict that found the new instance slower. */
+function latencyGate(evidence: LatencyEvidence): FiredGate | undefined {
+  if (evidence.verdict !== 'slower') return undefined;
+  const fired = evidence.fired!.map((n) => evidence.slices[n - 1]!);
+  const last = fired.at(-1)!;
   return {
     gate: 'latency',
-    before: b,
-    after: a,
-    limit: maxRatio,
-    p,
-    text: `median request time rose from ${b} ms to ${a} ms (${ratio.toFixed(2)}x; limit ${maxRatio}x; Mann-Whitney U over ${x.length} requests${warmup} against ${y.length}: p = ${p.toExponential(1)})`,
+    before: last.medians.against,
+    after: last.medians.mine,
+    limit: evidence.rule.maxRatio,
+    p: Math.max(...fired.map((s) => s.p)),
+    latency: evidence,
+    text: describeSlower(evidence),
   };
+}
+
+/** The latency verdict of a new instance's request times against its peers' (or the log before), for the watch's report. */
+export function latencyEvidence(
+  before: LogWindow,
+  mine: LogWindow,
+  others: LogWindow,
+  maxRatio: number,
+): LatencyEvidence {
+  return judgeLatencySlices(before.latencyMs, timed(mine), timed(others), maxRatio);
 }
 
 /**
  * The watch rule for one new instance: its own requests (`mine`). Its 5xx and 4xx shares are compared
  * with the other instances' over the same window when they answered at least PEER_MIN_REQUESTS (the
  * canary comparison: same time, same load, same database), else with the log before the deploy. Its
- * request times after its warm-up (see splitByInstance) are compared with the other instances' over
- * the same stretch when they have LATENCY_MIN_REQUESTS of them, else with the log before the deploy.
- * While the window is open (`minRequests` above 1) that waits for the whole warm-up to be behind it;
- * at the end, the warm-up is at most half of what it answered.
+ * request times are judged slice by slice once it is warm (judgeLatencySlices), each slice against
+ * the other instances' over the same stretch of log, else the log before the deploy.
  */
 export function judgeNewInstance(
   before: LogWindow,
@@ -181,15 +181,13 @@ export function judgeNewInstance(
     minRequests,
     useOthers ? 'others' : 'before',
   );
-  const latencyOthers = others.latencyMs.length >= LATENCY_MIN_REQUESTS;
-  const warmingUp = minRequests > 1 && mine.warmupSkipped < WARMUP_REQUESTS;
   const latency =
-    shares || limits.maxP99Ratio === null || warmingUp
+    shares || limits.maxP99Ratio === null
       ? undefined
-      : judgeLatency(latencyOthers ? others : before, mine, limits.maxP99Ratio);
+      : latencyGate(latencyEvidence(before, mine, others, limits.maxP99Ratio));
   const fired = shares ?? latency;
   if (!fired) return undefined;
-  const against = (shares ? useOthers : latencyOthers) ? 'others' : 'before';
+  const against = shares ? (useOthers ? 'others' : 'before') : fired.latency!.slices.at(-1)!.against;
   return {
     ...fired,
     against,

@@ -108,32 +108,21 @@ describe('splitByInstance', () => {
   });
 });
 
-describe('the warm-up left out of the latency gate', () => {
+describe('the request times the latency gate compares', () => {
   const SLOT = 'unix:/srv/slots/slot-0.sock';
   const ms = (n: number) => (n / 1000).toFixed(3);
 
-  it('drops the new instance’s first requests (at most 100, at most half) and the others’ logged before they ended', () => {
-    // The new process answers 240 requests: the first 100 slow (cold), then like its peers; the
-    // other instance answers one request between each two of the new one's.
+  it('keeps every request time of each side with the line it was logged on, to align the two in time', () => {
+    // The new process answers every other line; the other instance the lines between.
     const lines: string[] = [];
-    for (let i = 0; i < 240; i++) {
-      lines.push(line(200, SLOT, ms(i < 100 ? 90 : 20), 'slot-0.new'));
-      lines.push(line(200, 'unix:/srv/slots/slot-1.sock', ms(i < 100 ? 19 : 21), 'slot-1.old'));
+    for (let i = 0; i < 4; i++) {
+      lines.push(line(200, SLOT, ms(90 - i), 'slot-0.new'));
+      lines.push(line(200, 'unix:/srv/slots/slot-1.sock', ms(20 + i), 'slot-1.old'));
     }
     const { mine, others } = splitByInstance(kit, `${lines.join('\n')}\n`, { instance: 'slot-0.new' });
-    expect(mine.warmupSkipped).toBe(100);
-    expect(mine.latencyMs).toEqual(Array<number>(140).fill(20));
-    // Statuses still count every request: only the latency sample leaves the warm-up out.
-    expect(mine.distribution.total).toBe(240);
-    // The peers' sample starts after the 100th line of the new process: the same stretch of time.
-    expect(others.latencyMs).toEqual([19, ...Array<number>(140).fill(21)]);
-    expect(others.distribution.total).toBe(240);
-  });
-
-  it('never leaves out more than half of what the new instance answered', () => {
-    const lines = Array.from({ length: 40 }, (_, i) => line(200, SLOT, ms(i + 1), 'slot-0.new'));
-    const { mine } = splitByInstance(kit, `${lines.join('\n')}\n`, { instance: 'slot-0.new' });
-    expect(mine.warmupSkipped).toBe(20);
-    expect(mine.latencyMs).toEqual(Array.from({ length: 20 }, (_, i) => i + 21));
+    expect(mine.latencyMs).toEqual([90, 89, 88, 87]);
+    expect(mine.latencyLines).toEqual([1, 3, 5, 7]);
+    expect(others.latencyMs).toEqual([20, 21, 22, 23]);
+    expect(others.latencyLines).toEqual([2, 4, 6, 8]);
   });
 });

@@ -90,16 +90,17 @@ describe('how a watched round ends', () => {
       total: 3,
       latencyGate: true,
       gateFired: false,
-      latencySamples: 0,
     };
     expect(watchUnseen({ ...base, notJudgedAnswered: 3 })).toEqual([
       'not read',
       'status codes and latency not judged: 3 request(s) of the new instance',
     ]);
-    expect(watchUnseen({ ...base, latencySamples: 12 })).toEqual([
+    const cold = 'still warming up: its latency has not levelled off in 3 slices';
+    expect(watchUnseen({ ...base, latencyNotJudged: cold })).toEqual([
       'not read',
-      'latency not judged: 12 request times of the new instance after its warm-up, 50 needed',
+      `latency not judged: ${cold}`,
     ]);
+    expect(watchUnseen({ ...base, latencyNotJudged: cold, latencyGate: false })).toEqual(['not read']);
     expect(watchUnseen({ ...base, gateFired: true, notJudgedAnswered: 3 })).toEqual(['not read']);
     expect(watchUnseen({ ...base, separated: false })).toContain(
       "the log names no instance: the new process's requests are not told from the old one's (the whole window is read as its own)",

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LatencyEvidence } from '../../../proxy-config/core/deploy/latency-verdict.js';
+import { startBusyCore } from '../../support/busy-core.mjs';
+import { freePort } from '../../support/ports.js';
+import { DATABASE_URL } from '../../support/services.js';
+import { startSupervisedPairs, type SupervisedPairs } from '../../support/supervised-pairs.mjs';
+import { startNoRetryLoad } from './no-retry-load.js';
+import { adminToken, CLI, runCli, SEED_USER } from './stack-harness.js';
+
+/** Two addresses standing for two hosts. */
+const HOSTS = ['127.0.0.2', '127.0.0.3'] as const;
+
+describe('the latency gate on a busy host: blue/green under supervisord, one core of two kept busy, saturating GET and POST', () => {
+  let stack: SupervisedPairs;
+  let auth: Record<string, string>;
+  let nginxPort: number;
+
+  beforeAll(async () => {
+    nginxPort = await freePort();
+    stack = await startSupervisedPairs({
+      cli: CLI,
+      databaseUrl: DATABASE_URL,
+      hosts: HOSTS,
+      nginxPort,
+      // The bad release: 100 ms added to every answer but the health checks.
+      variants: { slow: { PROXYOPS_TEST_DELAY_MS: '100' } },
+      // The spec's defaults: watch, gates (latency 2.5x), warm-up.
+    });
+    auth = { authorization: `Bearer ${await adminToken()}`, accept: 'application/json' };
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  }, 60_000);
+
+  /** Deploys `variant` while a spinning child process keeps one core busy and plain keep-alive load saturates the stack. */
+  const deployUnderLoad = async (variant: string) => {
+    const busy = startBusyCore();
+    // No pacing: each connection sends its next request as soon as the last one is answered.
+    const load = startNoRetryLoad({
+      base: `http://127.0.0.1:${nginxPort}`,
+      headers: auth,
+      getPath: `/users/${SEED_USER}`,
+      postPath: '/orders',
+      postBody: (n) => JSON.stringify({ items: [{ productName: `busy-${n}`, quantity: 1, unitPrice: 1 }] }),
+      getConnections: 8,
+      postConnections: 4,
+      rate: 100_000,
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      return await runCli(['deploy', '--spec', stack.writeSpec(variant), '--target', stack.target, '--json']);
+    } finally {
+      await load.stop();
+      await busy.stop();
+    }
+  };
+
+  const latencyOf = (run: Awaited<ReturnType<typeof runCli>>) =>
+    run.events.filter((e) => e.type === 'status').map((e) => e.latency as LatencyEvidence);
+
+  it('two deploys of the unchanged version are not rolled back, each new instance judged once warm', async () => {
+    for (let i = 0; i < 2; i++) {
+      const run = await deployUnderLoad('app');
+      const latency = latencyOf(run);
+      const evidence = JSON.stringify(latency.map((l) => ({ ...l, rule: undefined })));
+      expect(run.exitCode, `${evidence}\n${run.stderr}`).toBe(0);
+      expect(latency, evidence).toHaveLength(HOSTS.length);
+      // Judged, not waved through: every new instance levelled off and had warm slices compared.
+      for (const l of latency) expect(l.verdict, evidence).toBe('not slower');
+    }
+  }, 300_000);
+
+  it('a release 100 ms slower is rolled back by the latency gate, with its slices as evidence', async () => {
+    const run = await deployUnderLoad('slow');
+    expect(run.exitCode, run.stdout.slice(-4000)).toBe(1);
+    const abort = run.events.find((e) => e.type === 'abort')!;
+    expect(abort).toMatchObject({ rolledBack: true });
+    expect(String(abort.reason)).toMatch(/median request time rose in 2 consecutive slices/);
+    const [fired] = latencyOf(run);
+    expect(fired!.verdict).toBe('slower');
+    expect(fired!.fired).toHaveLength(2);
+    for (const n of fired!.fired!)
+      expect(fired!.slices[n - 1]!.effectMs).toBeGreaterThan(fired!.rule.minEffectMs);
+    expect(stack.supervisorctl('status')).not.toMatch(/slow-\S+\s+RUNNING/);
+  }, 300_000);
+});

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LATENCY_RULE,
+  judgeLatencySlices,
+} from '../../../proxy-config/core/deploy/latency-verdict.js';
+import { seededRandom, testSeed } from '../../support/seeded-random.js';
+
+type Random = ReturnType<typeof seededRandom>;
+
+/**
+ * A watch window as the access log has it: the new instance and its peers answering alternately,
+ * the new one's i-th request taking `mine(i)` ms, its peers `peers(i)` ms (±30 % each).
+ */
+function watch(count: number, mine: (i: number) => number, peers: (i: number) => number, random: Random) {
+  const jitter = (ms: number) => Math.round(ms * (0.7 + random.int(0, 60) / 100));
+  const m = { ms: [] as number[], lines: [] as number[] };
+  const o = { ms: [] as number[], lines: [] as number[] };
+  for (let i = 0; i < count; i++) {
+    m.ms.push(jitter(mine(i)));
+    m.lines.push(2 * i + 1);
+    o.ms.push(jitter(peers(i)));
+    o.lines.push(2 * i + 2);
+  }
+  return { mine: m, others: o };
+}
+
+/** Before the deploy: warm instances at 5 ms. */
+const BEFORE = Array<number>(300).fill(5);
+
+describe('judgeLatencySlices', () => {
+  it('judges a cold process on a busy core once warm: several times slower than its warm peers over its first hundreds of requests', () => {
+    const random = seededRandom(testSeed());
+    // 120 ms at first, 40 % faster every 50 requests down to its peers' 4 ms (43, 26 and 16 ms over its
+    // requests 101 to 250: the issue's 26 ms against 4).
+    const { mine, others } = watch(
+      600,
+      (i) => Math.max(4, 120 * 0.6 ** Math.floor(i / 50)),
+      () => 4,
+      random,
+    );
+    const evidence = judgeLatencySlices(BEFORE, mine, others, 2.5);
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('not slower');
+    expect(evidence.warmupCut).toBeGreaterThan(DEFAULT_LATENCY_RULE.minWarmupRequests);
+    expect(evidence.slices.filter((s) => s.judged).length).toBeGreaterThanOrEqual(2);
+    // Judged from its 101st request on, one slice being enough, without the floor: rolled back.
+    const fixedWarmUp = judgeLatencySlices(BEFORE, mine, others, 2.5, {
+      ...DEFAULT_LATENCY_RULE,
+      consecutive: 1,
+      levelRatio: Infinity,
+      minEffectMs: 0,
+    });
+    expect(fixedWarmUp.verdict, `seed ${random.seed}`).toBe('slower');
+  });
+
+  it('rolls back a release 100 ms slower from its first request as soon as its minimum warm-up and two slices are behind it', () => {
+    const random = seededRandom(testSeed());
+    const { mine, others } = watch(
+      400,
+      () => 105,
+      () => 5,
+      random,
+    );
+    const evidence = judgeLatencySlices(BEFORE, mine, others, 2.5);
+    expect(evidence, `seed ${random.seed}`).toMatchObject({
+      verdict: 'slower',
+      warmupCut: 100,
+      fired: [3, 4],
+    });
+    const fired = evidence.slices[3]!;
+    expect(fired).toMatchObject({ requests: [151, 200], against: 'others', judged: true, slower: true });
+    expect(fired.effectMs).toBeGreaterThan(40);
+  });
+
+  it('does not roll back on one slow slice (a pause of its own): it takes two in a row', () => {
+    const random = seededRandom(testSeed());
+    const { mine, others } = watch(
+      500,
+      (i) => (i >= 250 && i < 300 ? 80 : 5),
+      () => 5,
+      random,
+    );
+    const evidence = judgeLatencySlices(BEFORE, mine, others, 2.5);
+    expect(evidence.slices[5]!.slower, `seed ${random.seed}`).toBe(true);
+    expect(evidence.verdict).toBe('not slower');
+  });
+
+  it('compares a slice with the log before the deploy where the others answered too few requests over its stretch', () => {
+    const random = seededRandom(testSeed());
+    const { mine } = watch(
+      300,
+      () => 105,
+      () => 5,
+      random,
+    );
+    const evidence = judgeLatencySlices(BEFORE, mine, { ms: [], lines: [] }, 2.5);
+    expect(evidence.verdict).toBe('slower');
+    expect(evidence.slices.every((s) => s.against === 'before')).toBe(true);
+  });
+
+  it('says what it could not judge: too few requests, or a process still getting faster', () => {
+    const random = seededRandom(testSeed());
+    const few = watch(
+      150,
+      () => 105,
+      () => 5,
+      random,
+    );
+    expect(judgeLatencySlices(BEFORE, few.mine, few.others, 2.5)).toMatchObject({
+      verdict: 'not judged',
+      note: '150 request times, 200 needed',
+    });
+    const falling = watch(
+      300,
+      (i) => 400 * 0.5 ** Math.floor(i / 50),
+      () => 5,
+      random,
+    );
+    expect(judgeLatencySlices(BEFORE, falling.mine, falling.others, 2.5)).toMatchObject({
+      verdict: 'not judged',
+      note: 'its latency was still falling slice after slice (not warm yet)',
+      warmupCut: 300,
+    });
+  });
+
+  it('lets an unchanged version through over many seeded watches', () => {
+    const random = seededRandom(testSeed());
+    let fired = 0;
+    for (let run = 0; run < 200; run++) {
+      const { mine, others } = watch(
+        400,
+        () => 22,
+        () => 20,
+        random,
+      );
+      if (judgeLatencySlices(BEFORE, mine, others, 2.5).verdict === 'slower') fired++;
+    }
+    expect(fired, `seed ${random.seed}`).toBe(0);
+  });
+});
