@@ -75,7 +75,7 @@ export const BODY_LIMIT_RULES: readonly DiagnosisRule[] = [
       return [
         ...(facts.upstreamReturned > 0
           ? [
-              `access log: ${facts.upstreamReturned} of ${facts.total} 413s returned by the upstream${countsPart(facts.upstreams, ' (', ')')}`,
+              `access log: ${facts.upstreamReturned} of ${facts.total} 413s returned by the upstream${countsPart(facts.returnedUpstreams, ' (', ')')}`,
             ]
           : []),
         ...(byUpstream && layer ? [probeLine(layer)] : []),
