@@ -205,13 +205,16 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
       ...DEFAULT_LOG_FORMATS,
     ];
     const read = parseAccessRecords(family.text, formats, `access log ${path}`);
+    // A log named on the command line that holds no request leaves nothing to diagnose from: stop, as logs stats does.
+    if (read.records.length === 0 && options.accessLog !== undefined)
+      throw noAccessRecords(family.files, read.probeLines);
     const kept = read.records.filter((r) => inWindow(r.time));
     records.push(...kept);
     splitKnown &&= read.splitKnown;
     connectKnown &&= read.connectKnown;
     const notes = [
       `${kept.length} records`,
-      `format ${read.format}`,
+      ...(read.format !== null ? [`format ${read.format}`] : []),
       ...(family.truncated ? [TAIL_NOTE] : []),
       ...(read.probeLines > 0 ? [`${read.probeLines} proxyops probe lines left out`] : []),
       ...read.unknown.map(({ figure, needs }) => `${figure} unknown (no ${needs.join(', ')})`),
@@ -252,6 +255,15 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   }
   sources.push(...missingEvidence(evidence, options.symptom));
   return { symptom: options.symptom, sources, findings: rankFindings(evidence) };
+}
+
+/** An access log given with --access-log had no request in it: exit 2 with what to give instead. */
+function noAccessRecords(files: string[], probeLines: number): ProxyopsError {
+  const what = probeLines > 0 ? `holds only ${probeLines} lines of proxyops' own probes` : 'is empty';
+  return new ProxyopsError(
+    'LOG_EMPTY',
+    `--access-log ${files.join(' + ')}: ${what}, no request to diagnose from; give the file nginx writes the requests to (the access_log line of its config), or leave --access-log out`,
+  );
 }
 
 /**

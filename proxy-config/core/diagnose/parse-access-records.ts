@@ -13,7 +13,8 @@ const PROBE_USER_AGENT_PRODUCT = `${PROBE_HEADERS['user-agent'].split('/')[0]}/`
 /** An access log read into records, and what its format could not tell. */
 export interface AccessLogRead {
   records: AccessRecord[];
-  format: string;
+  /** The format the lines were read in; null when there was no line to tell it by. */
+  format: string | null;
   splitKnown: boolean;
   connectKnown: boolean;
   /** Lines of proxyops' own probes, left out. */
@@ -62,7 +63,8 @@ export function parseAccessRecords(
       : kit.spec.format.includes('$upstream_connect_time');
   return {
     records,
-    format: kit.spec.name,
+    // Without a line read, the format tried is only a guess: never name one for a file nothing says is written in it.
+    format: records.length > 0 ? kit.spec.name : null,
     splitKnown: kit.capabilities.headerTime,
     connectKnown,
     probeLines,
