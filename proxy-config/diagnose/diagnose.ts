@@ -1,4 +1,4 @@
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { classifyErrorLog } from '../core/diagnose/classify-error-log.js';
 import { toConfigEvidence } from '../core/diagnose/config-facts.js';
 import type { Finding } from '../core/diagnose/diagnosis-rule.js';
@@ -6,6 +6,7 @@ import type { Evidence, SystemEvidence } from '../core/diagnose/evidence.js';
 import { DEFAULT_LOG_FORMATS, logFormatsOf } from '../core/diagnose/log-format-candidates.js';
 import { accessLogsToRead } from '../core/diagnose/access-logs-to-read.js';
 import { parseAccessRecords } from '../core/diagnose/parse-access-records.js';
+import { serversWritingLog } from '../core/diagnose/servers-writing-log.js';
 import type { AccessRecord } from '../core/diagnose/access-record.js';
 import { parseTimeOption } from '../core/logs/parse-time-option.js';
 import { accessLogFor, configuredLogs } from '../core/nginx-config/configured-logs.js';
@@ -209,6 +210,9 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
     if (read.records.length === 0 && options.accessLog !== undefined)
       throw noAccessRecords(family.files, read.probeLines);
     const kept = read.records.filter((r) => inWindow(r.time));
+    // Which servers answered these records, as far as the config's access_log lines tell.
+    const servers = config ? serversWritingLog(config, running?.prefix ?? null, resolve(path)) : null;
+    if (servers) for (const record of kept) record.servers = servers;
     records.push(...kept);
     splitKnown &&= read.splitKnown;
     connectKnown &&= read.connectKnown;
