@@ -11,7 +11,8 @@ import type { AccessRecord } from '../core/diagnose/access-record.js';
 import { parseTimeOption } from '../core/logs/parse-time-option.js';
 import { accessLogFor, configuredLogs } from '../core/nginx-config/configured-logs.js';
 import { rankFindings } from '../core/diagnose/rank-findings.js';
-import type { Symptom } from '../core/diagnose/symptoms.js';
+import { symptomStatus, type Symptom } from '../core/diagnose/symptoms.js';
+import { statusFacts } from '../core/diagnose/access-facts.js';
 import { walkDirectives } from '../core/nginx-config/query.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
 import { isProxyopsError, ProxyopsError } from '../core/errors.js';
@@ -287,7 +288,15 @@ async function findRunning(options: DiagnoseOptions, sources: string[]): Promise
 /** The evidence that was not there to read, so a short list of findings says why it may be short. */
 function missingEvidence(evidence: Evidence, symptom: Symptom): string[] {
   const missing: string[] = [];
-  if (!evidence.errors) missing.push('missing: no error log (give --error-log, or run where nginx runs)');
+  const status = symptomStatus(symptom);
+  const seen = status === null ? 0 : statusFacts(evidence, status).total;
+  // The access log shows that the symptom happened; without the error log nothing says why.
+  if (!evidence.errors)
+    missing.push(
+      seen > 0
+        ? `missing: no error log: ${seen} ${status}s in the access log, cause unknown without it (give --error-log, or run where nginx runs)`
+        : 'missing: no error log (give --error-log, or run where nginx runs)',
+    );
   if (!evidence.config) missing.push('missing: no nginx config (give --config or --spec)');
   if (!evidence.access && symptom !== 'disk') missing.push('missing: no access log (give --access-log)');
   return missing;
