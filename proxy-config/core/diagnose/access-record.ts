@@ -18,6 +18,8 @@ export interface AccessRecord {
    * config, or no access_log line names that file), so any server may have answered it.
    */
   servers?: readonly NginxDirective[];
+  /** `$server_port`, when the format logs it: the port of the server that answered. */
+  serverPort?: string;
 }
 
 /**

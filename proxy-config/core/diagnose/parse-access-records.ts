@@ -1,5 +1,6 @@
 import { ProxyopsError } from '../errors.js';
 import { PROBE_HEADERS } from '../version.js';
+import { compileLogFormat } from '../logs/compile-log-format.js';
 import { detectLogFormat, sampleLines } from '../logs/detect-log-format.js';
 import { createLineFacts, linePath } from '../logs/line-facts.js';
 import { createLogReaderKit, type LogFormatSpec } from '../logs/log-format-presets.js';
@@ -20,6 +21,33 @@ export interface AccessLogRead {
   /** Lines of proxyops' own probes, left out. */
   probeLines: number;
   unknown: UnknownFigure[];
+}
+
+/**
+ * A reader of `$server_port` (the port of the server that answered) from a line, when the format logs
+ * it; null otherwise. Diagnosis alone asks for it, so the statistics' line reader stays as it is.
+ */
+function serverPortReader(
+  spec: LogFormatSpec,
+): ((text: string, start: number, end: number) => string | null) | null {
+  if (spec.kind === 'json-lines') {
+    if (spec.keys && !spec.keys.includes('server_port')) return null;
+    return (text, start, end) => {
+      try {
+        const value = (JSON.parse(text.slice(start, end)) as { server_port?: unknown }).server_port;
+        return typeof value === 'string' || typeof value === 'number' ? String(value) : null;
+      } catch {
+        return null;
+      }
+    };
+  }
+  const format = compileLogFormat(spec.format, spec.escape);
+  const at = format.slots['server_port'];
+  if (at === undefined) return null;
+  const { match } = format.createMatcher();
+  const pos = new Int32Array(format.variables.length * 2);
+  return (text, start, end) =>
+    match(text, start, end, pos) ? text.slice(pos[2 * at]!, pos[2 * at + 1]!) : null;
 }
 
 /**
@@ -44,6 +72,7 @@ export function parseAccessRecords(
   const kit = createLogReaderKit(detection.spec ?? formats[0]!);
   const { read } = kit.createReader();
   const facts = createLineFacts();
+  const serverPort = serverPortReader(kit.spec);
   const records: AccessRecord[] = [];
   let probeLines = 0;
   let start = 0;
@@ -52,8 +81,12 @@ export function parseAccessRecords(
     if (end < 0) end = text.length;
     if (end > start) {
       if (text.slice(start, end).includes(PROBE_USER_AGENT_PRODUCT)) probeLines++;
-      else if (read(text, start, end, facts))
-        records.push(toAccessRecord(facts, linePath(facts, kit.escape)));
+      else if (read(text, start, end, facts)) {
+        const record = toAccessRecord(facts, linePath(facts, kit.escape));
+        const port = serverPort?.(text, start, end);
+        if (port) record.serverPort = port;
+        records.push(record);
+      }
     }
     start = end + 1;
   }

@@ -1,5 +1,6 @@
 import { childrenNamed } from '../nginx-config/query.js';
 import type { NginxDirective } from '../nginx-config/types.js';
+import type { AccessRecord } from './access-record.js';
 import type { ErrorLogKind } from './error-log-patterns.js';
 import type { ConfigEvidence, Evidence } from './evidence.js';
 import { symptomStatus, type Symptom } from './symptoms.js';
@@ -33,18 +34,12 @@ function withoutQuery(path: string): string {
   return path.split('?')[0] ?? path;
 }
 
-/**
- * The servers whose `listen` port is the port of an error line's Host header (nginx writes the
- * header as the client sent it; `server:` is often empty), narrowed to those naming its host in
- * server_name when some do. Null when the header names no port or no server listens there.
- */
-function serversForHost(
-  host: string | null | undefined,
-  config: ConfigEvidence | null,
+/** The servers of `config` listening on `port`, narrowed to those naming `name` in server_name when some do. */
+function serversListening(
+  port: string,
+  name: string | null,
+  config: ConfigEvidence,
 ): NginxDirective[] | null {
-  const match = host ? /^(.*):(\d+)$/.exec(host) : null;
-  if (!match || !config) return null;
-  const [, name, port] = match;
   const listening = config.servers
     .map((scope) => scope.block)
     .filter((server) =>
@@ -53,11 +48,37 @@ function serversForHost(
         return address === port || address.endsWith(`:${port}`);
       }),
     );
-  const named = listening.filter((server) =>
-    childrenNamed(server, 'server_name').some((directive) => directive.args.includes(name!)),
+  const named = listening.filter(
+    (server) =>
+      name !== null &&
+      childrenNamed(server, 'server_name').some((directive) => directive.args.includes(name)),
   );
   const servers = named.length > 0 ? named : listening;
   return servers.length > 0 ? servers : null;
+}
+
+/**
+ * The servers an error line's Host header points at (nginx writes the header as the client sent it;
+ * `server:` is often empty). Null when the header names no port or no server listens there.
+ */
+function serversForHost(
+  host: string | null | undefined,
+  config: ConfigEvidence | null,
+): NginxDirective[] | null {
+  const match = host ? /^(.*):(\d+)$/.exec(host) : null;
+  return match && config ? serversListening(match[2]!, match[1]!, config) : null;
+}
+
+/** The servers that can have answered a record: those writing its log, on the port it logged when it did. */
+function serversForRecord(
+  record: AccessRecord,
+  config: ConfigEvidence | null,
+): readonly NginxDirective[] | null {
+  const writing = record.servers ?? null;
+  const listening = record.serverPort && config ? serversListening(record.serverPort, null, config) : null;
+  if (!listening) return writing;
+  const both = writing ? listening.filter((server) => writing.includes(server)) : listening;
+  return both.length > 0 ? both : writing;
 }
 
 /**
@@ -70,7 +91,7 @@ export function symptomRequests(evidence: Evidence): SymptomRequest[] {
   const requests: SymptomRequest[] = [];
   for (const record of evidence.access?.records ?? []) {
     if (record.status === status && record.path)
-      requests.push({ path: withoutQuery(record.path), servers: record.servers ?? null });
+      requests.push({ path: withoutQuery(record.path), servers: serversForRecord(record, evidence.config) });
   }
   if (requests.length === 0) {
     const kinds = SYMPTOM_ERROR_KINDS[evidence.symptom] ?? [];

@@ -57,3 +57,47 @@ describe('diagnose 504 against a live nginx with two servers', () => {
     );
   });
 });
+
+// Both servers write one access log whose format logs $server_port: the port tells which answered.
+describe('diagnose 504 against a live nginx whose shared access log logs $server_port', () => {
+  let upstream: UpstreamApp;
+  let nginx: LiveNginx;
+  let second: number;
+  beforeAll(async () => {
+    upstream = await startUpstreamApp();
+    const first = await freePort();
+    second = await freePort();
+    const locations = `
+        location / { proxy_pass http://127.0.0.1:${upstream.port}; }
+        location /direct/ { proxy_pass http://127.0.0.1:${upstream.port}/; }`;
+    nginx = await startLiveNginx(
+      `
+      server { listen 127.0.0.1:${first}; proxy_read_timeout 3s;${locations} }
+      server { listen 127.0.0.1:${second}; proxy_read_timeout 1s;${locations} }`,
+      {
+        logFormat:
+          '$remote_addr [$time_local] "$request" $status rt=$request_time uct="$upstream_connect_time" uht="$upstream_header_time" ua="$upstream_addr" sp=$server_port',
+      },
+    );
+  });
+  afterAll(async () => {
+    await nginx?.stop();
+    await upstream?.close();
+  });
+
+  it('names the location of the server on the logged port only', async () => {
+    expect(await fetch(`http://127.0.0.1:${second}/direct/slow?ms=1600`).then((r) => r.status)).toBe(504);
+    await waitForLines(nginx.accessLog, 1);
+    const result = await diagnose({
+      symptom: '504',
+      accessLog: nginx.accessLog,
+      config: nginx.target.confPath,
+    });
+    const finding = result.findings.find((f) => f.id === 'upstream-read-timeout');
+    const config = finding?.evidence.filter((line) => line.startsWith('config:')) ?? [];
+    expect(config, JSON.stringify(finding?.evidence, null, 1)).toHaveLength(1);
+    expect(config[0]).toMatch(
+      new RegExp(`^config: proxy_read_timeout 1s .* server 127\\.0\\.0\\.1:${second} location /direct/;`),
+    );
+  });
+});
