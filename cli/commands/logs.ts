@@ -41,7 +41,10 @@ function registerLogsStats(logs: Command): void {
     .addOption(
       new Option('--escape <mode>', 'escape mode of --log-format').choices(['default', 'json', 'none']),
     )
-    .option('--nginx-conf <file>', 'read the format from this nginx config (with --format-name)')
+    .option(
+      '--nginx-conf <file>',
+      'read the format from this nginx config: the access_log line writing the files, or --format-name',
+    )
     .option('--format-name <name>', 'the log_format name to read from --nginx-conf')
     .option('--since <time>', 'only records at or after: ISO 8601, time_local, epoch seconds, or 15m (ago)')
     .option('--until <time>', 'only records before this time (same forms as --since)')

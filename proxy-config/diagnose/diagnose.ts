@@ -1,4 +1,4 @@
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { classifyErrorLog } from '../core/diagnose/classify-error-log.js';
 import { toConfigEvidence } from '../core/diagnose/config-facts.js';
 import type { Finding } from '../core/diagnose/diagnosis-rule.js';
@@ -6,11 +6,13 @@ import type { Evidence, SystemEvidence } from '../core/diagnose/evidence.js';
 import { DEFAULT_LOG_FORMATS, logFormatsOf } from '../core/diagnose/log-format-candidates.js';
 import { accessLogsToRead } from '../core/diagnose/access-logs-to-read.js';
 import { parseAccessRecords } from '../core/diagnose/parse-access-records.js';
+import { serversWritingLog } from '../core/diagnose/servers-writing-log.js';
 import type { AccessRecord } from '../core/diagnose/access-record.js';
 import { parseTimeOption } from '../core/logs/parse-time-option.js';
 import { accessLogFor, configuredLogs } from '../core/nginx-config/configured-logs.js';
 import { rankFindings } from '../core/diagnose/rank-findings.js';
-import type { Symptom } from '../core/diagnose/symptoms.js';
+import { symptomStatus, type Symptom } from '../core/diagnose/symptoms.js';
+import { statusFacts } from '../core/diagnose/access-facts.js';
 import { walkDirectives } from '../core/nginx-config/query.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
 import { isProxyopsError, ProxyopsError } from '../core/errors.js';
@@ -205,13 +207,19 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
       ...DEFAULT_LOG_FORMATS,
     ];
     const read = parseAccessRecords(family.text, formats, `access log ${path}`);
+    // A log named on the command line that holds no request leaves nothing to diagnose from: stop, as logs stats does.
+    if (read.records.length === 0 && options.accessLog !== undefined)
+      throw noAccessRecords(family.files, read.probeLines);
     const kept = read.records.filter((r) => inWindow(r.time));
+    // Which servers answered these records, as far as the config's access_log lines tell.
+    const servers = config ? serversWritingLog(config, running?.prefix ?? null, resolve(path)) : null;
+    if (servers) for (const record of kept) record.servers = servers;
     records.push(...kept);
     splitKnown &&= read.splitKnown;
     connectKnown &&= read.connectKnown;
     const notes = [
       `${kept.length} records`,
-      `format ${read.format}`,
+      ...(read.format !== null ? [`format ${read.format}`] : []),
       ...(family.truncated ? [TAIL_NOTE] : []),
       ...(read.probeLines > 0 ? [`${read.probeLines} proxyops probe lines left out`] : []),
       ...read.unknown.map(({ figure, needs }) => `${figure} unknown (no ${needs.join(', ')})`),
@@ -254,6 +262,15 @@ export async function diagnose(options: DiagnoseOptions): Promise<DiagnoseResult
   return { symptom: options.symptom, sources, findings: rankFindings(evidence) };
 }
 
+/** An access log given with --access-log had no request in it: exit 2 with what to give instead. */
+function noAccessRecords(files: string[], probeLines: number): ProxyopsError {
+  const what = probeLines > 0 ? `holds only ${probeLines} lines of proxyops' own probes` : 'is empty';
+  return new ProxyopsError(
+    'LOG_EMPTY',
+    `--access-log ${files.join(' + ')}: ${what}, no request to diagnose from; give the file nginx writes the requests to (the access_log line of its config), or leave --access-log out`,
+  );
+}
+
 /**
  * The running nginx to read. With --url the probe is evidence enough: several masters then only
  * leave a note instead of stopping the run.
@@ -271,7 +288,15 @@ async function findRunning(options: DiagnoseOptions, sources: string[]): Promise
 /** The evidence that was not there to read, so a short list of findings says why it may be short. */
 function missingEvidence(evidence: Evidence, symptom: Symptom): string[] {
   const missing: string[] = [];
-  if (!evidence.errors) missing.push('missing: no error log (give --error-log, or run where nginx runs)');
+  const status = symptomStatus(symptom);
+  const seen = status === null ? 0 : statusFacts(evidence, status).total;
+  // The access log shows that the symptom happened; without the error log nothing says why.
+  if (!evidence.errors)
+    missing.push(
+      seen > 0
+        ? `missing: no error log: ${seen} ${status}s in the access log, cause unknown without it (give --error-log, or run where nginx runs)`
+        : 'missing: no error log (give --error-log, or run where nginx runs)',
+    );
   if (!evidence.config) missing.push('missing: no nginx config (give --config or --spec)');
   if (!evidence.access && symptom !== 'disk') missing.push('missing: no access log (give --access-log)');
   return missing;

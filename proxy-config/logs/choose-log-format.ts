@@ -8,7 +8,7 @@ import {
   type FormatDetection,
 } from '../core/logs/detect-log-format.js';
 import type { LogFormatSpec } from '../core/logs/log-format-presets.js';
-import { resolveLogFormat, type LogFormatSource } from './logs-stats.js';
+import { checkLogFormatFlags, resolveLogFormat, type LogFormatSource } from './logs-stats.js';
 import { peekStream } from '../shell/logs/peek-stream.js';
 import { readLogInput } from '../shell/logs/read-log-input.js';
 import { openPathsOf } from '../shell/process/proc-process-tree.js';
@@ -143,6 +143,15 @@ export async function chooseLogFormat(
   source: LogFormatSource,
   stdin: Readable | undefined,
 ): Promise<{ choice: FormatChoice; stdin: Readable | undefined }> {
+  if (source.nginxConf !== undefined && source.formatName === undefined) {
+    checkLogFormatFlags(source);
+    const { readLogFormatOfInputs } = await import('../shell/logs/read-log-format-from-config.js');
+    const spec = await readLogFormatOfInputs(source.nginxConf, inputs);
+    return {
+      choice: { spec, source: `--nginx-conf ${source.nginxConf}: log_format ${spec.name}`, fromFlags: true },
+      stdin,
+    };
+  }
   if (source.logFormat !== undefined || source.nginxConf !== undefined || source.preset !== undefined) {
     const spec = await resolveLogFormat(source);
     const flag =

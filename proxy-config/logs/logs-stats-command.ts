@@ -107,6 +107,11 @@ export async function runLogsStatsCommand(
     inputs = ['-'];
   }
   const filter = toFilter(options, Date.now());
+  if (filter.upstream && options.nginxConf !== undefined) {
+    const { readNginxConfig } = await import('../shell/nginx/read-nginx-config.js');
+    const { withGroupMembers } = await import('../core/logs/upstream-group-members.js');
+    filter.upstream = withGroupMembers(filter.upstream, await readNginxConfig(options.nginxConf));
+  }
   const { failIf } = checked;
   const jobs = options.jobs === undefined ? undefined : parseJobs(options.jobs);
   const intervalMs =

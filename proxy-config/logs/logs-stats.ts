@@ -88,8 +88,8 @@ export interface LogStatsOptions {
   formatSource?: string;
 }
 
-/** Resolves `--log-format` / `--nginx-conf --format-name` / `--preset` into a format spec. */
-export async function resolveLogFormat(source: LogFormatSource): Promise<LogFormatSpec> {
+/** Refuses format flags that do not go together (BAD_OPTION). */
+export function checkLogFormatFlags(source: LogFormatSource): void {
   const given = [source.logFormat !== undefined, source.nginxConf !== undefined, source.preset !== undefined];
   if (given.filter(Boolean).length > 1)
     throw new ProxyopsError('BAD_OPTION', 'give only one of --log-format, --nginx-conf, --preset');
@@ -101,6 +101,11 @@ export async function resolveLogFormat(source: LogFormatSource): Promise<LogForm
     );
   if (source.formatName !== undefined && source.nginxConf === undefined)
     throw new ProxyopsError('BAD_OPTION', '--format-name needs --nginx-conf');
+}
+
+/** Resolves `--log-format` / `--nginx-conf --format-name` / `--preset` into a format spec. */
+export async function resolveLogFormat(source: LogFormatSource): Promise<LogFormatSpec> {
+  checkLogFormatFlags(source);
   if (source.logFormat !== undefined)
     return { kind: 'format', name: 'custom', format: source.logFormat, escape: source.escape ?? 'default' };
   if (source.nginxConf !== undefined) {

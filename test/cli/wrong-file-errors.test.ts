@@ -58,7 +58,7 @@ describe('the wrong file, or no file, where a spec belongs: one line that says w
       expect(result.exitCode, args.join(' ')).toBe(2);
       expect(result.stderr).toBe(
         `proxyops: ${join(dir, file)}: this is an nginx config, not a proxyops spec (YAML/JSON: see docs/proxy-config.md); ` +
-          `--spec takes a spec, and \`${name} config lint FILE\` or \`${name} diagnose --config FILE\` read an nginx config`,
+          `--spec takes a spec, and \`${name} config lint FILE\` or \`${name} diagnose SYMPTOM --config FILE\` (SYMPTOM: 502, 504, 413 …) read an nginx config`,
       );
     }
   });

@@ -8,9 +8,16 @@ export interface StatusFacts {
   upstreamReturned: number;
   /** Final-attempt upstream address → count, for this status. */
   upstreams: Record<string, number>;
+  /** The same, of the records nginx produced and of those the upstream returned (empty when the split is unknown). */
+  proxyUpstreams: Record<string, number>;
+  returnedUpstreams: Record<string, number>;
   /** `YYYY-MM-DD HH:MM` (UTC) → count, for this status. */
   perMinute: Record<string, number>;
   requestTimes: number[];
+}
+
+function count(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
 }
 
 /**
@@ -27,22 +34,23 @@ export function toStatusFacts(
     proxyGenerated: 0,
     upstreamReturned: 0,
     upstreams: {},
+    proxyUpstreams: {},
+    returnedUpstreams: {},
     perMinute: {},
     requestTimes: [],
   };
   for (const record of records) {
     if (record.status !== status) continue;
     facts.total++;
-    if (splitKnown) {
-      if (isProxyGenerated(record)) facts.proxyGenerated++;
-      else facts.upstreamReturned++;
-    }
     const upstream = lastUpstream(record);
-    if (upstream) facts.upstreams[upstream] = (facts.upstreams[upstream] ?? 0) + 1;
-    if (record.time) {
-      const minute = record.time.toISOString().slice(0, 16).replace('T', ' ');
-      facts.perMinute[minute] = (facts.perMinute[minute] ?? 0) + 1;
+    if (upstream) count(facts.upstreams, upstream);
+    if (splitKnown) {
+      const proxy = isProxyGenerated(record);
+      if (proxy) facts.proxyGenerated++;
+      else facts.upstreamReturned++;
+      if (upstream) count(proxy ? facts.proxyUpstreams : facts.returnedUpstreams, upstream);
     }
+    if (record.time) count(facts.perMinute, record.time.toISOString().slice(0, 16).replace('T', ' '));
     if (record.requestTime !== null) facts.requestTimes.push(record.requestTime);
   }
   return facts;

@@ -1,3 +1,5 @@
+import type { NginxDirective } from '../nginx-config/types.js';
+
 /**
  * The access-log fields diagnosis reads (conventions §4.8). Upstream lists hold one value per
  * attempt, the last being the final one; `null` stands for nginx's `-`.
@@ -11,6 +13,13 @@ export interface AccessRecord {
   upstreamConnectTime: (number | null)[];
   upstreamHeaderTime: (number | null)[];
   upstreamAddr: string[];
+  /**
+   * The `server` blocks whose access_log writes the file it came from; absent when nothing says (no
+   * config, or no access_log line names that file), so any server may have answered it.
+   */
+  servers?: readonly NginxDirective[];
+  /** `$server_port`, when the format logs it: the port of the server that answered. */
+  serverPort?: string;
 }
 
 /**

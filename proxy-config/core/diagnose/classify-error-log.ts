@@ -10,6 +10,8 @@ export interface ClassifiedErrorLine {
   upstream: string | null;
   /** The `request: "..."` field, when nginx wrote one. */
   request: string | null;
+  /** The `host: "..."` field (the request's Host header), when nginx wrote one. */
+  host?: string | null;
   /** The body size of `client intended to send too large body: N bytes`. */
   bodyBytes: number | null;
   line: string;
@@ -39,6 +41,7 @@ export function classifyErrorLine(line: string): ClassifiedErrorLine | null {
     level: head?.[7] ?? '',
     upstream: /upstream: "([^"]*)"/.exec(line)?.[1] ?? null,
     request: /request: "([^"]*)"/.exec(line)?.[1] ?? null,
+    host: /host: "([^"]*)"/.exec(line)?.[1] ?? null,
     bodyBytes: body ? Number(body[1]) : null,
     line,
   };

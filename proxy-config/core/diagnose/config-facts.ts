@@ -10,12 +10,16 @@ import {
   rootBlock,
   type BlockScope,
 } from '../nginx-config/query.js';
-import type { NginxConfig } from '../nginx-config/types.js';
+import type { NginxConfig, NginxDirective } from '../nginx-config/types.js';
 import type { ConfigEvidence, LocationFacts } from './evidence.js';
 import { settingInEffect } from './setting-in-effect.js';
 
+function serverOf(scope: BlockScope): NginxDirective | null {
+  return [...scope.chain].reverse().find((block) => block.name === 'server') ?? null;
+}
+
 function serverLabel(scope: BlockScope): string {
-  const server = [...scope.chain].reverse().find((block) => block.name === 'server');
+  const server = serverOf(scope);
   const listen = server ? childrenNamed(server, 'listen')[0]?.args[0] : undefined;
   return listen ? `server ${listen}` : 'server';
 }
@@ -29,6 +33,7 @@ function locationFacts(config: NginxConfig, scope: BlockScope): LocationFacts {
   return {
     block,
     where: `${block.file}:${block.line} ${serverLabel(scope)} location ${modifier ? `${modifier} ` : ''}${path}`,
+    server: serverOf(scope),
     path: modifier.startsWith('~') ? `${modifier}${path}` : path,
     exact: modifier === '=',
     // nginx's defaults (1m, 60s) parse; only a value nginx -t would refuse leaves these undefined.

@@ -11,6 +11,8 @@ export interface LocationFacts {
   block: NginxDirective;
   /** Where it is, for evidence lines: `FILE:LINE server 127.0.0.1:8080 location /api`. */
   where: string;
+  /** The `server` block it is in. */
+  server: NginxDirective | null;
   path: string;
   /** An exact-match location (`location = /path`). */
   exact: boolean;

@@ -1,5 +1,6 @@
 import { ProxyopsError } from '../errors.js';
 import { PROBE_HEADERS } from '../version.js';
+import { compileLogFormat } from '../logs/compile-log-format.js';
 import { detectLogFormat, sampleLines } from '../logs/detect-log-format.js';
 import { createLineFacts, linePath } from '../logs/line-facts.js';
 import { createLogReaderKit, type LogFormatSpec } from '../logs/log-format-presets.js';
@@ -13,12 +14,40 @@ const PROBE_USER_AGENT_PRODUCT = `${PROBE_HEADERS['user-agent'].split('/')[0]}/`
 /** An access log read into records, and what its format could not tell. */
 export interface AccessLogRead {
   records: AccessRecord[];
-  format: string;
+  /** The format the lines were read in; null when there was no line to tell it by. */
+  format: string | null;
   splitKnown: boolean;
   connectKnown: boolean;
   /** Lines of proxyops' own probes, left out. */
   probeLines: number;
   unknown: UnknownFigure[];
+}
+
+/**
+ * A reader of `$server_port` (the port of the server that answered) from a line, when the format logs
+ * it; null otherwise. Diagnosis alone asks for it, so the statistics' line reader stays as it is.
+ */
+function serverPortReader(
+  spec: LogFormatSpec,
+): ((text: string, start: number, end: number) => string | null) | null {
+  if (spec.kind === 'json-lines') {
+    if (spec.keys && !spec.keys.includes('server_port')) return null;
+    return (text, start, end) => {
+      try {
+        const value = (JSON.parse(text.slice(start, end)) as { server_port?: unknown }).server_port;
+        return typeof value === 'string' || typeof value === 'number' ? String(value) : null;
+      } catch {
+        return null;
+      }
+    };
+  }
+  const format = compileLogFormat(spec.format, spec.escape);
+  const at = format.slots['server_port'];
+  if (at === undefined) return null;
+  const { match } = format.createMatcher();
+  const pos = new Int32Array(format.variables.length * 2);
+  return (text, start, end) =>
+    match(text, start, end, pos) ? text.slice(pos[2 * at]!, pos[2 * at + 1]!) : null;
 }
 
 /**
@@ -43,6 +72,7 @@ export function parseAccessRecords(
   const kit = createLogReaderKit(detection.spec ?? formats[0]!);
   const { read } = kit.createReader();
   const facts = createLineFacts();
+  const serverPort = serverPortReader(kit.spec);
   const records: AccessRecord[] = [];
   let probeLines = 0;
   let start = 0;
@@ -51,8 +81,12 @@ export function parseAccessRecords(
     if (end < 0) end = text.length;
     if (end > start) {
       if (text.slice(start, end).includes(PROBE_USER_AGENT_PRODUCT)) probeLines++;
-      else if (read(text, start, end, facts))
-        records.push(toAccessRecord(facts, linePath(facts, kit.escape)));
+      else if (read(text, start, end, facts)) {
+        const record = toAccessRecord(facts, linePath(facts, kit.escape));
+        const port = serverPort?.(text, start, end);
+        if (port) record.serverPort = port;
+        records.push(record);
+      }
     }
     start = end + 1;
   }
@@ -62,7 +96,8 @@ export function parseAccessRecords(
       : kit.spec.format.includes('$upstream_connect_time');
   return {
     records,
-    format: kit.spec.name,
+    // Without a line read, the format tried is only a guess: never name one for a file nothing says is written in it.
+    format: records.length > 0 ? kit.spec.name : null,
     splitKnown: kit.capabilities.headerTime,
     connectKnown,
     probeLines,

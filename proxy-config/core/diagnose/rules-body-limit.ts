@@ -2,9 +2,9 @@ import { formatBytes, statusFacts, countsPart } from './access-facts.js';
 import type { DiagnosisRule } from './diagnosis-rule.js';
 import { describeErrors, errorsOf } from './error-facts.js';
 import type { BodyLimitLayer, Evidence } from './evidence.js';
-import { locationsServing } from './locations-serving.js';
+import { candidatesNote, locationsServing } from './locations-serving.js';
 import { describeSettingInEffect } from './setting-in-effect.js';
-import { symptomPaths } from './symptom-paths.js';
+import { symptomRequests } from './symptom-requests.js';
 
 function lowestLayer(evidence: Evidence): BodyLimitLayer | null {
   return evidence.probe?.bodyLimits?.layers[0] ?? null;
@@ -19,13 +19,17 @@ function probeLine(layer: BodyLimitLayer): string {
 }
 
 function configLimits(evidence: Evidence): string[] {
-  return locationsServing(symptomPaths(evidence), evidence.config).map((location) =>
-    describeSettingInEffect(
-      location.clientMaxBodySizeSet,
-      location.clientMaxBodySize === 0 ? 'unlimited' : formatBytes(location.clientMaxBodySize),
-      location.where,
+  const locations = locationsServing(symptomRequests(evidence), evidence.config);
+  return [
+    ...candidatesNote(locations, 'client_max_body_size'),
+    ...locations.map((location) =>
+      describeSettingInEffect(
+        location.clientMaxBodySizeSet,
+        location.clientMaxBodySize === 0 ? 'unlimited' : formatBytes(location.clientMaxBodySize),
+        location.where,
+      ),
     ),
-  );
+  ];
 }
 
 /** Diagnoses of 413 (conventions §7.2, §7.3): which layer's body limit is the lowest. */
@@ -75,7 +79,7 @@ export const BODY_LIMIT_RULES: readonly DiagnosisRule[] = [
       return [
         ...(facts.upstreamReturned > 0
           ? [
-              `access log: ${facts.upstreamReturned} of ${facts.total} 413s returned by the upstream${countsPart(facts.upstreams, ' (', ')')}`,
+              `access log: ${facts.upstreamReturned} of ${facts.total} 413s returned by the upstream${countsPart(facts.returnedUpstreams, ' (', ')')}`,
             ]
           : []),
         ...(byUpstream && layer ? [probeLine(layer)] : []),

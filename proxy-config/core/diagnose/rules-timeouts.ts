@@ -3,9 +3,9 @@ import { hasConnected, isProxyGenerated, type AccessRecord } from './access-reco
 import type { DiagnosisRule } from './diagnosis-rule.js';
 import { describeErrors, errorsOf } from './error-facts.js';
 import type { Evidence } from './evidence.js';
-import { locationsServing } from './locations-serving.js';
+import { candidatesNote, locationsServing } from './locations-serving.js';
 import { describeSettingInEffect } from './setting-in-effect.js';
-import { symptomPaths } from './symptom-paths.js';
+import { symptomRequests } from './symptom-requests.js';
 
 /** nginx's proxy_read_timeout when the config does not set one. */
 export const DEFAULT_PROXY_READ_TIMEOUT_MS = 60_000;
@@ -61,24 +61,32 @@ function clusteredGiveUp(
   return { median: mid, min, max };
 }
 
-function readTimeoutMs(evidence: Evidence): { ms: number; where: string } {
-  const proxied = locationsServing(symptomPaths(evidence), evidence.config).filter(
+/**
+ * The proxy_read_timeout in effect where the symptom's requests went: the longest (what nginx waits at
+ * most), and one line per candidate location, each server's named when the logs cannot tell which.
+ */
+function readTimeoutMs(evidence: Evidence): { ms: number; where: string[] } {
+  const proxied = locationsServing(symptomRequests(evidence), evidence.config).filter(
     (location) => location.proxyPass,
   );
-  const longest = proxied.sort((a, b) => b.proxyReadTimeoutMs - a.proxyReadTimeoutMs)[0];
-  return longest
-    ? {
-        ms: longest.proxyReadTimeoutMs,
-        where: describeSettingInEffect(
-          longest.proxyReadTimeoutSet,
-          `${longest.proxyReadTimeoutMs / 1000} s`,
-          longest.where,
+  if (proxied.length === 0)
+    return {
+      ms: DEFAULT_PROXY_READ_TIMEOUT_MS,
+      where: ['config: not given; nginx default proxy_read_timeout 60s assumed'],
+    };
+  return {
+    ms: Math.max(...proxied.map((location) => location.proxyReadTimeoutMs)),
+    where: [
+      ...candidatesNote(proxied, 'proxy_read_timeout'),
+      ...proxied.map((location) =>
+        describeSettingInEffect(
+          location.proxyReadTimeoutSet,
+          `${location.proxyReadTimeoutMs / 1000} s`,
+          location.where,
         ),
-      }
-    : {
-        ms: DEFAULT_PROXY_READ_TIMEOUT_MS,
-        where: 'config: not given; nginx default proxy_read_timeout 60s assumed',
-      };
+      ),
+    ],
+  };
 }
 
 /** Diagnoses of 504 and 499 (conventions §7.2, §4.7.5): slow upstreams and timeouts out of order. */
@@ -97,7 +105,7 @@ export const TIMEOUT_RULES: readonly DiagnosisRule[] = [
         ...describeErrors(timedOut, 'upstream timed out while reading the response header'),
         ...describe504s(connected, total.total, 'after connecting'),
         ...(connected.length > 0 ? [`access log: busiest minute ${peakMinute(total.perMinute)}`] : []),
-        ...(evidence.config ? [readTimeoutMs(evidence).where] : []),
+        ...(evidence.config ? readTimeoutMs(evidence).where : []),
       ];
     },
     nextSteps: [
@@ -145,7 +153,7 @@ export const TIMEOUT_RULES: readonly DiagnosisRule[] = [
       return [
         `access log: ${waitingFor499(evidence).length} × 499 after ${cluster.min.toFixed(3)}–${cluster.max.toFixed(3)} s (median ${cluster.median.toFixed(3)} s): the client side closes at a fixed time`,
         `nginx waits up to ${timeout.ms / 1000} s, longer than the ~${cluster.median.toFixed(1)} s at which the outer layer gives up`,
-        timeout.where,
+        ...timeout.where,
       ];
     },
     nextSteps: [

@@ -39,7 +39,7 @@ function proxyGeneratedLine(evidence: Evidence, status: number): string[] {
   if (facts.proxyGenerated === 0) return [];
   return [
     `access log: ${facts.proxyGenerated} of ${facts.total} ${status}s produced by nginx (no response header from the upstream)` +
-      countsPart(facts.upstreams, '; upstreams ') +
+      countsPart(facts.proxyUpstreams, '; upstreams ') +
       (Object.keys(facts.perMinute).length > 0 ? `; busiest minute ${peakMinute(facts.perMinute)}` : ''),
   ];
 }
@@ -143,7 +143,7 @@ export const UPSTREAM_RULES: readonly DiagnosisRule[] = [
       return [
         ...(facts.upstreamReturned > 0
           ? [
-              `access log: ${facts.upstreamReturned} of ${facts.total} ${status}s came from the upstream with its own response header${countsPart(facts.upstreams, ' (', ')')}`,
+              `access log: ${facts.upstreamReturned} of ${facts.total} ${status}s came from the upstream with its own response header${countsPart(facts.returnedUpstreams, ' (', ')')}`,
             ]
           : []),
         ...(probed && get

@@ -117,18 +117,30 @@ export function failIfMetric(summary: StatsSummary, metric: string): number | nu
   return per(part ? statusCount(part.status, code) : null);
 }
 
-/** True when the expression holds for the summary. */
-export function evaluateFailIf(expr: FailIfExpr, summary: StatsSummary): boolean {
+/**
+ * Kleene's three-valued logic: a comparison on a metric the format cannot give is unknown (null), and
+ * so is its negation, so `not proxy_5xx>0` on `combined` is as unknown as `proxy_5xx>0`; `and`/`or`
+ * stay decided when the known side decides them.
+ */
+function truthOf(expr: FailIfExpr, summary: StatsSummary): boolean | null {
   switch (expr.kind) {
-    case 'or':
-      return evaluateFailIf(expr.left, summary) || evaluateFailIf(expr.right, summary);
-    case 'and':
-      return evaluateFailIf(expr.left, summary) && evaluateFailIf(expr.right, summary);
-    case 'not':
-      return !evaluateFailIf(expr.expr, summary);
+    case 'or': {
+      const left = truthOf(expr.left, summary);
+      const right = truthOf(expr.right, summary);
+      return left === true || right === true ? true : left === null || right === null ? null : false;
+    }
+    case 'and': {
+      const left = truthOf(expr.left, summary);
+      const right = truthOf(expr.right, summary);
+      return left === false || right === false ? false : left === null || right === null ? null : true;
+    }
+    case 'not': {
+      const inner = truthOf(expr.expr, summary);
+      return inner === null ? null : !inner;
+    }
     case 'compare': {
       const v = failIfMetric(summary, expr.metric);
-      if (v === null) return false;
+      if (v === null) return null;
       switch (expr.op) {
         case '>':
           return v > expr.value;
@@ -145,6 +157,11 @@ export function evaluateFailIf(expr: FailIfExpr, summary: StatsSummary): boolean
       }
     }
   }
+}
+
+/** True when the expression holds for the summary; an unknown one (a metric the format lacks) never holds. */
+export function evaluateFailIf(expr: FailIfExpr, summary: StatsSummary): boolean {
+  return truthOf(expr, summary) === true;
 }
 
 /**

@@ -13,7 +13,7 @@ function nginxConfigAsSpec(source: string): ProxyopsError {
   return new ProxyopsError(
     'SPEC_UNREADABLE',
     `${source}: this is an nginx config, not a proxyops spec (YAML/JSON: see docs/proxy-config.md); ` +
-      '--spec takes a spec, and `proxyops config lint FILE` or `proxyops diagnose --config FILE` read an nginx config',
+      '--spec takes a spec, and `proxyops config lint FILE` or `proxyops diagnose SYMPTOM --config FILE` (SYMPTOM: 502, 504, 413 …) read an nginx config',
   );
 }
 

@@ -123,7 +123,8 @@ describe('the setting in effect for a location', () => {
 });
 
 describe('locationsServing', () => {
-  const paths = (ps: string[]) => locationsServing(ps, evidence()).map((l) => l.path);
+  const requests = (ps: string[]) => ps.map((path) => ({ path, servers: null }));
+  const paths = (ps: string[]) => locationsServing(requests(ps), evidence()).map((l) => l.path);
 
   it('picks as nginx does: exact, longest prefix, regex before a plain prefix', () => {
     expect(paths(['/health'])).toEqual(['/health']);
@@ -137,6 +138,6 @@ describe('locationsServing', () => {
 
   it('every location when no path is known; none without a config', () => {
     expect(locationsServing([], evidence())).toHaveLength(4);
-    expect(locationsServing(['/x'], null)).toEqual([]);
+    expect(locationsServing(requests(['/x']), null)).toEqual([]);
   });
 });

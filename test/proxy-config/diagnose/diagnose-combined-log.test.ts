@@ -50,4 +50,11 @@ describe('diagnose 502 on a stock combined log', () => {
       /match no known log format; give --config with the log_format/,
     );
   });
+
+  it('without an error log, says how many 502s the access log shows and that their cause is unknown', async () => {
+    const result = await diagnose({ symptom: '502', accessLog });
+    expect(result.sources).toContain(
+      'missing: no error log: 2 502s in the access log, cause unknown without it (give --error-log, or run where nginx runs)',
+    );
+  });
 });

@@ -222,6 +222,16 @@ describe('access logs in the formats people copy, written by a real nginx', () =
       check(await computeLogStats({ inputs: [logOf(copied.name)], spec }), copied.split);
     });
 
+    it(`${copied.name}: --nginx-conf alone takes the format of the access_log line that writes the file`, async () => {
+      const { choice } = await chooseLogFormat(
+        [logOf(copied.name)],
+        { nginxConf: nginx.target.confPath },
+        undefined,
+      );
+      expect(choice.spec.name).toBe(copied.name);
+      check(await computeLogStats({ inputs: [logOf(copied.name)], spec: choice.spec }), copied.split);
+    });
+
     it(`${copied.name}: without the running nginx, detection finds ${copied.detected} and the same counts`, async () => {
       const text = await readFile(logOf(copied.name), 'latin1');
       const detection = detectLogFormat(sampleLines(text));
@@ -229,4 +239,14 @@ describe('access logs in the formats people copy, written by a real nginx', () =
       check(await computeLogStats({ inputs: [logOf(copied.name)], spec: detection.spec! }), copied.split);
     });
   }
+
+  it('--nginx-conf alone refuses files of two formats, and a file no access_log line writes', async () => {
+    const [a, b] = COPIED;
+    await expect(
+      chooseLogFormat([logOf(a!.name), logOf(b!.name)], { nginxConf: nginx.target.confPath }, undefined),
+    ).rejects.toThrow(/the inputs are written in 2 formats/);
+    await expect(
+      chooseLogFormat([nginx.target.confPath], { nginxConf: nginx.target.confPath }, undefined),
+    ).rejects.toThrow(/no access_log line writes .*; give --format-name NAME/);
+  });
 });

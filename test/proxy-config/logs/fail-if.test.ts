@@ -81,4 +81,30 @@ describe('--fail-if', () => {
       value: 0.5,
     });
   });
+
+  // A combined log has no $upstream_header_time or $request_time: proxy_5xx and p99 are unknown.
+  const combined = (() => {
+    const kit = createLogReaderKit(presetFormat('combined'));
+    const state = createStatsState(kit.capabilities);
+    scanLogText(
+      createLogScan(kit, state, 'c'),
+      '1.2.3.4 - - [21/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 502 1 "-" "-"\n',
+    );
+    return summarizeStats(state, { format: 'combined', inputs: ['c'] });
+  })();
+
+  it.each([
+    ['proxy_5xx>0', false],
+    ['not proxy_5xx>0', false],
+    ['!(p99>1)', false],
+    ['!(p99>1 and 502>5)', true],
+    ['not (proxy_5xx>0 or 502==1)', false],
+    ['not proxy_5xx>0 or 502==1', true],
+    ['!(p99>1) and 502==1', false],
+  ])(
+    'on a combined log, %s → %s: an unknown metric stays unknown through not, and never holds',
+    (text, expected) => {
+      expect(evaluateFailIf(parseFailIf(text), combined)).toBe(expected);
+    },
+  );
 });
