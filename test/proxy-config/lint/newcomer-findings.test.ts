@@ -71,7 +71,7 @@ ${upstream}
     const text = site('        resolver 127.0.0.53;');
     expect(refused(text)).toEqual([
       expect.stringMatching(
-        /^5 error: .*resolving names at run time requires upstream "app" … to be in shared memory/,
+        /^5 error: .*resolving names at run time requires upstream "app" … to be in shared memory", nginx's src\/http\/ngx_http_upstream_round_robin\.c:130 /,
       ),
     ]);
     expect(findings(text, 'upstream-dns-stale', given('1.27.3'))).toEqual([]);
@@ -80,7 +80,9 @@ ${upstream}
   it('with a zone and no resolver in the upstream or at http level: an error ("no resolver defined …"), no longer a warning', () => {
     const text = site('        zone app 64k;');
     expect(refused(text)).toEqual([
-      expect.stringMatching(/^5 error: .*no resolver defined to resolve names at run time in upstream "app"/),
+      expect.stringMatching(
+        /^5 error: .*no resolver defined to resolve names at run time in upstream "app"", nginx's src\/http\/ngx_http_upstream_round_robin\.c:121 /,
+      ),
     ]);
     expect(findings(text, 'upstream-dns-stale', given('1.27.3'))).toEqual([]);
     // A resolver in a server does not count: nginx reads the upstream's and the http level's.

@@ -266,13 +266,13 @@ export const UPSTREAM_RESOLVE_REFUSED: LintRule = {
       if (childrenNamed(block, 'zone').length === 0)
         hits.push({
           ...at,
-          what: `server ${server.args.join(' ')}: ${name} has no zone, and nginx refuses to start ("resolving names at run time requires ${name} … to be in shared memory", src/http/ngx_http_upstream_round_robin.c)`,
+          what: `server ${server.args.join(' ')}: ${name} has no zone, and nginx refuses to start ("resolving names at run time requires ${name} … to be in shared memory", nginx's src/http/ngx_http_upstream_round_robin.c:130 at release-1.31.4)`,
         });
       // A snippet's http level is in the file that includes it, which may set the resolver.
       else if (isMainConfig(config) && !chain.some((level) => childrenNamed(level, 'resolver').length > 0))
         hits.push({
           ...at,
-          what: `server ${server.args.join(' ')}: no resolver in ${name} or at http level, and nginx refuses to start ("no resolver defined to resolve names at run time in ${name}", src/http/ngx_http_upstream_round_robin.c)`,
+          what: `server ${server.args.join(' ')}: no resolver in ${name} or at http level, and nginx refuses to start ("no resolver defined to resolve names at run time in ${name}", nginx's src/http/ngx_http_upstream_round_robin.c:121 at release-1.31.4)`,
         });
     }
     return hits;
