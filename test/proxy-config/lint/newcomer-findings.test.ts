@@ -211,6 +211,24 @@ describe('default-server-missing when the listen lines sit in an include that wa
     expect(await fired(text)).toEqual([]);
   });
 
+  it("leaves a TLS socket's default server to the unread include too (tls-protocols-weak)", async () => {
+    const text = servers((n) =>
+      n === 3
+        ? '        include /etc/nginx/master/_listen/10.240.20.2/https.conf;\n'
+        : '        listen 443 ssl;\n        ssl_certificate a.pem;\n        ssl_certificate_key a.key;\n',
+    );
+    const file = join(dir, 'tls.conf');
+    await writeFile(file, text);
+    const weak = async (body: string) => {
+      await writeFile(file, body);
+      return (await lintNginxConfigFiles(file)).findings.filter((f) => f.ruleId === 'tls-protocols-weak');
+    };
+    expect(await weak(text)).toEqual([]);
+    expect(
+      await weak(text.replace('include /etc/nginx/master/_listen/10.240.20.2/https.conf;', '')),
+    ).toHaveLength(1);
+  });
+
   it('still fires when no include could hold one: servers without listen are on *:80', async () => {
     expect((await fired(servers(() => ''))).map((f) => f.what)).toEqual([
       expect.stringContaining('3 servers listen on *:80'),

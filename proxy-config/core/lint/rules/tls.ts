@@ -12,6 +12,7 @@ import { judgedVersion, type NginxIdentity } from '../../nginx-config/nginx-iden
 import { changeOf, predates } from '../../nginx-config/version-support.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { citeChange } from './nginx-version.js';
+import { listensMayBeUnread } from './default-server.js';
 import { listenKey, socketKey } from './server-names.js';
 
 /** Protocols with published practical attacks (POODLE, BEAST) and no AEAD ciphers. */
@@ -35,6 +36,8 @@ const MODERN_PROTOCOLS = new Set(['TLSv1.2', 'TLSv1.3']);
 function unsetDefaultProtocols(config: NginxConfig, nginx: NginxIdentity): RuleHit[] {
   const change = changeOf('default', 'ssl_protocols');
   if (!isMainConfig(config) || !change || !predates(nginx, change)) return [];
+  // A server whose listen lines may sit in an unread include may be any socket's default server.
+  if (listServers(config).some(({ block }) => listensMayBeUnread(block))) return [];
   const sockets = new Map<string, Array<{ scope: BlockScope; listen: NginxDirective }>>();
   for (const scope of listServers(config))
     for (const listen of childrenNamed(scope.block, 'listen')) {
