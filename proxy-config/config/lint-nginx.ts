@@ -17,7 +17,7 @@ export async function findLintNginx(options: {
     if (!parseNginxVersion(options.nginxVersion))
       throw new ProxyopsError(
         'BAD_OPTION',
-        `--nginx-version ${JSON.stringify(options.nginxVersion)} is not an nginx version such as 1.26.2`,
+        `--nginx-version ${JSON.stringify(options.nginxVersion)} is not an nginx version such as 1.26.2 (three numbers, no leading zeros)`,
       );
     return { version: options.nginxVersion, source: 'given with --nginx-version' };
   }

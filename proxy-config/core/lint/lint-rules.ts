@@ -35,7 +35,7 @@ import {
 } from './rules/upstream-keepalive.js';
 import { SERVER_TOKENS_ON, WORKER_RLIMIT_NOFILE_LOW } from './rules/workers.js';
 import { DEFAULT_SERVER_MISSING } from './rules/default-server.js';
-import { RESOLVER_EXTERNAL, UPSTREAM_DNS_STALE } from './rules/dns.js';
+import { RESOLVER_EXTERNAL, UPSTREAM_DNS_STALE, UPSTREAM_RESOLVE_REFUSED } from './rules/dns.js';
 import { ERROR_LOG_OFF, WORKER_PROCESSES_MISSING } from './rules/main-context.js';
 import { MAP_WITHOUT_DEFAULT, VARIABLE_DEFINED_TWICE } from './rules/maps.js';
 import { REGEX_DOT_UNESCAPED, REGEX_INVALID, REGEX_REDOS, REGEX_UNANCHORED } from './rules/regexes.js';
@@ -109,6 +109,7 @@ export const LINT_RULES: readonly LintRule[] = [
   REGEX_REDOS,
   RESOLVER_EXTERNAL,
   UPSTREAM_DNS_STALE,
+  UPSTREAM_RESOLVE_REFUSED,
   MERGE_SLASHES_OFF,
   PROXY_BUFFERING_OFF,
   MAP_WITHOUT_DEFAULT,

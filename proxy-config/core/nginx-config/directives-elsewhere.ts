@@ -39,6 +39,13 @@ export interface DirectiveList {
   modules?: string;
   /** The names, separated by white space, by the kind of block they are read in. */
   names: Partial<Record<DirectiveScope, string>>;
+  /**
+   * Of the http names, the statements that run in the rewrite phase with `set` and `if` (NDK's
+   * set_var): the module takes them at http level too (NGX_HTTP_MAIN_CONF), but nginx runs a
+   * rewrite-phase statement only from a server, a location or an if in them (ngx_http_rewrite_module
+   * does not inherit statements), so there it never runs.
+   */
+  rewritePhase?: string;
 }
 
 /** The `ngx_module_t` names of nginx's own modules (release-1.31.4): loading one brings no unknown name. */
@@ -579,6 +586,15 @@ export const DIRECTIVES_ELSEWHERE: readonly DirectiveList[] = [
         set_secure_random_lcalpha set_sha1 set_unescape_uri
       `,
     },
+    // Every name but the three settings (set_misc_base32_padding, set_base32_padding,
+    // set_base32_alphabet) is an ndk_set_var handler in src/ngx_http_set_misc_module.c.
+    rewritePhase: `
+      set_decode_base32 set_decode_base64 set_decode_base64url set_decode_hex set_encode_base32
+      set_encode_base64 set_encode_base64url set_encode_hex set_escape_uri set_formatted_gmt_time
+      set_formatted_local_time set_hashed_upstream set_hmac_sha1 set_hmac_sha256 set_if_empty
+      set_local_today set_md5 set_quote_json_str set_quote_pgsql_str set_quote_sql_str set_random
+      set_rotate set_secure_random_alphanum set_secure_random_lcalpha set_sha1 set_unescape_uri
+    `,
   },
   {
     family: 'srcache',

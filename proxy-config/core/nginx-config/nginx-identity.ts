@@ -1,3 +1,5 @@
+import { NGINX_VERSIONS_COVERED } from './version-changes.js';
+
 /**
  * The nginx a config is judged against: the one that will run it (read from `nginx -V` on this
  * machine or a host), a version given by hand (`--nginx-version`), or none known.
@@ -24,9 +26,9 @@ export const DEFAULT_NGINX_VERSION = '1.22.1';
 /** No nginx found and none given: judged by DEFAULT_NGINX_VERSION's tables. */
 export const UNKNOWN_NGINX: NginxIdentity = { source: 'none given' };
 
-/** `1.29.7` → [1, 29, 7]; undefined for anything else. */
+/** `1.29.7` → [1, 29, 7]; undefined for anything else, leading zeros too (`1.022.1` is no release). */
 export function parseNginxVersion(text: string): [number, number, number] | undefined {
-  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(text.trim());
+  const m = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(text.trim());
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
 }
 
@@ -37,9 +39,15 @@ export function compareNginxVersions(a: string, b: string): number {
   return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
 }
 
-/** The version the directive tables and defaults are read for: the known one, else the default. */
+/**
+ * The version the directive tables and defaults are read for: the known one, else the default;
+ * one outside the releases the tables cover is judged as the nearest covered one.
+ */
 export function judgedVersion(target: NginxIdentity): string {
-  return target.version ?? DEFAULT_NGINX_VERSION;
+  const version = target.version ?? DEFAULT_NGINX_VERSION;
+  const { oldest, newest } = NGINX_VERSIONS_COVERED;
+  if (compareNginxVersions(version, oldest) < 0) return oldest;
+  return compareNginxVersions(version, newest) > 0 ? newest : version;
 }
 
 /** True when the judged nginx is `version` or later (by the default when none is known). */
@@ -72,5 +80,11 @@ export function describeNginxIdentity(target: NginxIdentity): string {
   if (!target.version)
     return `nginx unknown (${target.source}): directives judged as nginx ${DEFAULT_NGINX_VERSION}'s, advisories not judged`;
   const debian = target.debianVersion ? ` (Debian ${target.debianVersion})` : '';
-  return `nginx ${target.version}${debian}, ${target.source}`;
+  const judged = judgedVersion(target);
+  const { oldest, newest } = NGINX_VERSIONS_COVERED;
+  const outside =
+    judged === target.version
+      ? ''
+      : `: ${compareNginxVersions(target.version, oldest) < 0 ? 'older' : 'newer'} than the releases lint's tables cover (${oldest} to ${newest}), directives judged as nginx ${judged}'s`;
+  return `nginx ${target.version}${debian}, ${target.source}${outside}`;
 }

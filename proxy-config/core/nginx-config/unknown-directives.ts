@@ -32,6 +32,11 @@ export function isDirectiveElsewhere(name: string, scope: NginxScope): boolean {
   return definedElsewhere(name).some((d) => d.scope === scope || d.scope === 'any');
 }
 
+/** The module whose rewrite-phase statement `name` is (set-misc's set_random), if any. */
+export function rewritePhaseFamily(name: string): string | undefined {
+  return definedElsewhere(name).find(({ list }) => words(list.rewritePhase).includes(name))?.list.family;
+}
+
 /** Every name of every list, for telling what a misspelt module directive may have meant. */
 export function namesElsewhere(): IterableIterator<string> {
   return ELSEWHERE.keys();

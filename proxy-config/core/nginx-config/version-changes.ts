@@ -36,6 +36,13 @@ export interface NginxVersionChange {
   example?: string;
 }
 
+/**
+ * The releases the table covers: from 1.18.0 (the oldest nginx of a supported LTS distribution) to
+ * the release whose changes.xml it was read at (1.31.4, which changed nothing the table holds). A
+ * version outside is judged as the nearest of the two.
+ */
+export const NGINX_VERSIONS_COVERED = { oldest: '1.18.0', newest: '1.31.4' } as const;
+
 export const NGINX_VERSION_CHANGES: readonly NginxVersionChange[] = [
   {
     version: '1.19.0',
@@ -249,6 +256,13 @@ export const NGINX_VERSION_CHANGES: readonly NginxVersionChange[] = [
     context: 'stream server',
     changes: 'Feature: client certificate validation with OCSP in the stream module.',
     example: 'ssl_ocsp on;',
+  },
+  {
+    version: '1.27.3',
+    kind: 'default',
+    directives: ['ssl_protocols'],
+    context: 'server',
+    changes: 'Change: now TLSv1 and TLSv1.1 protocols are disabled by default.',
   },
   {
     version: '1.27.3',

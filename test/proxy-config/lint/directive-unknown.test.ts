@@ -358,6 +358,38 @@ http {
     expect(fixed.output).not.toMatch(/\[emerg\]/);
   });
 
+  // set-misc's set_random is a rewrite-phase statement (NDK set_var): its module table takes it at http
+  // level, but nginx runs such statements only from servers and locations (`set` itself is refused
+  // at http level), and without set-misc nginx -t refuses the name anywhere.
+  it('notes set_random at http level (nginx -t: unknown directive), and leaves it alone in a location', async () => {
+    const text = (http: string, location: string) => `pid logs/nginx.pid;
+error_log logs/error.log;
+events {}
+http {
+  ${http}
+  map $rand_uri $target { 1 /a; 2 /b; 3 /c; }
+  server {
+    listen 127.0.0.1:8080;
+    location / { ${location} return 302 $target; }
+  }
+}
+`;
+    const atHttp = await nginxTest('set-random-http.conf', text('set_random $rand_uri 1 3;', ''));
+    expect(atHttp.output).toContain(`unknown directive "set_random" in ${atHttp.confPath}:5`);
+    const set = await nginxTest('set-http.conf', text('set $rand_uri 1;', ''));
+    expect(set.output).toContain(`"set" directive is not allowed here in ${set.confPath}:5`);
+    const found = (await lintNginxConfigFiles(atHttp.confPath)).findings.filter(
+      (f) => f.ruleId === 'directive-unknown',
+    );
+    expect(found.map((f) => `${f.severity} ${f.line}`)).toEqual(['note 5']);
+    expect(found[0]?.what).toContain('a rewrite-phase statement of set-misc');
+    const inLocation = await nginxTest('set-random-location.conf', text('', 'set_random $rand_uri 1 3;'));
+    const quiet = (await lintNginxConfigFiles(inLocation.confPath)).findings.filter(
+      (f) => f.ruleId === 'directive-unknown',
+    );
+    expect(quiet).toEqual([]);
+  });
+
   it('with njs loaded, nginx -t takes js_set (lint is quiet) and refuses a misspelt one (a note)', async () => {
     await writeFile(join(prefix, 'main.js'), 'function x(r) { return "1"; }\nexport default { x };\n');
     const text = (line: string) => `load_module ${DEFAULTS.paths.modulesDir}/${NJS_MODULE.file};

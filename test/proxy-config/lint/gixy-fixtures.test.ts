@@ -95,6 +95,9 @@ const UNREADABLE: readonly string[] = [
  * directive-not-allowed reports the refusal.
  */
 const REFUSED_AND_MISSED: readonly string[] = [
+  // Judged as nginx 1.22, which refuses `server … resolve` (directive-not-in-version): the missing
+  // resolver is upstream-resolve-refused's on 1.27.3 and later.
+  'stale_dns_cache/block_with_include_with_if.conf',
   'worker_rlimit_nofile_vs_connections/worker_rlimit_nofile_vs_connections_missing.conf',
   'worker_rlimit_nofile_vs_connections/worker_rlimit_nofile_vs_connections_too_low.conf',
 ];
@@ -201,7 +204,7 @@ describe("gixy's plugin fixtures", () => {
         `of the ${accepted.length} nginx accepts: ${caughtAccepted} (${((100 * caughtAccepted) / accepted.length).toFixed(1)} %)\n${plugins.join(', ')}\nmissed: ${missed.join(', ')}`,
     );
     expect(missed.sort()).toEqual([...Object.keys(NOT_A_DEFECT), ...REFUSED_AND_MISSED].sort());
-    expect(caught.length).toBeGreaterThanOrEqual(136);
+    expect(caught.length).toBeGreaterThanOrEqual(135);
   });
 
   it('keeps the matching rule quiet on the false-positive fixtures (but where gixy is wrong)', () => {

@@ -43,6 +43,7 @@ describe('LINT_RULES', () => {
       'regex-redos',
       'resolver-external',
       'upstream-dns-stale',
+      'upstream-resolve-refused',
       'merge-slashes-off',
       'proxy-buffering-off',
       'map-without-default',

@@ -101,6 +101,10 @@ describe('config lint --nginx-version: judged against that release', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toContain('--nginx-version "1.29" is not an nginx version');
+    // Leading zeros: no release is written so, and 1.022.1 would be read as 1.22.1 unsaid.
+    const zeros = await runCli(['config', 'lint', file, '--nginx-version', '1.022.1']);
+    expect([zeros.code, zeros.stderr.trim().split('\n').length]).toEqual([2, 1]);
+    expect(zeros.stderr).toContain('--nginx-version "1.022.1" is not an nginx version');
     const both = await runCli(['config', 'lint', file, '--nginx-version', '1.29.7', '--host', 'web1']);
     expect(both.code).toBe(2);
   });

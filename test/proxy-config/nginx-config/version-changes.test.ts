@@ -5,7 +5,10 @@ import {
   parseNginxV,
   parseNginxVersion,
 } from '../../../proxy-config/core/nginx-config/nginx-identity.js';
-import { NGINX_VERSION_CHANGES } from '../../../proxy-config/core/nginx-config/version-changes.js';
+import {
+  NGINX_VERSION_CHANGES,
+  NGINX_VERSIONS_COVERED,
+} from '../../../proxy-config/core/nginx-config/version-changes.js';
 
 const words = (text: string | undefined) => (text ?? '').split(/\s+/).filter(Boolean);
 
@@ -14,8 +17,8 @@ describe('NGINX_VERSION_CHANGES: what each nginx release changed, with its sourc
     '%s names its release and its line of CHANGES',
     (_, row) => {
       expect(parseNginxVersion(row.version), row.version).toBeDefined();
-      expect(compareNginxVersions(row.version, '1.18.0')).toBeGreaterThan(0);
-      expect(compareNginxVersions(row.version, '1.31.4')).toBeLessThanOrEqual(0);
+      expect(compareNginxVersions(row.version, NGINX_VERSIONS_COVERED.oldest)).toBeGreaterThan(0);
+      expect(compareNginxVersions(row.version, NGINX_VERSIONS_COVERED.newest)).toBeLessThanOrEqual(0);
       expect(row.changes).toMatch(/^(Feature|Change): \S.*\.$/);
       // Where the line names directives or parameters (and no module), it names this row's.
       const quoted = [...row.changes.matchAll(/"([^"]+)"/g)].map((m) => m[1]);

@@ -1,4 +1,5 @@
 import { childrenNamed, isMainConfig, listServers } from '../../nginx-config/query.js';
+import { includeCouldSet } from '../../nginx-config/stock-files.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { socketKey } from './server-names.js';
@@ -11,13 +12,26 @@ export interface Listener {
 }
 
 /**
+ * True when some of a server's listen lines may sit in an include that was not read (trimstray's
+ * `include /etc/nginx/master/_listen/10.240.20.2/https.conf;` in each server): which sockets it is on,
+ * and whether it is their default_server, is unknown.
+ */
+export function listensMayBeUnread(server: NginxDirective): boolean {
+  return childrenNamed(server, 'include').some(
+    (d) => d.missing !== undefined && includeCouldSet(d, 'listen'),
+  );
+}
+
+/**
  * The servers of each TCP/UDP socket shared by two servers or more, keyed `address:port`: where
- * nginx picks one default server per socket. Unix sockets are left out.
+ * nginx picks one default server per socket. Unix sockets are left out. A server with no listen of
+ * its own is on *:80, unless an include that was not read may hold its listen lines.
  */
 export function sharedSockets(config: NginxConfig): Map<string, Listener[]> {
   const sockets = new Map<string, Listener[]>();
   for (const { block } of listServers(config)) {
     const listens = childrenNamed(block, 'listen');
+    if (listens.length === 0 && listensMayBeUnread(block)) continue;
     const entries: Array<[string, Listener]> =
       listens.length > 0
         ? listens.map((l) => [
@@ -50,6 +64,8 @@ export const DEFAULT_SERVER_MISSING: LintRule = {
   test: (config) => {
     // In a snippet the default server may well sit in another file (h5bp's conf.d/.default.conf).
     if (!isMainConfig(config)) return [];
+    // A server whose listen lines may sit in an unread include may be any socket's default_server.
+    if (listServers(config).some(({ block }) => listensMayBeUnread(block))) return [];
     const hits: RuleHit[] = [];
     for (const [key, listeners] of sharedSockets(config)) {
       if (listeners.some((l) => l.isDefault)) continue;

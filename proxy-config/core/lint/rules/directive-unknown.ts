@@ -14,6 +14,7 @@ import {
   isDirectiveElsewhere,
   namesElsewhere,
   nearNames,
+  rewritePhaseFamily,
 } from '../../nginx-config/unknown-directives.js';
 import { ANNOTATION_PREFIX, type NginxConfig, type NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
@@ -94,8 +95,17 @@ export const DIRECTIVE_UNKNOWN: LintRule = {
       const name = d.name;
       if (name.startsWith(ANNOTATION_PREFIX) || isNginxDirective(name)) return;
       const scope = scopeOf(context);
-      if (isDirectiveElsewhere(name, scope)) return;
       const hit = { file: d.file, line: d.line, directive: d };
+      const rewriting = context === 'http' ? rewritePhaseFamily(name) : undefined;
+      if (rewriting) {
+        hits.push({
+          ...hit,
+          severity: 'note',
+          what: `"${name}" in http: a rewrite-phase statement of ${rewriting}, which runs only in a server, a location or an if in them: nginx -t refuses it as an unknown directive without ${rewriting}, and with it nginx takes it here but never runs it (like set, which nginx refuses at http level)`,
+        });
+        return;
+      }
+      if (isDirectiveElsewhere(name, scope)) return;
       const at = `unknown directive "${name}" in ${context}`;
       if (PLACEHOLDER.test(name)) {
         hits.push({

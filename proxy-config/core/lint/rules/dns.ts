@@ -3,7 +3,7 @@ import delegatedTlds from 'tlds' with { type: 'json' };
 import { parseProxyPassTarget } from '../../nginx-config/proxy-pass-target.js';
 import {
   childrenNamed,
-  effectiveDirective,
+  includesMissingFile,
   isHttpScope,
   isMainConfig,
   listUpstreams,
@@ -13,6 +13,8 @@ import {
   type ScopeChain,
 } from '../../nginx-config/query.js';
 import type { NginxConfig } from '../../nginx-config/types.js';
+import { NGINX_VERSION_CHANGES } from '../../nginx-config/version-changes.js';
+import { predates } from '../../nginx-config/version-support.js';
 import { unusedUpstreams } from '../proxied-locations.js';
 import type { LintRule, RuleHit } from '../types.js';
 
@@ -199,7 +201,7 @@ export const UPSTREAM_DNS_STALE: LintRule = {
     const hits: RuleHit[] = passHits(config);
     // A group nothing sends to keeps its stale addresses harmlessly.
     const unused = unusedUpstreams(config);
-    for (const { block, chain } of listUpstreamScopes(config)) {
+    for (const { block } of listUpstreamScopes(config)) {
       if (unused.has(block)) continue;
       for (const server of (block.children ?? []).filter((c) => c.name === 'server')) {
         const address = server.args[0] ?? '';
@@ -216,16 +218,8 @@ export const UPSTREAM_DNS_STALE: LintRule = {
         }
         const host = hostOf(address);
         if (isIpLiteral(host)) continue;
-        if (server.args.includes('resolve')) {
-          if (!effectiveDirective(chain, 'resolver'))
-            hits.push({
-              file: server.file,
-              line: server.line,
-              directive: server,
-              what: `upstream ${block.args[0] ?? ''}: server ${address} resolve, but no resolver is set for it to use`,
-            });
-          continue;
-        }
+        // Re-resolved while nginx runs (or refused: upstream-resolve-refused, directive-not-in-version).
+        if (server.args.includes('resolve')) continue;
         hits.push({
           file: server.file,
           line: server.line,
@@ -233,6 +227,53 @@ export const UPSTREAM_DNS_STALE: LintRule = {
           what: `upstream ${block.args[0] ?? ''}: server ${address} is resolved once, when nginx starts`,
         });
       }
+    }
+    return hits;
+  },
+};
+
+/** The release that brought `server … resolve` in an http upstream (before it, directive-not-in-version's). */
+const RESOLVE_PARAMETER = NGINX_VERSION_CHANGES.find(
+  (row) => row.kind === 'parameter' && row.parameter === 'resolve' && row.context === 'upstream',
+);
+
+/**
+ * nginx's checks of an upstream with `server … resolve` (ngx_http_upstream_init_round_robin in
+ * src/http/ngx_http_upstream_round_robin.c, release-1.31.4): without a `zone` the group is not in
+ * shared memory and nginx fails to start ("resolving names at run time requires upstream … to be in
+ * shared memory"); with one, it needs a resolver in the upstream or at http level (a server's does
+ * not count: the check reads the http level's, and an upstream sits outside every server) or it fails with "no resolver defined to resolve
+ * names at run time in upstream …". Both are emerg: nginx -t fails and a reload keeps the old config.
+ */
+export const UPSTREAM_RESOLVE_REFUSED: LintRule = {
+  id: 'upstream-resolve-refused',
+  severity: 'error',
+  title: 'server … resolve without a zone or a resolver',
+  message:
+    'nginx resolves an upstream server marked `resolve` while it runs, and keeps the answers in the group\'s shared memory: it refuses to start without a `zone` in the upstream ("resolving names at run time requires upstream … to be in shared memory") and without a `resolver` in the upstream or at http level ("no resolver defined to resolve names at run time in upstream …"), as nginx\'s src/http/ngx_http_upstream_round_robin.c checks (ngx_http_upstream_init_round_robin). nginx -t fails and a reload keeps the old config.',
+  fix: 'zone app 64k; and resolver 127.0.0.53 valid=30s; in the upstream (or the resolver at http level)',
+  runbook: null,
+  test: (config, nginx) => {
+    // Before 1.27.3 the parameter itself is refused: directive-not-in-version says so.
+    if (!RESOLVE_PARAMETER || predates(nginx, RESOLVE_PARAMETER)) return [];
+    const hits: RuleHit[] = [];
+    for (const { block, chain } of listUpstreamScopes(config)) {
+      const server = (block.children ?? []).find((c) => c.name === 'server' && c.args.includes('resolve'));
+      // A file that was not found may hold the zone or the resolver: include-missing says so.
+      if (!server || includesMissingFile(chain)) continue;
+      const name = `upstream "${block.args[0] ?? ''}"`;
+      const at = { file: server.file, line: server.line, directive: server };
+      if (childrenNamed(block, 'zone').length === 0)
+        hits.push({
+          ...at,
+          what: `server ${server.args.join(' ')}: ${name} has no zone, and nginx refuses to start ("resolving names at run time requires ${name} … to be in shared memory", nginx's src/http/ngx_http_upstream_round_robin.c:130 at release-1.31.4)`,
+        });
+      // A snippet's http level is in the file that includes it, which may set the resolver.
+      else if (isMainConfig(config) && !chain.some((level) => childrenNamed(level, 'resolver').length > 0))
+        hits.push({
+          ...at,
+          what: `server ${server.args.join(' ')}: no resolver in ${name} or at http level, and nginx refuses to start ("no resolver defined to resolve names at run time in ${name}", nginx's src/http/ngx_http_upstream_round_robin.c:121 at release-1.31.4)`,
+        });
     }
     return hits;
   },

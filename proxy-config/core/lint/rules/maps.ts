@@ -1,7 +1,7 @@
 import { walkDirectives } from '../../nginx-config/query.js';
-import { ANNOTATION_PREFIX, type NginxDirective } from '../../nginx-config/types.js';
+import { ANNOTATION_PREFIX, type NginxConfig, type NginxDirective } from '../../nginx-config/types.js';
 import type { LintRule, RuleHit } from '../types.js';
-import { variableDefinitions } from '../variable-definitions.js';
+import { definedVariable, variableDefinitions, variableName } from '../variable-definitions.js';
 
 /** Entries of a map or geo body that are settings, not key → value pairs. */
 const SETTINGS = new Set([
@@ -17,6 +17,35 @@ const SETTINGS = new Set([
 
 /** Variables set by the response: nginx's own headers and trailers, and the upstream's. */
 const RESPONSE_VARIABLE = /^\$(?:sent_http_|sent_trailer_|upstream_http_|upstream_trailer_)/;
+
+/** The most values a set_random range may span for its map keys to be checked one by one. */
+const RANGE_LIMIT = 1000;
+
+/**
+ * The values a variable can take when every statement setting it is set-misc's `set_random $v
+ * FROM TO` with numbers (a random integer from FROM to TO, both included, in either order); undefined
+ * when something else sets it too, or the range is not written in numbers.
+ */
+function randomRangeValues(config: NginxConfig, variable: string): Set<string> | undefined {
+  const name = variableName(variable);
+  if (name === undefined) return undefined;
+  const values = new Set<string>();
+  let other = false;
+  walkDirectives(config, (d) => {
+    const sets =
+      definedVariable(d) === name || (/^set(?:_|$)/.test(d.name) && variableName(d.args[0] ?? '') === name);
+    if (!sets) return;
+    const [from, to] = d.args.slice(1).map((a) => (/^-?\d+$/.test(a) ? Number(a) : NaN));
+    if (d.name !== 'set_random' || !Number.isSafeInteger(from) || !Number.isSafeInteger(to)) {
+      other = true;
+      return;
+    }
+    const [low, high] = [Math.min(from!, to!), Math.max(from!, to!)];
+    if (high - low >= RANGE_LIMIT) other = true;
+    else for (let v = low; v <= high; v += 1) values.add(String(v));
+  });
+  return other || values.size === 0 ? undefined : values;
+}
 
 /** gixy's hash_without_default. */
 export const MAP_WITHOUT_DEFAULT: LintRule = {
@@ -39,6 +68,10 @@ export const MAP_WITHOUT_DEFAULT: LintRule = {
       // A map of a response header is only known once the response is made: it cannot gate access,
       // a rate-limit key or a proxy_pass, only response headers, where "" means the header is not sent.
       if (d.name === 'map' && RESPONSE_VARIABLE.test(d.args[0] ?? '')) return;
+      // Entries for every value the source can take (`set_random $r 1 3;` and keys 1, 2, 3) leave none
+      // for a default.
+      const taken = d.name === 'map' ? randomRangeValues(config, d.args[0] ?? '') : undefined;
+      if (taken && [...taken].every((v) => names.includes(v))) return;
       hits.push({
         file: d.file,
         line: d.line,

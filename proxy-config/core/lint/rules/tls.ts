@@ -8,11 +8,12 @@ import {
   type BlockScope,
 } from '../../nginx-config/query.js';
 import type { NginxConfig, NginxDirective } from '../../nginx-config/types.js';
-import { judgedVersion } from '../../nginx-config/nginx-identity.js';
+import { judgedVersion, type NginxIdentity } from '../../nginx-config/nginx-identity.js';
 import { changeOf, predates } from '../../nginx-config/version-support.js';
 import type { LintRule, RuleHit } from '../types.js';
 import { citeChange } from './nginx-version.js';
-import { socketKey } from './server-names.js';
+import { listensMayBeUnread } from './default-server.js';
+import { listenKey, socketKey } from './server-names.js';
 
 /** Protocols with published practical attacks (POODLE, BEAST) and no AEAD ciphers. */
 const WEAK_PROTOCOLS = new Set(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1']);
@@ -29,11 +30,14 @@ const MODERN_PROTOCOLS = new Set(['TLSv1.2', 'TLSv1.3']);
  * The TLS sockets whose default server sets no ssl_protocols. nginx answers the ClientHello with the
  * protocols of the socket's default server, before SNI picks the named one (nginx 1.22 with OpenSSL 3
  * accepts TLS 1.2 for a server saying `ssl_protocols TLSv1.3` when the default says nothing), and with
- * nothing set it offers TLSv1 and TLSv1.1 too before 1.23.4. Whole configs only: a snippet's http
- * level is not in view.
+ * nothing set it offers TLSv1 and TLSv1.1 too until 1.27.3 turned them off by default (1.23.4 only
+ * added TLSv1.3 to that default). Whole configs only: a snippet's http level is not in view.
  */
-function unsetDefaultProtocols(config: NginxConfig): RuleHit[] {
-  if (!isMainConfig(config)) return [];
+function unsetDefaultProtocols(config: NginxConfig, nginx: NginxIdentity): RuleHit[] {
+  const change = changeOf('default', 'ssl_protocols');
+  if (!isMainConfig(config) || !change || !predates(nginx, change)) return [];
+  // A server whose listen lines may sit in an unread include may be any socket's default server.
+  if (listServers(config).some(({ block }) => listensMayBeUnread(block))) return [];
   const sockets = new Map<string, Array<{ scope: BlockScope; listen: NginxDirective }>>();
   for (const scope of listServers(config))
     for (const listen of childrenNamed(scope.block, 'listen')) {
@@ -51,7 +55,7 @@ function unsetDefaultProtocols(config: NginxConfig): RuleHit[] {
     hits.push({
       file: chosen.listen.file,
       line: chosen.listen.line,
-      what: `the default server of TLS socket ${key} sets no ssl_protocols: its handshakes get nginx's default (TLSv1 and TLSv1.1 included before 1.23.4), whatever the other servers on it set`,
+      what: `the default server of TLS socket ${key} sets no ssl_protocols: its handshakes get nginx ${judgedVersion(nginx)}'s default, TLSv1 and TLSv1.1 included (off by default only from ${citeChange(change)}), whatever the other servers on it set`,
       severity: 'warning',
     });
   }
@@ -64,10 +68,10 @@ export const TLS_PROTOCOLS_WEAK: LintRule = {
   severity: 'error',
   title: 'SSLv3, TLSv1 or TLSv1.1 enabled',
   message:
-    "SSLv3, TLS 1.0 and 1.1 are deprecated (RFC 8996) and open to POODLE and BEAST-style downgrade attacks; every client of the last decade speaks TLS 1.2. Scanners and PCI DSS fail a server that still offers them. A socket's protocols are its default server's: nginx negotiates them before SNI selects a server, and without ssl_protocols nginx before 1.23.4 (Debian 12's 1.22 included) enables TLSv1 and TLSv1.1.",
+    "SSLv3, TLS 1.0 and 1.1 are deprecated (RFC 8996) and open to POODLE and BEAST-style downgrade attacks; every client of the last decade speaks TLS 1.2. Scanners and PCI DSS fail a server that still offers them. A socket's protocols are its default server's: nginx negotiates them before SNI selects a server, and without ssl_protocols nginx before 1.27.3 (Debian 12's 1.22 included) enables TLSv1 and TLSv1.1; 1.27.3 turned them off by default.",
   fix: 'ssl_protocols TLSv1.2 TLSv1.3; at http level (so every default server has it)',
   runbook: null,
-  test: (config) => {
+  test: (config, nginx) => {
     const hits: RuleHit[] = [];
     walkDirectives(config, (d) => {
       if (!/^(?:|proxy_|grpc_|uwsgi_)ssl_protocols$/.test(d.name)) return;
@@ -84,7 +88,7 @@ export const TLS_PROTOCOLS_WEAK: LintRule = {
           ...(d.args.some((p) => MODERN_PROTOCOLS.has(p)) ? { severity: 'warning' as const } : {}),
         });
     });
-    return [...hits, ...unsetDefaultProtocols(config)];
+    return [...hits, ...unsetDefaultProtocols(config, nginx)];
   },
 };
 
@@ -186,13 +190,45 @@ export const TLS_CIPHERS_WEAK: LintRule = {
   },
 };
 
+/** Ports clients reach over TLS by convention: a listen there under `ssl on` is the legacy HTTPS server. */
+const TLS_PORTS = new Set(['443', '8443']);
+
+/** Ports IANA registers for plain HTTP (http, http-alt): a listen there is meant for plain HTTP. */
+const PLAIN_HTTP_PORTS = new Set(['80', '8080', '8000', '8008']);
+
+/**
+ * The first listen of a server (without `ssl`: `ssl on` makes every listen speak TLS) that is meant
+ * for plain HTTP, with the reason: one on a plain-HTTP port (80, 8080, ...; a server with no listen
+ * listens on *:80), or one beside a listen on a TLS port (443, 8443) of the same server, which then
+ * serves two things, TLS there and plain HTTP here. A server whose listens are all on one port, or
+ * all on TLS ports (`listen 443; ssl on;`, `listen 9443; ssl on;`), is the legacy HTTPS server.
+ */
+function plainHttpListen(server: NginxDirective): { why: string } | undefined {
+  const listens = childrenNamed(server, 'listen').filter(
+    (l) => !l.args.includes('ssl') && !(l.args[0] ?? '').startsWith('unix:'),
+  );
+  if (childrenNamed(server, 'listen').length === 0) {
+    if (includesMissingFile([server])) return undefined; // its listen may sit in the unread file
+    return { why: 'this server has no listen, so it listens on *:80' };
+  }
+  const port = (l: NginxDirective) => listenKey(l).split(':').at(-1) ?? '80';
+  const at = (l: NginxDirective) => `listen ${l.args.join(' ')} (${l.file}:${l.line})`;
+  const onPlainPort = listens.find((l) => PLAIN_HTTP_PORTS.has(port(l)));
+  if (onPlainPort) return { why: `${at(onPlainPort)} is on a plain-HTTP port` };
+  const tlsPorts = childrenNamed(server, 'listen').filter((l) => TLS_PORTS.has(port(l)));
+  const beside = listens.find((l) => !TLS_PORTS.has(port(l)));
+  if (beside && tlsPorts.length > 0)
+    return { why: `${at(beside)} sits beside listen ${tlsPorts[0]?.args.join(' ') ?? ''}, for plain HTTP` };
+  return undefined;
+}
+
 /** The `ssl on|off;` directive: deprecated in nginx 1.15.0, removed in 1.25.1. */
 export const SSL_DIRECTIVE_OBSOLETE: LintRule = {
   id: 'ssl-directive-obsolete',
   severity: 'warning',
   title: 'the ssl directive (removed in nginx 1.25.1)',
   message:
-    'nginx 1.15.0 deprecated `ssl on;` (it warns at every start) and 1.25.1 removed it: from then on nginx -t fails with "unknown directive ssl" and nginx does not start (an error on such an nginx, a warning before). It also turns TLS on for every listen of the server, so a plain-HTTP listen beside it (port 80) stops working: an error on any version.',
+    'nginx 1.15.0 deprecated `ssl on;` (it warns at every start) and 1.25.1 removed it: from then on nginx -t fails with "unknown directive ssl" and nginx does not start (an error on such an nginx, a warning before). It also turns TLS on for every listen of the server, so a listen meant for plain HTTP (on port 80, 8080, 8000 or 8008, or on another port beside one on 443 or 8443) answers plain HTTP with 400: an error on any version. A server listening on TLS ports only (`listen 443; ssl on;`) is the legacy HTTPS server: a warning until 1.25.1.',
   fix: 'drop ssl on; and write ssl on the listen instead: listen 443 ssl;',
   runbook: null,
   test: (config, nginx) => {
@@ -202,9 +238,7 @@ export const SSL_DIRECTIVE_OBSOLETE: LintRule = {
     walkDirectives(config, (d, chain) => {
       if (d.name !== 'ssl' || d.children) return;
       const server = chain.at(-1)?.name === 'server' ? chain.at(-1) : undefined;
-      const plain = server
-        ? childrenNamed(server, 'listen').find((l) => /^(?:.*:)?80$/.test(l.args[0] ?? ''))
-        : undefined;
+      const plain = server ? plainHttpListen(server) : undefined;
       const at = { file: d.file, line: d.line, directive: d };
       if (refused)
         hits.push({
@@ -216,7 +250,7 @@ export const SSL_DIRECTIVE_OBSOLETE: LintRule = {
         hits.push({
           ...at,
           severity: 'error',
-          what: `ssl on: listen ${plain.args.join(' ')} (${plain.file}:${plain.line}) speaks TLS too, so plain HTTP to it fails; nginx ${judgedVersion(nginx)} still takes the directive (removed in 1.25.1)`,
+          what: `ssl on: ${plain.why}, but ssl on makes it speak TLS too, so plain HTTP to it fails (400); nginx ${judgedVersion(nginx)} still takes the directive (removed in 1.25.1)`,
         });
       else
         hits.push({
