@@ -13,7 +13,9 @@ function memoryQueries(entries: Record<string, string> = {}): PersistedQueries {
 const QUERY = '{ me { id } }';
 const HASH = sha256Hex(QUERY);
 const pq = (sha256Hash: string, version = 1) => ({ persistedQuery: { version, sha256Hash } });
-const codeOf = (value: unknown) => (value as { extensions?: { code?: string } }).extensions?.code;
+// A GraphQL error carries its code in extensions; a ProxyopsError (answered 400 by the HTTP layer) carries it itself.
+const codeOf = (value: unknown) =>
+  (value as { extensions?: { code?: string } }).extensions?.code ?? (value as { code?: string }).code;
 
 describe('resolveQuery (automatic persisted queries)', () => {
   it('runs plain text as it is', async () => {
