@@ -131,8 +131,9 @@ export function formatDeployEvent(event: DeployEvent): string {
       const fired = event.gate ? `\n    gate ${event.gate.gate} fired: ${event.gate.text}` : '';
       const unseen = event.unseen ?? [];
       const latency = event.latency && n && n.total > 0 ? `\n    ${formatLatency(event.latency)}` : '';
+      // A failed readiness-only watch says what happened (an exit, failed probes, 502s), not "alive and ready".
       if (event.watch === 'readiness-only')
-        return `    watch of ${n ? `new instance ${n.instance ?? n.address}` : 'the new instance'}: alive and ready → ${event.verdict.verdict} (${unseen.join('; ')})\n`;
+        return `    watch of ${n ? `new instance ${n.instance ?? n.address}` : 'the new instance'}: ${event.verdict.verdict === 'regressed' ? `→ regressed: ${event.reason ?? 'see the abort line'}` : `alive and ready → ${event.verdict.verdict}`} (${unseen.join('; ')})\n`;
       const blind = unseen.length > 0 ? `\n    could not see: ${unseen.join('; ')}` : '';
       return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict.replace('-', ' ')}${fivexx}${fired}${latency}${blind}\n`;
     }

@@ -476,6 +476,7 @@ export class RoundRunner {
             before: this.input.before,
             window,
             failed: outcome.kind === 'failed',
+            ...(outcome.kind === 'failed' ? { reason: outcome.reason } : {}),
             newInstance: {
               address: toAddress(fresh),
               ...(split.instance === undefined ? {} : { instance: split.instance }),

@@ -155,6 +155,20 @@ describe('deploy progress for people', () => {
     );
   });
 
+  it('says what happened to a readiness-only watch that failed, not "alive and ready"', () => {
+    const exited = 'the new instance 127.0.0.1:8081 exited during the watch (see /tmp/app.log)';
+    expect(
+      status({
+        watch: 'readiness-only',
+        verdict: { verdict: 'regressed', increase: 0 },
+        reason: exited,
+        unseen: ['not watched: readiness only'],
+      }),
+    ).toBe(
+      `    watch of new instance 127.0.0.1:8081: → regressed: ${exited} (not watched: readiness only)\n`,
+    );
+  });
+
   it('plans a readiness-only watch without gates or a traffic bound, and says so', () => {
     const blind = planDeploy({
       upstream: 'api',
