@@ -7,6 +7,7 @@ import {
   type LatencyEvidence,
 } from '../proxy-config/core/deploy/latency-verdict.js';
 import { toAddress, type DeployPlan, type DeployStep } from '../proxy-config/core/deploy/plan-deploy.js';
+import { LATENCY_WATCH_EXTENSION } from '../proxy-config/core/deploy/watch-end.js';
 
 function stepWait(step: DeployStep): string {
   if (step.waitMs !== undefined && step.boundMs !== undefined)
@@ -52,7 +53,7 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
-    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged once warm (at least ${RULE.minWarmupRequests} requests, then its latency levelled off)`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged once warm (at least ${RULE.minWarmupRequests} requests, then its latency levelled off; a watch whose new instance is not warm yet goes on up to ${LATENCY_WATCH_EXTENSION}x its wait, within the step's "at most")`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
     plan.watch.mode === 'readiness-only'
       ? `watch: readiness only: the new instance must stay alive and ready; its status codes and request times are not judged`
       : `watch: judges the new instance once it answered ${plan.watch.minRequests} requests, waiting up to ${formatWait(plan.watch.maxWatchMs)} for them; else ${plan.watch.keepNotJudged ? 'kept, as a rollback is, and named: not judged' : 'rolled back and stopped: could not judge'}`,
@@ -131,8 +132,9 @@ export function formatDeployEvent(event: DeployEvent): string {
       const fired = event.gate ? `\n    gate ${event.gate.gate} fired: ${event.gate.text}` : '';
       const unseen = event.unseen ?? [];
       const latency = event.latency && n && n.total > 0 ? `\n    ${formatLatency(event.latency)}` : '';
+      // A failed readiness-only watch says what happened (an exit, failed probes, 502s), not "alive and ready".
       if (event.watch === 'readiness-only')
-        return `    watch of ${n ? `new instance ${n.instance ?? n.address}` : 'the new instance'}: alive and ready → ${event.verdict.verdict} (${unseen.join('; ')})\n`;
+        return `    watch of ${n ? `new instance ${n.instance ?? n.address}` : 'the new instance'}: ${event.verdict.verdict === 'regressed' ? `→ regressed: ${event.reason ?? 'see the abort line'}` : `alive and ready → ${event.verdict.verdict}`} (${unseen.join('; ')})\n`;
       const blind = unseen.length > 0 ? `\n    could not see: ${unseen.join('; ')}` : '';
       return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict.replace('-', ' ')}${fivexx}${fired}${latency}${blind}\n`;
     }

@@ -11,7 +11,7 @@ import {
   latencyEvidence,
   newInstance5xx,
 } from '../core/deploy/watch-gates.js';
-import { watchOutcome, watchProgress, watchUnseen } from '../core/deploy/watch-end.js';
+import { judgesStatus, watchOutcome, watchProgress, watchUnseen } from '../core/deploy/watch-end.js';
 import { READINESS_ONLY } from '../core/deploy/watch-sight.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
@@ -33,8 +33,6 @@ const READY_HOOK_BOUND_MS = 10_000;
 const CONFIRM_GRACE_MS = 100;
 /** nginx times requests with its cached clock: a request time may be short by a few milliseconds. */
 const NGINX_CLOCK_SLACK_MS = 20;
-/** A watch whose new instance serves but is not warm yet goes on, up to this many times its wait, for the latency gate. */
-const LATENCY_WATCH_EXTENSION = 3;
 
 /** A step failed in a way that ends the deploy (after cleaning up what the round started). */
 export class Abort extends Error {
@@ -385,15 +383,13 @@ export class RoundRunner {
     const { context } = this;
     const began = Date.now();
     const deadline = began + windowMs;
-    // The latency gate judges a warm process: a watch whose wait is over while the new instance is
-    // not warm yet (or has too few requests for its slices) goes on, to this.
-    const extendedDeadline = began + windowMs * (step.kind === 'watch' ? LATENCY_WATCH_EXTENSION : 1);
     const { watch: how, gates } = context.plan;
     const maxRatio = gates.maxP99Ratio;
     const readinessOnly = how.mode === 'readiness-only';
     // A gated watch calls the new instance good only on enough of its own requests: with fewer it
     // goes on, up to the step's bound (deploy.maxWatch), then stops the deploy: nothing was judged.
-    const judged = step.kind === 'watch' && !readinessOnly;
+    // Only it runs the status gates (see judgesStatus).
+    const judged = judgesStatus(step.kind, readinessOnly);
     const bound = deadline + (judged ? (step.boundMs ?? 0) : 0);
     let text = '';
     let offset = from;
@@ -413,41 +409,33 @@ export class RoundRunner {
         readinessOnly || maxRatio === null
           ? undefined
           : latencyEvidence(this.input.before, split.mine, split.others, maxRatio);
-      const cold =
-        judged &&
-        deadline <= Date.now() &&
-        split.mine.latencyMs.length > 0 &&
-        latency?.verdict === 'not judged';
-      const waitEnd = cold ? extendedDeadline : deadline;
-      const remaining = waitEnd - Date.now();
       const answered = split.mine.distribution.total;
       const progress = watchProgress(
         {
           now: Date.now(),
           began,
-          deadline: waitEnd,
+          deadline,
           bound,
           judged,
           answered,
           minRequests: how.minRequests,
           interrupted: this.interrupted.aborted,
+          latencyCold: split.mine.latencyMs.length > 0 && latency?.verdict === 'not judged',
         },
         this.describe(fresh),
       );
       const { done, notJudged } = progress;
-      // 5xx are compared with the release before only: an instance this deploy already replaced runs
-      // the same release, and a bad one would excuse the next (failing as much, it is no worse).
+      const remaining = progress.waitEnd - Date.now();
+      // 5xx are compared with the release before only (see newInstance5xx).
       const earlier = (this.input.deployed?.() ?? []).filter((i) => i !== fresh);
       const oldRelease = this.traffic.split(context.kit, text, fresh, earlier);
-      const fivexx = readinessOnly
-        ? undefined
-        : newInstance5xx(this.input.before, split.mine, oldRelease.others, gates, progress.minimum);
-      const noFivexx = { ...gates, max5xxIncrease: null, max5xxShare: null };
-      const fired5xx = fivexx && fivexxFired(fivexx);
-      const gate = readinessOnly
-        ? undefined
-        : ((fired5xx && { ...fired5xx, against: fivexx!.against }) ??
-          judgeNewInstance(this.input.before, split.mine, split.others, noFivexx, progress.minimum));
+      const fivexx = judged
+        ? newInstance5xx(this.input.before, split.mine, oldRelease.others, gates, progress.minimum)
+        : undefined;
+      const gate = judged
+        ? ((fivexx && fivexxFired(fivexx)) ??
+          judgeNewInstance(this.input.before, split.mine, split.others, gates, progress.minimum))
+        : undefined;
       const ready = await this.isReady(fresh);
       unready = ready ? 0 : unready + 1;
       // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.
@@ -488,6 +476,7 @@ export class RoundRunner {
             before: this.input.before,
             window,
             failed: outcome.kind === 'failed',
+            ...(outcome.kind === 'failed' ? { reason: outcome.reason } : {}),
             newInstance: {
               address: toAddress(fresh),
               ...(split.instance === undefined ? {} : { instance: split.instance }),

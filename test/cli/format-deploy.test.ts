@@ -24,7 +24,7 @@ describe('deploy progress for people', () => {
       / 4\. \[1\/1\] watch: .*5xx \+1\.0 points or above 5\.0%, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s, at most 60 s\]/,
     );
     expect(text).toContain(
-      "gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged once warm (at least 100 requests, then its latency levelled off)",
+      `gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged once warm (at least 100 requests, then its latency levelled off; a watch whose new instance is not warm yet goes on up to 3x its wait, within the step's "at most")`,
     );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
@@ -152,6 +152,20 @@ describe('deploy progress for people', () => {
       }),
     ).toBe(
       '    watch of new instance 127.0.0.1:8081: alive and ready → ok (not watched: readiness only; log_format combined has no $upstream_addr)\n',
+    );
+  });
+
+  it('says what happened to a readiness-only watch that failed, not "alive and ready"', () => {
+    const exited = 'the new instance 127.0.0.1:8081 exited during the watch (see /tmp/app.log)';
+    expect(
+      status({
+        watch: 'readiness-only',
+        verdict: { verdict: 'regressed', increase: 0 },
+        reason: exited,
+        unseen: ['not watched: readiness only'],
+      }),
+    ).toBe(
+      `    watch of new instance 127.0.0.1:8081: → regressed: ${exited} (not watched: readiness only)\n`,
     );
   });
 

@@ -41,6 +41,8 @@ export type DeployEvent =
       fourxx?: FourxxBreakdown;
       /** The gate that fired, when one did (the watch then rolled the round back). */
       gate?: FiredGate;
+      /** Why the watch failed, when it did: an exit, failed readiness, 502s, the gate, too few requests. */
+      reason?: string;
       /** `readiness-only`: the status codes and request times were not judged. */
       watch?: WatchMode;
       /** What the watch could not see (empty when it saw everything it judges). */

@@ -64,8 +64,6 @@ export interface DeployPlan {
   drain: DrainTiming;
   /** Extra time the access log needs to show a request (its buffer flush), added to log windows. */
   logDelayMs: number;
-  /** Roll back when the 5xx share rises by more than this; null reports only (gates.max5xxIncrease). */
-  max5xxIncrease: number | null;
   /** Every gate of the watch (5xx from the spec, 4xx and latency from flags or their defaults). */
   gates: GateLimits;
   /** The first round's watch when longer than the others (`--canary`). */
@@ -392,7 +390,6 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     readinessPath,
     drain,
     logDelayMs: input.logDelayMs,
-    max5xxIncrease: deploy.max5xxIncrease,
     gates,
     canaryMs,
     watch,

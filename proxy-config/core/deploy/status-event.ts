@@ -34,6 +34,8 @@ export function watchStatusEvent(input: {
   notJudged?: boolean;
   /** The latency gate's slices and warm-up, fired or not (absent with the gate off). */
   latency?: LatencyEvidence;
+  /** Why a failed watch failed (an exit, readiness, 502s, the gate, could not judge). */
+  reason?: string;
 }): Extract<DeployEvent, { type: 'status' }> {
   const { before, window, newInstance: share, gate } = input;
   return {
@@ -43,8 +45,11 @@ export function watchStatusEvent(input: {
     after: window.distribution,
     verdict: {
       verdict: input.notJudged ? 'not-judged' : input.failed ? 'regressed' : 'ok',
-      increase: window.distribution.share5xx - before.distribution.share5xx,
+      increase: input.fivexx
+        ? input.fivexx.mine.share - input.fivexx.comparison.share
+        : window.distribution.share5xx - before.distribution.share5xx,
     },
+    ...(input.failed && input.reason !== undefined ? { reason: input.reason } : {}),
     ...(share
       ? {
           newInstance: {

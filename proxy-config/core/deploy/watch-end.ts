@@ -1,4 +1,5 @@
 import { formatWait } from './drain-timing.js';
+import type { DeployStepKind } from './plan-deploy.js';
 import { EARLY_DECISION_REQUESTS } from './status-watch.js';
 
 /** Where a watch stands at one poll: times in epoch ms, and what the new instance has answered. */
@@ -14,11 +15,26 @@ export interface WatchPoll {
   answered: number;
   minRequests: number;
   interrupted: boolean;
+  /** The latency gate has request times of the new instance but cannot judge them yet (not warm, too few for its slices). */
+  latencyCold: boolean;
 }
+
+/** A watch whose new instance serves but is not warm yet goes on, up to this many times its wait, for the latency gate. */
+export const LATENCY_WATCH_EXTENSION = 3;
+
+/**
+ * Whether a watch judges the new instance's status codes and request times: only the watch step of
+ * a gated deploy. The confirm-idle read after `remove` sees a handful of the new instance's requests
+ * (one 404 of 3 would fire the 4xx gate): it checks the old address, an exit and 502s, no gate.
+ */
+export const judgesStatus = (kind: DeployStepKind, readinessOnly: boolean): boolean =>
+  kind === 'watch' && !readinessOnly;
 
 /** Whether the watch ends at this poll, how many requests a gate needs now, and what it could not judge. */
 export interface WatchProgress {
   done: boolean;
+  /** End of the wait at this poll: the deadline, or its cold-start extension (see watchProgress). */
+  waitEnd: number;
   /** Requests of the new instance a gate needs to fire at this poll: any number once the watch ends. */
   minimum: number;
   /** Set when it ends with fewer than minRequests (past the bound, not interrupted): the reason. */
@@ -27,20 +43,27 @@ export interface WatchProgress {
 
 /**
  * A gated watch calls the new instance good only on at least minRequests of its own requests: past
- * its wait with fewer, it goes on up to the bound, and ends there "could not judge". An interrupt
- * ends it at once, judged on what it saw (the deploy stops anyway).
+ * its wait with fewer, it goes on up to the bound, and ends there "could not judge". The latency gate
+ * judges a warm process: past its wait while the new instance is still cold, a gated watch goes on up
+ * to LATENCY_WATCH_EXTENSION times its wait, never past the bound (deploy.maxWatch, the plan's "at
+ * most"). An interrupt ends it at once, judged on what it saw (the deploy stops anyway).
  */
 export function watchProgress(poll: WatchPoll, describe: string): WatchProgress {
   const enough = !poll.judged || poll.answered >= poll.minRequests;
-  const pastWait = poll.now >= poll.deadline;
-  const pastBound = poll.now >= Math.max(poll.bound, poll.deadline);
+  const boundEnd = Math.max(poll.bound, poll.deadline);
+  const cold = poll.judged && poll.latencyCold && poll.now >= poll.deadline;
+  const extended = poll.began + (poll.deadline - poll.began) * LATENCY_WATCH_EXTENSION;
+  const waitEnd = cold ? Math.max(poll.deadline, Math.min(extended, boundEnd)) : poll.deadline;
+  const pastWait = poll.now >= waitEnd;
+  const pastBound = poll.now >= boundEnd;
   const done = (pastWait && (enough || pastBound)) || poll.interrupted;
   return {
     done,
+    waitEnd,
     minimum: done ? 1 : EARLY_DECISION_REQUESTS,
     ...(done && !enough && !poll.interrupted
       ? {
-          notJudged: `could not judge the new instance ${describe}: ${poll.answered} request(s) in ${formatWait(poll.now - poll.began)}, at least ${poll.minRequests} needed (deploy.minRequests; waited up to deploy.maxWatch, ${formatWait(Math.max(poll.bound, poll.deadline) - poll.began)})`,
+          notJudged: `could not judge the new instance ${describe}: ${poll.answered} request(s) in ${formatWait(poll.now - poll.began)}, at least ${poll.minRequests} needed (deploy.minRequests; waited up to deploy.maxWatch, ${formatWait(boundEnd - poll.began)})`,
         }
       : {}),
   };

@@ -75,7 +75,7 @@ export function count5xx(byStatus: Record<string, number>): number {
 }
 
 /** A window's requests and 5xx, as the 5xx gate counts them. */
-export const counts5xx = (w: LogWindow) => ({
+const counts5xx = (w: LogWindow) => ({
   requests: w.distribution.total,
   fivexx: count5xx(w.distribution.byStatus),
 });
@@ -90,56 +90,42 @@ const share4xx = (w: LogWindow) =>
 const points = (share: number) => `${(share * 100).toFixed(1)}%`;
 
 /**
- * The watch rule: the first gate whose limit the window after exceeds, comparing with the window
- * before the deploy (or, for judgeNewInstance, the other instances: `against`), over at least
+ * The 4xx gate: the new instance's 4xx share (`mine`) against the comparison's, over at least
  * `minRequests` requests (the end of a watch decides on any).
  */
-export function judgeGates(
-  before: LogWindow,
-  after: LogWindow,
-  limits: GateLimits,
+export function judge4xx(
+  comparison: LogWindow,
+  mine: LogWindow,
+  limit: number | null,
   minRequests = 1,
-  against: 'others' | 'before' = 'before',
 ): FiredGate | undefined {
-  if (after.distribution.total < Math.max(1, minRequests)) return undefined;
-  const fivexx = fivexxFired(judge5xx(counts5xx(after), counts5xx(before), against, limits, minRequests));
-  if (fivexx) return fivexx;
-  const b4 = share4xx(before);
-  const a4 = share4xx(after);
-  if (limits.max4xxIncrease !== null && a4 - b4 > limits.max4xxIncrease) {
-    const kinds = breakDown4xx(after.distribution.byStatus);
-    const shown = Object.entries(kinds)
-      .filter(([, n]) => n > 0)
-      .map(([kind, n]) => `${kind}×${n}`)
-      .join(', ');
-    return {
-      gate: '4xx',
-      before: b4,
-      after: a4,
-      limit: limits.max4xxIncrease,
-      text: `the 4xx share rose from ${points(b4)} to ${points(a4)} (${shown}; limit +${points(limits.max4xxIncrease)})`,
-    };
-  }
-  return limits.maxP99Ratio === null ? undefined : judgeLatency(before, after, limits.maxP99Ratio);
-}
-
-/**
- * The latency gate over one window against a baseline (the log before the deploy): see
- * judgeLatencySlices for the slices, the warm-up and the effect rule.
- */
-export function judgeLatency(baseline: LogWindow, after: LogWindow, maxRatio: number): FiredGate | undefined {
-  return latencyGate(judgeLatencySlices(baseline.latencyMs, timed(after), timed(undefined), maxRatio));
+  if (limit === null || mine.distribution.total < Math.max(1, minRequests)) return undefined;
+  const b4 = share4xx(comparison);
+  const a4 = share4xx(mine);
+  if (a4 - b4 <= limit) return undefined;
+  const shown = Object.entries(breakDown4xx(mine.distribution.byStatus))
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `${kind}×${n}`)
+    .join(', ');
+  return {
+    gate: '4xx',
+    before: b4,
+    after: a4,
+    limit,
+    text: `the 4xx share rose from ${points(b4)} to ${points(a4)} (${shown}; limit +${points(limit)})`,
+  };
 }
 
 const timed = (w: LogWindow | undefined) => ({ ms: w?.latencyMs ?? [], lines: w?.latencyLines ?? [] });
 
-/** The fired latency gate of a verdict that found the new instance slower. */
+/** The fired latency gate of a verdict that found the new instance slower, against what its fired slices were compared with. */
 function latencyGate(evidence: LatencyEvidence): FiredGate | undefined {
   if (evidence.verdict !== 'slower') return undefined;
   const fired = evidence.fired!.map((n) => evidence.slices[n - 1]!);
   const last = fired.at(-1)!;
   return {
     gate: 'latency',
+    against: last.against,
     before: last.medians.against,
     after: last.medians.mine,
     limit: evidence.rule.maxRatio,
@@ -160,11 +146,12 @@ export function latencyEvidence(
 }
 
 /**
- * The watch rule for one new instance: its own requests (`mine`). Its 5xx and 4xx shares are compared
+ * The 4xx and latency gates for one new instance: its own requests (`mine`). Its 4xx share is compared
  * with the other instances' over the same window when they answered at least PEER_MIN_REQUESTS (the
  * canary comparison: same time, same load, same database), else with the log before the deploy. Its
  * request times are judged slice by slice once it is warm (judgeLatencySlices), each slice against
- * the other instances' over the same stretch of log, else the log before the deploy.
+ * the other instances' over the same stretch of log, else the log before the deploy. The 5xx gate is
+ * newInstance5xx's: it leaves out the instances this deploy already replaced.
  */
 export function judgeNewInstance(
   before: LogWindow,
@@ -174,53 +161,50 @@ export function judgeNewInstance(
   minRequests = 1,
 ): FiredGate | undefined {
   const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
-  const shares = judgeGates(
-    useOthers ? others : before,
-    mine,
-    { ...limits, maxP99Ratio: null },
-    minRequests,
-    useOthers ? 'others' : 'before',
-  );
+  const fourxx = judge4xx(useOthers ? others : before, mine, limits.max4xxIncrease, minRequests);
+  const shares = fourxx && { ...fourxx, against: useOthers ? ('others' as const) : ('before' as const) };
   const latency =
     shares || limits.maxP99Ratio === null
       ? undefined
       : latencyGate(latencyEvidence(before, mine, others, limits.maxP99Ratio));
   const fired = shares ?? latency;
   if (!fired) return undefined;
-  const against = shares ? (useOthers ? 'others' : 'before') : fired.latency!.slices.at(-1)!.against;
   return {
     ...fired,
-    against,
-    text: `the new instance, against ${against === 'others' ? 'the other instances in the same window' : 'the log before the deploy'}: ${fired.text}`,
+    text: `the new instance, against ${fired.against === 'others' ? 'the other instances in the same window' : 'the log before the deploy'}: ${fired.text}`,
   };
 }
 
 /**
- * The 5xx gate's numbers for the new instance as judgeNewInstance weighs them, fired or not: the
- * status event shows them, so an "ok" says what it was made of.
+ * The 5xx gate for the new instance, fired or not (fivexxFired turns it into a rollback; the status
+ * event shows its numbers, so an "ok" says what it was made of). `oldRelease` is the other instances'
+ * window without those this deploy already replaced: they run the same release, and a bad one would
+ * excuse the next (failing as much, it is no worse). With fewer than PEER_MIN_REQUESTS there, the
+ * comparison is the log before the deploy.
  */
 export function newInstance5xx(
   before: LogWindow,
   mine: LogWindow,
-  others: LogWindow,
+  oldRelease: LogWindow,
   limits: GateLimits,
   minRequests = 1,
 ): FivexxEvidence {
-  const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
+  const useOthers = oldRelease.distribution.total >= PEER_MIN_REQUESTS;
   return judge5xx(
     counts5xx(mine),
-    counts5xx(useOthers ? others : before),
+    counts5xx(useOthers ? oldRelease : before),
     useOthers ? 'others' : 'before',
     limits,
     minRequests,
   );
 }
 
-/** The 5xx gate as a fired gate, when its verdict rolls back (a rise, or above the floor). */
+/** The 5xx gate as a fired gate, when its verdict rolls back (a rise, or above the floor), naming its comparison. */
 export function fivexxFired(e: FivexxEvidence): FiredGate | undefined {
   if (e.verdict !== 'rise' && e.verdict !== 'floor') return undefined;
   return {
     gate: '5xx',
+    against: e.against,
     before: e.comparison.share,
     after: e.mine.share,
     limit: e.verdict === 'rise' ? e.limit! : e.floor!,

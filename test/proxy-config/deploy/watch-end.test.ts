@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  judgesStatus,
   watchOutcome,
   watchProgress,
   watchUnseen,
@@ -17,6 +18,7 @@ const poll = (over: Partial<WatchPoll>): WatchPoll => ({
   answered: 0,
   minRequests: 20,
   interrupted: false,
+  latencyCold: false,
   ...over,
 });
 
@@ -24,11 +26,20 @@ const progress = (over: Partial<WatchPoll>) => watchProgress(poll(over), '127.0.
 
 describe('when a deploy watch ends', () => {
   it('goes on past its wait while too few requests came, and ends at the bound: could not judge', () => {
-    expect(progress({ now: 4_000, answered: 50 })).toEqual({ done: false, minimum: EARLY_DECISION_REQUESTS });
-    expect(progress({ now: 5_000, answered: 20 })).toEqual({ done: true, minimum: 1 });
-    expect(progress({ now: 30_000, answered: 3 })).toEqual({ done: false, minimum: EARLY_DECISION_REQUESTS });
+    expect(progress({ now: 4_000, answered: 50 })).toEqual({
+      done: false,
+      waitEnd: 5_000,
+      minimum: EARLY_DECISION_REQUESTS,
+    });
+    expect(progress({ now: 5_000, answered: 20 })).toEqual({ done: true, waitEnd: 5_000, minimum: 1 });
+    expect(progress({ now: 30_000, answered: 3 })).toEqual({
+      done: false,
+      waitEnd: 5_000,
+      minimum: EARLY_DECISION_REQUESTS,
+    });
     expect(progress({ now: 60_000, answered: 3 })).toEqual({
       done: true,
+      waitEnd: 5_000,
       minimum: 1,
       notJudged:
         'could not judge the new instance 127.0.0.1:3002: 3 request(s) in 60 s, at least 20 needed (deploy.minRequests; waited up to deploy.maxWatch, 60 s)',
@@ -45,12 +56,47 @@ describe('when a deploy watch ends', () => {
     });
   });
 
+  it('past its wait with a cold new instance, goes on up to 3x the wait for the latency gate, never past the bound', () => {
+    // Enough requests, but the latency gate cannot judge them yet: 15 s instead of 5.
+    expect(progress({ now: 5_000, answered: 50, latencyCold: true })).toMatchObject({
+      done: false,
+      waitEnd: 15_000,
+    });
+    expect(progress({ now: 15_000, answered: 50, latencyCold: true })).toMatchObject({
+      done: true,
+      waitEnd: 15_000,
+    });
+    // Warm at 8 s: it ends there.
+    expect(progress({ now: 8_000, answered: 50 })).toMatchObject({ done: true, waitEnd: 5_000 });
+    // deploy.maxWatch of 10 s (the plan's "at most"): the extension stops there.
+    expect(progress({ now: 9_000, answered: 50, bound: 10_000, latencyCold: true })).toMatchObject({
+      done: false,
+      waitEnd: 10_000,
+    });
+    expect(progress({ now: 10_000, answered: 50, bound: 10_000, latencyCold: true }).done).toBe(true);
+    // A bound below the watch never shortens it, and gives no extension.
+    expect(progress({ now: 5_000, answered: 50, bound: 1_000, latencyCold: true })).toMatchObject({
+      done: true,
+      waitEnd: 5_000,
+    });
+    // Before its wait, or on a watch that judges nothing (readiness-only, a confirm read), no extension.
+    expect(progress({ now: 4_000, answered: 50, latencyCold: true }).waitEnd).toBe(5_000);
+    expect(progress({ now: 5_000, judged: false, latencyCold: true })).toMatchObject({
+      done: true,
+      waitEnd: 5_000,
+    });
+  });
+
   it('interrupted, ends at once and calls nothing "not judged": the deploy stops anyway', () => {
-    expect(progress({ now: 1_000, answered: 2, interrupted: true })).toEqual({ done: true, minimum: 1 });
+    expect(progress({ now: 1_000, answered: 2, interrupted: true })).toEqual({
+      done: true,
+      waitEnd: 5_000,
+      minimum: 1,
+    });
   });
 
   it('a readiness-only watch (or a confirm read) needs no requests', () => {
-    expect(progress({ now: 5_000, judged: false })).toEqual({ done: true, minimum: 1 });
+    expect(progress({ now: 5_000, judged: false })).toEqual({ done: true, waitEnd: 5_000, minimum: 1 });
   });
 });
 
@@ -105,5 +151,13 @@ describe('how a watched round ends', () => {
     expect(watchUnseen({ ...base, separated: false })).toContain(
       "the log names no instance: the new process's requests are not told from the old one's (the whole window is read as its own)",
     );
+  });
+});
+
+describe('which watch judges status codes and request times', () => {
+  it('the watch step of a gated deploy only: the confirm-idle read after remove checks no gate', () => {
+    expect(judgesStatus('watch', false)).toBe(true);
+    expect(judgesStatus('watch', true)).toBe(false);
+    expect(judgesStatus('confirm-idle', false)).toBe(false);
   });
 });

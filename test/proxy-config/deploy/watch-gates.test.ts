@@ -4,9 +4,10 @@ import type { LogWindow } from '../../../proxy-config/core/deploy/log-window.js'
 import {
   breakDown4xx,
   DEFAULT_GATES,
-  judgeGates,
-  judgeLatency,
+  fivexxFired,
+  judge4xx,
   judgeNewInstance,
+  newInstance5xx,
 } from '../../../proxy-config/core/deploy/watch-gates.js';
 import { seededRandom, testSeed } from '../../support/seeded-random.js';
 
@@ -53,30 +54,62 @@ const sideBySide = (mine: number[], others: number[]): [LogWindow, LogWindow] =>
 ];
 const limits = { ...DEFAULT_5XX, ...DEFAULT_GATES };
 
-describe('judgeGates', () => {
-  it('fires the 5xx gate on a significant rise above its limit, compared with the share before the deploy', () => {
-    expect(judgeGates(window({ '200': 100 }), window({ '200': 90, '500': 10 }), limits)).toMatchObject({
+const none = window({});
+/** The 5xx gate as the round runs it, fired or not. */
+const fivexx = (before: LogWindow, mine: LogWindow, oldRelease: LogWindow, over = {}, minRequests = 1) =>
+  fivexxFired(newInstance5xx(before, mine, oldRelease, { ...limits, ...over }, minRequests));
+
+describe('the 5xx gate (newInstance5xx, fivexxFired)', () => {
+  it('fires on a significant rise above its limit, compared with the share before the deploy', () => {
+    expect(fivexx(window({ '200': 100 }), window({ '200': 90, '500': 10 }), none)).toMatchObject({
       gate: '5xx',
+      against: 'before',
       fivexx: { verdict: 'rise', against: 'before', mine: { requests: 100, fivexx: 10 } },
     });
-    expect(judgeGates(window({ '200': 100 }), window({ '200': 97, '500': 3 }), limits)).toBeUndefined();
+    expect(fivexx(window({ '200': 100 }), window({ '200': 97, '500': 3 }), none)).toBeUndefined();
     // A service that failed as much before the deploy: no rise, but the floor (5 %) fails it; without a floor it passes.
+    expect(fivexx(window({ '200': 80, '500': 20 }), window({ '200': 78, '500': 22 }), none)).toMatchObject({
+      gate: '5xx',
+      limit: 0.05,
+      fivexx: { verdict: 'floor' },
+    });
     expect(
-      judgeGates(window({ '200': 80, '500': 20 }), window({ '200': 78, '500': 22 }), limits),
-    ).toMatchObject({ gate: '5xx', limit: 0.05, fivexx: { verdict: 'floor' } });
+      fivexx(window({ '200': 80, '500': 20 }), window({ '200': 78, '500': 22 }), none, { max5xxShare: null }),
+    ).toBeUndefined();
+  });
+
+  it("compares with the old release's instances when they answered enough, else the log before", () => {
+    const before = window({ '200': 94, '500': 6 });
+    // 6 % 5xx before the deploy excuses 3 of 30; the old release's instances, answering none, do not.
     expect(
-      judgeGates(window({ '200': 80, '500': 20 }), window({ '200': 78, '500': 22 }), {
-        ...limits,
+      fivexx(before, window({ '200': 27, '500': 3 }), window({ '200': 300 }), { max5xxShare: null }),
+    ).toMatchObject({
+      gate: '5xx',
+      against: 'others',
+    });
+    // The round leaves out the instances it already replaced: with them gone, too few are left to compare with.
+    expect(
+      fivexx(before, window({ '200': 27, '500': 3 }), window({ '200': 19 }), { max5xxShare: null }),
+    ).toBeUndefined();
+  });
+
+  it('decides nothing on fewer requests than asked, and a null limit only reports', () => {
+    expect(fivexx(window({ '200': 100 }), window({ '500': 5 }), none, {}, 20)).toBeUndefined();
+    expect(
+      fivexx(window({ '200': 100 }), window({ '500': 50 }), none, {
+        max5xxIncrease: null,
         max5xxShare: null,
       }),
     ).toBeUndefined();
   });
+});
 
-  it('fires the 4xx gate for a version that answers 429 (or 401/403, 404) to everyone, naming each kind', () => {
-    const fired = judgeGates(
+describe('the 4xx gate (judge4xx)', () => {
+  it('fires for a version that answers 429 (or 401/403, 404) to everyone, naming each kind', () => {
+    const fired = judge4xx(
       window({ '200': 100 }),
       window({ '200': 10, '429': 80, '404': 5, '403': 5 }),
-      limits,
+      0.05,
     );
     expect(fired).toMatchObject({ gate: '4xx' });
     expect(fired!.text).toContain('429×80');
@@ -84,53 +117,53 @@ describe('judgeGates', () => {
     expect(fired!.text).toContain('404×5');
     // The same 4xx share as before is no regression.
     expect(
-      judgeGates(window({ '200': 90, '404': 10 }), window({ '200': 89, '404': 11 }), limits),
+      judge4xx(window({ '200': 90, '404': 10 }), window({ '200': 89, '404': 11 }), 0.05),
     ).toBeUndefined();
   });
 
-  it('fires the latency gate on a version three times slower, not on noise under the floor', () => {
+  it('decides nothing on fewer requests than asked, and a null limit only reports', () => {
+    expect(judge4xx(window({ '200': 100 }), window({ '429': 5 }), 0.05, 20)).toBeUndefined();
+    expect(judge4xx(window({ '200': 100 }), window({ '429': 50 }), null)).toBeUndefined();
+  });
+
+  it('breaks the 4xx down the way people tell them apart', () => {
+    expect(breakDown4xx({ '200': 3, '401': 1, '403': 2, '404': 4, '429': 5, '400': 6 })).toEqual({
+      '429': 5,
+      '401/403': 3,
+      '404': 4,
+      other: 6,
+    });
+  });
+});
+
+describe('the latency gate against the log before the deploy (no peers)', () => {
+  it('fires on a version three times slower, not on noise under the floor', () => {
     const random = seededRandom(testSeed());
-    const fired = judgeGates(
+    const fired = judgeNewInstance(
       window({ '200': 100 }, times(100, 40, random)),
       window({ '200': 300 }, times(300, 120, random)),
+      none,
       limits,
     );
-    expect(fired, `seed ${random.seed}`).toMatchObject({ gate: 'latency', limit: 2.5 });
+    expect(fired, `seed ${random.seed}`).toMatchObject({ gate: 'latency', limit: 2.5, against: 'before' });
     expect(fired!.p).toBeLessThan(0.001);
     expect(fired!.latency).toMatchObject({ verdict: 'slower' });
     expect(fired!.text).toMatch(
-      /^median request time rose in 2 consecutive slices of 50 requests \(its requests \d+–\d+, after a warm-up of \d+\), against the log before the deploy: \d+(\.\d+)? → \d+(\.\d+)? ms \(\d\.\d\dx, \+\d+(\.\d+)? ms, fastest tenth \+\d+ ms, p = .*; limits 2\.5x and \+40 ms for the median and the fastest tenth/,
+      /^the new instance, against the log before the deploy: median request time rose in 2 consecutive slices of 50 requests \(its requests \d+–\d+, after a warm-up of \d+\), against the log before the deploy: \d+(\.\d+)? → \d+(\.\d+)? ms \(\d\.\d\dx, \+\d+(\.\d+)? ms, fastest tenth \+\d+ ms, p = .*; limits 2\.5x and \+40 ms for the median and the fastest tenth/,
     );
-    expect(
-      judgeGates(
-        window({ '200': 100 }, times(100, 40, random)),
-        window({ '200': 300 }, times(300, 70, random)),
+    const judge = (before: number[], after: number[]) =>
+      judgeNewInstance(
+        window({ '200': before.length }, before),
+        window({ '200': after.length }, after),
+        none,
         limits,
-      ),
-    ).toBeUndefined();
+      );
+    expect(judge(times(100, 40, random), times(300, 70, random))).toBeUndefined();
     // 1 ms against 3 ms is significant but under the floor: no regression worth a rollback.
-    expect(
-      judgeGates(
-        window({ '200': 100 }, times(100, 1, random)),
-        window({ '200': 300 }, times(300, 3, random)),
-        limits,
-      ),
-    ).toBeUndefined();
+    expect(judge(times(100, 1, random), times(300, 3, random))).toBeUndefined();
     // Too few request times on either side: no verdict.
-    expect(
-      judgeGates(
-        window({ '200': 10 }, times(10, 40, random)),
-        window({ '200': 300 }, times(300, 400, random)),
-        limits,
-      ),
-    ).toBeUndefined();
-    expect(
-      judgeGates(
-        window({ '200': 100 }, times(100, 40, random)),
-        window({ '200': 29 }, times(49, 400, random)),
-        limits,
-      ),
-    ).toBeUndefined();
+    expect(judge(times(10, 40, random), times(300, 400, random))).toBeUndefined();
+    expect(judge(times(100, 40, random), times(49, 400, random))).toBeUndefined();
   });
 
   it('is not moved by a few slow requests that would triple a p99', () => {
@@ -141,29 +174,8 @@ describe('judgeGates', () => {
     const p99 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)]!;
     expect(p99(after) / p99(baseline), `seed ${random.seed}`).toBeGreaterThan(2.5);
     expect(
-      judgeLatency(window({ '200': 100 }, baseline), window({ '200': 300 }, after), 2.5),
+      judgeNewInstance(window({ '200': 100 }, baseline), window({ '200': 300 }, after), none, limits),
     ).toBeUndefined();
-  });
-
-  it('decides nothing on fewer requests than asked, and a null limit only reports', () => {
-    expect(judgeGates(window({ '200': 100 }), window({ '500': 5 }), limits, 20)).toBeUndefined();
-    const off = { max5xxIncrease: null, max5xxShare: null, max4xxIncrease: null, maxP99Ratio: null };
-    expect(
-      judgeGates(
-        window({ '200': 100 }, Array<number>(100).fill(5)),
-        window({ '500': 50, '429': 50 }, Array<number>(100).fill(500)),
-        off,
-      ),
-    ).toBeUndefined();
-  });
-
-  it('breaks the 4xx down the way people tell them apart', () => {
-    expect(breakDown4xx({ '200': 3, '401': 1, '403': 2, '404': 4, '429': 5, '400': 6 })).toEqual({
-      '429': 5,
-      '401/403': 3,
-      '404': 4,
-      other: 6,
-    });
   });
 });
 
@@ -214,10 +226,34 @@ describe('judgeNewInstance', () => {
   it('falls back to the log before the deploy when the others answered too few requests', () => {
     const fired = judgeNewInstance(
       window({ '200': 100 }),
-      window({ '500': 30 }),
+      window({ '404': 30 }),
       window({ '200': 3 }),
       limits,
     );
-    expect(fired).toMatchObject({ gate: '5xx', against: 'before' });
+    expect(fired).toMatchObject({ gate: '4xx', against: 'before' });
+  });
+
+  it('leaves the 5xx to newInstance5xx, the one 5xx gate the round runs', () => {
+    expect(
+      judgeNewInstance(window({ '200': 100 }), window({ '500': 30 }), window({ '200': 3 }), limits),
+    ).toBeUndefined();
+  });
+
+  it('names the comparison of the slices that fired, not of the last slice', () => {
+    const random = seededRandom(testSeed());
+    const before = window({ '200': 300 }, times(300, 120, random));
+    // Six times slower than its peers while they served beside it; then, alone (its peers gone),
+    // no slower than the log before the deploy.
+    const [early, others] = sideBySide(times(300, 120, random), times(300, 20, random));
+    const late = times(200, 120, random);
+    const mine = window(
+      { '200': 500 },
+      [...early.latencyMs, ...late],
+      [...early.latencyLines, ...late.map((_, i) => 2_000 + i)],
+    );
+    const fired = judgeNewInstance(before, mine, others, limits);
+    expect(fired, `seed ${random.seed}`).toMatchObject({ gate: 'latency', against: 'others' });
+    expect(fired!.latency!.slices.at(-1)!.against).toBe('before');
+    expect(fired!.text).toMatch(/^the new instance, against the other instances in the same window: /);
   });
 });
