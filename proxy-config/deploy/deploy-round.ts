@@ -447,7 +447,7 @@ export class RoundRunner {
       const gate = readinessOnly
         ? undefined
         : ((fired5xx && { ...fired5xx, against: fivexx!.against }) ??
-          judgeNewInstance(this.input.before, split.mine, split.others, noFivexx, progress.minimum));
+          judgeNewInstance(this.input.before, split.mine, split.others, noFivexx, progress.minimum, latency));
       const ready = await this.isReady(fresh);
       unready = ready ? 0 : unready + 1;
       // Looked at after the probe (and a moment later when it failed), so an exit is reported as the exit it is.

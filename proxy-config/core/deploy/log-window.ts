@@ -23,10 +23,15 @@ export interface LogWindow {
   p99Ms: number;
   /** Lines that name the instance that answered (`ui=`, from its X-Proxyops-Instance header). */
   named: number;
-  /** The request times the latency gate compares (ms, in log order). */
+  /**
+   * The request times the latency gate compares (ms, in log order): of answers other than 5xx, so a
+   * release failing fast neither looks fast nor makes the one beside it look slow.
+   */
   latencyMs: number[];
   /** The line of the text each of latencyMs was read from (to align two windows in time). */
   latencyLines: number[];
+  /** The route of each of latencyMs (see routeOf); '' where the format logs no request. */
+  latencyRoutes: string[];
 }
 
 /** Which lines a window keeps. */
@@ -57,6 +62,8 @@ function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, pick: 
   let named = 0;
   const times: number[] = [];
   const timeLines: number[] = [];
+  const timeRoutes: string[] = [];
+  const all: number[] = [];
   let lineNo = 0;
   let start = 0;
   while (start < text.length) {
@@ -73,8 +80,12 @@ function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, pick: 
         const is5xx = facts.status >= 500 && facts.status <= 599;
         if (is5xx) fivexx++;
         if (facts.requestTimeMs >= 0) {
-          times.push(facts.requestTimeMs);
-          timeLines.push(lineNo);
+          all.push(facts.requestTimeMs);
+          if (!is5xx) {
+            times.push(facts.requestTimeMs);
+            timeLines.push(lineNo);
+            timeRoutes.push(routeOf(facts));
+          }
         }
         const fresh = facts.requestTimeMs >= 0 && facts.requestTimeMs < freshBelowMs;
         for (let k = 0; k < facts.attempts; k++) {
@@ -89,7 +100,7 @@ function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, pick: 
     }
     start = end + 1;
   }
-  const sorted = [...times].sort((a, b) => a - b);
+  const sorted = all.sort((a, b) => a - b);
   return {
     distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
     byAddress,
@@ -98,7 +109,36 @@ function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, pick: 
     p99Ms: sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
     latencyMs: times,
     latencyLines: timeLines,
+    latencyRoutes: timeRoutes,
   };
+}
+
+/**
+ * The route of a request as the latency gate tells them apart: its method and first path segment
+ * ("GET /users" for GET /users/42?x=1), few enough to gather requests per route, fine enough to
+ * part a slow endpoint from a fast one; the segment alone when the format logs no method, '' when
+ * it logs no request.
+ */
+export function routeOf(facts: LineFacts): string {
+  if (facts.requestAt < 0) return '';
+  const s = facts.src;
+  const end = facts.requestEnd;
+  let at = facts.requestAt;
+  let method = '';
+  if (facts.uriIsRequestLine) {
+    const space = s.indexOf(' ', at);
+    if (space < 0 || space >= end) return '';
+    method = s.slice(at, space);
+    at = space + 1;
+  }
+  let stop = at + 1;
+  // Up to the next '/', '?' or ' ' (the protocol).
+  for (; stop < end; stop++) {
+    const c = s.charCodeAt(stop);
+    if (c === 47 || c === 63 || c === 32) break;
+  }
+  const segment = s.slice(at, Math.min(stop, end));
+  return method === '' ? segment : `${method} ${segment}`;
 }
 
 /** Who a new instance is in the access log: the name it sends (behind a slot) or its address (reload path). */

@@ -128,10 +128,14 @@ export function judgeGates(
  * judgeLatencySlices for the slices, the warm-up and the effect rule.
  */
 export function judgeLatency(baseline: LogWindow, after: LogWindow, maxRatio: number): FiredGate | undefined {
-  return latencyGate(judgeLatencySlices(baseline.latencyMs, timed(after), timed(undefined), maxRatio));
+  return latencyGate(judgeLatencySlices(timed(baseline), timed(after), timed(undefined), maxRatio));
 }
 
-const timed = (w: LogWindow | undefined) => ({ ms: w?.latencyMs ?? [], lines: w?.latencyLines ?? [] });
+const timed = (w: LogWindow | undefined) => ({
+  ms: w?.latencyMs ?? [],
+  lines: w?.latencyLines ?? [],
+  routes: w?.latencyRoutes ?? [],
+});
 
 /** The fired latency gate of a verdict that found the new instance slower. */
 function latencyGate(evidence: LatencyEvidence): FiredGate | undefined {
@@ -156,7 +160,7 @@ export function latencyEvidence(
   others: LogWindow,
   maxRatio: number,
 ): LatencyEvidence {
-  return judgeLatencySlices(before.latencyMs, timed(mine), timed(others), maxRatio);
+  return judgeLatencySlices(timed(before), timed(mine), timed(others), maxRatio);
 }
 
 /**
@@ -172,6 +176,10 @@ export function judgeNewInstance(
   others: LogWindow,
   limits: GateLimits,
   minRequests = 1,
+  // The watch's latencyEvidence of this poll, computed once for its report and this verdict.
+  latency = limits.maxP99Ratio === null
+    ? undefined
+    : latencyEvidence(before, mine, others, limits.maxP99Ratio),
 ): FiredGate | undefined {
   const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
   const shares = judgeGates(
@@ -181,11 +189,7 @@ export function judgeNewInstance(
     minRequests,
     useOthers ? 'others' : 'before',
   );
-  const latency =
-    shares || limits.maxP99Ratio === null
-      ? undefined
-      : latencyGate(latencyEvidence(before, mine, others, limits.maxP99Ratio));
-  const fired = shares ?? latency;
+  const fired = shares ?? (latency && latencyGate(latency));
   if (!fired) return undefined;
   const against = shares ? (useOthers ? 'others' : 'before') : fired.latency!.slices.at(-1)!.against;
   return {

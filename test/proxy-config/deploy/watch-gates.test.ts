@@ -35,6 +35,7 @@ const window = (
     p99Ms: 0,
     latencyMs,
     latencyLines,
+    latencyRoutes: latencyMs.map(() => ''),
   };
 };
 
