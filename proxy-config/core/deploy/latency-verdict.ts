@@ -69,8 +69,10 @@ export interface LatencyEvidence {
  * Judges the new instance's request times (`mine`) slice by slice against the other instances' over
  * each slice's stretch of log, or the log before the deploy where they answered too few there. It is
  * slower when `consecutive` warm slices in a row are slower by the effect rule (judgeEffect), as a
- * whole or on one route's requests where the log tells routes apart (slowerRoute); the warm-up ends where its latency relative to the comparison levels off (firstWarmSlice), so a cold
- * process on a busy core is judged once it is warm, and a release slow from its first request at once.
+ * whole or on one route's requests where the log tells routes apart (slowerRoute); the warm-up ends
+ * where its latency relative to the comparison levels off (firstWarmSlice), so a cold process on a
+ * busy core is judged once it is warm, and a release slow from its first request at once. `before`
+ * is the log before the deploy, with its routes where it has them.
  */
 export function judgeLatencySlices(
   before: readonly number[] | RoutedSample,
