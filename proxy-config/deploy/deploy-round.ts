@@ -434,7 +434,7 @@ export class RoundRunner {
         : undefined;
       const gate = judged
         ? ((fivexx && fivexxFired(fivexx)) ??
-          judgeNewInstance(this.input.before, split.mine, split.others, gates, progress.minimum))
+          judgeNewInstance(this.input.before, split.mine, split.others, gates, progress.minimum, latency))
         : undefined;
       const ready = await this.isReady(fresh);
       unready = ready ? 0 : unready + 1;

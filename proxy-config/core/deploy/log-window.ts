@@ -23,10 +23,15 @@ export interface LogWindow {
   p99Ms: number;
   /** Lines that name the instance that answered (`ui=`, from its X-Proxyops-Instance header). */
   named: number;
-  /** The request times the latency gate compares (ms, in log order). */
+  /**
+   * The request times the latency gate compares (ms, in log order): of answers other than 5xx, so a
+   * release failing fast neither looks fast nor makes the one beside it look slow.
+   */
   latencyMs: number[];
   /** The line of the text each of latencyMs was read from (to align two windows in time). */
   latencyLines: number[];
+  /** The route of each of latencyMs (see routeOf); '' where the format logs no request. */
+  latencyRoutes: string[];
 }
 
 /** Which lines a window keeps. */
@@ -43,20 +48,38 @@ export function summarizeLogWindow(
   freshBelowMs = 0,
   pick: LinePick = () => true,
 ): LogWindow {
-  return summarize(kit, text, freshBelowMs, pick);
+  return summarize(kit, text, freshBelowMs, [pick])[0]!;
 }
 
-function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, pick: LinePick): LogWindow {
+/** What one window has counted so far. */
+interface Tally {
+  byStatus: Record<string, number>;
+  byAddress: Record<string, AddressCount>;
+  total: number;
+  fivexx: number;
+  named: number;
+  times: number[];
+  timeLines: number[];
+  timeRoutes: string[];
+  all: number[];
+}
+
+/** One window per pick, in one pass over the text: each line is parsed once, whichever windows keep it. */
+function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, picks: LinePick[]): LogWindow[] {
   const { read } = kit.createReader();
   const facts = createLineFacts();
-  const byStatus: Record<string, number> = {};
-  const byAddress: Record<string, AddressCount> = {};
-  let total = 0;
-  let fivexx = 0;
+  const tallies = picks.map((): Tally => ({
+    byStatus: {},
+    byAddress: {},
+    total: 0,
+    fivexx: 0,
+    named: 0,
+    times: [],
+    timeLines: [],
+    timeRoutes: [],
+    all: [],
+  }));
   let skipped = 0;
-  let named = 0;
-  const times: number[] = [];
-  const timeLines: number[] = [];
   let lineNo = 0;
   let start = 0;
   while (start < text.length) {
@@ -65,40 +88,80 @@ function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, pick: 
     if (end < 0) end = text.length;
     if (end > start) {
       if (!read(text, start, end, facts)) skipped++;
-      else if (pick(facts)) {
-        if (facts.instance !== '') named++;
-        const status = String(facts.status).padStart(3, '0');
-        byStatus[status] = (byStatus[status] ?? 0) + 1;
-        total++;
-        const is5xx = facts.status >= 500 && facts.status <= 599;
-        if (is5xx) fivexx++;
-        if (facts.requestTimeMs >= 0) {
-          times.push(facts.requestTimeMs);
-          timeLines.push(lineNo);
-        }
-        const fresh = facts.requestTimeMs >= 0 && facts.requestTimeMs < freshBelowMs;
-        for (let k = 0; k < facts.attempts; k++) {
-          const address = facts.addr[k]!;
-          const count = (byAddress[address] ??= { total: 0, fivexx: 0, badGateway: 0, fresh: 0 });
-          count.total++;
-          if (is5xx) count.fivexx++;
-          if (facts.status === 502) count.badGateway++;
-          if (fresh) count.fresh++;
-        }
-      }
+      else
+        for (let i = 0; i < picks.length; i++)
+          if (picks[i]!(facts)) count(tallies[i]!, facts, lineNo, freshBelowMs);
     }
     start = end + 1;
   }
-  const sorted = [...times].sort((a, b) => a - b);
-  return {
-    distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
-    byAddress,
-    skipped,
-    named,
-    p99Ms: sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
-    latencyMs: times,
-    latencyLines: timeLines,
-  };
+  return tallies.map((t) => {
+    const sorted = t.all.sort((a, b) => a - b);
+    return {
+      distribution: {
+        total: t.total,
+        byStatus: t.byStatus,
+        share5xx: t.total === 0 ? 0 : t.fivexx / t.total,
+      },
+      byAddress: t.byAddress,
+      skipped,
+      named: t.named,
+      p99Ms: sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
+      latencyMs: t.times,
+      latencyLines: t.timeLines,
+      latencyRoutes: t.timeRoutes,
+    };
+  });
+}
+
+function count(t: Tally, facts: LineFacts, lineNo: number, freshBelowMs: number): void {
+  if (facts.instance !== '') t.named++;
+  const status = String(facts.status).padStart(3, '0');
+  t.byStatus[status] = (t.byStatus[status] ?? 0) + 1;
+  t.total++;
+  const is5xx = facts.status >= 500 && facts.status <= 599;
+  if (is5xx) t.fivexx++;
+  if (facts.requestTimeMs >= 0) {
+    t.all.push(facts.requestTimeMs);
+    if (!is5xx) {
+      t.times.push(facts.requestTimeMs);
+      t.timeLines.push(lineNo);
+      t.timeRoutes.push(routeOf(facts));
+    }
+  }
+  const fresh = facts.requestTimeMs >= 0 && facts.requestTimeMs < freshBelowMs;
+  for (let k = 0; k < facts.attempts; k++) {
+    const address = facts.addr[k]!;
+    const c = (t.byAddress[address] ??= { total: 0, fivexx: 0, badGateway: 0, fresh: 0 });
+    c.total++;
+    if (is5xx) c.fivexx++;
+    if (facts.status === 502) c.badGateway++;
+    if (fresh) c.fresh++;
+  }
+}
+
+/**
+ * The route of a request as the latency gate tells them apart: its method and first path segment
+ * ("GET /users" for GET /users/42?x=1), few enough to gather requests per route, fine enough to
+ * part a slow endpoint from a fast one; the segment alone when the format logs no method, '' when
+ * it logs no request.
+ */
+export function routeOf(facts: LineFacts): string {
+  if (facts.requestAt < 0) return '';
+  const s = facts.src;
+  const end = facts.requestEnd;
+  let at = facts.requestAt;
+  if (facts.uriIsRequestLine) {
+    const space = s.indexOf(' ', at);
+    if (space < 0 || space >= end) return '';
+    at = space + 1;
+  }
+  // Up to the next '/', '?' or ' ' (the protocol); method, space and segment are one run of the line.
+  let stop = at + 1;
+  for (; stop < end; stop++) {
+    const c = s.charCodeAt(stop);
+    if (c === 47 || c === 63 || c === 32) break;
+  }
+  return s.slice(facts.requestAt, Math.min(stop, end));
 }
 
 /** Who a new instance is in the access log: the name it sends (behind a slot) or its address (reload path). */
@@ -130,7 +193,6 @@ export function splitByInstance(
     'instance' in key
       ? (f) => f.attempts > 0 && f.instance === key.instance
       : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === key.address;
-  const mine = summarize(kit, text, 0, isMine);
   // `exclude`: instances whose lines are neither the new one's nor the others' (this deploy's
   // earlier new instances, which run the same release).
   const excluded = exclude.map((k): LinePick =>
@@ -138,11 +200,14 @@ export function splitByInstance(
       ? (f) => f.instance === k.instance
       : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === k.address,
   );
-  const others = summarize(kit, text, 0, (f) => f.attempts > 0 && !isMine(f) && !excluded.some((x) => x(f)));
+  const [mine, others] = summarize(kit, text, 0, [
+    isMine,
+    (f) => f.attempts > 0 && !isMine(f) && !excluded.some((x) => x(f)),
+  ]) as [LogWindow, LogWindow];
   if ('instance' in key && mine.named + others.named === 0)
     return {
-      mine: summarize(kit, text, 0, () => true),
-      others: summarize(kit, '', 0, () => true),
+      mine: summarizeLogWindow(kit, text),
+      others: summarizeLogWindow(kit, ''),
       separated: false,
     };
   return { mine, others, separated: true };

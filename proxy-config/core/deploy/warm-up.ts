@@ -1,7 +1,15 @@
 /** Request times in log order, with the access-log line each was read from (to align two of them in time). */
-export interface TimedSample {
-  ms: readonly number[];
+export interface TimedSample extends RoutedSample {
   lines: readonly number[];
+}
+
+/**
+ * Request times with the route each went to ("GET /api": method and first path segment), when the
+ * log format logs the request; the latency gate then judges each route apart as well.
+ */
+export interface RoutedSample {
+  ms: readonly number[];
+  routes?: readonly string[];
 }
 
 /** How a new instance's request times are cut into slices, and when it counts as warm. */
@@ -32,13 +40,24 @@ export function sliceRequests(count: number, rule: WarmUpRule): RequestSlice[] {
 }
 
 /**
- * The other instances' request times logged over the same stretch of log as a slice of the new
- * instance's (from its first line to its last): same time, same load, same database.
+ * For each slice of the new instance's requests (in order, as sliceRequests cuts them), the other
+ * instances' requests logged over the same stretch of log (from its first line to its last): same
+ * time, same load, same database. Indices into `others`, `to` excluded; one walk over their lines.
  */
-export function sameStretch(mine: TimedSample, slice: RequestSlice, others: TimedSample): number[] {
-  const first = mine.lines[slice.from]!;
-  const last = mine.lines[slice.to - 1]!;
-  return others.ms.filter((_, i) => others.lines[i]! >= first && others.lines[i]! <= last);
+export function sameStretches(
+  mine: TimedSample,
+  slices: readonly RequestSlice[],
+  others: TimedSample,
+): RequestSlice[] {
+  let at = 0;
+  return slices.map((slice) => {
+    const first = mine.lines[slice.from]!;
+    const last = mine.lines[slice.to - 1]!;
+    while (at < others.lines.length && others.lines[at]! < first) at++;
+    const from = at;
+    while (at < others.lines.length && others.lines[at]! <= last) at++;
+    return { from, to: at };
+  });
 }
 
 /**

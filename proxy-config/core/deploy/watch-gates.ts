@@ -116,7 +116,11 @@ export function judge4xx(
   };
 }
 
-const timed = (w: LogWindow | undefined) => ({ ms: w?.latencyMs ?? [], lines: w?.latencyLines ?? [] });
+const timed = (w: LogWindow | undefined) => ({
+  ms: w?.latencyMs ?? [],
+  lines: w?.latencyLines ?? [],
+  routes: w?.latencyRoutes ?? [],
+});
 
 /** The fired latency gate of a verdict that found the new instance slower, against what its fired slices were compared with. */
 function latencyGate(evidence: LatencyEvidence): FiredGate | undefined {
@@ -142,7 +146,7 @@ export function latencyEvidence(
   others: LogWindow,
   maxRatio: number,
 ): LatencyEvidence {
-  return judgeLatencySlices(before.latencyMs, timed(mine), timed(others), maxRatio);
+  return judgeLatencySlices(timed(before), timed(mine), timed(others), maxRatio);
 }
 
 /**
@@ -159,15 +163,15 @@ export function judgeNewInstance(
   others: LogWindow,
   limits: GateLimits,
   minRequests = 1,
+  // The watch's latencyEvidence of this poll, computed once for its report and this verdict.
+  latency = limits.maxP99Ratio === null
+    ? undefined
+    : latencyEvidence(before, mine, others, limits.maxP99Ratio),
 ): FiredGate | undefined {
   const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
   const fourxx = judge4xx(useOthers ? others : before, mine, limits.max4xxIncrease, minRequests);
   const shares = fourxx && { ...fourxx, against: useOthers ? ('others' as const) : ('before' as const) };
-  const latency =
-    shares || limits.maxP99Ratio === null
-      ? undefined
-      : latencyGate(latencyEvidence(before, mine, others, limits.maxP99Ratio));
-  const fired = shares ?? latency;
+  const fired = shares ?? (latency && latencyGate(latency));
   if (!fired) return undefined;
   return {
     ...fired,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_LATENCY_RULE,
+  describeSlower,
   judgeLatencySlices,
 } from '../../../proxy-config/core/deploy/latency-verdict.js';
 import { seededRandom, testSeed } from '../../support/seeded-random.js';
@@ -133,6 +134,60 @@ describe('judgeLatencySlices', () => {
         random,
       );
       if (judgeLatencySlices(BEFORE, mine, others, 2.5).verdict === 'slower') fired++;
+    }
+    expect(fired, `seed ${random.seed}`).toBe(0);
+  });
+
+  /** As `watch`, each request going to GET /items (two of three) or POST /orders, as the log names them. */
+  function routedWatch(count: number, mine: (i: number, get: boolean) => number, random: Random) {
+    const w = watch(
+      count,
+      () => 0,
+      () => 0,
+      random,
+    );
+    const route = (i: number) => (i % 3 === 2 ? 'POST /orders' : 'GET /items');
+    const jitter = (ms: number) => Math.round(ms * (0.7 + random.int(0, 60) / 100));
+    const routes = w.mine.lines.map((_, i) => route(i));
+    return {
+      mine: { ...w.mine, ms: routes.map((r, i) => jitter(mine(i, r === 'GET /items'))), routes },
+      others: { ...w.others, ms: routes.map((r) => jitter(r === 'GET /items' ? 10 : 30)), routes },
+      before: { ms: routes.map((r) => (r === 'GET /items' ? 10 : 30)), routes },
+    };
+  }
+
+  it('rolls back a release slower on one route only, which its unchanged requests hide in the slice as a whole', () => {
+    const random = seededRandom(testSeed());
+    // GETs 10 → 210 ms, POSTs 30 ms as before: the slice's fastest tenth is GETs before and POSTs after.
+    const { mine, others, before } = routedWatch(600, (_, get) => (get ? 210 : 30), random);
+    const whole = judgeLatencySlices(before.ms, { ms: mine.ms, lines: mine.lines }, others, 2.5);
+    expect(whole.verdict, `seed ${random.seed}`).toBe('not slower');
+    const evidence = judgeLatencySlices(before, mine, others, 2.5);
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('slower');
+    const fired = evidence.slices[evidence.fired![0]! - 1]!;
+    expect(fired).toMatchObject({ route: 'GET /items', against: 'others' });
+    expect(describeSlower(evidence)).toContain('GET /items: ');
+  });
+
+  it('judged per route, still judges a cold process on a busy core once warm', () => {
+    const random = seededRandom(testSeed());
+    // Every route 12 times slower at first, 40 % faster every 50 requests, down to its peers' times.
+    const { mine, others, before } = routedWatch(
+      600,
+      (i, get) => Math.max(get ? 10 : 30, 120 * 0.6 ** Math.floor(i / 50)),
+      random,
+    );
+    const evidence = judgeLatencySlices(before, mine, others, 2.5);
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('not slower');
+    expect(evidence.warmupCut).toBeGreaterThan(DEFAULT_LATENCY_RULE.minWarmupRequests);
+  });
+
+  it('judged per route, lets an unchanged version through over many seeded watches', () => {
+    const random = seededRandom(testSeed());
+    let fired = 0;
+    for (let run = 0; run < 100; run++) {
+      const { mine, others, before } = routedWatch(400, (_, get) => (get ? 10 : 30), random);
+      if (judgeLatencySlices(before, mine, others, 2.5).verdict === 'slower') fired++;
     }
     expect(fired, `seed ${random.seed}`).toBe(0);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitByInstance, summarizeLogWindow } from '../../../proxy-config/core/deploy/log-window.js';
+import { latencyEvidence } from '../../../proxy-config/core/deploy/watch-gates.js';
 import { createLogReaderKit, presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
 
 const kit = createLogReaderKit(presetFormat('proxyops'));
@@ -124,5 +125,42 @@ describe('the request times the latency gate compares', () => {
     expect(mine.latencyLines).toEqual([1, 3, 5, 7]);
     expect(others.latencyMs).toEqual([20, 21, 22, 23]);
     expect(others.latencyLines).toEqual([2, 4, 6, 8]);
+  });
+
+  it('leaves 5xx out on both sides: a release failing in 1 ms does not make the good one beside it look slower', () => {
+    // A rollback: the new process is the good release (about 60 ms); the bad one beside it answers
+    // two of three requests 500 in 1 ms.
+    const lines: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      lines.push(line(200, SLOT, ms(55 + (i % 11)), 'slot-0.new'));
+      lines.push(line(500, 'unix:/srv/slots/slot-1.sock', ms(1), 'slot-1.old'));
+      lines.push(line(500, 'unix:/srv/slots/slot-1.sock', ms(1), 'slot-1.old'));
+      lines.push(line(200, 'unix:/srv/slots/slot-1.sock', ms(55 + ((i * 7) % 11)), 'slot-1.old'));
+    }
+    const { mine, others } = splitByInstance(kit, `${lines.join('\n')}\n`, { instance: 'slot-0.new' });
+    expect(others.latencyMs).toHaveLength(400);
+    expect(others.distribution.total).toBe(1200);
+    const evidence = latencyEvidence(summarizeLogWindow(kit, ''), mine, others, 2.5);
+    expect(evidence.verdict).toBe('not slower');
+    expect(evidence.slices.every((s) => s.against === 'others' && s.medians.against >= 55)).toBe(true);
+  });
+
+  it('tells routes apart by method and first path segment', () => {
+    const request = (r: string) =>
+      `127.0.0.1 - - [22/Nov/2026:03:00:00 +0000] "${r}" 200 12 "-" "load" rt=0.002 uct="0.000" uht="0.001" urt="0.002" ua="127.0.0.1:9001" us="200" rid="abc" ui="-"`;
+    const text = [
+      'GET /users/42?x=1 HTTP/1.1',
+      'POST /graphql HTTP/1.1',
+      'GET / HTTP/1.1',
+      'GET /a?b HTTP/1.1',
+    ]
+      .map(request)
+      .join('\n');
+    expect(summarizeLogWindow(kit, `${text}\n`).latencyRoutes).toEqual([
+      'GET /users',
+      'POST /graphql',
+      'GET /',
+      'GET /a',
+    ]);
   });
 });

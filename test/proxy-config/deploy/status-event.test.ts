@@ -17,6 +17,7 @@ const window = (byStatus: Record<string, number>): LogWindow => {
     p99Ms: 0,
     latencyMs: [],
     latencyLines: [],
+    latencyRoutes: [],
   };
 };
 

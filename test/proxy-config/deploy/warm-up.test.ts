@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstWarmSlice, sameStretch, sliceRequests } from '../../../proxy-config/core/deploy/warm-up.js';
+import { firstWarmSlice, sameStretches, sliceRequests } from '../../../proxy-config/core/deploy/warm-up.js';
 
 const RULE = { minWarmupRequests: 100, sliceRequests: 50, levelRatio: 1.25 };
 
@@ -14,13 +14,26 @@ describe('sliceRequests', () => {
   });
 });
 
-describe('sameStretch', () => {
-  it("takes the other instances' request times logged from a slice's first line to its last", () => {
+describe('sameStretches', () => {
+  it("takes the other instances' requests logged from each slice's first line to its last", () => {
     // The new instance answers every other line from line 1; the others the lines between.
-    const mine = { ms: [1, 2, 3, 4], lines: [1, 3, 5, 7] };
-    const others = { ms: [10, 20, 30, 40], lines: [2, 4, 6, 8] };
-    expect(sameStretch(mine, { from: 1, to: 3 }, others)).toEqual([20]);
-    expect(sameStretch(mine, { from: 0, to: 4 }, others)).toEqual([10, 20, 30]);
+    const mine = { ms: [1, 2, 3, 4, 5, 6], lines: [1, 3, 5, 7, 9, 11] };
+    const others = { ms: [10, 20, 30, 40, 50, 60], lines: [2, 4, 6, 8, 10, 12] };
+    expect(sameStretches(mine, [{ from: 0, to: 4 }], others)).toEqual([{ from: 0, to: 3 }]);
+    // Line 4 falls between the slices' stretches (lines 1-3 and 5-11): in neither.
+    expect(
+      sameStretches(
+        mine,
+        [
+          { from: 0, to: 2 },
+          { from: 2, to: 6 },
+        ],
+        others,
+      ),
+    ).toEqual([
+      { from: 0, to: 1 },
+      { from: 2, to: 5 },
+    ]);
   });
 });
 

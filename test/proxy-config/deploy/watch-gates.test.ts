@@ -36,6 +36,7 @@ const window = (
     p99Ms: 0,
     latencyMs,
     latencyLines,
+    latencyRoutes: latencyMs.map(() => ''),
   };
 };
 
