@@ -1,6 +1,6 @@
 // fs.promises is read at each call: importing node:fs/promises would load it (and readline) at start.
 import { promises as fsp } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { ProxyopsError } from '../../core/errors.js';
 import {
   parseConfigureArguments,
@@ -34,12 +34,30 @@ async function compiledDefaults(binary: string): Promise<ReturnType<typeof parse
   return parseConfigureArguments(result.all ?? '');
 }
 
+/**
+ * A `-p` given on the command line as nginx read it: relative to the directory the master was
+ * started from (`cd /srv/x && nginx -p .`), not to ours. LIVE_NGINX_UNREADABLE when /proc hides it.
+ */
+async function absolutePrefix(pid: number, prefix: string): Promise<string> {
+  if (isAbsolute(prefix)) return prefix;
+  const cwd = await fsp.readlink(`/proc/${pid}/cwd`).catch(() => undefined);
+  if (cwd === undefined)
+    throw new ProxyopsError(
+      'LIVE_NGINX_UNREADABLE',
+      `nginx master ${pid} runs with the relative prefix -p ${prefix}, and /proc/${pid}/cwd, where it was started, cannot be read by this user`,
+    );
+  return resolve(cwd.replace(/ \(deleted\)$/, ''), prefix);
+}
+
 async function describeMaster(pid: number, title: string): Promise<RunningNginx | null> {
   const line = parseMasterCommandLine(title);
   if (!line) return null;
   const binary = await binaryOf(pid, line.binary);
   const defaults = line.prefix && line.config ? null : await compiledDefaults(binary);
-  const prefix = line.prefix ?? defaults?.prefix ?? '/usr/share/nginx';
+  // A relative -c is relative to the prefix (nginx's own rule), so the prefix is made absolute first.
+  const prefix = line.prefix
+    ? await absolutePrefix(pid, line.prefix)
+    : (defaults?.prefix ?? '/usr/share/nginx');
   const config = line.config ?? defaults?.config ?? 'conf/nginx.conf';
   return { pid, binary, prefix, configFile: isAbsolute(config) ? config : join(prefix, config) };
 }
