@@ -13,10 +13,10 @@ import {
 } from '../core/deploy/watch-gates.js';
 import { watchOutcome, watchProgress, watchUnseen } from '../core/deploy/watch-end.js';
 import { READINESS_ONLY } from '../core/deploy/watch-sight.js';
+import { isProxyopsError } from '../core/errors.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
-import { isProxyopsError } from '../core/errors.js';
 import { runHook } from '../shell/process/run-hook.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
 import { waitUntilRefusing } from '../shell/process/tcp-accepting.js';
