@@ -1,7 +1,7 @@
 // fs.promises is read at each call: importing node:fs/promises would load it (and readline) at start.
 import { promises as fsp } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { ProxyopsError } from '../../core/errors.js';
+import { isProxyopsError, ProxyopsError } from '../../core/errors.js';
 import {
   parseConfigureArguments,
   parseMasterCommandLine,
@@ -70,7 +70,15 @@ export async function findRunningNginx(keep?: (pid: number) => Promise<boolean>)
   const all = pidsWithCommandLine('nginx: master');
   const kept = keep ? await Promise.all(all.map((p) => keep(p.pid))) : all.map(() => true);
   const masters = all.filter((_, i) => kept[i]);
-  const found = await Promise.all(masters.map((p) => describeMaster(p.pid, p.cmdline)));
+  // One whose relative -p this user cannot place (another user's /proc/PID/cwd) is left out: a
+  // search over every master must not fail for one it cannot read; asked by pid, it is an error.
+  const found = await Promise.all(
+    masters.map((p) =>
+      describeMaster(p.pid, p.cmdline).catch((error: unknown) =>
+        isProxyopsError(error) ? null : Promise.reject(error),
+      ),
+    ),
+  );
   return found.filter((m): m is RunningNginx => m !== null).sort((a, b) => a.pid - b.pid);
 }
 
