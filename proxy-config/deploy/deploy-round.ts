@@ -13,6 +13,7 @@ import {
 } from '../core/deploy/watch-gates.js';
 import { judgesStatus, watchOutcome, watchProgress, watchUnseen } from '../core/deploy/watch-end.js';
 import { READINESS_ONLY } from '../core/deploy/watch-sight.js';
+import { isProxyopsError } from '../core/errors.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
 import type { InstanceLauncher } from './instance-launcher.js';
@@ -94,6 +95,8 @@ export class RoundRunner {
   private watchFrom: LogMark = [];
   private removedAt = 0;
   private signalAt = 0;
+  /** What the look after a switch back found, when nginx did not list the servers put back. */
+  rollbackUnconfirmed: string | undefined;
   private signalLogMark: LogMark = [];
   private refusing: Promise<number | undefined> | undefined;
   private leaving: Promise<string | undefined> = Promise.resolve(undefined);
@@ -526,7 +529,13 @@ export class RoundRunner {
     const at = fresh ? servers.indexOf(fresh) : -1;
     if (at >= 0) servers.splice(at, 1, ...(oldBack ? [old] : []));
     else if (oldBack) servers.push(old);
-    if (fresh) await this.traffic.switchBack(fresh, old, servers);
+    // A look after the switch back that finds nginx otherwise is said in the abort, the rollback
+    // still finished: the new instance stopped, the state as the round left it.
+    if (fresh)
+      await this.traffic.switchBack(fresh, old, servers).catch((error: unknown) => {
+        if (!isProxyopsError(error) || error.code !== 'LIVE_NGINX_DIFFERS') throw error;
+        this.rollbackUnconfirmed = error.message;
+      });
     input.current.splice(0, input.current.length, ...servers);
     if (oldBack) old.inUpstream = true;
     if (!fresh) return;

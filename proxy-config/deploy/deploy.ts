@@ -112,14 +112,16 @@ export async function runDeploy(
       return 'ok';
     } catch (error) {
       const putBack = error instanceof Abort ? error.rolledBack : await round_.putBack().catch(() => false);
-      const reason = error instanceof Abort || isProxyopsError(error) ? error.message : String(error);
+      const said = error instanceof Abort || isProxyopsError(error) ? error.message : String(error);
+      const unconfirmed = round_.rollbackUnconfirmed;
+      const reason = unconfirmed ? `${said}; ${unconfirmed}` : said;
       const step = plan.steps.find((s) => s.index === round_.stepIndex);
       const host = hostOf(error) ?? appHost;
       emit({
         type: 'abort',
         step: round_.stepIndex,
         reason,
-        rolledBack: putBack,
+        rolledBack: putBack && !unconfirmed,
         ...(step ? { kind: step.kind } : {}),
         ...(host ? { host } : {}),
       });

@@ -134,7 +134,8 @@ function fixFor(context: DeployContext): string {
 
 /**
  * A switch followed by the same check: after traffic moved, the live upstream must list what the
- * plan expects next. A difference is an error the round runner puts the round back for.
+ * plan expects next. A difference is an error the round runner puts the round back for. A switch
+ * back is looked at too: "rolled back" holds only once nginx lists the old servers again.
  */
 export function checkedSwitch(context: DeployContext, traffic: TrafficSwitch): TrafficSwitch {
   const expect = async (step: string, instances: readonly InstanceRecord[]) => {
@@ -142,8 +143,19 @@ export function checkedSwitch(context: DeployContext, traffic: TrafficSwitch): T
     if (difference !== undefined)
       throw new ProxyopsError('LIVE_NGINX_DIFFERS', `after the ${step} step, ${difference}`);
   };
+  /** Traffic back to `servers`, then the look; its difference is named as the switch back's. */
+  const switchBack = async (fresh: InstanceRecord, old: InstanceRecord, servers: InstanceRecord[]) => {
+    await traffic.switchBack(fresh, old, servers);
+    const difference = await differenceWith(context, servers);
+    if (difference !== undefined)
+      throw new ProxyopsError(
+        'LIVE_NGINX_DIFFERS',
+        `ROLLBACK NOT CONFIRMED: after traffic was switched back, ${difference}; check nginx by hand`,
+      );
+  };
   return {
     ...traffic,
+    switchBack,
     async switchIn(fresh, old, current) {
       const switched = await traffic.switchIn(fresh, old, current);
       const next = switched.oldOut
@@ -153,8 +165,11 @@ export function checkedSwitch(context: DeployContext, traffic: TrafficSwitch): T
         await expect(traffic.path === 'slot' ? 'swap' : 'add', next);
       } catch (error) {
         // The runner has not counted the new instance in yet: traffic goes back here, it stops it.
-        await traffic.switchBack(fresh, old, current);
-        throw error;
+        const back: unknown = await switchBack(fresh, old, current).catch((failed: unknown) => failed);
+        if (back === undefined) throw error;
+        if (isProxyopsError(back) && isProxyopsError(error))
+          throw new ProxyopsError(error.code, `${error.message}; ${back.message}`);
+        throw back;
       }
       return switched;
     },

@@ -1,21 +1,56 @@
-import { realpath } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readlink, realpath } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ProxyopsError } from '../../core/errors.js';
 import { MAIN_CONFIG_FILE } from '../../core/render/render-nginx-config.js';
 import { runningNginxAt, type RunningNginx } from './running-nginx.js';
 
-/** True when the master's main file is the target's `current` one: the same file, through any links. */
+/** The kernel's own bound on links followed in one path. */
+const MAX_LINKS = 40;
+
+/**
+ * `path`, then each path its symlink names in turn (a relative one against the link's directory),
+ * read without requiring the end to exist: a link made before the first apply dangles.
+ */
+async function linkChain(path: string): Promise<string[]> {
+  const chain = [resolve(path)];
+  for (let i = 0; i < MAX_LINKS; i++) {
+    const last = chain[chain.length - 1]!;
+    const next = await readlink(last).catch(() => undefined);
+    if (next === undefined) break;
+    chain.push(resolve(dirname(last), next));
+  }
+  return chain;
+}
+
+/** The directory `dir` names once its links (not those of its parents) are resolved; itself when absent. */
+const where = (dir: string) => realpath(dir).catch(() => resolve(dir));
+
+/** True when some link on `path`'s chain is `TARGET/current` itself, not the version it points at now. */
+async function namesCurrentDir(path: string, target: string): Promise<boolean> {
+  const home = await where(target);
+  for (const step of await linkChain(path))
+    if (basename(step) === 'current' && (await where(dirname(step))) === home) return true;
+  return false;
+}
+
+/**
+ * True when the master's main file is named through the target's `current` link: its -c, or a
+ * symlink on its chain (/etc/nginx/nginx.conf -> TARGET/current/nginx.conf), is
+ * TARGET/current/nginx.conf, compared as a path without resolving `current`. On SIGHUP nginx opens
+ * that path again, so it loads whatever `current` points at then; a master started on
+ * versions/vNNNN/nginx.conf would reload that version whatever `current` says, and one whose link
+ * is made before the first apply (so it dangles) loads the first version applied.
+ */
 export async function followsTargetCurrent(master: RunningNginx, target: string): Promise<boolean> {
-  const [runs, current] = await Promise.all([
-    realpath(master.configFile).catch(() => undefined),
-    realpath(join(target, 'current', MAIN_CONFIG_FILE)).catch(() => undefined),
-  ]);
-  return runs !== undefined && runs === current;
+  for (const step of await linkChain(master.configFile))
+    if (basename(step) === MAIN_CONFIG_FILE && (await namesCurrentDir(dirname(step), target))) return true;
+  return false;
 }
 
 /** How to put nginx on the target, for the messages below. */
 function fix(target: string): string {
-  return `give the spec its own paths.pidFile, or stop that nginx; then apply and start nginx with nginx -c ${join(target, 'current', MAIN_CONFIG_FILE)}`;
+  const current = join(target, 'current', MAIN_CONFIG_FILE);
+  return `make that -c a symlink to ${current} and apply again, give the spec its own paths.pidFile, or stop that nginx, apply, and start nginx with nginx -c ${current}`;
 }
 
 /** The master running as `pid`; LIVE_NGINX_UNREADABLE when /proc does not show its command line. */
@@ -48,9 +83,10 @@ export async function assertMasterRunsTarget(masterPid: number, target: string, 
 }
 
 /**
- * After a reload: the master that was signalled reads the target's current main file, which now
- * is the version just switched to (new workers alone do not say which config they run).
- * RELOAD_NOT_LOADED naming what it loaded otherwise.
+ * After a reload: the master that was signalled still names the target's current main file, which
+ * now is the version just switched to (new workers alone do not say which config they run; a link
+ * on its -c may have been re-pointed since the check before). RELOAD_NOT_LOADED naming what it
+ * loaded otherwise.
  */
 export async function confirmLoadsTarget(masterPid: number, target: string): Promise<void> {
   const master = await masterAt(masterPid, `the master signalled`);

@@ -1,7 +1,7 @@
 // fs.promises is read at each call: importing node:fs/promises would load it (and readline) at start.
 import { promises as fsp } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { ProxyopsError } from '../../core/errors.js';
+import { isAbsolute, join, resolve } from 'node:path';
+import { isProxyopsError, ProxyopsError } from '../../core/errors.js';
 import {
   parseConfigureArguments,
   parseMasterCommandLine,
@@ -34,12 +34,30 @@ async function compiledDefaults(binary: string): Promise<ReturnType<typeof parse
   return parseConfigureArguments(result.all ?? '');
 }
 
+/**
+ * A `-p` given on the command line as nginx read it: relative to the directory the master was
+ * started from (`cd /srv/x && nginx -p .`), not to ours. LIVE_NGINX_UNREADABLE when /proc hides it.
+ */
+async function absolutePrefix(pid: number, prefix: string): Promise<string> {
+  if (isAbsolute(prefix)) return prefix;
+  const cwd = await fsp.readlink(`/proc/${pid}/cwd`).catch(() => undefined);
+  if (cwd === undefined)
+    throw new ProxyopsError(
+      'LIVE_NGINX_UNREADABLE',
+      `nginx master ${pid} runs with the relative prefix -p ${prefix}, and /proc/${pid}/cwd, where it was started, cannot be read by this user`,
+    );
+  return resolve(cwd.replace(/ \(deleted\)$/, ''), prefix);
+}
+
 async function describeMaster(pid: number, title: string): Promise<RunningNginx | null> {
   const line = parseMasterCommandLine(title);
   if (!line) return null;
   const binary = await binaryOf(pid, line.binary);
   const defaults = line.prefix && line.config ? null : await compiledDefaults(binary);
-  const prefix = line.prefix ?? defaults?.prefix ?? '/usr/share/nginx';
+  // A relative -c is relative to the prefix (nginx's own rule), so the prefix is made absolute first.
+  const prefix = line.prefix
+    ? await absolutePrefix(pid, line.prefix)
+    : (defaults?.prefix ?? '/usr/share/nginx');
   const config = line.config ?? defaults?.config ?? 'conf/nginx.conf';
   return { pid, binary, prefix, configFile: isAbsolute(config) ? config : join(prefix, config) };
 }
@@ -52,7 +70,15 @@ export async function findRunningNginx(keep?: (pid: number) => Promise<boolean>)
   const all = pidsWithCommandLine('nginx: master');
   const kept = keep ? await Promise.all(all.map((p) => keep(p.pid))) : all.map(() => true);
   const masters = all.filter((_, i) => kept[i]);
-  const found = await Promise.all(masters.map((p) => describeMaster(p.pid, p.cmdline)));
+  // One whose relative -p this user cannot place (another user's /proc/PID/cwd) is left out: a
+  // search over every master must not fail for one it cannot read; asked by pid, it is an error.
+  const found = await Promise.all(
+    masters.map((p) =>
+      describeMaster(p.pid, p.cmdline).catch((error: unknown) =>
+        isProxyopsError(error) ? null : Promise.reject(error),
+      ),
+    ),
+  );
   return found.filter((m): m is RunningNginx => m !== null).sort((a, b) => a.pid - b.pid);
 }
 

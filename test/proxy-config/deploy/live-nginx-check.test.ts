@@ -1,7 +1,8 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
 import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx-process.js';
@@ -235,7 +236,7 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
     return { runtime, pidFile: join(runtime, 'nginx.pid') };
   };
 
-  it('config apply to a master started on a version file itself, not through current: says truthfully that nginx did not load the new version, and puts the link back', async () => {
+  it('config apply to a master started on a version file itself, not through current: refused before signalling, exit 2, nothing swapped, nginx untouched', async () => {
     const target = join(root, 'pinned');
     const { runtime, pidFile: own } = await runtimeDir('pinned-runtime');
     // Its own port, so it runs beside the hand-written nginx.
@@ -244,21 +245,108 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
     const nginxOwn = await startApplied(first, target, runtime, true);
     const version = dirname(nginxOwn.configFile);
     try {
+      const before = await nginxPids(own);
       const second = await writeSpec('pinned-2', { pidFile: own, port, keepalive: 7 });
       const run = await runCli(['config', 'apply', '--spec', second, '--target', target]);
-      expect(run.exitCode, run.stdout + run.stderr).toBe(1);
-      expect(run.stderr).toContain(
-        `nginx master ${nginxOwn.master} reloaded ${join(version, 'nginx.conf')} (its -c ${join(version, 'nginx.conf')}), not ${join(target, 'current', 'nginx.conf')}: the new version is not what it runs`,
+      expect(run.exitCode, run.stdout + run.stderr).toBe(2);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines, run.stderr).toHaveLength(1);
+      // The -c is compared as the path nginx opens again on SIGHUP: the version file, whatever current says.
+      expect(lines[0]).toContain(
+        `${own} names nginx master ${nginxOwn.master}, which runs -c ${join(version, 'nginx.conf')}, not ${join(target, 'current', 'nginx.conf')}: a reload would not load this config, so nothing was swapped or signalled`,
       );
-      expect(run.stdout).not.toMatch(/^reloaded/m);
-      // The target names again what nginx runs.
+      expect(run.stdout).not.toMatch(/reloaded|swapped:/);
+      expect(await nginxPids(own)).toEqual(before);
       expect(await realpath(join(target, 'current'))).toBe(version);
     } finally {
       await nginxOwn.stop();
     }
   }, 60_000);
 
-  it('the same look follows every switch: the live upstream edited by hand during the round (the new address dropped) puts the round back, exit 1, the old instance serving', async () => {
+  it('nginx started with a relative prefix from another directory (cd DIR && nginx -p . -c TARGET-relative): config apply and the deploy check read its files', async () => {
+    const site = join(root, 'relative-site');
+    const target = join(site, 'conf');
+    const { runtime, pidFile: own } = await runtimeDir('relative-site/run');
+    const port = await freePort();
+    const first = await writeSpec('relative-1', { pidFile: own, port });
+    const applied = await runCli(['config', 'apply', '--spec', first, '--target', target]);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    // The master's -p and -c are relative to the directory it was started from, not to this test's.
+    expect(process.cwd()).not.toBe(site);
+    const started = await execa(
+      'nginx',
+      ['-p', '.', '-c', 'conf/current/nginx.conf', '-e', join(runtime, 'logs', 'error.log')],
+      { cwd: site, reject: false, all: true },
+    );
+    expect(started.exitCode, started.all).toBe(0);
+    for (let i = 0; i < 500 && !(await readLiveMasterPid(own)); i++) await sleep(20);
+    const master = (await readLiveMasterPid(own))!;
+    try {
+      const plan = await runCli(['deploy', 'plan', '--spec', first, '--target', target, '--json']);
+      expect(plan.exitCode, plan.stderr).toBe(0);
+      const planned = JSON.parse(plan.stdout.trim().split('\n').at(-1)!) as { refused?: string };
+      expect(planned.refused).toBeUndefined();
+      const before = await nginxPids(own);
+      const second = await writeSpec('relative-2', { pidFile: own, port, keepalive: 7 });
+      const run = await runCli(['config', 'apply', '--spec', second, '--target', target]);
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toContain('applied v0002');
+      // The same master reloaded: new workers, and it still serves.
+      const after = await nginxPids(own);
+      expect(after[0]).toBe(master);
+      expect(after.slice(1).some((pid) => before.includes(pid))).toBe(false);
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+    } finally {
+      process.kill(master, 'SIGTERM');
+      for (let i = 0; i < 500 && (await readLiveMasterPid(own)); i++) await sleep(20);
+    }
+  }, 90_000);
+
+  it('a Debian-style host: nginx started on a link made before the first apply, now dangling to TARGET/current/nginx.conf: the first config apply reloads it onto the target (a master on another config stays refused: the fresh-target test above)', async () => {
+    const host = join(root, 'debian');
+    const target = join(host, 'target');
+    const { runtime, pidFile: own } = await runtimeDir('debian/run');
+    const port = await freePort();
+    const link = join(host, 'nginx.conf');
+    const hand = join(host, 'hand.conf');
+    // The nginx that ran before proxyops: a hand-written config answering on the spec's port.
+    await writeFile(
+      hand,
+      [
+        `pid ${own};`,
+        `error_log ${join(runtime, 'logs', 'error.log')};`,
+        'events {}',
+        `http { server { listen 127.0.0.1:${port}; return 200 "hand-written\\n"; } }`,
+        '',
+      ].join('\n'),
+    );
+    await symlink(hand, link);
+    const own_ = { confPath: link, prefix: runtime, startupErrorLog: join(runtime, 'logs', 'error.log') };
+    await startNginx(own_);
+    for (let i = 0; i < 500 && !(await readLiveMasterPid(own)); i++) await sleep(20);
+    const master = (await readLiveMasterPid(own))!;
+    try {
+      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('hand-written\n');
+      // Set up for proxyops before its first apply: the link now names a file that does not exist yet.
+      await rm(link);
+      await symlink(join(target, 'current', 'nginx.conf'), link);
+      const spec = await writeSpec('debian', { pidFile: own, port });
+      const run = await runCli(['config', 'apply', '--spec', spec, '--target', target]);
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toContain('applied v0001');
+      // The same master now serves the spec: the app behind the upstream answers, not the hand-written text.
+      expect(await readLiveMasterPid(own)).toBe(master);
+      const served = await fetch(`http://127.0.0.1:${port}/`);
+      expect(served.status).toBe(200);
+      expect(await served.text()).not.toBe('hand-written\n');
+    } finally {
+      // By pid: `nginx -s` would read the link, which dangles when the apply was refused.
+      process.kill(master, 'SIGTERM');
+      for (let i = 0; i < 500 && (await readLiveMasterPid(own)); i++) await sleep(20);
+    }
+  }, 90_000);
+
+  it('the same look follows every switch: the live upstream edited by hand during the round (the new address dropped) puts the round back, exit 1, the old instance serving, and the look after the switch back says the rollback is not confirmed', async () => {
     const target = join(root, 'edited');
     const { runtime, pidFile: own } = await runtimeDir('edited-runtime');
     const port = await freePort();
@@ -280,9 +368,17 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
       const abort = run.events.find((e) => e.type === 'abort')!;
       expect(String(abort.reason)).toMatch(
         new RegExp(
-          `^after the add step, upstream app of nginx master ${nginxOwn.master} .* \\(not listed there: 127\\.0\\.0\\.1:${idle}\\)$`,
+          `^after the add step, upstream app of nginx master ${nginxOwn.master} .* \\(not listed there: 127\\.0\\.0\\.1:${idle}\\); `,
         ),
       );
+      // Putting traffic back is looked at too: the hand edit still leaves the idle address out, so
+      // the rollback is not claimed as confirmed.
+      expect(String(abort.reason)).toMatch(
+        new RegExp(
+          `; ROLLBACK NOT CONFIRMED: after traffic was switched back, upstream app of nginx master ${nginxOwn.master} .* \\(not listed there: 127\\.0\\.0\\.1:${idle}\\); check nginx by hand$`,
+        ),
+      );
+      expect(abort.rolledBack).toBe(false);
       // The old instance was never told to stop and serves; nothing proxyops started is left.
       expect(await supervisor.pidOf(`app-${serving}`)).toBe(before);
       expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
