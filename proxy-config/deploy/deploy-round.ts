@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from '../core/deploy/deploy-events.js';
+import type { FivexxEvidence } from '../core/deploy/fivexx-gate.js';
 import { fillHook } from '../core/deploy/instance-command.js';
 import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
@@ -372,6 +373,14 @@ export class RoundRunner {
       : `${toAddress(old)} stopped accepting after ${measuredMs} ms and exited`;
   }
 
+  /** The 5xx gate's numbers for the new instance, against the release before only (see newInstance5xx). */
+  private fivexxOf(text: string, fresh: InstanceRecord, mine: LogWindow, minimum: number): FivexxEvidence {
+    const { context } = this;
+    const earlier = (this.input.deployed?.() ?? []).filter((i) => i !== fresh);
+    const oldRelease = this.traffic.split(context.kit, text, fresh, earlier);
+    return newInstance5xx(this.input.before, mine, oldRelease.others, context.plan.gates, minimum);
+  }
+
   /**
    * Reads the log from `from` for the step's wait, counting down. The new instance must stay alive
    * and ready, no proxy-generated 502 may name it, and its status codes and p99 must pass the gates;
@@ -408,10 +417,11 @@ export class RoundRunner {
       const window = summarizeLogWindow(context.kit, text, freshBelowMs);
       const fresh = this.fresh!;
       const split = this.traffic.split(context.kit, text, fresh);
+      // Only a judging watch reads request times: confirm-idle and readiness-only report none.
       const latency =
-        readinessOnly || maxRatio === null
-          ? undefined
-          : latencyEvidence(this.input.before, split.mine, split.others, maxRatio);
+        judged && maxRatio !== null
+          ? latencyEvidence(this.input.before, split.mine, split.others, maxRatio)
+          : undefined;
       const answered = split.mine.distribution.total;
       const progress = watchProgress(
         {
@@ -429,12 +439,7 @@ export class RoundRunner {
       );
       const { done, notJudged } = progress;
       const remaining = progress.waitEnd - Date.now();
-      // 5xx are compared with the release before only (see newInstance5xx).
-      const earlier = (this.input.deployed?.() ?? []).filter((i) => i !== fresh);
-      const oldRelease = this.traffic.split(context.kit, text, fresh, earlier);
-      const fivexx = judged
-        ? newInstance5xx(this.input.before, split.mine, oldRelease.others, gates, progress.minimum)
-        : undefined;
+      const fivexx = judged ? this.fivexxOf(text, fresh, split.mine, progress.minimum) : undefined;
       const gate = judged
         ? ((fivexx && fivexxFired(fivexx)) ??
           judgeNewInstance(this.input.before, split.mine, split.others, gates, progress.minimum, latency))

@@ -210,7 +210,9 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
   const signal = deploy.stopSignal;
   const gates: GateLimits = {
     max5xxIncrease: deploy.max5xxIncrease,
-    max5xxShare: deploy.max5xxShare,
+    // A rollback goes back to the known-good release, which an outage of a dependency makes fail as
+    // much as the one it replaces: only a rise over that release undoes it, not the floor.
+    max5xxShare: input.keepNotJudged ? null : deploy.max5xxShare,
     max4xxIncrease:
       input.gates?.max4xxIncrease === undefined ? DEFAULT_GATES.max4xxIncrease : input.gates.max4xxIncrease,
     maxP99Ratio: input.gates?.maxP99Ratio === undefined ? DEFAULT_GATES.maxP99Ratio : input.gates.maxP99Ratio,

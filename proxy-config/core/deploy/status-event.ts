@@ -73,7 +73,11 @@ export function watchStatusEvent(input: {
   };
 }
 
-/** A window's p99 under `side`, when it logged a request time at all (0 ms would say a request took none). */
+/**
+ * A window's p99 under `side`, when it logged a request time at all (0 ms would say a request took
+ * none). p99Ms counts every answer, latencyMs only those the latency gate compares (no 5xx), so a
+ * window of fast 500s still shows its p99 when it is above 0.
+ */
 function p99(window: LogWindow, side: 'before' | 'after'): { before?: number; after?: number } {
-  return window.latencyMs.length === 0 ? {} : { [side]: window.p99Ms };
+  return window.latencyMs.length === 0 && window.p99Ms === 0 ? {} : { [side]: window.p99Ms };
 }

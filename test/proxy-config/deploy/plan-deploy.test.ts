@@ -30,6 +30,23 @@ describe('planDeploy', () => {
     expect(plan.steps.filter((s) => s.round === 2).every((s) => s.old.port === 9002)).toBe(true);
   });
 
+  it('on a rollback, gates 5xx by the rise over the release it replaces only, not by the floor', () => {
+    const plan = (keepNotJudged: boolean) =>
+      planDeploy({
+        upstream: 'api',
+        pool: { healthCheck, deploy: deploy() },
+        instances,
+        logDelayMs: 0,
+        keepNotJudged,
+      });
+    expect(plan(false).gates).toMatchObject({
+      max5xxIncrease: 0.05,
+      max5xxShare: DEFAULTS.deploy.max5xxShare,
+    });
+    expect(DEFAULTS.deploy.max5xxShare).not.toBeNull();
+    expect(plan(true).gates).toMatchObject({ max5xxIncrease: 0.05, max5xxShare: null });
+  });
+
   it('computes every wait from the spec before anything runs', () => {
     const plan = planDeploy({
       upstream: 'api',
