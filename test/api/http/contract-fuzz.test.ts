@@ -150,9 +150,10 @@ describe.each(TARGETS)(
       );
     }, 240_000);
 
-    it.runIf(viaNginx)(
-      'methods nginx answers itself are problem documents with Allow, on every path',
-      async () => {
+    // Only through nginx: it answers TRACE and CONNECT itself; the API alone answers a method it does not
+    // take with its own 405 (request-edges.test.ts).
+    if (viaNginx)
+      it('methods nginx answers itself are problem documents with Allow, on every path', async () => {
         for (const path of Object.keys(doc.paths)) {
           const url = new URL(
             path.replace(/\{[a-z_]+\}/g, '00000000-0000-4000-8000-000000000002'),
@@ -172,8 +173,7 @@ describe.each(TARGETS)(
             instance: url.pathname,
           });
         }
-      },
-    );
+      });
 
     it('the checks bite: a response off the document fails them', () => {
       const check = createChecker(doc);
