@@ -32,7 +32,7 @@ export interface Fleet {
     state: StackState | undefined,
     progress?: { round: number; step: number; kind: string },
   ): Promise<void>;
-  /** What every nginx host's live nginx runs (see `live-nginx-check.ts`), with the host's name. */
+  /** What the live nginx of every nginx host still reachable runs (see `live-nginx-check.ts`), with the host's name. */
   readLive(
     pidFile: string,
     upstream: string,
@@ -196,9 +196,11 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
       });
     },
     // Every host is needed: a host whose nginx cannot be seen cannot be said to match.
+    // A host lost mid-deploy is the abort's own reason: the look after a switch back judges the
+    // hosts still reachable (before the first step every host is).
     readLive: (pidFile, upstream) =>
       Promise.all(
-        sessions.map(async (s) => {
+        reachable().map(async (s) => {
           const answer = await ask(s, { step: 'live', pidFile, upstream });
           if (answer.step !== 'live')
             throw new ProxyopsError('REMOTE_STEP_FAILED', `${s.host.name}: no live answer`);

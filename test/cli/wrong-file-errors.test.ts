@@ -48,7 +48,7 @@ describe('the wrong file, or no file, where a spec belongs: one line that says w
 
   it('--spec nginx.conf (a main config or a site) says it is an nginx config and what reads one', async () => {
     // Commands are named as the user ran proxyops (npx proxyops, ./proxyops …), so they can be copied.
-    const name = invokedName(process.env, ['node', CLI]);
+    const name = invokedName(process.env, ['node', CLI], dir);
     for (const [file, args] of [
       ['nginx.conf', ['config', 'render', '--spec']],
       ['app', ['config', 'validate', '--spec']],
