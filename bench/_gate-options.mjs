@@ -7,21 +7,7 @@ import {
   judgeLatencySlices,
 } from '../dist/proxy-config/core/deploy/latency-verdict.js';
 import { mannWhitneyGreater, median } from '../dist/proxy-config/core/deploy/mann-whitney.js';
-
-const MONTHS = {
-  Jan: 0,
-  Feb: 1,
-  Mar: 2,
-  Apr: 3,
-  May: 4,
-  Jun: 5,
-  Jul: 6,
-  Aug: 7,
-  Sep: 8,
-  Oct: 9,
-  Nov: 10,
-  Dec: 11,
-};
+import { MONTHS } from '../dist/proxy-config/core/logs/parse-log-time.js';
 
 /** The fields of proxyops' text log format the options need. */
 function readLine(text, line) {

@@ -1,25 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { LogWindow } from '../../../proxy-config/core/deploy/log-window.js';
 import { watchStatusEvent } from '../../../proxy-config/core/deploy/status-event.js';
 import { DEFAULT_5XX } from '../../../proxy-config/core/deploy/fivexx-gate.js';
 import { DEFAULT_GATES, newInstance5xx } from '../../../proxy-config/core/deploy/watch-gates.js';
+import { windowOf } from './window-of.js';
 
-const window = (byStatus: Record<string, number>): LogWindow => {
-  const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
-  const fivexx = Object.entries(byStatus)
-    .filter(([s]) => s.startsWith('5'))
-    .reduce((a, [, n]) => a + n, 0);
-  return {
-    distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
-    byAddress: {},
-    skipped: 0,
-    named: 0,
-    p99Ms: 0,
-    latencyMs: [],
-    latencyLines: [],
-    latencyRoutes: [],
-  };
-};
+const window = windowOf;
 
 describe('the status event of a watch', () => {
   it("reports the 5xx rise the gate judged (the new instance against its comparison), not the whole window's", () => {

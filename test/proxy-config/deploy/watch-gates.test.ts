@@ -10,6 +10,7 @@ import {
   newInstance5xx,
 } from '../../../proxy-config/core/deploy/watch-gates.js';
 import { seededRandom, testSeed } from '../../support/seeded-random.js';
+import { windowOf } from './window-of.js';
 
 /** Request times as a loaded service logs them: whole ms, mostly near `typical`, a long tail. */
 function times(count: number, typical: number, random: ReturnType<typeof seededRandom>): number[] {
@@ -19,26 +20,7 @@ function times(count: number, typical: number, random: ReturnType<typeof seededR
   });
 }
 
-const window = (
-  byStatus: Record<string, number>,
-  latencyMs: number[] = [],
-  latencyLines = latencyMs.map((_, i) => i + 1),
-): LogWindow => {
-  const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
-  const fivexx = Object.entries(byStatus)
-    .filter(([s]) => s.startsWith('5'))
-    .reduce((a, [, n]) => a + n, 0);
-  return {
-    distribution: { total, byStatus, share5xx: total === 0 ? 0 : fivexx / total },
-    byAddress: {},
-    skipped: 0,
-    named: 0,
-    p99Ms: 0,
-    latencyMs,
-    latencyLines,
-    latencyRoutes: latencyMs.map(() => ''),
-  };
-};
+const window = windowOf;
 
 /** The new instance's and its peers' windows over one stretch of log, their lines taking turns. */
 const sideBySide = (mine: number[], others: number[]): [LogWindow, LogWindow] => [
