@@ -1,5 +1,6 @@
 import { ORDER_STATES } from './order-states.js';
 import { toCharClass, type CodePointRanges } from './portable-pattern.js';
+import { alwaysInvisibleBmpRanges } from './visible-text.js';
 
 /**
  * The JSON Schemas (2020-12 subset shared with OpenAPI 3.1) that validate every request body and
@@ -7,31 +8,26 @@ import { toCharClass, type CodePointRanges } from './portable-pattern.js';
  */
 
 /**
- * Characters no text field takes: C0 and C1 controls, private use (U+E000..U+F8FF) and the
- * bidirectional overrides and isolates. Written as classes ECMAScript, PCRE2, RE2 and Rust's regex
- * all read alike (`portable-pattern.ts`), so validators in other languages keep the pattern rather
- * than drop it. Lone surrogates, which no UTF-8 engine can even hold, are refused apart from the
- * pattern (`validate.ts`: a JSON string escape of half a pair).
+ * Characters no text field takes: private use (U+E000..U+F8FF) and, of the Basic Multilingual Plane,
+ * every code point nobody can see wherever it stands: C0 and C1 controls, format characters (U+200B,
+ * U+FEFF, the bidirectional controls), U+2028/U+2029 and the other default-ignorables
+ * (`visible-text.ts`). Written as classes ECMAScript, PCRE2, RE2 and Rust's regex all read alike
+ * (`portable-pattern.ts`), so validators in other languages keep the pattern rather than drop it.
+ * What no portable pattern can say is refused apart from it (`validate.ts`): lone surrogates (a JSON
+ * string escape of half a pair), invisible characters beyond U+FFFF, and the joiners and variation
+ * selectors, which are allowed only where they change what is shown.
  */
-const FORBIDDEN: CodePointRanges = [
-  [0x0000, 0x001f],
-  [0x007f, 0x009f],
-  [0xe000, 0xf8ff],
-  [0x202a, 0x202e],
-  [0x2066, 0x2069],
-];
+const FORBIDDEN: CodePointRanges = [[0xe000, 0xf8ff], ...alwaysInvisibleBmpRanges()];
 
-/** The blanks ECMA-262 `\s` matches beyond the controls above: text of only these is blank. */
+/** The blanks ECMA-262 `\s` matches beyond the forbidden characters: text of only these is blank. */
 const BLANK: CodePointRanges = [
   [0x0020, 0x0020],
   [0x00a0, 0x00a0],
   [0x1680, 0x1680],
   [0x2000, 0x200a],
-  [0x2028, 0x2029],
   [0x202f, 0x202f],
   [0x205f, 0x205f],
   [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { findInvisibleCharacter } from './visible-text.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -55,28 +56,47 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined)
 /** With the `u` flag a pair is one code point: this finds only half a pair left alone. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
+/** JSON Pointer escaping of one key (RFC 6901). */
+const pointerKey = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
 /**
- * Strings holding half a surrogate pair (JSON's `"\ud800"`), as field errors: such a string is no
- * Unicode text, and the schemas' patterns cannot say so in a form every engine reads.
+ * What the schemas' patterns cannot say in a form every engine reads, as field errors: half a
+ * surrogate pair (JSON's `"\ud800"`), which is no Unicode text, and a code point nobody can see
+ * where it stands (`visible-text.ts`), named so that the client can find it.
  */
-function loneSurrogates(value: unknown, pointer = ''): FieldError[] {
-  if (typeof value === 'string')
-    return LONE_SURROGATE.test(value)
-      ? [{ pointer, message: 'must be Unicode text (a lone surrogate)' }]
+function unreadableText(value: unknown, pointer = ''): FieldError[] {
+  if (typeof value === 'string') {
+    if (LONE_SURROGATE.test(value)) return [{ pointer, message: 'must be Unicode text (a lone surrogate)' }];
+    const invisible = findInvisibleCharacter(value);
+    return invisible
+      ? [
+          {
+            pointer,
+            message: `contains ${invisible.codePoint}, ${invisible.kind}, at character ${invisible.position + 1}`,
+          },
+        ]
       : [];
+  }
   if (typeof value !== 'object' || value === null) return [];
   return Object.entries(value).flatMap(([key, child]) => [
     ...(LONE_SURROGATE.test(key) ? [{ pointer, message: `has a key that is not Unicode text` }] : []),
-    ...loneSurrogates(child, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+    ...unreadableText(child, `${pointer}/${pointerKey(key)}`),
   ]);
+}
+
+/** ajv's errors less those that only restate, less clearly, what `unreadable` says of the same value. */
+function besides(errors: readonly ErrorObject[] | null | undefined, unreadable: readonly FieldError[]) {
+  const flagged = new Set(unreadable.map((e) => e.pointer));
+  const restating = new Set(['pattern', 'format', 'type', 'oneOf']);
+  return (errors ?? []).filter((e) => !(flagged.has(e.instancePath) && restating.has(e.keyword)));
 }
 
 /** Checks a request body against its schema; throws VALIDATION_FAILED (422) listing every field. */
 export function validateBody<T>(schema: object, body: unknown): T {
   const validate = compile(bodyAjv, schema);
-  const surrogates = loneSurrogates(body);
-  if (!validate(body) || surrogates.length) {
-    const errors = [...toFieldErrors(validate.errors), ...surrogates];
+  const unreadable = unreadableText(body);
+  if (!validate(body) || unreadable.length) {
+    const errors = [...toFieldErrors(besides(validate.errors, unreadable)), ...unreadable];
     throw new ProxyopsError(
       'VALIDATION_FAILED',
       `the request body is invalid: ${errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`,
@@ -104,10 +124,14 @@ export function validateQuery<T>(schema: object, query: Record<string, unknown>)
   const copy = { ...query };
   const validate = compile(queryAjv, schema);
   const notIntegers = nonDecimalIntegers(schema, query);
-  if (!validate(copy) || notIntegers.length > 0) {
+  const unreadable = unreadableText(query);
+  if (!validate(copy) || notIntegers.length > 0 || unreadable.length > 0) {
     const errors = [
       ...notIntegers,
-      ...toFieldErrors(validate.errors).filter((e) => !notIntegers.some((n) => n.pointer === e.pointer)),
+      ...toFieldErrors(besides(validate.errors, unreadable)).filter(
+        (e) => !notIntegers.some((n) => n.pointer === e.pointer),
+      ),
+      ...unreadable,
     ];
     throw new ProxyopsError(
       'BAD_PARAMETER',

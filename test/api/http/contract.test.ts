@@ -58,6 +58,14 @@ const PATTERN_CORPUS = [
   ' ',
   '\u3000',
   '\uFEFF',
+  '\uFEFFx',
+  'a\u200Bb',
+  '\u2028',
+  'x\u2029',
+  'a\u00ADb',
+  'a\u200Db',
+  '\u2764\uFE0F',
+  '\u3164',
   '\u00A0x',
   '',
   'Ada',
@@ -154,7 +162,15 @@ describe.each(STORE_VARIANTS.slice(0, 1))('the OpenAPI document matches the serv
         (await sendJson(`${api.url}/users/${user.id}`, 'PATCH', { name }, { token: user.token })).status,
       ).toBe(200);
     }
-    for (const name of ['a\u0000b', 'tab\tin', 'c1\u0085', '\u202Eevil', '\u3000 \u00A0']) {
+    for (const name of [
+      'a\u0000b',
+      'tab\tin',
+      'c1\u0085',
+      '\u202Eevil',
+      '\u3000 \u00A0',
+      'zero\u200Bwidth',
+      'a\u2028b',
+    ]) {
       expect(pattern.test(name), JSON.stringify(name)).toBe(false);
       expect(
         (await sendJson(`${api.url}/users/${user.id}`, 'PATCH', { name }, { token: user.token })).status,
