@@ -60,3 +60,31 @@ export function parseIdempotencyKey(header: string | undefined): string | undefi
 export function fingerprintRequest(parts: readonly unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The JSON value of a body, or its bytes when it is no UTF-8 JSON text (the request is refused then). */
+function bodyValue(body: Buffer): unknown {
+  try {
+    return { json: JSON.parse(UTF8.decode(body)) as unknown };
+  } catch {
+    return { bytes: body.toString('base64') };
+  }
+}
+
+/**
+ * The fingerprint of a request whose body arrives as bytes (POST /graphql), taken over the body's
+ * JSON value as REST's is, so that white space and escapes do not make a retry another request.
+ * `former` is the fingerprint of the body's bytes, which versions up to 0.1 stored: it is accepted
+ * too, so that a key stored before an upgrade still replays (it can go once such keys have expired).
+ */
+export function fingerprintJsonRequest(
+  method: string,
+  target: string,
+  body: Buffer | null,
+): { fingerprint: string; former: string } {
+  return {
+    fingerprint: fingerprintRequest([method, target, body ? bodyValue(body) : null]),
+    former: fingerprintRequest([method, target, body?.toString('base64') ?? null]),
+  };
+}

@@ -15,6 +15,8 @@ export interface KeyedRequest {
   owner: string;
   key: string;
   fingerprint: string;
+  /** Fingerprints an earlier version computed for this same request, accepted as `fingerprint`. */
+  former?: readonly string[];
 }
 
 /** How long a key is remembered, and how long an attempt holds it before another may take over. */
@@ -47,7 +49,7 @@ const CLAIM_SQL = `
     body = NULL, created_at = now(), locked_until = EXCLUDED.locked_until, expires_at = EXCLUDED.expires_at
   WHERE idempotency_keys.expires_at <= now()
      OR (idempotency_keys.status IS NULL AND idempotency_keys.locked_until <= now()
-         AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+         AND idempotency_keys.fingerprint = ANY($7::text[]))
   RETURNING attempt`;
 
 interface KeyRow {
@@ -85,6 +87,7 @@ export async function runOnce(
     attempt,
     policy.leaseMs,
     policy.ttlMs,
+    sameRequest(request),
   ]);
   if (claimed.length === 0) return { response: await storedResponse(store, request), replayed: true };
   try {
@@ -118,13 +121,16 @@ function inFlight(detail: string): ProxyopsError {
   return new ProxyopsError('IDEMPOTENCY_KEY_IN_FLIGHT', detail, { details: { retryAfterSeconds: 1 } });
 }
 
+/** Every fingerprint that names this request. */
+const sameRequest = (request: KeyedRequest) => [request.fingerprint, ...(request.former ?? [])];
+
 /** The response stored under a key someone else holds, or why there is none to give. */
 async function storedResponse(store: Store, request: KeyedRequest): Promise<StoredResponse> {
   const [row] = await store.query<KeyRow>(
     'SELECT fingerprint, status, headers, body FROM idempotency_keys WHERE owner = $1 AND key = $2',
     [request.owner, request.key],
   );
-  if (row && row.fingerprint !== request.fingerprint)
+  if (row && !sameRequest(request).includes(row.fingerprint))
     throw new ProxyopsError(
       'IDEMPOTENCY_KEY_REUSED',
       'this Idempotency-Key was used for a different request; a key may be reused only with the same method, target and body',

@@ -12,7 +12,7 @@ import { GRAPHQL_ALLOW } from './request-params.js';
 import { sendAnswer } from '../../http/answer.js';
 import { fromBodyParserError, PROBLEM_KINDS, renderProblem } from '../../http/problem.js';
 import { REPLAYED_HEADER } from '../../http/route-handler.js';
-import { fingerprintRequest, parseIdempotencyKey } from '../../idempotency/idempotency-key.js';
+import { fingerprintJsonRequest, parseIdempotencyKey } from '../../idempotency/idempotency-key.js';
 import { runOnce } from '../../idempotency/run-once.js';
 import { createEventBuffer, type OrderEvents } from '../../resources/order-events.js';
 import { createGraphqlMetrics, type GraphqlMetrics } from '../metrics.js';
@@ -153,13 +153,10 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): Router {
       const key = method === 'POST' ? parseIdempotencyKey(req.get('Idempotency-Key')) : undefined;
       if (key === undefined || !caller) return sendAnswer(res, await run(endpoint));
       const buffer = endpoint.events ? createEventBuffer(endpoint.events) : undefined;
+      const { fingerprint, former } = fingerprintJsonRequest(method, req.originalUrl, body);
       const outcome = await runOnce(
         endpoint.store,
-        {
-          owner: caller.id,
-          key,
-          fingerprint: fingerprintRequest([method, req.originalUrl, body?.toString('base64') ?? null]),
-        },
+        { owner: caller.id, key, fingerprint, former: [former] },
         { ttlMs: deps.config.idempotencyKeyTtlMs, leaseMs: deps.config.idempotencyLeaseMs },
         (store) => run({ ...endpoint, store, ...(buffer ? { events: buffer.events } : {}) }),
         isKeepableGraphqlAnswer,

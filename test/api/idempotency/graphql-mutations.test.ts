@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_VARIANTS, startTestApi, type TestApi } from '../support/harness.js';
-import { sendJson } from '../support/http-client.js';
+import { fingerprintRequest } from '../../../api/idempotency/idempotency-key.js';
+import { send, sendJson } from '../support/http-client.js';
 
 const CREATE = 'mutation Place($input: CreateOrderInput!) { createOrder(input: $input) { id totalPrice } }';
 const input = (productName: string) => ({ items: [{ productName, quantity: 1, unitPrice: 2.5 }] });
@@ -50,6 +51,51 @@ describe.each(STORE_VARIANTS)('Idempotency-Key on GraphQL mutations ($name)', (v
     expect(reused.status).toBe(422);
     expect(reused.json().errors[0].extensions.code).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(await ordersOf()).toBe(before);
+  });
+
+  /** POSTs `text` as the JSON body of a keyed GraphQL request, byte for byte. */
+  const mutateRaw = (key: string, text: string) =>
+    send(`${api.url}/graphql`, {
+      method: 'POST',
+      token: user.token,
+      body: text,
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': key },
+    });
+
+  it('a repeat whose body is the same JSON value in other bytes (white space, escapes) replays, as on REST', async () => {
+    const key = randomUUID();
+    const value = { query: CREATE, variables: { input: input('Lamp') } };
+    const first = await mutateRaw(key, JSON.stringify(value));
+    expect(first.status).toBe(200);
+    const before = await ordersOf();
+    const respelled = JSON.stringify(value, null, 2).replace('"Lamp"', '"\\u004camp"');
+    expect(respelled).not.toBe(JSON.stringify(value));
+    const again = await mutateRaw(key, respelled);
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().data).toEqual(first.json().data);
+    expect(await ordersOf()).toBe(before);
+  });
+
+  it('a key stored with the fingerprint of the bytes (before the upgrade) still replays', async () => {
+    const key = randomUUID();
+    const text = JSON.stringify({ query: CREATE, variables: { input: input('Stool') } });
+    const first = await mutateRaw(key, text);
+    expect(first.status).toBe(200);
+    const before = await ordersOf();
+    const former = fingerprintRequest(['POST', '/graphql', Buffer.from(text).toString('base64')]);
+    const updated = await api.store.query(
+      'UPDATE idempotency_keys SET fingerprint = $3 WHERE owner = $1 AND key = $2 RETURNING 1',
+      [user.id, key, former],
+    );
+    expect(updated).toHaveLength(1);
+    const again = await mutateRaw(key, text);
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().data).toEqual(first.json().data);
+    expect(await ordersOf()).toBe(before);
+    // Other bytes of that value do not match a fingerprint of bytes: the former rule, kept for old keys.
+    expect((await mutateRaw(key, ` ${text}`)).status).toBe(422);
   });
 
   it('the key and the REST key space are one per caller: a key used on REST is reused on GraphQL (422)', async () => {
