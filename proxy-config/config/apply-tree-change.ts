@@ -53,7 +53,10 @@ export async function applyTreeChange(
     withTargetLock(state, async () => {
       const say = options.say ?? (() => undefined);
       const { change, adoption } = await options.plan();
-      const files = change.files.map(({ path, before, after }) => ({ path, ...countChangedLines(before, after) }));
+      const files = change.files.map(({ path, before, after }) => ({
+        path,
+        ...countChangedLines(before, after),
+      }));
       const base = { kind: options.kind, conf: change.conf, state, files };
       if (change.files.length === 0) return { ...base, unchanged: true as const };
       const prepared = await prepareTreeChange(change, options.pidFile);
