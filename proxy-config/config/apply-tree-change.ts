@@ -6,7 +6,12 @@ import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { recordTreeVersion, type TreeChangeKind } from '../shell/nginx/tree-history.js';
 import { outsideDeploys } from './apply-config.js';
-import { commitTreeChange, prepareTreeChange, type TreeFileSet } from './tree-change-steps.js';
+import {
+  commitTreeChange,
+  prepareTreeChange,
+  type PreparedTreeChange,
+  type TreeFileSet,
+} from './tree-change-steps.js';
 
 /** What a change to a hand-written tree did on this host. */
 export interface TreeApplyReport {
@@ -62,20 +67,50 @@ export async function applyTreeChange(
       const prepared = await prepareTreeChange(change, options.pidFile);
       say('validated: nginx -t ok on a copy of the changed tree');
       const { reload } = await commitTreeChange(prepared);
-      const version = await recordTreeVersion(state, {
-        kind: options.kind,
-        appliedAt: new Date().toISOString(),
-        conf: change.conf,
-        summary: files.map((f) => `${f.path} +${f.added} -${f.removed}`).join('; '),
-        texts: change.files.map((f, i) => ({
-          path: f.path,
-          ...(prepared.originals[i]!.existed ? { before: f.before } : {}),
-          ...(f.remove ? {} : { after: f.after }),
-        })),
-        ...(adoption ? { adoption } : {}),
-      });
-      if (adoption) await writeAdoptionFile(state, adoption.after);
+      const version = await recordTreeChange(
+        state,
+        options.kind,
+        { change, ...(adoption ? { adoption } : {}) },
+        prepared,
+      );
       return { ...base, version, ...(reload ? { reload } : {}) };
     }),
   );
+}
+
+/**
+ * After a commit: the change as the next history version (or `version`: every host of a change takes
+ * the same name) and the adoption record it leaves. Returns the version's name.
+ */
+export async function recordTreeChange(
+  state: string,
+  kind: TreeChangeKind,
+  planned: PlannedTreeChange,
+  prepared: PreparedTreeChange,
+  version?: string,
+): Promise<string> {
+  const { change, adoption } = planned;
+  const name = await recordTreeVersion(
+    state,
+    {
+      kind,
+      appliedAt: new Date().toISOString(),
+      conf: change.conf,
+      summary: change.files
+        .map((f) => {
+          const { added, removed } = countChangedLines(f.before, f.after);
+          return `${f.path} +${added} -${removed}`;
+        })
+        .join('; '),
+      texts: change.files.map((f, i) => ({
+        path: f.path,
+        ...(prepared.originals[i]!.existed ? { before: f.before } : {}),
+        ...(f.remove ? {} : { after: f.after }),
+      })),
+      ...(adoption ? { adoption } : {}),
+    },
+    version,
+  );
+  if (adoption) await writeAdoptionFile(state, adoption.after);
+  return name;
 }
