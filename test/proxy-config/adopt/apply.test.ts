@@ -130,6 +130,15 @@ describe('config apply on a hand-written tree', () => {
   });
 
   it('undo-adopt gives back the exact original bytes, through the link', async () => {
+    const diff = await cli('diff', '--undo-adopt');
+    expect(diff.code).toBe(1);
+    expect(diff.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual([
+      `-\tserver 127.0.0.2:${a1} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.2:${p1}`,
+      `-\tserver 127.0.0.3:${a2} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.3:${p2}`,
+    ]);
+    const watched = await cli('apply', '--undo-adopt', '--watch', '5');
+    expect(watched.code).toBe(2);
+    expect(watched.stderr).toContain('--watch, --rollback-on-5xx and --servers-from apply to rendered specs');
     const undone = await cli('apply', '--undo-adopt');
     expect(undone.code).toBe(0);
     expect(undone.stdout).toMatch(/^undid the adoption: v0002 /);
