@@ -31,11 +31,8 @@ export async function readAdoptedSpec(specPath: string, target?: string): Promis
   return { spec, nginx: spec.nginx, state: resolve(target ?? spec.nginx.state) };
 }
 
-/**
- * What an adoption or its undo would change, planned on this machine's tree as it is now, with the
- * pid file of its master (also the far side of a change to several hosts).
- */
-export async function planAdoptionHere(
+/** What an adoption or its undo would change, planned on the tree as it is now. */
+export async function planAdoptionChange(
   adopted: AdoptedSpec,
   undo: boolean,
 ): Promise<PlannedTreeChange & { pidFile: string }> {
@@ -60,19 +57,19 @@ export async function adoptNginx(
   options: { undo?: boolean; say?: (line: string) => void },
 ): Promise<TreeApplyReport> {
   // The pid file is read from the tree, which the plan reads again under the locks.
-  const { pidFile } = await planAdoptionHere(adopted, options.undo === true);
+  const { pidFile } = await planAdoptionChange(adopted, options.undo === true);
   return applyTreeChange({
     kind: options.undo ? 'undo-adopt' : 'adopt',
     state: adopted.state,
     pidFile,
     ...(options.say ? { say: options.say } : {}),
-    plan: () => planAdoptionHere(adopted, options.undo === true),
+    plan: () => planAdoptionChange(adopted, options.undo === true),
   });
 }
 
 /** `config diff --spec S [--undo-adopt]`: the unified diff of every file the apply would change ('' when none). */
 export async function diffAdoption(adopted: AdoptedSpec, undo = false): Promise<string> {
-  const { change } = await planAdoptionHere(adopted, undo);
+  const { change } = await planAdoptionChange(adopted, undo);
   return diffTreeChange(change);
 }
 

@@ -1,7 +1,7 @@
 import { lstat, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ProxyopsError } from '../core/errors.js';
 import { countChangedLines } from '../core/apply/unified-diff.js';
+import { ProxyopsError } from '../core/errors.js';
 import type { ReloadResult } from '../shell/nginx/reload-nginx.js';
 import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
@@ -60,10 +60,7 @@ export async function applyTreeChange(
     withTargetLock(state, async () => {
       const say = options.say ?? (() => undefined);
       const { change, adoption } = await options.plan();
-      const files = change.files.map(({ path, before, after }) => ({
-        path,
-        ...countChangedLines(before, after),
-      }));
+      const files = changedLines(change);
       const base = { kind: options.kind, conf: change.conf, state, files };
       if (change.files.length === 0) return { ...base, unchanged: true as const };
       const prepared = await prepareTreeChange(change, options.pidFile);
@@ -72,6 +69,7 @@ export async function applyTreeChange(
       const version = await recordTreeChange(
         state,
         options.kind,
+        new Date().toISOString(),
         { change, ...(adoption ? { adoption } : {}) },
         prepared,
       );
@@ -80,29 +78,31 @@ export async function applyTreeChange(
   );
 }
 
+/** How many lines each file of a change adds and removes. */
+function changedLines(change: TreeFileSet): Array<{ path: string; added: number; removed: number }> {
+  return change.files.map(({ path, before, after }) => ({ path, ...countChangedLines(before, after) }));
+}
+
 /**
- * After a commit: the change as the next history version (or `version`: every host of a change takes
- * the same name) and the adoption record it leaves. Returns the version's name.
+ * Records a committed change as the next version of the state's history (or as `name`: every host
+ * of a change takes the same one), and the adoption record it leaves.
  */
 export async function recordTreeChange(
   state: string,
   kind: TreeChangeKind,
-  planned: PlannedTreeChange,
+  appliedAt: string,
+  { change, adoption }: PlannedTreeChange,
   prepared: PreparedTreeChange,
-  version?: string,
+  name?: string,
 ): Promise<string> {
-  const { change, adoption } = planned;
-  const name = await recordTreeVersion(
+  const version = await recordTreeVersion(
     state,
     {
       kind,
-      appliedAt: new Date().toISOString(),
+      appliedAt,
       conf: change.conf,
-      summary: change.files
-        .map((f) => {
-          const { added, removed } = countChangedLines(f.before, f.after);
-          return `${f.path} +${added} -${removed}`;
-        })
+      summary: changedLines(change)
+        .map((f) => `${f.path} +${f.added} -${f.removed}`)
         .join('; '),
       texts: change.files.map((f, i) => ({
         path: f.path,
@@ -111,10 +111,10 @@ export async function recordTreeChange(
       })),
       ...(adoption ? { adoption } : {}),
     },
-    version,
+    name,
   );
   if (adoption) await writeAdoptionFile(state, adoption.after);
-  return name;
+  return version;
 }
 
 /** A rendered config's target keeps its versions where the tree's history would go: never shared. */
