@@ -135,4 +135,27 @@ describe('tree change steps', () => {
     expect(await readFile(site, 'utf8')).toBe(siteBefore);
     expect(await readLiveMasterPid(pidFile)).toBe(master);
   });
+
+  it('refuses a file that is not UTF-8 (a Latin-1 comment), nothing written', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(site);
+    const latin1 = Buffer.concat([before, Buffer.from('# Gr\xfc\xdfe\n', 'latin1')]);
+    await writeFile(site, latin1);
+    try {
+      const text = latin1.toString('utf8');
+      const change = {
+        conf,
+        files: [{ path: linked, before: text, after: text.replace(original, adopted) }],
+      };
+      await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({ code: 'TREE_NOT_UTF8' });
+      expect(await readFile(site)).toEqual(latin1);
+    } finally {
+      await writeFile(site, before);
+      await reloadAndConfirm(
+        (await readLiveMasterPid(pidFile))!,
+        join(root, 'nginx', 'logs', 'error.log'),
+        30_000,
+      );
+    }
+  });
 });
