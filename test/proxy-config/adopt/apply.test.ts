@@ -197,5 +197,13 @@ describe('config apply on a hand-written tree', () => {
       ['v0003', 'adopt', tree.siteLink],
       ['v0004', 'current', 'rollback'],
     ]);
+    // Without --target, the spec's own nginx.state is where the history is.
+    const own = join(tree.root, 'own-state.json');
+    await writeFile(
+      own,
+      JSON.stringify({ ...JSON.parse(await readFile(spec, 'utf8')), nginx: { conf: tree.conf, state } }),
+    );
+    const fromSpec = await runBuiltCli(['config', 'history', '--spec', own]);
+    expect(fromSpec.stdout.trimEnd().split('\n')).toEqual(history);
   });
 });
