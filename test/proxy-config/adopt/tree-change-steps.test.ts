@@ -1,0 +1,161 @@
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  commitTreeChange,
+  prepareTreeChange,
+  undoTreeChange,
+} from '../../../proxy-config/config/tree-change-steps.js';
+import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
+import { reloadAndConfirm } from '../../../proxy-config/shell/nginx/reload-nginx.js';
+import { freePort } from '../../support/ports.js';
+
+// The one-host applier on its own, with a hand-made change to a small tree under a real master
+// (root, workers as nobody): the adoption workflow and its Debian tree are tested in apply.test.ts.
+describe('tree change steps', () => {
+  let root: string;
+  let conf: string;
+  let site: string;
+  let pidFile: string;
+  const original = 'upstream app {\n\tserver 127.0.0.2:3001 max_fails=2;   # blue\n}\n';
+  const adopted =
+    'upstream app {\n\tserver 127.0.0.2:3001 max_fails=2;   # blue\n\tserver 127.0.0.3:3001 max_fails=2;  # proxyops: alternate of 127.0.0.2:3001\n}\n';
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'proxyops-tree-steps-'));
+    await chmod(root, 0o755);
+    const etc = join(root, 'nginx');
+    for (const dir of ['sites-available', 'sites-enabled', 'modules-enabled', 'logs'])
+      await mkdir(join(etc, dir), { recursive: true });
+    // As Debian enables a module: a link to a file that loads it by a path relative to nginx's prefix.
+    await symlink(
+      '/usr/share/nginx/modules-available/mod-http-js.conf',
+      join(etc, 'modules-enabled', '50-mod-http-js.conf'),
+    );
+    conf = join(etc, 'nginx.conf');
+    pidFile = join(root, 'nginx.pid');
+    const port = await freePort();
+    await writeFile(
+      conf,
+      `user nobody nogroup;\nworker_processes 1;\npid ${pidFile};\nerror_log ${etc}/logs/error.log;\ninclude ${etc}/modules-enabled/*.conf;\nevents { worker_connections 64; }\nhttp {\n  access_log off;\n  include ${etc}/sites-enabled/*;\n}\n`,
+    );
+    site = join(etc, 'sites-available', 'app');
+    await writeFile(
+      site,
+      `${original}server { listen 127.0.0.1:${port}; location / { proxy_pass http://app; } }\n`,
+    );
+    await symlink(site, join(etc, 'sites-enabled', 'app'));
+    // No -p, as Debian's service starts it: the prefix is the compiled-in /usr/share/nginx.
+    await execa('nginx', ['-c', conf]);
+    for (let i = 0; i < 200 && !(await readLiveMasterPid(pidFile)); i++)
+      await new Promise((r) => setTimeout(r, 25));
+  });
+
+  afterAll(async () => {
+    await execa('nginx', ['-c', conf, '-s', 'stop'], { reject: false });
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('writes through the link, reloads the same master, and undo gives the bytes back', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(linked, 'utf8');
+    const master = await readLiveMasterPid(pidFile);
+    const workers = await readChildPids(master!);
+    const change = { conf, files: [{ path: linked, before, after: before.replace(original, adopted) }] };
+    const prepared = await prepareTreeChange(change, pidFile);
+    expect(await readFile(site, 'utf8')).toBe(before);
+    const { reload } = await commitTreeChange(prepared);
+    expect(reload?.masterPid).toBe(master);
+    expect(reload?.workersAfter.some((pid) => workers.includes(pid))).toBe(false);
+    expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+    expect(await readFile(site, 'utf8')).toBe(before.replace(original, adopted));
+    await undoTreeChange(prepared);
+    expect(await readFile(site, 'utf8')).toBe(before);
+    expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+  });
+
+  it('a change nginx -t refuses leaves every byte as it was', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(linked, 'utf8');
+    const change = {
+      conf,
+      files: [{ path: linked, before, after: before.replace('max_fails=2;', 'max_fails=two;') }],
+    };
+    // nginx's words name the real file, not the copy it tested.
+    await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({
+      code: 'NGINX_TEST_FAILED',
+      message: expect.stringContaining(`invalid parameter "max_fails=two" in ${linked}:2`),
+    });
+    expect(await readFile(site, 'utf8')).toBe(before);
+  });
+
+  it('refuses when a file of the tree changed after the workers started, nothing written', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(linked, 'utf8');
+    await utimes(site, new Date(), new Date());
+    const change = { conf, files: [{ path: linked, before, after: before.replace(original, adopted) }] };
+    await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({
+      code: 'LIVE_NGINX_DIFFERS',
+      message: expect.stringContaining(`${linked} was changed at`),
+    });
+    expect(await readFile(site, 'utf8')).toBe(before);
+    // The person's own reload: nginx runs what is on disk again.
+    await reloadAndConfirm(
+      (await readLiveMasterPid(pidFile))!,
+      join(root, 'nginx', 'logs', 'error.log'),
+      30_000,
+    );
+  });
+
+  it('a reload nginx refuses (a new site on a busy port) puts every byte back and reloads onto it', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    const added = join(root, 'nginx', 'sites-enabled', 'busy');
+    const siteBefore = await readFile(site, 'utf8');
+    const master = await readLiveMasterPid(pidFile);
+    try {
+      const change = {
+        conf,
+        files: [{ path: added, before: '', after: `server { listen 127.0.0.1:${port}; return 204; }\n` }],
+      };
+      // nginx -t does not bind: the copy passes, the reload is what fails.
+      const prepared = await prepareTreeChange(change, pidFile);
+      await expect(commitTreeChange(prepared)).rejects.toMatchObject({
+        code: 'RELOAD_FAILED',
+        message: expect.stringMatching(/Address already in use.*every file was put back/s),
+      });
+    } finally {
+      busy.close();
+    }
+    await expect(lstat(added)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(site, 'utf8')).toBe(siteBefore);
+    expect(await readLiveMasterPid(pidFile)).toBe(master);
+  });
+
+  it('refuses a file that is not UTF-8 (a Latin-1 comment), nothing written', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(site);
+    const latin1 = Buffer.concat([before, Buffer.from('# Gr\xfc\xdfe\n', 'latin1')]);
+    await writeFile(site, latin1);
+    try {
+      const text = latin1.toString('utf8');
+      const change = {
+        conf,
+        files: [{ path: linked, before: text, after: text.replace(original, adopted) }],
+      };
+      await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({ code: 'TREE_NOT_UTF8' });
+      expect(await readFile(site)).toEqual(latin1);
+    } finally {
+      await writeFile(site, before);
+      await reloadAndConfirm(
+        (await readLiveMasterPid(pidFile))!,
+        join(root, 'nginx', 'logs', 'error.log'),
+        30_000,
+      );
+    }
+  });
+});
