@@ -154,6 +154,28 @@ async function alternateStack() {
   };
 }
 
+/** The share of `route`'s requests among the new instances' (by name behind a slot, else by address) in `text`. */
+function routeShare(text, news) {
+  const theirs = text
+    .split('\n')
+    .filter((line) =>
+      news.some((who) => line.includes(who.instance ? `ui="${who.instance}"` : `${who.address}"`)),
+    );
+  return theirs.length === 0 ? 0 : theirs.filter((line) => line.includes(`"${ROUTE}`)).length / theirs.length;
+}
+
+/** What the latency gate said of a deploy it let through: its verdict, samples, slices, and the route's share. */
+function latencySaid(events, text, news) {
+  const said = events
+    .filter((e) => e.type === 'status' && e.latency)
+    .map(({ latency: l }) => {
+      const medians = l.slices.map((s) => `${s.medians.mine}/${s.medians.against}`).join(' ');
+      return `${l.verdict}${l.note ? ` (${l.note})` : ''}, ${l.samples.mine} request times, warm-up ${l.warmupCut}, slice medians new/comparison ms ${medians || '-'}`;
+    });
+  const share = routeShare(text, news);
+  return `latency ${said.join('; ') || 'not read'}; ${ROUTE} ${(share * 100).toFixed(0)} % of the new instance's requests (${Math.round(share * 50)} of a slice of 50)`;
+}
+
 /** One deploy: rolled back or not, why, and what the latency options say of its new instances. */
 async function deploy(stack, kind, delayMs) {
   const from = statSync(stack.accessLog).size;
@@ -166,11 +188,13 @@ async function deploy(stack, kind, delayMs) {
   if (result.status !== 0 && !abort)
     throw new Error(`deploy exited ${result.status} without an abort:\n${result.stderr}`);
   const news = events.filter((e) => e.type === 'status' && e.newInstance).map((e) => e.newInstance);
+  const text = appended(stack.accessLog, from);
   return {
     kind,
     rolledBack: result.status !== 0,
-    reason: abort?.reason ?? '',
-    options: judgeOptions(appended(stack.accessLog, from), news, WATCH_S),
+    // A bad version let through: what the latency gate saw of it.
+    reason: abort?.reason ?? (kind === 'good' ? '' : latencySaid(events, text, news)),
+    options: judgeOptions(text, news, WATCH_S),
   };
 }
 
@@ -207,7 +231,7 @@ async function condition(path, core, load) {
     const deploys = [];
     const say = (d, i, of) =>
       process.stderr.write(
-        `deploy-gates: ${name}: ${d.kind} ${i + 1}/${of}: ${d.rolledBack ? `rolled back: ${d.reason}` : 'deployed'}\n`,
+        `deploy-gates: ${name}: ${d.kind} ${i + 1}/${of}: ${d.rolledBack ? `rolled back: ${d.reason}` : `deployed${d.reason ? `; ${d.reason}` : ''}`}\n`,
       );
     for (let i = 0; i < GOOD; i++) {
       deploys.push(await deploy(stack, 'good'));
@@ -244,7 +268,7 @@ async function condition(path, core, load) {
       })),
       reasons: deploys
         .filter((d) => (d.kind === 'good') === d.rolledBack)
-        .map((d) => `${d.kind}: ${d.rolledBack ? d.reason : 'deployed'}`),
+        .map((d) => `${d.kind}: ${d.rolledBack ? d.reason : `deployed; ${d.reason}`}`),
       served: served
         .map(
           (s, i) => `${['GET', 'POST'][i]} ${s.served} answered, ${s.errors} unanswered, ${s.non2xx} non-2xx`,
