@@ -53,6 +53,8 @@ export interface ApiConfig {
   graphqlAllowList: string;
   /** Test only (bench:gates): milliseconds added to every answer but the health checks', to make a version slow on purpose. */
   testDelayMs: number;
+  /** Test only (bench:gates): the one route `testDelayMs` slows, `METHOD /path-prefix` or `/path-prefix`; empty: every route. */
+  testDelayRoute: string;
   /** Test only (bench:gates): this many answers per thousand (but the health checks') are 500s, evenly spread. */
   testErrorPermille: number;
 }
@@ -114,6 +116,7 @@ export const API_DEFAULTS: ApiConfig = {
   graphqlTimeoutMs: 5_000,
   graphqlAllowList: '',
   testDelayMs: 0,
+  testDelayRoute: '',
   testErrorPermille: 0,
 };
 
@@ -397,6 +400,14 @@ export const API_OPTIONS: readonly ApiOption[] = [
       'test only: add this many ms to every answer but the health checks (a slow version for bench:gates)',
   },
   {
+    key: 'testDelayRoute',
+    flag: '--test-delay-route',
+    env: 'PROXYOPS_TEST_DELAY_ROUTE',
+    kind: 'string',
+    description:
+      'test only: --test-delay-ms slows only the requests of this route, `METHOD /path-prefix` or `/path-prefix` (a version slower on one route)',
+  },
+  {
     key: 'testErrorPermille',
     flag: '--test-error-permille',
     env: 'PROXYOPS_TEST_ERROR_PERMILLE',
@@ -479,8 +490,18 @@ export function resolveApiConfig(
   return resolved;
 }
 
-/** Cross-field rules: a page default within the maximum, and keep-alive outliving the proxy's. */
+/** Cross-field rules: a page default within the maximum, keep-alive outliving the proxy's, a delayed route with a delay. */
 export function validateApiConfig(config: ApiConfig): void {
+  if (config.testDelayRoute !== '') {
+    if (!/^(?:[A-Z]+ )?\/\S*$/.test(config.testDelayRoute))
+      throw new ProxyopsError(
+        'BAD_OPTION',
+        `--test-delay-route ${JSON.stringify(config.testDelayRoute)} must be a path prefix, after a method or not: "POST /orders" or "/orders"`,
+      );
+    // A route alone slows nothing: said rather than deploying a "slow" version that is not.
+    if (config.testDelayMs === 0)
+      throw new ProxyopsError('BAD_OPTION', '--test-delay-route needs --test-delay-ms above 0');
+  }
   if (config.pageSizeDefault > config.pageSizeMax)
     throw new ProxyopsError(
       'BAD_OPTION',

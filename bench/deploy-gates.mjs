@@ -1,8 +1,10 @@
 // Do the deploy gates cry wolf, and do they catch a bad release? For each condition (path × core ×
 // load): N deploys of the unchanged version (goal: none rolled back), then M of a bad version (goal:
-// all rolled back), half 3x slower (`PROXYOPS_TEST_DELAY_MS` twice the median request time nginx
-// logged, and at least twice the gate's 40 ms floor), half answering 5 % 500s
-// (`PROXYOPS_TEST_ERROR_PERMILLE=50`). Gates: the defaults, 5xx at +2 points.
+// all rolled back), of the kinds BENCH_GATES_KINDS names, in turn: `slow`, 3x slower
+// (`PROXYOPS_TEST_DELAY_MS` twice the median request time nginx logged, and at least twice the gate's
+// 40 ms floor), `errors`, answering 5 % 500s (`PROXYOPS_TEST_ERROR_PERMILLE=50`), or `route`, one
+// route 3x slower and the others unchanged (`PROXYOPS_TEST_DELAY_ROUTE` BENCH_GATES_ROUTE, `POST
+// /orders`, delayed twice that route's own median). Gates: the defaults, 5xx at +2 points.
 // - path `slot`: `proxyops up` with 2 instances behind slots, bad versions by `deploy --env`;
 //   `alternate`: blue/green pairs of 2 hosts (127.0.0.2, .3) under a real supervisord, nginx listing
 //   both addresses, deploys by `deploy --spec` whose hooks call supervisorctl;
@@ -10,8 +12,9 @@
 // - load `steady`: GET at BENCH_RATE (200) req/s on 4 and POST /orders at half that on 2 keep-alive
 //   connections, or `saturated`: 8 GET and 4 POST connections sending back to back; never retried.
 // Every deploy's access log is also judged again by the latency rules compared in _gate-options.mjs.
-// Env: BENCH_GATES_GOOD (30), BENCH_GATES_BAD (10), BENCH_GATES_PATHS (slot,alternate),
-// BENCH_GATES_CORES (quiet,busy), BENCH_GATES_LOADS (steady,saturated), BENCH_RATE (200).
+// Env: BENCH_GATES_GOOD (30), BENCH_GATES_BAD (10), BENCH_GATES_KINDS (slow,errors),
+// BENCH_GATES_ROUTE (POST /orders), BENCH_GATES_PATHS (slot,alternate), BENCH_GATES_CORES (quiet,busy),
+// BENCH_GATES_LOADS (steady,saturated), BENCH_RATE (200).
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +34,15 @@ const list = (name, all) => (process.env[name] ?? all).split(',').filter(Boolean
 const PATHS = list('BENCH_GATES_PATHS', 'slot,alternate');
 const CORES = list('BENCH_GATES_CORES', 'quiet,busy');
 const LOADS = list('BENCH_GATES_LOADS', 'steady,saturated');
+/** The bad versions, by kind: what each deploys, and its column in the table. */
+const ROUTE = process.env.BENCH_GATES_ROUTE ?? 'POST /orders';
+const BAD_KINDS = {
+  slow: '3x slower',
+  errors: '5 % 500s',
+  route: `${ROUTE} 3x slower`,
+};
+const KINDS = list('BENCH_GATES_KINDS', 'slow,errors');
+for (const kind of KINDS) if (!(kind in BAD_KINDS)) throw new Error(`BENCH_GATES_KINDS: no kind ${kind}`);
 /** The watch (s): the spec's default. */
 const WATCH_S = 5;
 /** The latency gate's floor (ms): a slow version adds twice it at least. */
@@ -58,12 +70,16 @@ function appended(path, from) {
   return buffer.toString('utf8');
 }
 
-/** Median of nginx's request times ($request_time, ms) over the last `count` lines of the access log. */
-function loggedMedianMs(accessLog, count) {
+/**
+ * Median of nginx's request times ($request_time, ms) over the last `count` lines of the access log,
+ * or over those of `route` (`METHOD /prefix`) among them.
+ */
+function loggedMedianMs(accessLog, count, route) {
   const times = appended(accessLog, Math.max(0, statSync(accessLog).size - 400 * count))
     .trimEnd()
     .split('\n')
     .slice(-count)
+    .filter((line) => route === undefined || line.includes(`"${route}`))
     .map((line) => /\brt=([\d.]+)/.exec(line)?.[1])
     .filter(Boolean)
     .map((s) => Number(s) * 1000)
@@ -98,7 +114,8 @@ async function slotStack() {
       'deploy',
       '--dir',
       dir,
-      ...(kind === 'slow' ? ['--env', `PROXYOPS_TEST_DELAY_MS=${delayMs}`] : []),
+      ...(kind === 'slow' || kind === 'route' ? ['--env', `PROXYOPS_TEST_DELAY_MS=${delayMs}`] : []),
+      ...(kind === 'route' ? ['--env', `PROXYOPS_TEST_DELAY_ROUTE=${ROUTE}`] : []),
       ...(kind === 'errors' ? ['--env', 'PROXYOPS_TEST_ERROR_PERMILLE=50'] : []),
     ],
     async stop() {
@@ -117,20 +134,46 @@ async function alternateStack() {
     databaseUrl: DATABASE_URL,
     hosts: ['127.0.0.2', '127.0.0.3'],
     nginxPort: port,
-    variants: { slow: {}, errors: { PROXYOPS_TEST_ERROR_PERMILLE: '50' } },
+    // A delay is set before the first deploy of its kind (a delay of 0 with a route is refused).
+    variants: { slow: {}, errors: { PROXYOPS_TEST_ERROR_PERMILLE: '50' }, route: {} },
     deploy: { max5xxIncrease: 0.02 },
   });
-  let delay = -1;
+  const delays = { slow: -1, route: -1 };
   return {
     port,
     accessLog: stack.accessLog,
     deployArgs(kind, delayMs) {
-      if (kind === 'slow' && delayMs !== delay)
-        stack.setVariant('slow', { PROXYOPS_TEST_DELAY_MS: String((delay = delayMs)) });
+      if (kind in delays && delayMs !== delays[kind])
+        stack.setVariant(kind, {
+          PROXYOPS_TEST_DELAY_MS: String((delays[kind] = delayMs)),
+          ...(kind === 'route' ? { PROXYOPS_TEST_DELAY_ROUTE: ROUTE } : {}),
+        });
       return ['deploy', '--spec', stack.writeSpec(kind === 'good' ? 'app' : kind), '--target', stack.target];
     },
     stop: () => stack.stop(),
   };
+}
+
+/** The share of `route`'s requests among the new instances' (by name behind a slot, else by address) in `text`. */
+function routeShare(text, news) {
+  const theirs = text
+    .split('\n')
+    .filter((line) =>
+      news.some((who) => line.includes(who.instance ? `ui="${who.instance}"` : `${who.address}"`)),
+    );
+  return theirs.length === 0 ? 0 : theirs.filter((line) => line.includes(`"${ROUTE}`)).length / theirs.length;
+}
+
+/** What the latency gate said of a deploy it let through: its verdict, samples, slices, and the route's share. */
+function latencySaid(events, text, news) {
+  const said = events
+    .filter((e) => e.type === 'status' && e.latency)
+    .map(({ latency: l }) => {
+      const medians = l.slices.map((s) => `${s.medians.mine}/${s.medians.against}`).join(' ');
+      return `${l.verdict}${l.note ? ` (${l.note})` : ''}, ${l.samples.mine} request times, warm-up ${l.warmupCut}, slice medians new/comparison ms ${medians || '-'}`;
+    });
+  const share = routeShare(text, news);
+  return `latency ${said.join('; ') || 'not read'}; ${ROUTE} ${(share * 100).toFixed(0)} % of the new instance's requests (${Math.round(share * 50)} of a slice of 50)`;
 }
 
 /** One deploy: rolled back or not, why, and what the latency options say of its new instances. */
@@ -145,11 +188,13 @@ async function deploy(stack, kind, delayMs) {
   if (result.status !== 0 && !abort)
     throw new Error(`deploy exited ${result.status} without an abort:\n${result.stderr}`);
   const news = events.filter((e) => e.type === 'status' && e.newInstance).map((e) => e.newInstance);
+  const text = appended(stack.accessLog, from);
   return {
     kind,
     rolledBack: result.status !== 0,
-    reason: abort?.reason ?? '',
-    options: judgeOptions(appended(stack.accessLog, from), news, WATCH_S),
+    // A bad version let through: what the latency gate saw of it.
+    reason: abort?.reason ?? (kind === 'good' ? '' : latencySaid(events, text, news)),
+    options: judgeOptions(text, news, WATCH_S),
   };
 }
 
@@ -186,16 +231,21 @@ async function condition(path, core, load) {
     const deploys = [];
     const say = (d, i, of) =>
       process.stderr.write(
-        `deploy-gates: ${name}: ${d.kind} ${i + 1}/${of}: ${d.rolledBack ? `rolled back: ${d.reason}` : 'deployed'}\n`,
+        `deploy-gates: ${name}: ${d.kind} ${i + 1}/${of}: ${d.rolledBack ? `rolled back: ${d.reason}` : `deployed${d.reason ? `; ${d.reason}` : ''}`}\n`,
       );
     for (let i = 0; i < GOOD; i++) {
       deploys.push(await deploy(stack, 'good'));
       say(deploys.at(-1), i, GOOD);
     }
     const medianMs = loggedMedianMs(stack.accessLog, 1000);
-    const delayMs = Math.max(Math.round(2 * medianMs), 2 * FLOOR_MS);
+    const routeMedianMs = loggedMedianMs(stack.accessLog, 1000, ROUTE);
+    const delays = {
+      slow: Math.max(Math.round(2 * medianMs), 2 * FLOOR_MS),
+      route: Math.max(Math.round(2 * routeMedianMs), 2 * FLOOR_MS),
+    };
     for (let i = 0; i < BAD; i++) {
-      deploys.push(await deploy(stack, i % 2 === 0 ? 'slow' : 'errors', delayMs));
+      const kind = KINDS[i % KINDS.length];
+      deploys.push(await deploy(stack, kind, delays[kind]));
       say(deploys.at(-1), i, BAD);
     }
     const of = (kind) => deploys.filter((d) => d.kind === kind);
@@ -207,10 +257,10 @@ async function condition(path, core, load) {
     return {
       name,
       medianMs,
-      delayMs,
+      delays,
+      routeMedianMs,
       good: back('good'),
-      slow: back('slow'),
-      errors: back('errors'),
+      bad: Object.fromEntries(KINDS.map((kind) => [kind, back(kind)])),
       options: Object.keys(LATENCY_OPTIONS).map((option) => ({
         option,
         good: optionBack('good', option),
@@ -218,7 +268,7 @@ async function condition(path, core, load) {
       })),
       reasons: deploys
         .filter((d) => (d.kind === 'good') === d.rolledBack)
-        .map((d) => `${d.kind}: ${d.rolledBack ? d.reason : 'deployed'}`),
+        .map((d) => `${d.kind}: ${d.rolledBack ? d.reason : `deployed; ${d.reason}`}`),
       served: served
         .map(
           (s, i) => `${['GET', 'POST'][i]} ${s.served} answered, ${s.errors} unanswered, ${s.non2xx} non-2xx`,
@@ -241,22 +291,28 @@ for (const path of PATHS)
       results.push(result);
       for (const reason of result.reasons) console.log(`deploy-gates: ${result.name}: missed: ${reason}`);
       console.log(
-        `deploy-gates: ${result.name}: median ${result.medianMs.toFixed(0)} ms, slow version +${result.delayMs} ms; load ${result.served}; ${result.minutes.toFixed(1)} min`,
+        `deploy-gates: ${result.name}: median ${result.medianMs.toFixed(0)} ms, slow version +${result.delays.slow} ms${KINDS.includes('route') ? `; ${ROUTE} median ${result.routeMedianMs.toFixed(0)} ms, +${result.delays.route} ms on it` : ''}; load ${result.served}; ${result.minutes.toFixed(1)} min`,
       );
     }
-console.log('\n| condition | unchanged rolled back | 3x slower rolled back | 5 % 500s rolled back |');
-console.log('|---|---|---|---|');
-for (const r of results) console.log(`| ${r.name} | ${r.good} | ${r.slow} | ${r.errors} |`);
-console.log('\nThe latency rules judged again on the same deploys (unchanged / 3x slower rolled back):\n');
-console.log(`| rule | ${results.map((r) => r.name).join(' | ')} |`);
-console.log(`|---|${results.map(() => '---|').join('')}`);
-for (const option of Object.keys(LATENCY_OPTIONS))
-  console.log(
-    `| ${option} | ${results
-      .map((r) => r.options.find((o) => o.option === option))
-      .map((o) => `${o.good} / ${o.slow}`)
-      .join(' | ')} |`,
-  );
+console.log(
+  `\n| condition | unchanged rolled back | ${KINDS.map((kind) => `${BAD_KINDS[kind]} rolled back`).join(' | ')} |`,
+);
+console.log(`|---|---|${KINDS.map(() => '---|').join('')}`);
+for (const r of results)
+  console.log(`| ${r.name} | ${r.good} | ${KINDS.map((kind) => r.bad[kind]).join(' | ')} |`);
+// The options are judged on the unchanged and the 3x slower deploys only (on the whole slice).
+if (GOOD > 0 || KINDS.includes('slow')) {
+  console.log('\nThe latency rules judged again on the same deploys (unchanged / 3x slower rolled back):\n');
+  console.log(`| rule | ${results.map((r) => r.name).join(' | ')} |`);
+  console.log(`|---|${results.map(() => '---|').join('')}`);
+  for (const option of Object.keys(LATENCY_OPTIONS))
+    console.log(
+      `| ${option} | ${results
+        .map((r) => r.options.find((o) => o.option === option))
+        .map((o) => `${o.good} / ${o.slow}`)
+        .join(' | ')} |`,
+    );
+}
 const ok = results.every((r) => r.good.startsWith('0 of') && r.reasons.length === 0);
 console.log(
   `\ndeploy-gates: ${ok ? 'OK' : 'goal missed'} (goal per condition: 0 unchanged rolled back, every bad one rolled back)`,

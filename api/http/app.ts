@@ -90,6 +90,7 @@ export function frontMiddleware(deps: AppDeps): Array<[name: string, handler: Re
   const openapi = buildOpenApi(deps.config);
   const faults = createTestFaults({
     delayMs: deps.config.testDelayMs,
+    delayRoute: deps.config.testDelayRoute,
     errorPermille: deps.config.testErrorPermille,
   });
   return [

@@ -52,6 +52,17 @@ describe('API settings', () => {
     );
   });
 
+  it('a delayed route is a path prefix, after a method or not, and needs a delay', () => {
+    const env = { PROXYOPS_TEST_DELAY_MS: '50', PROXYOPS_TEST_DELAY_ROUTE: 'POST /orders' };
+    expect(resolveApiConfig({}, env).testDelayRoute).toBe('POST /orders');
+    expect(resolveApiConfig({ testDelayRoute: '/users' }, env).testDelayRoute).toBe('/users');
+    const bad = failure(() => resolveApiConfig({ testDelayRoute: 'orders' }, env));
+    expect(bad.code).toBe('BAD_OPTION');
+    expect(bad.message).toContain('--test-delay-route "orders" must be a path prefix');
+    const alone = failure(() => resolveApiConfig({}, { PROXYOPS_TEST_DELAY_ROUTE: '/orders' }));
+    expect(alone.message).toBe('--test-delay-route needs --test-delay-ms above 0');
+  });
+
   it('drain wait is health-check interval x failure threshold + margin', () => {
     const config = resolveApiConfig(
       { healthIntervalMs: '2000', healthThreshold: '4', drainMarginMs: '500' },

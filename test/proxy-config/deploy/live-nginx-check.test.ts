@@ -43,7 +43,7 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
   /** A spec of the same site: blue/green pairs on 127.0.0.1, supervisord's programs as the hooks. */
   const writeSpec = async (
     name: string,
-    over: { pidFile?: string; keepalive?: number; port?: number; start?: string[] } = {},
+    over: { pidFile?: string; keepalive?: number; port?: number; start?: string[]; ready?: string[] } = {},
   ) => {
     const hook = (action: string) => [
       'sh',
@@ -70,7 +70,13 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
           })),
           ...(over.keepalive === undefined ? {} : { keepalive: over.keepalive }),
           healthCheck: { interval: 0.5, failureThreshold: 2, margin: 0.5 },
-          deploy: { start: over.start ?? hook('start'), stop: hook('stop'), watch: 1, max5xxIncrease: 0.05 },
+          deploy: {
+            start: over.start ?? hook('start'),
+            stop: hook('stop'),
+            ...(over.ready ? { ready: over.ready } : {}),
+            watch: 1,
+            max5xxIncrease: 0.05,
+          },
         },
       },
       servers: [
@@ -385,6 +391,68 @@ describe('the live nginx is looked at before acting: a hand-written nginx sharin
       expect(
         run.events.some((e) => e.type === 'step-start' && (e.step as { kind: string }).kind === 'signal'),
       ).toBe(false);
+    } finally {
+      await nginxOwn.stop();
+    }
+  }, 90_000);
+
+  it('a hand edit of the live upstream between the switch and a watch rollback (the new address dropped): the look after add passes, the watch rolls back, and the look after the switch back says ROLLBACK NOT CONFIRMED, rolledBack false, exit 1', async () => {
+    const target = join(root, 'edited-in-watch');
+    const { runtime, pidFile: own } = await runtimeDir('edited-in-watch-runtime');
+    const port = await freePort();
+    const [serving, idle] = pairs[0]!;
+    const conf = join(target, 'current', 'nginx.conf');
+    const checked = join(root, `ready-checked-${idle}`);
+    // The ready hook is the one hook that runs during the watch as well as before the switch. It
+    // stands for two things a real site can meet at once: the new instance stops being ready, and
+    // someone edits the live config by hand (its address out of the upstream) after the look that
+    // followed the add. Its first run that finds the instance ready marks it; every later run (the
+    // watch's) is that edit and a failed check.
+    const ready = [
+      'sh',
+      '-c',
+      `if [ -e ${checked} ]; then sed -i "/127.0.0.1:$1 /d" ${conf} && kill -HUP "$(cat ${own})"; exit 1; fi; curl -fsS -o /dev/null "http://127.0.0.1:$1/health/ready" && touch ${checked}`,
+      'ready',
+      '{port}',
+    ];
+    const specPath = await writeSpec('edited-in-watch', { pidFile: own, port, ready });
+    const nginxOwn = await startApplied(specPath, target, runtime);
+    try {
+      const before = await supervisor.pidOf(`app-${serving}`);
+      const run = await runCli(['deploy', '--spec', specPath, '--target', target, '--json']);
+      expect(run.exitCode, run.stdout + run.stderr).toBe(1);
+      // The switch was looked at and found as planned: the add step is done, the watch began.
+      const step = (kind: string) =>
+        run.events.find(
+          (e) => e.type === 'step-start' && (e.step as { kind: string; round: number }).kind === kind,
+        )?.step as { index: number } | undefined;
+      const add = step('add')!;
+      expect(
+        run.events.some((e) => e.type === 'step-done' && (e.step as { index: number }).index === add.index),
+      ).toBe(true);
+      const abort = run.events.find((e) => e.type === 'abort')!;
+      expect(abort.step).toBe(step('watch')!.index);
+      const reason = String(abort.reason);
+      expect(reason).toMatch(
+        new RegExp(
+          `^the new instance 127\\.0\\.0\\.1:${idle} failed \\d+ readiness checks in a row during the watch: rolled back; `,
+        ),
+      );
+      // The rollback ran (the new instance stopped), but nginx no longer lists what it put back.
+      expect(reason).toMatch(
+        new RegExp(
+          `; ROLLBACK NOT CONFIRMED: after traffic was switched back, upstream app of nginx master ${nginxOwn.master} .* \\(not listed there: 127\\.0\\.0\\.1:${idle}\\); check nginx by hand$`,
+        ),
+      );
+      expect(abort.rolledBack).toBe(false);
+      expect(run.events.at(-1)).toMatchObject({ type: 'done', outcome: 'aborted' });
+      // The new instance was stopped, the old one never told to stop and serving.
+      expect((await supervisor.ctl('status', `app-${idle}`)).stdout).not.toMatch(/RUNNING/);
+      expect(await supervisor.pidOf(`app-${serving}`)).toBe(before);
+      expect(
+        run.events.some((e) => e.type === 'step-start' && (e.step as { kind: string }).kind === 'signal'),
+      ).toBe(false);
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
     } finally {
       await nginxOwn.stop();
     }
