@@ -61,6 +61,8 @@ const USAGE_CODES = new Set([
   'TREE_CHANGED',
   'TREE_UNTESTABLE',
   'TREE_NOT_UTF8',
+  // nginx -t on the copy could not open a file as the user proxyops runs as: not the change's fault.
+  'NGINX_TEST_NOT_PERMITTED',
   // `deploy check` on a file that is not a manifest, unit or compose file it can read.
   'DEPLOY_CHECK_INPUT_INVALID',
   // A gated deploy watch that cannot see the new instance's requests (the message names the fix).
