@@ -122,7 +122,12 @@ export async function undoTreeChange(prepared: PreparedTreeChange): Promise<{ re
  * loaded it as it is on disk: a file changed after its workers started may hold an edit nobody
  * tested or loaded, which our reload would take live with ours.
  */
-async function checkMaster(pid: number, conf: string, pidFile: string, config: NginxConfig): Promise<RunningNginx> {
+async function checkMaster(
+  pid: number,
+  conf: string,
+  pidFile: string,
+  config: NginxConfig,
+): Promise<RunningNginx> {
   const master = await assertMasterRunsConf(pid, conf, pidFile);
   const started = await workersStartedAt(pid);
   const changed = started === undefined ? [] : await filesChangedSince(config.files, started);

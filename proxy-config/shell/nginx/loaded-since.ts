@@ -80,7 +80,14 @@ async function wildcardDirs(paths: readonly string[]): Promise<string[]> {
       const absolute = isAbsolute(pattern) ? pattern : join(dirname(main), pattern);
       if (!GLOB_CHARS.test(absolute)) continue;
       const fixed = absolute.split('/');
-      dirs.add(fixed.slice(0, fixed.findIndex((part) => GLOB_CHARS.test(part))).join('/') || '/');
+      dirs.add(
+        fixed
+          .slice(
+            0,
+            fixed.findIndex((part) => GLOB_CHARS.test(part)),
+          )
+          .join('/') || '/',
+      );
       const matches = globPath(absolute);
       for (const path of paths) if (matches.test(path)) dirs.add(dirname(path));
     }

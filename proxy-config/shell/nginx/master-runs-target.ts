@@ -103,7 +103,11 @@ export async function confirmLoadsTarget(masterPid: number, target: string): Pro
  * very main file (both resolved through their links), else its SIGHUP would not load the tree.
  * Returns the master; MASTER_RUNS_OTHER_CONFIG otherwise, nothing signalled.
  */
-export async function assertMasterRunsConf(masterPid: number, conf: string, from: string): Promise<RunningNginx> {
+export async function assertMasterRunsConf(
+  masterPid: number,
+  conf: string,
+  from: string,
+): Promise<RunningNginx> {
   const master = await masterAt(masterPid, from);
   const same = async (path: string) => realpath(path).catch(() => resolve(path));
   if ((await same(master.configFile)) === (await same(conf))) return master;

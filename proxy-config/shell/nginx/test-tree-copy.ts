@@ -168,7 +168,11 @@ export function testFailure(output: string, uid: number | undefined): ProxyopsEr
       `nginx -t could not read the tree as uid ${uid}, so the change was not tested and nothing changed: ${said}; run as root, or as the user nginx runs as`,
       { details: { output } },
     );
-  return new ProxyopsError('NGINX_TEST_FAILED', `nginx -t refused the changed tree, nothing changed: ${said}`, {
-    details: { output },
-  });
+  return new ProxyopsError(
+    'NGINX_TEST_FAILED',
+    `nginx -t refused the changed tree, nothing changed: ${said}`,
+    {
+      details: { output },
+    },
+  );
 }
