@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { findDrift, type AdoptionRecord } from '../core/adopt/find-drift.js';
+import { withBlockParams } from '../core/deploy/block-server-params.js';
 import { servedAccessLogFiles } from '../core/deploy/live-logs.js';
 import { toAddress, type DeployPlan } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
@@ -38,26 +39,28 @@ export async function adoptedPidFile(nginx: NonNullable<ProxySpec['nginx']>): Pr
 
 /**
  * The spec a deploy behind a hand-written config works from: its pid file the one that config's
- * master writes, and its access log the one that config writes where `upstream` is served (read
- * from the running master; the spec's default when none runs, which the look before the first
- * step then refuses). The format is read from the running config by the watch's own check.
+ * master writes, its access log the one that config writes where `upstream` is served, and its
+ * servers' max_fails/fail_timeout the block's own (read from the running master; the spec's when
+ * none runs, which the look before the first step then refuses). The log's format is read from the
+ * running config by the watch's own check.
  */
 export async function adoptedDeploySpec(spec: ProxySpec, upstream: string): Promise<ProxySpec> {
-  const nginx = spec.nginx!;
-  const pidFile = await adoptedPidFile(nginx);
-  const served = await servedLog(pidFile, upstream);
+  const pidFile = await adoptedPidFile(spec.nginx!);
+  const master = await runningNginxOf(pidFile).catch(() => undefined);
+  const config = master && (await readRunningConfig(master).catch(() => undefined));
+  const paths = { ...spec.paths, pidFile };
+  if (!master || !config) return { ...spec, paths };
+  const served = servedAccessLogFiles(config, master.prefix, upstream)[0];
+  const pool = spec.upstreams[upstream]!;
   return {
     ...spec,
-    paths: { ...spec.paths, pidFile },
+    paths,
     accessLog: { ...spec.accessLog, ...(served === undefined ? {} : { path: served }) },
+    upstreams: {
+      ...spec.upstreams,
+      [upstream]: { ...pool, servers: withBlockParams(pool.servers, config, upstream) },
+    },
   };
-}
-
-async function servedLog(pidFile: string, upstream: string): Promise<string | undefined> {
-  const master = await runningNginxOf(pidFile).catch(() => undefined);
-  if (!master) return undefined;
-  const config = await readRunningConfig(master).catch(() => undefined);
-  return config && servedAccessLogFiles(config, master.prefix, upstream)[0];
 }
 
 /**

@@ -109,18 +109,19 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
     });
     await tree.start();
     state = join(tree.root, 'state');
-    // The hooks and pairs of supervised-pairs' spec, on the hand-written config instead of rendered servers.
+    // The hooks, health check and pairs of supervised-pairs' spec, on the hand-written config instead
+    // of rendered servers: each server only its address and alternate (max_fails/fail_timeout are the block's).
     const rendered = JSON.parse(await readFile(stack.writeSpec('app'), 'utf8')) as {
-      upstreams: { app: Record<string, unknown> };
+      upstreams: { app: { servers: Array<{ host: string; port: number; alternate: number }> } };
+    };
+    const app = {
+      ...rendered.upstreams.app,
+      servers: rendered.upstreams.app.servers.map(({ host, port, alternate }) => ({ host, port, alternate })),
     };
     spec = join(tree.root, 'spec.json');
     await writeFile(
       spec,
-      JSON.stringify(
-        { version: 1, nginx: { conf: tree.conf }, upstreams: { app: rendered.upstreams.app } },
-        null,
-        2,
-      ),
+      JSON.stringify({ version: 1, nginx: { conf: tree.conf }, upstreams: { app } }, null, 2),
     );
     auth = { authorization: `Bearer ${await adminToken()}`, accept: 'application/json' };
     before = await snapshotOutsideBlock(tree);
