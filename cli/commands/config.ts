@@ -55,9 +55,13 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
     .option('--target <dir>', 'config directory given to config apply (default: every host under proxies)')
     .addOption(serversFromOption())
+    .option('--undo-adopt', 'with nginx.conf: the diff of putting the adopted upstream blocks back')
     .addHelpText('after', '\nExit codes follow diff(1): 0 no change, 1 changes shown, 2 trouble.')
-    .action((flags: { spec: string; target?: string; serversFrom: ServersFrom }) =>
+    .action((flags: { spec: string; target?: string; serversFrom: ServersFrom; undoAdopt?: boolean }) =>
       runAction(async () => {
+        const { adoptedHere, diffAdopted } = await import('./config-adopted.js');
+        const adopted = await adoptedHere(flags.spec, flags.target);
+        if (adopted) return diffAdopted(adopted, flags);
         if (flags.target === undefined) {
           const { diffProxies } = await import('../../proxy-config/config/apply-to-proxies.js');
           const diffs = await diffProxies(flags.spec);
@@ -92,6 +96,11 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
       parseRatio,
     )
     .addOption(serversFromOption())
+    .option(
+      '--undo-adopt',
+      'with nginx.conf: put the adopted upstream blocks back as they were before adoption',
+    )
+    .option('--json', 'with nginx.conf: print the report as JSON')
     .action(
       (flags: {
         spec: string;
@@ -99,8 +108,13 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
         watch?: number;
         rollbackOn5xx?: number;
         serversFrom: ServersFrom;
+        undoAdopt?: boolean;
+        json?: boolean;
       }) =>
         runAction(async () => {
+          const { adoptedHere, applyAdopted } = await import('./config-adopted.js');
+          const adopted = await adoptedHere(flags.spec, flags.target);
+          if (adopted) return applyAdopted(adopted, flags);
           if (flags.target === undefined) return applyToProxies(flags);
           const { applyConfig } = await import('../../proxy-config/config/apply-config.js');
           const { formatApplyReport } = await import('../format-config.js');
@@ -126,6 +140,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
     .action((flags: { target?: string; spec?: string; json?: boolean }) =>
       runAction(async () => {
         const { formatHistory } = await import('../format-config.js');
+        const { adoptedHere, historyAdopted } = await import('./config-adopted.js');
+        const adopted = flags.spec === undefined ? undefined : await adoptedHere(flags.spec, flags.target);
+        if (adopted) return historyAdopted(adopted, flags);
         if (flags.target === undefined) {
           const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
           if (flags.spec === undefined)
@@ -151,7 +168,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
   config
     .command('rollback')
     .description('Point the target back at its previous version (or any kept one) and reload nginx')
-    .requiredOption('--target <dir>', 'config directory given to config apply')
+    .option('--target <dir>', 'config directory given to config apply')
+    .option('--spec <file>', 'with nginx.conf: undo the last recorded change to the hand-written tree')
+    .option('--json', 'with --spec: print the report as JSON')
     .option(
       '--to <version>',
       'the kept version to go to (vNNNN, from config history); default: the previous one',
@@ -160,8 +179,17 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
       '--force',
       'roll back even when the previous version routes to instances TARGET/instances.json does not show serving or running',
     )
-    .action((flags: { target: string; to?: string; force?: boolean }) =>
+    .action((flags: { target?: string; spec?: string; json?: boolean; to?: string; force?: boolean }) =>
       runAction(async () => {
+        const { adoptedHere, rollbackAdopted } = await import('./config-adopted.js');
+        const adopted = flags.spec === undefined ? undefined : await adoptedHere(flags.spec, flags.target);
+        if (adopted) return rollbackAdopted(adopted, flags);
+        const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
+        if (flags.target === undefined)
+          throw new ProxyopsError(
+            'BAD_OPTION',
+            'give --target DIR, or --spec FILE naming a hand-written nginx.conf',
+          );
         const { rollbackConfig } = await import('../../proxy-config/config/apply-config.js');
         const { formatRollbackReport } = await import('../format-config.js');
         process.stdout.write(

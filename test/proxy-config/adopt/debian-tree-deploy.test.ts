@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import pg from 'pg';
@@ -31,41 +31,7 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
     JSON.stringify({ items: [{ productName: `adopted-load-${n}`, quantity: 1, unitPrice: 2.5 }] });
 
   /** The adoption: `config apply --spec` with the hand-written config. */
-  // STAND-IN until helper T's `config apply --spec` (branch adopt-apply) is merged: the same edit by hand.
-  const adopt = async () => {
-    const text = await readFile(tree.upstreamFile, 'utf8');
-    const lines = text.split('\n');
-    const start = lines.findIndex((l) => /^\s*upstream\s+app\s*\{/.test(l));
-    const end = lines.findIndex((l, i) => i > start && /^\}/.test(l));
-    const original = lines.slice(start, end + 1).join('\n');
-    if (original.includes('# proxyops: alternate of'))
-      return { exitCode: 0, stdout: 'unchanged', stderr: '' };
-    const managed: string[] = [];
-    for (const line of lines.slice(start, end + 1)) {
-      managed.push(line);
-      const server = /^(\s*)server\s+([\d.]+):(\d+)(\s+[^;#]*)?;/.exec(line);
-      const host = server?.[2] as (typeof HOSTS)[number] | undefined;
-      if (!server || !host) continue;
-      const params = (server[4] ?? '').trim().split(/\s+/).join(' ');
-      managed.push(
-        `${server[1]}server ${host}:${stack.pairs[host]![1]} ${params};  # proxyops: alternate of ${host}:${server[3]}`,
-      );
-    }
-    await writeFile(
-      tree.upstreamFile,
-      [...lines.slice(0, start), ...managed, ...lines.slice(end + 1)].join('\n'),
-    );
-    await mkdir(state, { recursive: true });
-    await writeFile(
-      join(state, 'adoption.json'),
-      JSON.stringify({ upstreams: { app: { file: tree.siteLink, original, managed: managed.join('\n') } } }),
-    );
-    const { workers } = await tree.pids();
-    await execa('nginx', ['-s', 'reload', '-p', tree.prefix, '-c', tree.conf, '-e', tree.errorLog]);
-    for (let i = 0; i < 400 && (await tree.pids()).workers.some((w) => workers.includes(w)); i++)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    return { exitCode: 0, stdout: 'adopted', stderr: '' };
-  };
+  const adopt = () => runCli(['config', 'apply', '--spec', spec, '--target', state]);
   const deploy = (...args: string[]) =>
     runCli(['deploy', ...args, '--spec', spec, '--target', state, '--upstream', 'app']);
   /** What `nginx -T` shows of the running tree (the running master's binary reads the files on disk). */
@@ -142,6 +108,7 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
     const pids = await tree.pids();
     const again = await adopt();
     expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^unchanged: /);
     expect(await hashTree(tree.dir)).toEqual(files);
     expect(await tree.pids()).toEqual(pids);
   }, 60_000);
@@ -207,7 +174,7 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
       const run = await deploy();
       expect(run.exitCode, run.stdout + run.stderr).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
-      expect(run.stderr).toContain('edited by hand inside the lines proxyops manages');
+      expect(run.stderr).toContain('the lines proxyops manages were edited by hand');
       expect(run.stderr).toContain('max_fails=5');
       expect(await hashTree(tree.dir)).toEqual(files);
       expect(await tree.pids()).toEqual(pids);
