@@ -58,7 +58,7 @@ export interface DeployContext {
   refusal: NginxRefusal;
   /** `--batch`, `--canary` (the first host alone first) and `--max-fail`. */
   batches?: DeployBatches;
-  /** Set when the spec names a hand-written config (`nginx.conf`): the target is proxyops' state dir. */
+  /** Set when the spec names a hand-written config (`nginx.conf`) run on this machine: the target is proxyops' state dir. */
   adopted?: { conf: string };
 }
 
@@ -98,8 +98,10 @@ export interface DeployTarget {
 export async function loadDeployContext(where: DeployTarget): Promise<DeployContext> {
   const written = await readSpecFile(where.specPath);
   const upstream = pickUpstream(written, where.upstream);
-  // Behind a hand-written config, its own master's pid file and the log it writes for the upstream.
-  const spec = written.nginx && !where.proxies ? await adoptedDeploySpec(written, upstream) : written;
+  // Behind a hand-written config on this machine, its own master's pid file and the log it writes
+  // for the upstream (across nginx hosts, each host's tree is read there).
+  const adopted = where.proxies ? undefined : written.nginx;
+  const spec = adopted ? await adoptedDeploySpec(written, upstream) : written;
   const rawSpec = parseSpecText(await readFile(where.specPath, 'utf8'), where.specPath) as Record<
     string,
     unknown
@@ -203,7 +205,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       ...(state.instanceEnv?.[name] === undefined ? {} : { was: state.instanceEnv[name] }),
     })),
   });
-  const plan = spec.nginx ? { ...planned, adopted: spec.nginx.conf } : planned;
+  const plan = adopted ? { ...planned, adopted: adopted.conf } : planned;
   return {
     specPath: where.specPath,
     target: where.target,
@@ -231,7 +233,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     ...(fleet ? { fleet } : {}),
     refusal,
     ...(where.batches ? { batches: checkBatches(where.batches, plan) } : {}),
-    ...(spec.nginx ? { adopted: { conf: spec.nginx.conf } } : {}),
+    ...(adopted ? { adopted: { conf: adopted.conf } } : {}),
   };
 }
 
