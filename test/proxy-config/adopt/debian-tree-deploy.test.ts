@@ -185,7 +185,7 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
     }
   }, 60_000);
 
-  it("a hand edit elsewhere (a new location) and the user's own nginx -s reload: the next deploy still works", async () => {
+  it("a hand edit elsewhere (a new location) and the user's own nginx -s reload: the next deploy (both pairs in one batch) still works", async () => {
     const text = await readFile(tree.upstreamFile, 'utf8');
     await writeFile(
       tree.upstreamFile,
@@ -197,11 +197,19 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
       .toBe(204);
     const pids = await tree.pids();
     const running = load();
-    const run = await deploy('--json');
+    // Both pairs at once: the alternate path changes no config, so rounds may run together.
+    const run = await deploy('--json', '--batch', '2');
     const result = await running.stop();
     expect(run.exitCode, run.stdout + run.stderr).toBe(0);
     await expectClean(result);
     expect(await tree.pids()).toEqual(pids);
+    // The second round started before the first one ended.
+    const steps = run.events.filter((e) => e.type === 'step-start' || e.type === 'step-done');
+    const roundOf = (e: Record<string, unknown>) => (e.step as { round: number }).round;
+    const secondStarts = steps.findIndex((e) => roundOf(e) === 2);
+    const firstEnds = steps.findLastIndex((e) => roundOf(e) === 1);
+    expect(secondStarts).toBeGreaterThanOrEqual(0);
+    expect(secondStarts).toBeLessThan(firstEnds);
   }, 180_000);
 
   it('a spec server without an alternate is refused, naming it and why, with nothing changed', async () => {
