@@ -32,7 +32,10 @@ export async function readAdoptedSpec(specPath: string, target?: string): Promis
 }
 
 /** What an adoption or its undo would change, planned on the tree as it is now. */
-async function planOn(adopted: AdoptedSpec, undo: boolean): Promise<PlannedTreeChange & { pidFile: string }> {
+export async function planAdoptionChange(
+  adopted: AdoptedSpec,
+  undo: boolean,
+): Promise<PlannedTreeChange & { pidFile: string }> {
   const tree = await readNginxTree(adopted.nginx.conf);
   const pidFile = pidFileOfTree(adopted.nginx, tree.config);
   const record = toAdoptionRecord(await readAdoptionFile(adopted.state), join(adopted.state, ADOPTION_FILE));
@@ -54,19 +57,19 @@ export async function adoptNginx(
   options: { undo?: boolean; say?: (line: string) => void },
 ): Promise<TreeApplyReport> {
   // The pid file is read from the tree, which the plan reads again under the locks.
-  const { pidFile } = await planOn(adopted, options.undo === true);
+  const { pidFile } = await planAdoptionChange(adopted, options.undo === true);
   return applyTreeChange({
     kind: options.undo ? 'undo-adopt' : 'adopt',
     state: adopted.state,
     pidFile,
     ...(options.say ? { say: options.say } : {}),
-    plan: () => planOn(adopted, options.undo === true),
+    plan: () => planAdoptionChange(adopted, options.undo === true),
   });
 }
 
 /** `config diff --spec S [--undo-adopt]`: the unified diff of every file the apply would change ('' when none). */
 export async function diffAdoption(adopted: AdoptedSpec, undo = false): Promise<string> {
-  const { change } = await planOn(adopted, undo);
+  const { change } = await planAdoptionChange(adopted, undo);
   return diffTreeChange(change);
 }
 

@@ -1,6 +1,8 @@
 import { chmod, lstat, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   commitTreeChange,
@@ -8,7 +10,7 @@ import {
   undoTreeChange,
 } from '../../../proxy-config/config/tree-change-steps.js';
 import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
-import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx-process.js';
+import { reloadAndConfirm } from '../../../proxy-config/shell/nginx/reload-nginx.js';
 import { freePort } from '../../support/ports.js';
 
 // The one-host applier on its own, with a hand-made change to a small tree under a real master
@@ -26,14 +28,19 @@ describe('tree change steps', () => {
     root = await mkdtemp(join(tmpdir(), 'proxyops-tree-steps-'));
     await chmod(root, 0o755);
     const etc = join(root, 'nginx');
-    for (const dir of ['sites-available', 'sites-enabled', 'logs'])
+    for (const dir of ['sites-available', 'sites-enabled', 'modules-enabled', 'logs'])
       await mkdir(join(etc, dir), { recursive: true });
+    // As Debian enables a module: a link to a file that loads it by a path relative to nginx's prefix.
+    await symlink(
+      '/usr/share/nginx/modules-available/mod-http-js.conf',
+      join(etc, 'modules-enabled', '50-mod-http-js.conf'),
+    );
     conf = join(etc, 'nginx.conf');
     pidFile = join(root, 'nginx.pid');
     const port = await freePort();
     await writeFile(
       conf,
-      `user nobody nogroup;\nworker_processes 1;\npid ${pidFile};\nerror_log ${etc}/logs/error.log;\nevents { worker_connections 64; }\nhttp {\n  access_log off;\n  include ${etc}/sites-enabled/*;\n}\n`,
+      `user nobody nogroup;\nworker_processes 1;\npid ${pidFile};\nerror_log ${etc}/logs/error.log;\ninclude ${etc}/modules-enabled/*.conf;\nevents { worker_connections 64; }\nhttp {\n  access_log off;\n  include ${etc}/sites-enabled/*;\n}\n`,
     );
     site = join(etc, 'sites-available', 'app');
     await writeFile(
@@ -41,13 +48,14 @@ describe('tree change steps', () => {
       `${original}server { listen 127.0.0.1:${port}; location / { proxy_pass http://app; } }\n`,
     );
     await symlink(site, join(etc, 'sites-enabled', 'app'));
-    await startNginx({ confPath: conf, prefix: etc });
+    // No -p, as Debian's service starts it: the prefix is the compiled-in /usr/share/nginx.
+    await execa('nginx', ['-c', conf]);
     for (let i = 0; i < 200 && !(await readLiveMasterPid(pidFile)); i++)
       await new Promise((r) => setTimeout(r, 25));
   });
 
   afterAll(async () => {
-    await signalNginx({ confPath: conf, prefix: join(root, 'nginx') }, 'stop').catch(() => undefined);
+    await execa('nginx', ['-c', conf, '-s', 'stop'], { reject: false });
     await rm(root, { recursive: true, force: true });
   });
 
@@ -94,5 +102,60 @@ describe('tree change steps', () => {
       message: expect.stringContaining(`${linked} was changed at`),
     });
     expect(await readFile(site, 'utf8')).toBe(before);
+    // The person's own reload: nginx runs what is on disk again.
+    await reloadAndConfirm(
+      (await readLiveMasterPid(pidFile))!,
+      join(root, 'nginx', 'logs', 'error.log'),
+      30_000,
+    );
+  });
+
+  it('a reload nginx refuses (a new site on a busy port) puts every byte back and reloads onto it', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    const added = join(root, 'nginx', 'sites-enabled', 'busy');
+    const siteBefore = await readFile(site, 'utf8');
+    const master = await readLiveMasterPid(pidFile);
+    try {
+      const change = {
+        conf,
+        files: [{ path: added, before: '', after: `server { listen 127.0.0.1:${port}; return 204; }\n` }],
+      };
+      // nginx -t does not bind: the copy passes, the reload is what fails.
+      const prepared = await prepareTreeChange(change, pidFile);
+      await expect(commitTreeChange(prepared)).rejects.toMatchObject({
+        code: 'RELOAD_FAILED',
+        message: expect.stringMatching(/Address already in use.*every file was put back/s),
+      });
+    } finally {
+      busy.close();
+    }
+    await expect(lstat(added)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(site, 'utf8')).toBe(siteBefore);
+    expect(await readLiveMasterPid(pidFile)).toBe(master);
+  });
+
+  it('refuses a file that is not UTF-8 (a Latin-1 comment), nothing written', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(site);
+    const latin1 = Buffer.concat([before, Buffer.from('# Gr\xfc\xdfe\n', 'latin1')]);
+    await writeFile(site, latin1);
+    try {
+      const text = latin1.toString('utf8');
+      const change = {
+        conf,
+        files: [{ path: linked, before: text, after: text.replace(original, adopted) }],
+      };
+      await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({ code: 'TREE_NOT_UTF8' });
+      expect(await readFile(site)).toEqual(latin1);
+    } finally {
+      await writeFile(site, before);
+      await reloadAndConfirm(
+        (await readLiveMasterPid(pidFile))!,
+        join(root, 'nginx', 'logs', 'error.log'),
+        30_000,
+      );
+    }
   });
 });
