@@ -235,6 +235,24 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
     expect(await serving()).toEqual(recorded);
   }, 60_000);
 
+  it('--replace/--with hands one instance over to its pair, which the caller started, with no reload', async () => {
+    const host = '127.0.0.2';
+    const [serving] = (await inState()).filter((a) => a.startsWith(`${host}:`));
+    const old = Number(serving!.split(':')[1]);
+    const fresh = stack.pairs[host]!.find((p) => p !== old)!;
+    expect(stack.supervisorctl('start', `app-${host}-${fresh}`)).toMatch(/started/);
+    const pids = await tree.pids();
+    const running = load();
+    const run = await deploy('--replace', `${host}:${old}`, '--with', `${host}:${fresh}`);
+    const result = await running.stop();
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0);
+    await expectClean(result);
+    expect(await inState()).toContain(`${host}:${fresh}`);
+    expect(await inState()).not.toContain(`${host}:${old}`);
+    expect(stack.supervisorctl('status', `app-${host}-${old}`)).toMatch(/STOPPED/);
+    expect(await tree.pids()).toEqual(pids);
+  }, 120_000);
+
   /** Every order a 2xx POST reported is in PostgreSQL, and nothing failed. */
   async function expectClean(result: NoRetryLoadResult) {
     const summary = JSON.stringify({ ...result, createdIds: result.createdIds.length }, null, 1);
