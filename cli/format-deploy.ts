@@ -67,12 +67,19 @@ export function formatDeployPlan(plan: DeployPlan): string {
           `instances start and stop by the spec's hooks${plan.version === undefined ? '' : ` (version ${plan.version})`}; readiness: ${plan.launch.ready ? `the ready hook (${plan.launch.ready.join(' ')})` : `GET ${plan.readinessPath}`}`,
         ]
       : []),
+    ...(plan.adopted === undefined
+      ? []
+      : [
+          `behind the hand-written config ${plan.adopted}: every instance takes the alternate path (the adopted upstream lists both addresses of its pair); a deploy never edits or reloads that config`,
+        ]),
     ...plan.instances.map((instance, i) =>
-      plan.paths[i] === 'slot'
-        ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
-        : plan.paths[i] === 'alternate'
-          ? `  ${toAddress(instance)}: alternate path (the new instance on ${toAddress(instance.alternate!)}, which nginx already lists; no nginx reload)`
-          : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)${instance.alternate ? `; its alternate ${toAddress(instance.alternate)} is not used: without a stop hook nothing makes the old instance leave` : ''}`,
+      plan.adopted !== undefined && plan.paths[i] !== 'alternate'
+        ? `  ${toAddress(instance)}: refused: no alternate path (${instance.alternate ? 'its alternate is not used: without a stop hook nothing makes the old instance leave' : 'the spec gives it no alternate'}), and the ${plan.paths[i]} path would change the hand-written config`
+        : plan.paths[i] === 'slot'
+          ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
+          : plan.paths[i] === 'alternate'
+            ? `  ${toAddress(instance)}: alternate path (the new instance on ${toAddress(instance.alternate!)}, which nginx already lists; no nginx reload)`
+            : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)${instance.alternate ? `; its alternate ${toAddress(instance.alternate)} is not used: without a stop hook nothing makes the old instance leave` : ''}`,
     ),
     ...plan.steps.map(
       (s) =>

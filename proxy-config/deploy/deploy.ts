@@ -214,8 +214,9 @@ export async function deploy(
     const context = await loadDeployContext(where);
     // The plan is a picture of nginx: the nginx that runs must match it before anything starts.
     await checkLiveNginx(context);
-    // New instances listen beside their slot (or on a port): nginx's workers must reach them.
-    await checkSpecWorkerAccess(context.spec, await readCurrentMain(context.target));
+    // New instances listen beside their slot (or on a port): nginx's workers must reach them. A
+    // hand-written config's paths are its own, and its instances TCP addresses (no slot).
+    if (!context.adopted) await checkSpecWorkerAccess(context.spec, await readCurrentMain(context.target));
     return await runDeploy(context, emit, control);
   } finally {
     await removeDeployProgress(where.target);

@@ -73,6 +73,8 @@ export interface DeployPlan {
   instances: InstanceAddress[];
   /** Which path each instance takes, in the order of `instances`. */
   paths: ReplacePath[];
+  /** The hand-written main file (a spec's `nginx.conf`) whose adopted upstream this deploys: the alternate path only. */
+  adopted?: string;
   /** Settings the new instances get changed (`deploy --env`), with the recorded value they replace. */
   envChanges: EnvChange[];
   steps: DeployStep[];

@@ -9,7 +9,7 @@ import {
   type LiveLogs,
   type WatchSightInput,
 } from '../../../proxy-config/core/deploy/watch-sight.js';
-import { liveLogsOf } from '../../../proxy-config/core/deploy/live-logs.js';
+import { liveLogsOf, servedAccessLogFiles } from '../../../proxy-config/core/deploy/live-logs.js';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig } from '../../../proxy-config/core/nginx-config/types.js';
 import {
@@ -295,5 +295,33 @@ describe('which access logs hold the upstream’s requests (nginx’s access_log
     expect(judge({ live: running }).blind.map((c) => c.what)).toContain(
       `${LOG} is written in 2 formats (proxyops_text at /etc/nginx/nginx.conf:4, combined at /etc/nginx/nginx.conf:7); the watch reads one`,
     );
+  });
+});
+
+describe('servedAccessLogFiles: the log a deploy behind a hand-written config watches', () => {
+  const config = (text: string): NginxConfig => ({
+    mainFile: '/etc/nginx/nginx.conf',
+    files: ['/etc/nginx/nginx.conf'],
+    directives: parseNginxConfig(text, '/etc/nginx/nginx.conf'),
+  });
+
+  it('is the access_log in effect where the upstream is served (the innermost level), not the http-wide one', () => {
+    const text = `http {
+      access_log /var/log/nginx/access.log;
+      server { listen 80; access_log logs/app.log upstreamlog; location / { proxy_pass http://app; } }
+      server { listen 81; location / { proxy_pass http://legacy_reports; } }
+    }`;
+    expect(servedAccessLogFiles(config(text), '/usr/share/nginx/', 'app')).toEqual([
+      '/usr/share/nginx/logs/app.log',
+    ]);
+    expect(servedAccessLogFiles(config(text), '/usr/share/nginx/', 'legacy_reports')).toEqual([
+      '/var/log/nginx/access.log',
+    ]);
+  });
+
+  it('is nothing where no location names the upstream or its logging is off', () => {
+    const text = 'http { server { listen 80; location / { access_log off; proxy_pass http://app; } } }';
+    expect(servedAccessLogFiles(config(text), '/usr/share/nginx/', 'app')).toEqual([]);
+    expect(servedAccessLogFiles(config(text), '/usr/share/nginx/', 'api')).toEqual([]);
   });
 });
