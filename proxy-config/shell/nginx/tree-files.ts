@@ -149,10 +149,13 @@ async function putBack(original: OriginalFile): Promise<void> {
 async function removeMadeDirs(original: OriginalFile): Promise<void> {
   if (original.madeDir === undefined) return;
   for (let dir = dirname(original.realPath); ; dir = dirname(dir)) {
-    await rmdir(dir).catch((error: NodeJS.ErrnoException) =>
-      error.code === 'ENOENT' ? undefined : Promise.reject(error),
+    // Someone else's file in it since: theirs, and the directory with it.
+    const kept = await rmdir(dir).then(
+      () => false,
+      (error: NodeJS.ErrnoException) =>
+        error.code === 'ENOENT' ? false : error.code === 'ENOTEMPTY' ? true : Promise.reject(error),
     );
-    if (dir === original.madeDir || dir === dirname(dir)) break;
+    if (kept || dir === original.madeDir || dir === dirname(dir)) break;
   }
 }
 

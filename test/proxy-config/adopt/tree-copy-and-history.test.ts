@@ -1,9 +1,13 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareTreeChange } from '../../../proxy-config/config/tree-change-steps.js';
+import {
+  commitTreeChange,
+  prepareTreeChange,
+  undoTreeChange,
+} from '../../../proxy-config/config/tree-change-steps.js';
 import { testFailure } from '../../../proxy-config/shell/nginx/test-tree-copy.js';
 import { recordTreeVersion } from '../../../proxy-config/shell/nginx/tree-history.js';
 import { freePort } from '../../support/ports.js';
@@ -116,5 +120,35 @@ describe('tree copy and history', () => {
     });
     // As root the same words are nginx's refusal of the change.
     expect(testFailure(run.all ?? '', 0)).toMatchObject({ code: 'NGINX_TEST_FAILED' });
+  });
+
+  it('a file that cannot be put back does not stop the others, and every failure is named', async () => {
+    const etc = join(root, 'etc', 'nginx');
+    const kept = join(etc, 'kept', 'e.conf');
+    await mkdir(join(etc, 'kept'));
+    await writeFile(kept, '# e\n');
+    const made = join(etc, 'made');
+    const change = {
+      conf,
+      files: [
+        { path: join(made, 'sub', 'n.conf'), before: '', after: '# n\n' },
+        { path: kept, before: '# e\n', after: '# e changed\n' },
+      ],
+    };
+    const prepared = await prepareTreeChange(change, pidFile());
+    await commitTreeChange(prepared);
+    // e.conf's directory is replaced by a file: it cannot be put back; n.conf still must be.
+    await rename(join(etc, 'kept'), join(etc, 'kept.moved'));
+    await writeFile(join(etc, 'kept'), 'in the way\n');
+    try {
+      await expect(undoTreeChange(prepared)).rejects.toMatchObject({
+        code: 'TREE_PUT_BACK_FAILED',
+        message: expect.stringContaining(`could not put back 1 file(s)`),
+      });
+      await expect(stat(made)).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await rm(join(etc, 'kept'), { force: true });
+      await rm(join(etc, 'kept.moved'), { recursive: true, force: true });
+    }
   });
 });
