@@ -2,6 +2,19 @@ import type { VersionFiles, VersionRecord } from './config-change.js';
 import type { ProxySpec } from '../spec/proxy-spec.js';
 import type { LiveNginxPicture } from '../deploy/compare-live-with-plan.js';
 
+/**
+ * What a change to a hand-written tree (a spec with `nginx.conf`) is made of. Each host computes its
+ * own TreeChange from its own files: the hosts' trees may differ outside what the change touches.
+ */
+export type TreeSource =
+  /** `config apply --tree DIR`: DIR's files by path relative to it (it stands for nginx.conf's directory). */
+  | { kind: 'files'; files: Record<string, string>; links: Record<string, string> }
+  /** Adopt the spec's upstreams in the host's tree (planAdoption), or put the blocks back. */
+  | { kind: 'adopt' }
+  | { kind: 'undo-adopt' }
+  /** Back to the files before the live version (or before version `to`'s successor). */
+  | { kind: 'rollback'; to?: string };
+
 /** What a deploy across hosts records on each nginx host (its `instances.json`), as plain data. */
 export type RecordedState = { version: 1; upstreams: Record<string, unknown[]> } & Record<string, unknown>;
 
@@ -17,6 +30,14 @@ export type StepRequest =
   | { step: 'prepare'; files: VersionFiles; spec: ProxySpec; specDigest: string; appliedAt: string }
   /** Commit as `version`, swap, reload and confirm the new workers. */
   | { step: 'switch'; version: string }
+  /**
+   * A change to the hand-written tree the spec's `nginx.conf` names: computed there from the host's
+   * own files, tested on a staged copy (nginx -t); then switch (written in place, reload) and finish
+   * or undo, as for `prepare`. Answered with `prepared`.
+   */
+  | { step: 'prepare-tree'; spec: ProxySpec; source: TreeSource; specDigest: string; appliedAt: string }
+  /** Only show what that tree change would touch on the host: a unified diff of its files. */
+  | { step: 'diff-tree'; spec: ProxySpec; source: TreeSource }
   /** Keep it: prune old versions and release the locks. */
   | { step: 'finish' }
   /** Go back to what ran before the switch. */
