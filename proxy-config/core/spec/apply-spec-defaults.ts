@@ -62,6 +62,15 @@ export function applySpecDefaults(input: ProxySpecInput): ProxySpec {
     ),
     servers: (input.servers ?? []).map(toServer),
     proxies: (input.proxies ?? []).map((p) => ({ ssh: p.ssh ?? '', target: p.target ?? '' })),
+    ...(input.nginx?.conf
+      ? {
+          nginx: {
+            conf: input.nginx.conf,
+            ...(input.nginx.pidFile === undefined ? {} : { pidFile: input.nginx.pidFile }),
+            state: input.nginx.state ?? DEFAULTS.nginx.state,
+          },
+        }
+      : {}),
   };
 }
 

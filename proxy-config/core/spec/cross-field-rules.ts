@@ -19,6 +19,21 @@ const s = (seconds: number) => `${seconds} s`;
 /** Every cross-field rule, in reporting order. Adding a rule is adding a row. */
 export const CROSS_FIELD_RULES: readonly CrossFieldRule[] = [
   {
+    id: 'adopted-config-renders-no-servers',
+    description:
+      'a spec naming an existing config (`nginx.conf`) renders nothing: it gives no `servers` (its own config has them)',
+    // Rendered servers beside a hand-written tree would need a second owner of nginx.conf's includes.
+    check: (spec) =>
+      spec.nginx && spec.servers.length > 0
+        ? [
+            {
+              path: 'servers',
+              message: `is refused with nginx.conf (${spec.nginx.conf}): that config's own server blocks serve; remove servers, or drop nginx to render them`,
+            },
+          ]
+        : [],
+  },
+  {
     id: 'route-upstream-exists',
     description: 'every route names an upstream pool defined under `upstreams`',
     check: (spec) =>

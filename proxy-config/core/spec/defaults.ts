@@ -33,6 +33,8 @@ export const DEFAULTS = {
   /** In container mode the logs go to the container's standard streams. */
   containerLogs: { access: 'stdout', error: 'stderr' },
   certificates: { warnDays: 30 },
+  /** An adopted config's proxyops state lives beside the maintenance files, not in nginx's tree. */
+  nginx: { state: '/var/lib/proxyops' },
   upstreamServer: { maxFails: 3, failTimeout: 10, weight: 1 },
   upstream: { keepalive: 32, keepaliveTimeout: 60, keepaliveRequests: 1000 },
   /** Node's http server defaults are 5 s keep-alive and 300 s request timeout; the spec asks for explicit ones. */

@@ -58,9 +58,25 @@ export interface ProxySpec {
    * runs on, at `--target`.
    */
   proxies: ProxyHostSpec[];
+  /**
+   * A hand-written nginx config proxyops adopts instead of rendering one: `upstreams` then describe
+   * its `upstream NAME { }` blocks, `servers` is empty, and each `proxies[].target` is that host's
+   * `state` directory. Absent for a rendered spec.
+   */
+  nginx?: AdoptedNginxSpec;
 }
 
-/** One nginx host: an ssh destination and the config directory (`--target`) there. */
+/** The existing config of `nginx.conf` specs (issue 36): proxyops edits only lines of its upstream blocks. */
+export interface AdoptedNginxSpec {
+  /** The main file the master runs (`-c`), the same path on every host. */
+  conf: string;
+  /** The master's pid file; absent: the conf's own `pid` directive, else `/run/nginx.pid` (read with the tree). */
+  pidFile?: string;
+  /** proxyops' own directory: history, instances, locks (`--target` overrides it). */
+  state: string;
+}
+
+/** One nginx host: an ssh destination and the config directory (`--target`) there (with `nginx.conf`: the state directory). */
 export interface ProxyHostSpec {
   /** A Host of ~/.ssh/config, or user@host. */
   ssh: string;

@@ -172,6 +172,45 @@ describe('validateSpec: schema', () => {
     ]);
   });
 
+  it('takes nginx.conf in place of servers: nothing to render, state and pid file defaulted', () => {
+    const data = changed(['servers', undefined], ['nginx', { conf: '/etc/nginx/nginx.conf' }]);
+    expect(problemsOf(data)).toEqual([]);
+    const spec = validateSpec(data, 'spec.yaml');
+    expect(spec.nginx).toEqual({ conf: '/etc/nginx/nginx.conf', state: DEFAULTS.nginx.state });
+    expect(spec.servers).toEqual([]);
+    const given = changed(
+      ['servers', undefined],
+      ['nginx', { conf: '/etc/nginx/nginx.conf', pidFile: '/run/n.pid', state: '/srv/proxyops' }],
+    );
+    expect(validateSpec(given, 'spec.yaml').nginx).toEqual({
+      conf: '/etc/nginx/nginx.conf',
+      pidFile: '/run/n.pid',
+      state: '/srv/proxyops',
+    });
+    // A rendered spec has no nginx field at all.
+    expect(validateSpec(baseSpec(), 'spec.yaml').nginx).toBeUndefined();
+  });
+
+  it('still requires servers without nginx.conf, and nginx.conf is required within nginx', () => {
+    expect(problemsOf(changed(['servers', undefined]))).toEqual([
+      { path: 'servers', rule: 'required', message: 'is required' },
+    ]);
+    const found = problemsOf(changed(['servers', undefined], ['nginx', { state: '/srv/p', pid: '/x' }]));
+    expect(found.map((p) => `${p.path} ${p.rule}`)).toEqual([
+      'nginx.conf required',
+      'nginx.pid additionalProperties',
+    ]);
+    expect(problemsOf(changed(['servers', undefined], ['nginx', { conf: 'nginx.conf' }]))).toEqual([
+      { path: 'nginx.conf', rule: 'pattern', message: expect.stringMatching(/^must match pattern/) },
+    ]);
+  });
+
+  it('refuses servers beside nginx.conf in one line naming the config', () => {
+    expect(() => validateSpec(changed(['nginx', { conf: '/etc/nginx/nginx.conf' }]), 'spec.yaml')).toThrow(
+      "servers: is refused with nginx.conf (/etc/nginx/nginx.conf): that config's own server blocks serve; remove servers, or drop nginx to render them [adopted-config-renders-no-servers]",
+    );
+  });
+
   it('turns YAML syntax errors into SPEC_UNREADABLE with line and column', () => {
     expect(() => parseSpec('version: 1\nservers: [\n', 'bad.yaml')).toThrow(
       /bad\.yaml:\d+:\d+: not valid YAML/,
@@ -201,6 +240,7 @@ describe('validateSpec: schema', () => {
 describe('validateSpec: cross-field rules', () => {
   it('pins the rule ids', () => {
     expect(CROSS_FIELD_RULES.map((r) => r.id)).toEqual([
+      'adopted-config-renders-no-servers',
       'route-upstream-exists',
       'proxy-timeout-below-outer',
       'app-timeout-below-proxy',
@@ -218,6 +258,7 @@ describe('validateSpec: cross-field rules', () => {
   });
 
   const cases: Array<[rule: string, edits: Array<[string, unknown]>, path: string]> = [
+    ['adopted-config-renders-no-servers', [['nginx', { conf: '/etc/nginx/nginx.conf' }]], 'servers'],
     ['route-upstream-exists', [['servers.0.routes.0.upstream', 'web']], 'servers[0].routes[0].upstream'],
     ['proxy-timeout-below-outer', [['timeouts.proxyRead', 60]], 'timeouts.proxyRead'],
     [
