@@ -1,0 +1,275 @@
+import { existsSync } from 'node:fs';
+import {
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDebianTree, hashTree, linesOutsideBlock } from '../../support/debian-tree.js';
+import { freePort } from '../../support/ports.js';
+import { startTestHosts, type TestHosts } from '../../support/ssh-hosts.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+const CLI = join(ROOT, 'dist/cli/main.js');
+const NAMES = ['web1', 'web2'] as const;
+
+let hosts: TestHosts;
+/** Where every host sees its own directory (the same path there, different files). */
+let mp: string;
+let port: number;
+let appPort: number;
+let statusPort: number;
+let spec: string;
+
+/** Runs the built CLI the way a person would, with the test hosts' ssh config. */
+async function proxyops(...args: string[]) {
+  const result = await execa('node', [CLI, ...args], {
+    reject: false,
+    cwd: ROOT,
+    timeout: 120_000,
+    env: hosts.env,
+  });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The host's nginx tree as this test sees it. */
+const treeOf = (name: string) => join(hosts.host(name).dir, 'etc', 'nginx');
+const siteOf = (name: string) => join(treeOf(name), 'sites-available', 'app');
+
+/** Every file of every host's tree (sha256, or a link's target), and each host's nginx master and workers. */
+async function snapshot(): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const name of NAMES) {
+    out[`${name} files`] = await hashTree(treeOf(name));
+    out[`${name} processes`] = pidsOf(name);
+  }
+  return out;
+}
+
+/** The master's pid and its workers', on the host (pids are this machine's: no pid namespace). */
+function pidsOf(name: string): { master: number; workers: number[] } {
+  const out = hosts.exec(name, ['sh', '-c', `p=$(cat ${mp}/run/nginx.pid); echo $p; pgrep -P $p`]);
+  const [master, ...workers] = out.trim().split('\n').map(Number);
+  return { master: master!, workers: workers.sort((a, b) => a - b) };
+}
+
+/** What the host's nginx answers on 127.0.0.1:PORT there. */
+function fetchOn(name: string, at: number, path: string): string {
+  return hosts.exec(name, ['curl', '-s', '--max-time', '5', `http://127.0.0.1:${at}${path}`]);
+}
+
+/**
+ * Lays a hand-written Debian tree on a host: built by the shared builder here, then copied into the
+ * host's own directory with every path rewritten to how the host sees it (its mount point), the
+ * files' times set in the past so the master started after them loads what is on disk.
+ */
+async function layTree(name: string): Promise<void> {
+  const built = await buildDebianTree({
+    servers: [{ host: '127.0.0.1', port: appPort }],
+    listenPort: port,
+    workers: 1,
+  });
+  const past = new Date(Date.now() - 60_000);
+  const walk = async (from: string): Promise<void> => {
+    for (const entry of await readdir(from)) {
+      const path = join(from, entry);
+      const to = join(hosts.host(name).dir, relative(built.root, path));
+      const stats = await lstat(path);
+      if (stats.isSymbolicLink()) await symlink((await readlink(path)).replaceAll(built.root, mp), to);
+      else if (stats.isDirectory()) {
+        await mkdir(to, { recursive: true, mode: 0o755 });
+        await walk(path);
+      } else {
+        await writeFile(to, (await readFile(path, 'utf8')).replaceAll(built.root, mp), { mode: 0o644 });
+        await utimes(to, past, past);
+      }
+    }
+  };
+  await walk(built.root);
+  await built.remove();
+  hosts.exec(name, [
+    'nginx',
+    '-p',
+    `${mp}/`,
+    '-c',
+    `${mp}/etc/nginx/nginx.conf`,
+    '-e',
+    `${mp}/log/nginx/error.log`,
+  ]);
+}
+
+/** A spec adopting `upstream app` of the tree on both hosts, its state under each host's directory. */
+async function writeSpec(): Promise<string> {
+  const path = join(hosts.root, 'adopt-spec.json');
+  await writeFile(
+    path,
+    JSON.stringify({
+      version: 1,
+      nginx: { conf: `${mp}/etc/nginx/nginx.conf`, pidFile: `${mp}/run/nginx.pid` },
+      upstreams: {
+        app: { servers: [{ host: '127.0.0.1', port: appPort, alternate: `127.0.0.1:${appPort + 1}` }] },
+      },
+      proxies: NAMES.map((ssh) => ({ ssh, target: `${mp}/state` })),
+    }),
+  );
+  return path;
+}
+
+/** A local copy of web1's tree (paths as the hosts see them) with a new site answering on statusPort. */
+async function treeToShip(accessLogDir: string): Promise<string> {
+  const dir = join(hosts.root, `ship-${accessLogDir}`);
+  await rm(dir, { recursive: true, force: true });
+  await cp(treeOf('web1'), dir, { recursive: true, verbatimSymlinks: true });
+  await writeFile(
+    join(dir, 'conf.d', 'status.conf'),
+    `server {\n\tlisten 127.0.0.1:${statusPort};\n\taccess_log ${mp}/log/${accessLogDir}/status.log;\n` +
+      `\tlocation /status { return 200 "shipped tree\\n"; }\n}\n`,
+  );
+  return dir;
+}
+
+beforeAll(async () => {
+  hosts = await startTestHosts([...NAMES], { trusted: true });
+  mp = hosts.host('web1').mountPoint;
+  port = await freePort();
+  appPort = await freePort();
+  statusPort = await freePort();
+  for (const name of NAMES) {
+    // The application each nginx host fronts, on its own loopback.
+    hosts.spawnOn(name, [
+      process.execPath,
+      '-e',
+      `require('http').createServer((q, s) => s.end('app on ${name}\\n')).listen(${appPort}, '127.0.0.1')`,
+    ]);
+    await layTree(name);
+  }
+  spec = await writeSpec();
+}, 60_000);
+
+afterAll(async () => {
+  await hosts?.teardown();
+});
+
+describe('a hand-written tree on two nginx hosts, as one change', () => {
+  it("adoption where one host's nginx -t fails: no host changed, no history anywhere", async () => {
+    // The temp paths' parent is gone on web2 only: nginx -t there cannot create them.
+    const lib = join(hosts.host('web2').dir, 'lib', 'nginx');
+    await rm(lib, { recursive: true });
+    const before = await snapshot();
+    try {
+      const result = await proxyops('config', 'apply', '--spec', spec);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/^proxyops: web2: .*nginx -t/m);
+      expect(result.stderr).toContain('no host changed');
+      expect(await snapshot()).toEqual(before);
+      for (const name of NAMES)
+        expect(existsSync(join(hosts.host(name).dir, 'state', 'versions'))).toBe(false);
+    } finally {
+      await mkdir(lib, { mode: 0o755 });
+    }
+  }, 120_000);
+
+  it('adoption on both hosts: only the block changes, one version everywhere, a second apply is a no-op', async () => {
+    const outside = await Promise.all(
+      NAMES.map(async (name) => linesOutsideBlock(await readFile(siteOf(name), 'utf8'), 'app')),
+    );
+    const hashes = await Promise.all(NAMES.map((name) => hashTree(treeOf(name))));
+    const workers = NAMES.map((name) => pidsOf(name));
+
+    const diff = await proxyops('config', 'diff', '--spec', spec);
+    expect(diff.code, diff.stderr).toBe(1);
+    for (const name of NAMES) expect(diff.stdout).toContain(`== ${name}`);
+    expect(diff.stdout).toContain(`+\tserver 127.0.0.1:${appPort + 1}`);
+
+    const result = await proxyops('config', 'apply', '--spec', spec);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('applied v0001 to 2 hosts: web1, web2');
+    for (const [index, name] of NAMES.entries()) {
+      const site = await readFile(siteOf(name), 'utf8');
+      expect(site).toContain(`\tserver 127.0.0.1:${appPort + 1}   max_fails=1 fail_timeout=1s;`);
+      expect(linesOutsideBlock(site, 'app')).toEqual(outside[index]);
+      const now = await hashTree(treeOf(name));
+      delete now['sites-available/app'];
+      const then = { ...hashes[index] };
+      delete then['sites-available/app'];
+      expect(now).toEqual(then);
+      // Reloaded onto it: the same master, new workers, still serving.
+      const after = pidsOf(name);
+      expect(after.master).toBe(workers[index]!.master);
+      expect(after.workers).not.toEqual(workers[index]!.workers);
+      expect(fetchOn(name, port, '/')).toBe(`app on ${name}\n`);
+    }
+
+    const settled = await snapshot();
+    const again = await proxyops('config', 'apply', '--spec', spec);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^unchanged on 2 hosts/);
+    expect(await snapshot()).toEqual(settled);
+  }, 180_000);
+
+  it('--tree to two hosts, one refusing the tree (nginx -t fails there): no host changed', async () => {
+    // The new site logs to a directory only web1 has.
+    await mkdir(join(hosts.host('web1').dir, 'log', 'only-web1'), { mode: 0o755 });
+    const dir = await treeToShip('only-web1');
+    const before = await snapshot();
+    const result = await proxyops('config', 'apply', '--spec', spec, '--tree', dir);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^proxyops: web2: .*nginx -t/m);
+    expect(result.stderr).toContain('no host changed');
+    expect(await snapshot()).toEqual(before);
+  }, 120_000);
+
+  it('--tree to two hosts: diff, apply, the same version in history on both, rollback on both', async () => {
+    await mkdir(join(hosts.host('web2').dir, 'log', 'only-web1'), { mode: 0o755 });
+    const dir = await treeToShip('only-web1');
+    const before = await snapshot();
+
+    const diff = await proxyops('config', 'diff', '--spec', spec, '--tree', dir);
+    expect(diff.code, diff.stderr).toBe(1);
+    for (const name of NAMES) expect(diff.stdout).toContain(`== ${name}`);
+    expect(diff.stdout).toContain(`+++ ${mp}/etc/nginx/conf.d/status.conf`);
+
+    const result = await proxyops('config', 'apply', '--spec', spec, '--tree', dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('applied v0002 to 2 hosts: web1, web2');
+    for (const name of NAMES) {
+      expect(await readFile(join(treeOf(name), 'conf.d', 'status.conf'), 'utf8')).toBe(
+        await readFile(join(dir, 'conf.d', 'status.conf'), 'utf8'),
+      );
+      expect(fetchOn(name, statusPort, '/status')).toBe('shipped tree\n');
+    }
+    // The shipped tree equals web1's now, so web1 and web2 hold the same files.
+    expect(await hashTree(treeOf('web2'))).toEqual(await hashTree(treeOf('web1')));
+
+    const history = await proxyops('config', 'history', '--spec', spec, '--json');
+    expect(history.code, history.stderr).toBe(0);
+    const shown = JSON.parse(history.stdout) as Array<{
+      host: string;
+      versions: Array<{ version: string; current: boolean }>;
+    }>;
+    expect(shown.map((h) => h.host)).toEqual([...NAMES]);
+    for (const { versions } of shown)
+      expect(versions.map((v) => `${v.version}${v.current ? '*' : ''}`)).toEqual(['v0001', 'v0002*']);
+
+    const same = await proxyops('config', 'diff', '--spec', spec, '--tree', dir);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe('');
+
+    const back = await proxyops('config', 'rollback', '--spec', spec);
+    expect(back.code, back.stderr).toBe(0);
+    for (const name of NAMES) {
+      expect(await hashTree(treeOf(name))).toEqual(before[`${name} files`]);
+      expect(existsSync(join(treeOf(name), 'conf.d', 'status.conf'))).toBe(false);
+    }
+  }, 240_000);
+});
