@@ -1,0 +1,139 @@
+import {
+  cp,
+  lstat,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+  mkdir,
+} from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { ProxyopsError } from '../../core/errors.js';
+import { createTempPrefix } from './temp-prefix.js';
+
+/**
+ * `nginx -t` on a hand-written tree as a change would leave it, before any byte of the real tree
+ * changes: the directory of nginx.conf is copied (links as links) into a private directory, the
+ * change is made there, and every path naming the tree (includes, a certificate, a link's target)
+ * is pointed at the copy. The test runs with the live master's own binary.
+ */
+
+/** One file as the change leaves it: new text, or gone. */
+export interface StagedFile {
+  path: string;
+  after: string;
+  remove?: boolean;
+}
+
+/** Copies the tree of `conf`, makes `changes` there and runs `binary -t` on it; NGINX_TEST_FAILED with nginx's words. */
+export async function testTreeCopy(
+  conf: string,
+  treeFiles: readonly string[],
+  changes: readonly StagedFile[],
+  binary: string,
+): Promise<void> {
+  const root = dirname(resolve(conf));
+  const scratch = await createTempPrefix('tree');
+  try {
+    const copy = join(scratch.dir, 'conf');
+    await cp(root, copy, { recursive: true, verbatimSymlinks: true });
+    const outside = join(copy, '.outside');
+    // Longest first, so a changed file outside the tree is mapped before a directory holding it.
+    const moves: Array<[string, string]> = [[`${root}/`, `${copy}/`]];
+    for (const { path } of changes) if (!isUnder(path, root)) moves.push([path, join(outside, path)]);
+    moves.sort((a, b) => b[0].length - a[0].length);
+    const remap = (text: string) => moves.reduce((t, [from, to]) => t.replaceAll(from, to), text);
+    await repointLinks(copy, root);
+    const byPath = new Map(changes.map((c) => [c.path, c]));
+    for (const path of new Set([...treeFiles, ...byPath.keys()])) {
+      const change = byPath.get(path);
+      const text = change ? change.after : await readFile(path, 'utf8');
+      const into = isUnder(path, root) ? join(copy, relative(root, path)) : join(outside, path);
+      if (change?.remove) await rm(into, { force: true });
+      else if (change || remap(text) !== text) await writeInCopy(copy, into, remap(text), path);
+    }
+    await assertReadsCopy(join(copy, relative(root, resolve(conf))), copy, byPath, remap);
+    await runTest(binary, scratch.dir, join(copy, relative(root, resolve(conf))), root, copy);
+  } finally {
+    await scratch.remove();
+  }
+}
+
+const isUnder = (path: string, dir: string) => path.startsWith(`${dir}/`);
+
+/** Absolute links into the tree would lead the test back to the live files: they point into the copy. */
+async function repointLinks(copy: string, root: string): Promise<void> {
+  for (const entry of await readdir(copy, { recursive: true, withFileTypes: true })) {
+    if (!entry.isSymbolicLink()) continue;
+    const link = join(entry.parentPath, entry.name);
+    const target = await readlink(link);
+    if (!isAbsolute(target) || !(target === root || isUnder(target, root))) continue;
+    await rm(link);
+    await symlink(join(copy, relative(root, target)), link);
+  }
+}
+
+/** Writes a file of the copy as a regular file of the copy, never through a link out of it. */
+async function writeInCopy(copy: string, into: string, text: string, path: string): Promise<void> {
+  await mkdir(dirname(into), { recursive: true });
+  const parent = await realpath(dirname(into));
+  if (parent !== copy && !isUnder(parent, copy))
+    throw new ProxyopsError(
+      'TREE_UNTESTABLE',
+      `cannot test the change on a copy: ${path} sits in a directory linked out of ${dirname(copy)}; nothing changed`,
+    );
+  const stats = await lstat(into).catch(() => undefined);
+  if (stats?.isSymbolicLink()) await rm(into);
+  await writeFile(into, text);
+}
+
+/**
+ * The copy must be what nginx -t reads: a file still read from outside it (through a wildcard or a
+ * link out of the tree) must be one the change leaves alone and that names nothing of the tree.
+ */
+async function assertReadsCopy(
+  main: string,
+  copy: string,
+  changes: ReadonlyMap<string, StagedFile>,
+  remap: (text: string) => string,
+): Promise<void> {
+  const { readNginxConfig } = await import('./read-nginx-config.js');
+  const { files } = await readNginxConfig(main, { checkDirectives: false });
+  for (const file of files) {
+    if (isUnder(file, copy)) continue;
+    const text = await readFile(file, 'utf8');
+    if (!changes.has(file) && remap(text) === text) continue;
+    throw new ProxyopsError(
+      'TREE_UNTESTABLE',
+      `cannot test the change on a copy: ${file} is reached in a way the copy cannot follow (a wildcard or a link out of the tree); nothing changed`,
+    );
+  }
+}
+
+async function runTest(
+  binary: string,
+  prefix: string,
+  main: string,
+  root: string,
+  copy: string,
+): Promise<void> {
+  const { execa } = await import('execa');
+  const result = await execa(
+    binary,
+    ['-t', '-q', '-p', `${prefix}/`, '-c', main, '-e', join(prefix, 'logs', 'error.log')],
+    { reject: false, all: true, stdin: 'ignore', stdout: 'ignore', timeout: 15_000 },
+  );
+  if (result.exitCode === 0) return;
+  // nginx names the copy's files: the person knows them by their real paths.
+  const output = (result.all ?? result.shortMessage ?? '').replaceAll(`${copy}/`, `${root}/`).trim();
+  throw new ProxyopsError(
+    'NGINX_TEST_FAILED',
+    `nginx -t refused the changed tree, nothing changed: ${output}`,
+    {
+      details: { output },
+    },
+  );
+}

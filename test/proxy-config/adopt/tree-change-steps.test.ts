@@ -1,0 +1,98 @@
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  commitTreeChange,
+  prepareTreeChange,
+  undoTreeChange,
+} from '../../../proxy-config/config/tree-change-steps.js';
+import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
+import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx-process.js';
+import { freePort } from '../../support/ports.js';
+
+// The one-host applier on its own, with a hand-made change to a small tree under a real master
+// (root, workers as nobody): the adoption workflow and its Debian tree are tested in apply.test.ts.
+describe('tree change steps', () => {
+  let root: string;
+  let conf: string;
+  let site: string;
+  let pidFile: string;
+  const original = 'upstream app {\n\tserver 127.0.0.2:3001 max_fails=2;   # blue\n}\n';
+  const adopted =
+    'upstream app {\n\tserver 127.0.0.2:3001 max_fails=2;   # blue\n\tserver 127.0.0.3:3001 max_fails=2;  # proxyops: alternate of 127.0.0.2:3001\n}\n';
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'proxyops-tree-steps-'));
+    await chmod(root, 0o755);
+    const etc = join(root, 'nginx');
+    for (const dir of ['sites-available', 'sites-enabled', 'logs'])
+      await mkdir(join(etc, dir), { recursive: true });
+    conf = join(etc, 'nginx.conf');
+    pidFile = join(root, 'nginx.pid');
+    const port = await freePort();
+    await writeFile(
+      conf,
+      `user nobody nogroup;\nworker_processes 1;\npid ${pidFile};\nerror_log ${etc}/logs/error.log;\nevents { worker_connections 64; }\nhttp {\n  access_log off;\n  include ${etc}/sites-enabled/*;\n}\n`,
+    );
+    site = join(etc, 'sites-available', 'app');
+    await writeFile(
+      site,
+      `${original}server { listen 127.0.0.1:${port}; location / { proxy_pass http://app; } }\n`,
+    );
+    await symlink(site, join(etc, 'sites-enabled', 'app'));
+    await startNginx({ confPath: conf, prefix: etc });
+    for (let i = 0; i < 200 && !(await readLiveMasterPid(pidFile)); i++)
+      await new Promise((r) => setTimeout(r, 25));
+  });
+
+  afterAll(async () => {
+    await signalNginx({ confPath: conf, prefix: join(root, 'nginx') }, 'stop').catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('writes through the link, reloads the same master, and undo gives the bytes back', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(linked, 'utf8');
+    const master = await readLiveMasterPid(pidFile);
+    const workers = await readChildPids(master!);
+    const change = { conf, files: [{ path: linked, before, after: before.replace(original, adopted) }] };
+    const prepared = await prepareTreeChange(change, pidFile);
+    expect(await readFile(site, 'utf8')).toBe(before);
+    const { reload } = await commitTreeChange(prepared);
+    expect(reload?.masterPid).toBe(master);
+    expect(reload?.workersAfter.some((pid) => workers.includes(pid))).toBe(false);
+    expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+    expect(await readFile(site, 'utf8')).toBe(before.replace(original, adopted));
+    await undoTreeChange(prepared);
+    expect(await readFile(site, 'utf8')).toBe(before);
+    expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+  });
+
+  it('a change nginx -t refuses leaves every byte as it was', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(linked, 'utf8');
+    const change = {
+      conf,
+      files: [{ path: linked, before, after: before.replace('max_fails=2;', 'max_fails=two;') }],
+    };
+    // nginx's words name the real file, not the copy it tested.
+    await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({
+      code: 'NGINX_TEST_FAILED',
+      message: expect.stringContaining(`invalid parameter "max_fails=two" in ${linked}:2`),
+    });
+    expect(await readFile(site, 'utf8')).toBe(before);
+  });
+
+  it('refuses when a file of the tree changed after the workers started, nothing written', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(linked, 'utf8');
+    await utimes(site, new Date(), new Date());
+    const change = { conf, files: [{ path: linked, before, after: before.replace(original, adopted) }] };
+    await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({
+      code: 'LIVE_NGINX_DIFFERS',
+      message: expect.stringContaining(`${linked} was changed at`),
+    });
+    expect(await readFile(site, 'utf8')).toBe(before);
+  });
+});
