@@ -54,13 +54,14 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
     )
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
     .option('--target <dir>', 'config directory given to config apply (default: every host under proxies)')
+    .option('--tree <dir>', 'with nginx.conf and proxies: what shipping this tree to every host would change')
     .addOption(serversFromOption())
     .addHelpText('after', '\nExit codes follow diff(1): 0 no change, 1 changes shown, 2 trouble.')
-    .action((flags: { spec: string; target?: string; serversFrom: ServersFrom }) =>
+    .action((flags: { spec: string; target?: string; tree?: string; serversFrom: ServersFrom }) =>
       runAction(async () => {
         if (flags.target === undefined) {
-          const { diffProxies } = await import('../../proxy-config/config/apply-to-proxies.js');
-          const diffs = await diffProxies(flags.spec);
+          const { diffOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+          const diffs = await diffOnHosts(flags.spec, flags.tree);
           for (const { host, live, diff } of diffs) {
             process.stdout.write(diff ? `== ${host}\n${diff}` : '');
             if (!diff) process.stderr.write(`${host}: no change, ${live} already holds this render\n`);
@@ -91,17 +92,27 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
       'roll back when the 5xx share during --watch exceeds this (0..1)',
       parseRatio,
     )
+    .option(
+      '--tree <dir>',
+      'with nginx.conf and proxies: ship this hand-written tree (it stands for the directory of nginx.conf) to every host',
+    )
     .addOption(serversFromOption())
     .action(
       (flags: {
         spec: string;
         target?: string;
+        tree?: string;
         watch?: number;
         rollbackOn5xx?: number;
         serversFrom: ServersFrom;
       }) =>
         runAction(async () => {
           if (flags.target === undefined) return applyToProxies(flags);
+          if (flags.tree !== undefined)
+            throw new (await import('../../proxy-config/core/errors.js')).ProxyopsError(
+              'BAD_OPTION',
+              '--tree ships a tree to the hosts under the spec’s proxies; give it without --target',
+            );
           const { applyConfig } = await import('../../proxy-config/config/apply-config.js');
           const { formatApplyReport } = await import('../format-config.js');
           const report = await applyConfig({
@@ -133,12 +144,19 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
               'BAD_OPTION',
               'give --target DIR, or --spec FILE for the hosts under its proxies',
             );
-          const { readProxiesHistory } = await import('../../proxy-config/config/apply-to-proxies.js');
-          const hosts = await readProxiesHistory(flags.spec);
+          const { historyOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+          const { formatTreeHistory } = await import('../format-tree.js');
+          const hosts = await historyOnHosts(flags.spec);
           process.stdout.write(
             flags.json
-              ? `${JSON.stringify(hosts, null, 2)}\n`
-              : hosts.map(({ host, versions }) => `== ${host}\n${formatHistory(versions)}`).join(''),
+              ? `${JSON.stringify(
+                  hosts.map((h) => ({ host: h.host, versions: 'tree' in h ? h.tree : h.versions })),
+                  null,
+                  2,
+                )}\n`
+              : hosts
+                  .map((h) => `== ${h.host}\n${'tree' in h ? formatTreeHistory(h.tree) : formatHistory(h.versions)}`)
+                  .join(''),
           );
           return;
         }
@@ -183,6 +201,7 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
 /** `config apply` without --target: the spec's nginx hosts over ssh, as one change. */
 async function applyToProxies(flags: {
   spec: string;
+  tree?: string;
   watch?: number;
   rollbackOn5xx?: number;
   serversFrom: ServersFrom;
@@ -193,8 +212,8 @@ async function applyToProxies(flags: {
       'BAD_OPTION',
       '--watch, --rollback-on-5xx and --servers-from apply to one --target; with proxies every host checks its servers as --servers-from check does',
     );
-  const { applyToProxies: apply } = await import('../../proxy-config/config/apply-to-proxies.js');
-  const report = await apply(flags.spec, (line) => process.stderr.write(`${line}\n`));
+  const { applyOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+  const report = await applyOnHosts(flags.spec, flags.tree, (line) => process.stderr.write(`${line}\n`));
   const { formatProxiesApplyReport } = await import('../format-config.js');
   process.stdout.write(formatProxiesApplyReport(report));
   return 0;

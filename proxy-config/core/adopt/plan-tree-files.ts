@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { ProxyopsError } from '../errors.js';
-import type { TreeChange } from './tree.js';
+/** Until the core's TreeChange lands: the same shape. */
+type TreeChange = { conf: string; files: Array<{ path: string; before: string; after: string }> };
 
 /** What a host holds at each path a shipped tree names (read there): a file's text, a link's target. */
 export interface HostTreeView {

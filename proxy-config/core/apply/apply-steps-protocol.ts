@@ -44,8 +44,8 @@ export type StepRequest =
   | { step: 'undo' }
   /** Only show what an apply would change: a unified diff against the live version. */
   | { step: 'diff'; files: VersionFiles }
-  /** Only list the kept versions, as `config history` does. */
-  | { step: 'history' }
+  /** Only list the kept versions, as `config history` does (`tree`: a hand-written tree's, under its state dir). */
+  | { step: 'history'; tree?: true }
   /**
    * A deploy across hosts: take the target's deploy lock and hold it until the session ends. Then
    * any number of the requests below, and of prepare/switch/finish|undo cycles (each a config change).
@@ -87,6 +87,8 @@ export type StepReply =
     }
   | { ok: true; step: 'finished' | 'undone' }
   | { ok: true; step: 'diffed'; live?: string; diff: string }
+  /** A hand-written tree's versions, oldest first; `record` as tree-history.ts keeps it (record.json). */
+  | { ok: true; step: 'tree-history'; versions: Array<{ version: string; record: unknown }> }
   | {
       ok: true;
       step: 'history';

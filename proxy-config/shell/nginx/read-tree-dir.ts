@@ -50,3 +50,34 @@ export async function readTreeDir(dir: string, main: string): Promise<TreeDir> {
     );
   return tree;
 }
+
+/**
+ * What this host holds at each path of a shipped tree, under `confDir` (the directory of its
+ * nginx.conf): a file's text, a link's target, or nothing there.
+ */
+export async function readHostTreeView(
+  confDir: string,
+  shipped: TreeDir,
+): Promise<{ files: Record<string, string | undefined>; links: Record<string, string | undefined> }> {
+  const view = {
+    files: {} as Record<string, string | undefined>,
+    links: {} as Record<string, string | undefined>,
+  };
+  for (const name of [...Object.keys(shipped.files), ...Object.keys(shipped.links)]) {
+    const path = join(confDir, name);
+    const stats = await lstat(path).catch(() => undefined);
+    if (stats?.isSymbolicLink()) view.links[name] = await readlink(path);
+    else if (stats?.isFile())
+      view.files[name] = await readFile(path, 'utf8').catch((error: unknown) => {
+        throw new ProxyopsError('TREE_UNREADABLE', `cannot read ${path}: ${describeErrno(error)}`, {
+          cause: error,
+        });
+      });
+    else if (stats)
+      throw new ProxyopsError(
+        'TREE_LINK_DIFFERS',
+        `${path} is not a file here, and the tree ships a file or link there; nothing changed`,
+      );
+  }
+  return view;
+}

@@ -1,0 +1,139 @@
+import { basename } from 'node:path';
+import type { TreeSource } from '../core/apply/apply-steps-protocol.js';
+import { digestSpec } from '../core/apply/config-change.js';
+import { ProxyopsError } from '../core/errors.js';
+import type { ProxySpec } from '../core/spec/proxy-spec.js';
+import { readTreeDir } from '../shell/nginx/read-tree-dir.js';
+import type { TreeVersionRecord } from '../shell/nginx/tree-history.js';
+import {
+  applyToProxies,
+  changeEveryHost,
+  diffProxies,
+  readProxiesHistory,
+  readProxiesSpec,
+  withSessions,
+  type ProxiesApplyReport,
+} from './apply-to-proxies.js';
+import type { HistoryEntry } from './config-history.js';
+import { confOf } from './plan-tree-source.js';
+
+/** What a change to the hand-written trees of a spec's hosts is asked to do. */
+export type TreeAsk =
+  /** `--tree DIR`: make every host's tree hold DIR's files. */
+  | { tree: string }
+  | { adopt: true }
+  | { undoAdopt: true }
+  | { rollback: true; to?: string };
+
+/** The request's source: a local tree is read here, once, and travels to every host. */
+async function sourceOf(spec: ProxySpec, ask: TreeAsk): Promise<TreeSource> {
+  if ('tree' in ask) return { kind: 'files', ...(await readTreeDir(ask.tree, basename(confOf(spec)))) };
+  if ('undoAdopt' in ask) return { kind: 'undo-adopt' };
+  if ('rollback' in ask) return { kind: 'rollback', ...(ask.to === undefined ? {} : { to: ask.to }) };
+  return { kind: 'adopt' };
+}
+
+/** How the line of a host that already holds the change names it. */
+const NOUN = { files: 'tree', adopt: 'adoption', 'undo-adopt': 'state', rollback: 'state' } as const;
+
+/**
+ * Changes the hand-written tree of every nginx host of a spec with `nginx.conf` as one change: each
+ * host plans its own TreeChange from its own files and tests it (nginx -t on a staged copy); only
+ * when every host passed, each in turn writes it in place and reloads, all under one version name;
+ * when one fails, the hosts already changed put every byte back.
+ */
+export async function applyTreeToProxies(
+  spec: ProxySpec,
+  ask: TreeAsk,
+  say: (line: string) => void,
+): Promise<ProxiesApplyReport> {
+  confOf(spec);
+  const source = await sourceOf(spec, ask);
+  const request = {
+    step: 'prepare-tree',
+    spec,
+    source,
+    specDigest: digestSpec(spec),
+    appliedAt: new Date().toISOString(),
+  } as const;
+  return withSessions(spec.proxies, (sessions) => changeEveryHost(sessions, request, NOUN[source.kind], say));
+}
+
+/** What that change would touch on each host: a unified diff of the files, headed by the host. */
+export async function diffTreeOnProxies(
+  spec: ProxySpec,
+  ask: TreeAsk,
+): Promise<Array<{ host: string; live?: string; diff: string }>> {
+  confOf(spec);
+  const source = await sourceOf(spec, ask);
+  return withSessions(spec.proxies, (sessions) =>
+    Promise.all(
+      sessions.map(async (session) => {
+        const answer = await session.request({ step: 'diff-tree', spec, source });
+        if (answer.step !== 'diffed')
+          throw new ProxyopsError('REMOTE_STEP_FAILED', `${session.host.name}: answered ${answer.step} to diff`);
+        return { host: session.host.name, diff: answer.diff, ...(answer.live ? { live: answer.live } : {}) };
+      }),
+    ),
+  );
+}
+
+/** One kept version of a hand-written tree's changes, as `config history` lists it. */
+export interface TreeHistoryEntry {
+  version: string;
+  record: TreeVersionRecord;
+}
+
+/** Each host's kept versions of its tree's changes, oldest first. */
+export async function readTreeHistoryOnProxies(
+  spec: ProxySpec,
+): Promise<Array<{ host: string; tree: TreeHistoryEntry[] }>> {
+  return withSessions(spec.proxies, (sessions) =>
+    Promise.all(
+      sessions.map(async (session) => {
+        const answer = await session.request({ step: 'history', tree: true });
+        if (answer.step !== 'tree-history')
+          throw new ProxyopsError(
+            'REMOTE_STEP_FAILED',
+            `${session.host.name}: answered ${answer.step} to history`,
+          );
+        // Both ends run the same proxyops (checked first): the record is tree-history.ts's.
+        return { host: session.host.name, tree: answer.versions as TreeHistoryEntry[] };
+      }),
+    ),
+  );
+}
+
+/**
+ * `config apply --spec S` without --target: with `nginx.conf`, the adoption (or, given `tree`, that
+ * tree) on every host; for a rendered spec, the render (`tree` is then refused).
+ */
+export async function applyOnHosts(
+  specPath: string,
+  tree: string | undefined,
+  say: (line: string) => void,
+): Promise<ProxiesApplyReport> {
+  const spec = await readProxiesSpec(specPath);
+  if (spec.nginx) return applyTreeToProxies(spec, tree === undefined ? { adopt: true } : { tree }, say);
+  if (tree !== undefined) confOf(spec);
+  return applyToProxies(specPath, say);
+}
+
+/** `config diff --spec S` without --target, as `applyOnHosts` would change each host. */
+export async function diffOnHosts(
+  specPath: string,
+  tree: string | undefined,
+): Promise<Array<{ host: string; live?: string; diff: string }>> {
+  const spec = await readProxiesSpec(specPath);
+  if (spec.nginx) return diffTreeOnProxies(spec, tree === undefined ? { adopt: true } : { tree });
+  if (tree !== undefined) confOf(spec);
+  return diffProxies(specPath);
+}
+
+/** `config history --spec S`: each host's versions, of its tree (nginx.conf) or of the render. */
+export async function historyOnHosts(
+  specPath: string,
+): Promise<Array<{ host: string; tree: TreeHistoryEntry[] } | { host: string; versions: HistoryEntry[] }>> {
+  const spec = await readProxiesSpec(specPath);
+  return spec.nginx ? readTreeHistoryOnProxies(spec) : readProxiesHistory(specPath);
+}
