@@ -1,0 +1,78 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { countChangedLines } from '../core/apply/unified-diff.js';
+import type { ReloadResult } from '../shell/nginx/reload-nginx.js';
+import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
+import { withTargetLock } from '../shell/nginx/target-lock.js';
+import { recordTreeVersion, type TreeChangeKind } from '../shell/nginx/tree-history.js';
+import { outsideDeploys } from './apply-config.js';
+import { commitTreeChange, prepareTreeChange, type TreeFileSet } from './tree-change-steps.js';
+
+/** What a change to a hand-written tree did on this host. */
+export interface TreeApplyReport {
+  kind: TreeChangeKind;
+  conf: string;
+  state: string;
+  /** The history version it was recorded as; absent when unchanged. */
+  version?: string;
+  /** Set when there was nothing to change: nothing written, nginx not reloaded. */
+  unchanged?: true;
+  files: Array<{ path: string; added: number; removed: number }>;
+  /** Absent when no nginx runs from the pid file (files written only) or nothing changed. */
+  reload?: ReloadResult;
+}
+
+/** How a change is applied: what it is, where nginx's pid is, and the adoption record it leaves. */
+export interface TreeApplyOptions {
+  kind: TreeChangeKind;
+  state: string;
+  pidFile: string;
+  say?: (line: string) => void;
+}
+
+/**
+ * A planned change, and the adoption record before and after it when it changes that (`after`
+ * undefined removes STATE/adoption.json).
+ */
+export interface PlannedTreeChange {
+  change: TreeFileSet;
+  adoption?: { before: unknown; after: unknown };
+}
+
+/**
+ * Plans under the state dir's locks (`plan` sees the tree as it is once no other proxyops changes
+ * it), then prepares, commits and records the change: a version in the history and the adoption
+ * record. An empty change writes nothing and reloads nothing.
+ */
+export async function applyTreeChange(
+  options: TreeApplyOptions & { plan: () => Promise<PlannedTreeChange> },
+): Promise<TreeApplyReport> {
+  const state = resolve(options.state);
+  await mkdir(state, { recursive: true, mode: 0o755 });
+  return outsideDeploys(state, () =>
+    withTargetLock(state, async () => {
+      const say = options.say ?? (() => undefined);
+      const { change, adoption } = await options.plan();
+      const files = change.files.map(({ path, before, after }) => ({ path, ...countChangedLines(before, after) }));
+      const base = { kind: options.kind, conf: change.conf, state, files };
+      if (change.files.length === 0) return { ...base, unchanged: true as const };
+      const prepared = await prepareTreeChange(change, options.pidFile);
+      say('validated: nginx -t ok on a copy of the changed tree');
+      const { reload } = await commitTreeChange(prepared);
+      const version = await recordTreeVersion(state, {
+        kind: options.kind,
+        appliedAt: new Date().toISOString(),
+        conf: change.conf,
+        summary: files.map((f) => `${f.path} +${f.added} -${f.removed}`).join('; '),
+        texts: change.files.map((f, i) => ({
+          path: f.path,
+          ...(prepared.originals[i]!.existed ? { before: f.before } : {}),
+          ...(f.remove ? {} : { after: f.after }),
+        })),
+        ...(adoption ? { adoption } : {}),
+      });
+      if (adoption) await writeAdoptionFile(state, adoption.after);
+      return { ...base, version, ...(reload ? { reload } : {}) };
+    }),
+  );
+}
