@@ -155,7 +155,10 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
                   2,
                 )}\n`
               : hosts
-                  .map((h) => `== ${h.host}\n${'tree' in h ? formatTreeHistory(h.tree) : formatHistory(h.versions)}`)
+                  .map(
+                    (h) =>
+                      `== ${h.host}\n${'tree' in h ? formatTreeHistory(h.tree) : formatHistory(h.versions)}`,
+                  )
                   .join(''),
           );
           return;
@@ -169,7 +172,11 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
   config
     .command('rollback')
     .description('Point the target back at its previous version (or any kept one) and reload nginx')
-    .requiredOption('--target <dir>', 'config directory given to config apply')
+    .option('--target <dir>', 'config directory given to config apply')
+    .option(
+      '--spec <file>',
+      'without --target: with nginx.conf and proxies, undo the last recorded change on every host',
+    )
     .option(
       '--to <version>',
       'the kept version to go to (vNNNN, from config history); default: the previous one',
@@ -178,8 +185,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
       '--force',
       'roll back even when the previous version routes to instances TARGET/instances.json does not show serving or running',
     )
-    .action((flags: { target: string; to?: string; force?: boolean }) =>
+    .action((flags: { target?: string; spec?: string; to?: string; force?: boolean }) =>
       runAction(async () => {
+        if (flags.target === undefined) return rollbackOnHosts(flags);
         const { rollbackConfig } = await import('../../proxy-config/config/apply-config.js');
         const { formatRollbackReport } = await import('../format-config.js');
         process.stdout.write(
@@ -198,6 +206,23 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
   return config;
 }
 
+/** `config rollback` without --target: the last change to the trees of a spec's hosts undone on every one. */
+async function rollbackOnHosts(flags: { spec?: string; to?: string; force?: boolean }): Promise<number> {
+  const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
+  if (flags.spec === undefined || flags.to !== undefined || flags.force)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      'give --target DIR, or --spec FILE (nginx.conf and proxies, without --to or --force) to undo the last change on every host',
+    );
+  const { applyOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+  const report = await applyOnHosts(flags.spec, { rollback: true }, (line) =>
+    process.stderr.write(`${line}\n`),
+  );
+  const { formatProxiesApplyReport } = await import('../format-config.js');
+  process.stdout.write(formatProxiesApplyReport(report));
+  return 0;
+}
+
 /** `config apply` without --target: the spec's nginx hosts over ssh, as one change. */
 async function applyToProxies(flags: {
   spec: string;
@@ -213,7 +238,7 @@ async function applyToProxies(flags: {
       '--watch, --rollback-on-5xx and --servers-from apply to one --target; with proxies every host checks its servers as --servers-from check does',
     );
   const { applyOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
-  const report = await applyOnHosts(flags.spec, flags.tree, (line) => process.stderr.write(`${line}\n`));
+  const report = await applyOnHosts(flags.spec, flags, (line) => process.stderr.write(`${line}\n`));
   const { formatProxiesApplyReport } = await import('../format-config.js');
   process.stdout.write(formatProxiesApplyReport(report));
   return 0;

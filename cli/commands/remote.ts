@@ -24,7 +24,8 @@ export function registerRemote(program: Command, extent: Extent = 'whole'): Comm
         const { createInterface } = await import('node:readline');
         const { serveApplySteps } = await import('../../proxy-config/config/serve-apply-steps.js');
         const { serveDeploySteps } = await import('../../proxy-config/deploy/serve-deploy-steps.js');
-        const { isTreeRequest, serveTreeSteps } = await import('../../proxy-config/config/serve-tree-steps.js');
+        const { isTreeRequest, serveTreeSteps } =
+          await import('../../proxy-config/config/serve-tree-steps.js');
         const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
         const next = async (): Promise<StepRequest | undefined> => {
           const line = await lines.next();

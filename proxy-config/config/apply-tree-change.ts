@@ -6,7 +6,12 @@ import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { recordTreeVersion, type TreeChangeKind } from '../shell/nginx/tree-history.js';
 import { outsideDeploys } from './apply-config.js';
-import { commitTreeChange, prepareTreeChange, type TreeFileSet } from './tree-change-steps.js';
+import {
+  commitTreeChange,
+  prepareTreeChange,
+  type PreparedTreeChange,
+  type TreeFileSet,
+} from './tree-change-steps.js';
 
 /** What a change to a hand-written tree did on this host. */
 export interface TreeApplyReport {
@@ -53,26 +58,59 @@ export async function applyTreeChange(
     withTargetLock(state, async () => {
       const say = options.say ?? (() => undefined);
       const { change, adoption } = await options.plan();
-      const files = change.files.map(({ path, before, after }) => ({ path, ...countChangedLines(before, after) }));
+      const files = changedLines(change);
       const base = { kind: options.kind, conf: change.conf, state, files };
       if (change.files.length === 0) return { ...base, unchanged: true as const };
       const prepared = await prepareTreeChange(change, options.pidFile);
       say('validated: nginx -t ok on a copy of the changed tree');
       const { reload } = await commitTreeChange(prepared);
-      const version = await recordTreeVersion(state, {
-        kind: options.kind,
-        appliedAt: new Date().toISOString(),
-        conf: change.conf,
-        summary: files.map((f) => `${f.path} +${f.added} -${f.removed}`).join('; '),
-        texts: change.files.map((f, i) => ({
-          path: f.path,
-          ...(prepared.originals[i]!.existed ? { before: f.before } : {}),
-          ...(f.remove ? {} : { after: f.after }),
-        })),
-        ...(adoption ? { adoption } : {}),
-      });
-      if (adoption) await writeAdoptionFile(state, adoption.after);
+      const version = await recordTreeChange(
+        state,
+        options.kind,
+        new Date().toISOString(),
+        { change, ...(adoption ? { adoption } : {}) },
+        prepared,
+      );
       return { ...base, version, ...(reload ? { reload } : {}) };
     }),
   );
+}
+
+/** How many lines each file of a change adds and removes. */
+function changedLines(change: TreeFileSet): Array<{ path: string; added: number; removed: number }> {
+  return change.files.map(({ path, before, after }) => ({ path, ...countChangedLines(before, after) }));
+}
+
+/**
+ * Records a committed change as the next version of the state's history (or as `name`: every host
+ * of a change takes the same one), and the adoption record it leaves.
+ */
+export async function recordTreeChange(
+  state: string,
+  kind: TreeChangeKind,
+  appliedAt: string,
+  { change, adoption }: PlannedTreeChange,
+  prepared: PreparedTreeChange,
+  name?: string,
+): Promise<string> {
+  const version = await recordTreeVersion(
+    state,
+    {
+      kind,
+      appliedAt,
+      conf: change.conf,
+      summary: changedLines(change)
+        .map((f) => `${f.path} +${f.added} -${f.removed}`)
+        .join('; '),
+      texts: change.files.map((f, i) => ({
+        path: f.path,
+        ...(prepared.originals[i]!.existed ? { before: f.before } : {}),
+        ...(f.remove ? {} : { after: f.after }),
+      })),
+      ...(adoption ? { adoption } : {}),
+    },
+    name,
+  );
+  if (adoption) await writeAdoptionFile(state, adoption.after);
+  return version;
 }

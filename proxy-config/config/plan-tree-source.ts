@@ -5,14 +5,8 @@ import { ProxyopsError } from '../core/errors.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { readHostTreeView } from '../shell/nginx/read-tree-dir.js';
 import type { TreeChangeKind } from '../shell/nginx/tree-history.js';
-import type { TreeFileSet } from './tree-change-steps.js';
-
-/** A change to this host's tree, planned from its own files, and what its history entry says. */
-export interface PlannedTreeChange {
-  change: TreeFileSet;
-  kind: TreeChangeKind;
-  summary: string;
-}
+import type { PlannedTreeChange } from './apply-tree-change.js';
+import { planTreeRollback } from './tree-rollback.js';
 
 /** The main file of a spec that names a hand-written config; BAD_OPTION for a rendered spec. */
 export function confOf(spec: ProxySpec): string {
@@ -24,21 +18,30 @@ export function confOf(spec: ProxySpec): string {
   return resolve(spec.nginx.conf);
 }
 
+/** How each kind of request is recorded in the history. */
+const KIND: Record<TreeSource['kind'], TreeChangeKind> = {
+  files: 'tree',
+  adopt: 'adopt',
+  'undo-adopt': 'undo-adopt',
+  rollback: 'rollback',
+};
+
 /**
- * Plans, on this host and from its own files, the change a tree request asks for. The hosts of a
- * change may hold different trees outside what it touches, so each plans its own.
+ * Plans, on this host and from its own files, the change a tree request asks for (the caller holds
+ * the state dir's locks). The hosts of a change may hold different trees outside what it touches,
+ * so each plans its own.
  */
 export async function planTreeSource(
-  _state: string,
+  state: string,
   spec: ProxySpec,
   source: TreeSource,
-): Promise<PlannedTreeChange> {
+): Promise<PlannedTreeChange & { kind: TreeChangeKind }> {
   const conf = confOf(spec);
+  const kind = KIND[source.kind];
   if (source.kind === 'files') {
     const confDir = dirname(conf);
-    const change = planTreeFiles(conf, confDir, source, await readHostTreeView(confDir, source));
-    const count = change.files.length;
-    return { change, kind: 'tree', summary: `tree shipped: ${count} file${count === 1 ? '' : 's'} changed` };
+    return { kind, change: planTreeFiles(conf, confDir, source, await readHostTreeView(confDir, source)) };
   }
+  if (source.kind === 'rollback') return { kind, ...(await planTreeRollback(state)) };
   throw new ProxyopsError('BAD_OPTION', `${source.kind} over proxies is not built yet`);
 }

@@ -4,16 +4,18 @@ import type { StepReply, StepRequest } from '../core/apply/apply-steps-protocol.
 import { unifiedDiff } from '../core/apply/unified-diff.js';
 import { readVersionState, versionDir } from '../shell/nginx/config-versions.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
-import { readTreeHistory, recordTreeVersion } from '../shell/nginx/tree-history.js';
+import { readTreeHistory } from '../shell/nginx/tree-history.js';
+import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
+import { recordTreeChange } from './apply-tree-change.js';
 import { outsideDeploys } from './apply-config.js';
-import { planTreeSource, type PlannedTreeChange } from './plan-tree-source.js';
+import type { PlannedTreeChange } from './apply-tree-change.js';
+import { planTreeSource } from './plan-tree-source.js';
 import type { NextRequest } from './serve-apply-steps.js';
-import { commitTreeChange, prepareTreeChange, undoTreeChange, type PreparedTreeChange } from './tree-change-steps.js';
+import { commitTreeChange, prepareTreeChange, undoTreeChange } from './tree-change-steps.js';
 
 /** The requests that open a session on a hand-written tree. */
 export type TreeStepRequest =
-  | Extract<StepRequest, { step: 'prepare-tree' | 'diff-tree' }>
-  | { step: 'history'; tree: true };
+  Extract<StepRequest, { step: 'prepare-tree' | 'diff-tree' }> | { step: 'history'; tree: true };
 
 /** Whether a session's first request is about a hand-written tree (else a rendered config's). */
 export function isTreeRequest(request: StepRequest | undefined): request is TreeStepRequest {
@@ -79,9 +81,17 @@ export async function serveTreeSteps(
       const { reload } = await commitTreeChange(prepared);
       let version: string;
       try {
-        version = await record(state, planned, prepared, first.appliedAt, second.version);
+        version = await recordTreeChange(
+          state,
+          planned.kind,
+          first.appliedAt,
+          planned,
+          prepared,
+          second.version,
+        );
       } catch (error) {
         await undoTreeChange(prepared);
+        if (planned.adoption) await writeAdoptionFile(state, planned.adoption.before);
         throw error;
       }
       reply({
@@ -99,28 +109,9 @@ export async function serveTreeSteps(
       // Undo asked for, or the session ended without a word: every byte back, and no version of it.
       await undoTreeChange(prepared);
       await rm(versionDir(state, version), { recursive: true, force: true });
+      if (planned.adoption) await writeAdoptionFile(state, planned.adoption.before);
       reply({ ok: true, step: 'undone' });
     }),
-  );
-}
-
-/** Keeps the change as a version of the state's history (named as every host of the change names it). */
-function record(
-  state: string,
-  planned: PlannedTreeChange,
-  prepared: PreparedTreeChange,
-  appliedAt: string,
-  name: string,
-): Promise<string> {
-  const texts = planned.change.files.map((file, i) => ({
-    path: file.path,
-    ...(prepared.originals[i]!.existed ? { before: file.before } : {}),
-    ...(file.remove ? {} : { after: file.after }),
-  }));
-  return recordTreeVersion(
-    state,
-    { kind: planned.kind, appliedAt, conf: planned.change.conf, summary: planned.summary, texts },
-    name,
   );
 }
 

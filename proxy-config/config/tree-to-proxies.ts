@@ -20,16 +20,13 @@ import { confOf } from './plan-tree-source.js';
 /** What a change to the hand-written trees of a spec's hosts is asked to do. */
 export type TreeAsk =
   /** `--tree DIR`: make every host's tree hold DIR's files. */
-  | { tree: string }
-  | { adopt: true }
-  | { undoAdopt: true }
-  | { rollback: true; to?: string };
+  { tree: string } | { adopt: true } | { undoAdopt: true } | { rollback: true; to?: string };
 
 /** The request's source: a local tree is read here, once, and travels to every host. */
 async function sourceOf(spec: ProxySpec, ask: TreeAsk): Promise<TreeSource> {
   if ('tree' in ask) return { kind: 'files', ...(await readTreeDir(ask.tree, basename(confOf(spec)))) };
   if ('undoAdopt' in ask) return { kind: 'undo-adopt' };
-  if ('rollback' in ask) return { kind: 'rollback', ...(ask.to === undefined ? {} : { to: ask.to }) };
+  if ('rollback' in ask) return { kind: 'rollback' };
   return { kind: 'adopt' };
 }
 
@@ -71,7 +68,10 @@ export async function diffTreeOnProxies(
       sessions.map(async (session) => {
         const answer = await session.request({ step: 'diff-tree', spec, source });
         if (answer.step !== 'diffed')
-          throw new ProxyopsError('REMOTE_STEP_FAILED', `${session.host.name}: answered ${answer.step} to diff`);
+          throw new ProxyopsError(
+            'REMOTE_STEP_FAILED',
+            `${session.host.name}: answered ${answer.step} to diff`,
+          );
         return { host: session.host.name, diff: answer.diff, ...(answer.live ? { live: answer.live } : {}) };
       }),
     ),
@@ -110,13 +110,19 @@ export async function readTreeHistoryOnProxies(
  */
 export async function applyOnHosts(
   specPath: string,
-  tree: string | undefined,
+  ask: { tree?: string; undoAdopt?: boolean; rollback?: boolean },
   say: (line: string) => void,
 ): Promise<ProxiesApplyReport> {
   const spec = await readProxiesSpec(specPath);
-  if (spec.nginx) return applyTreeToProxies(spec, tree === undefined ? { adopt: true } : { tree }, say);
-  if (tree !== undefined) confOf(spec);
+  if (spec.nginx) return applyTreeToProxies(spec, treeAsk(ask), say);
+  if (ask.tree !== undefined || ask.undoAdopt || ask.rollback) confOf(spec);
   return applyToProxies(specPath, say);
+}
+
+function treeAsk(ask: { tree?: string; undoAdopt?: boolean; rollback?: boolean }): TreeAsk {
+  if (ask.tree !== undefined) return { tree: ask.tree };
+  if (ask.undoAdopt) return { undoAdopt: true };
+  return ask.rollback ? { rollback: true } : { adopt: true };
 }
 
 /** `config diff --spec S` without --target, as `applyOnHosts` would change each host. */
@@ -125,7 +131,7 @@ export async function diffOnHosts(
   tree: string | undefined,
 ): Promise<Array<{ host: string; live?: string; diff: string }>> {
   const spec = await readProxiesSpec(specPath);
-  if (spec.nginx) return diffTreeOnProxies(spec, tree === undefined ? { adopt: true } : { tree });
+  if (spec.nginx) return diffTreeOnProxies(spec, treeAsk({ ...(tree === undefined ? {} : { tree }) }));
   if (tree !== undefined) confOf(spec);
   return diffProxies(specPath);
 }

@@ -12,8 +12,8 @@ export type TreeSource =
   /** Adopt the spec's upstreams in the host's tree (planAdoption), or put the blocks back. */
   | { kind: 'adopt' }
   | { kind: 'undo-adopt' }
-  /** Back to the files before the live version (or before version `to`'s successor). */
-  | { kind: 'rollback'; to?: string };
+  /** The last recorded change undone, as a change of its own. */
+  | { kind: 'rollback' };
 
 /** What a deploy across hosts records on each nginx host (its `instances.json`), as plain data. */
 export type RecordedState = { version: 1; upstreams: Record<string, unknown[]> } & Record<string, unknown>;

@@ -41,7 +41,10 @@ export async function readTreeDir(dir: string, main: string): Promise<TreeDir> {
     throw unreadable(root, error);
   });
   if (!stats.isDirectory())
-    throw new ProxyopsError('TREE_UNREADABLE', `${root} is not a directory: give the directory of nginx.conf`);
+    throw new ProxyopsError(
+      'TREE_UNREADABLE',
+      `${root} is not a directory: give the directory of nginx.conf`,
+    );
   await walk(root);
   if (tree.files[main] === undefined)
     throw new ProxyopsError(

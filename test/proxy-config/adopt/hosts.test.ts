@@ -63,6 +63,11 @@ function pidsOf(name: string): { master: number; workers: number[] } {
   return { master: master!, workers: workers.sort((a, b) => a - b) };
 }
 
+/** The versions kept in the host's state dir, oldest first. */
+async function versionsOn(name: string): Promise<string[]> {
+  return (await readdir(join(hosts.host(name).dir, 'state', 'versions')).catch(() => [])).sort();
+}
+
 /** What the host's nginx answers on 127.0.0.1:PORT there. */
 function fetchOn(name: string, at: number, path: string): string {
   return hosts.exec(name, ['curl', '-s', '--max-time', '5', `http://127.0.0.1:${at}${path}`]);
@@ -239,9 +244,11 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
     for (const name of NAMES) expect(diff.stdout).toContain(`== ${name}`);
     expect(diff.stdout).toContain(`+++ ${mp}/etc/nginx/conf.d/status.conf`);
 
+    const kept = await versionsOn('web1');
+    const version = `v${String(kept.length + 1).padStart(4, '0')}`;
     const result = await proxyops('config', 'apply', '--spec', spec, '--tree', dir);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toBe('applied v0002 to 2 hosts: web1, web2');
+    expect(result.stdout).toBe(`applied ${version} to 2 hosts: web1, web2`);
     for (const name of NAMES) {
       expect(await readFile(join(treeOf(name), 'conf.d', 'status.conf'), 'utf8')).toBe(
         await readFile(join(dir, 'conf.d', 'status.conf'), 'utf8'),
@@ -255,11 +262,15 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
     expect(history.code, history.stderr).toBe(0);
     const shown = JSON.parse(history.stdout) as Array<{
       host: string;
-      versions: Array<{ version: string; current: boolean }>;
+      versions: Array<{ version: string; record: { kind: string; conf: string; appliedAt: string } }>;
     }>;
     expect(shown.map((h) => h.host)).toEqual([...NAMES]);
-    for (const { versions } of shown)
-      expect(versions.map((v) => `${v.version}${v.current ? '*' : ''}`)).toEqual(['v0001', 'v0002*']);
+    for (const { versions } of shown) {
+      expect(versions.map((v) => v.version)).toEqual([...kept, version]);
+      expect(versions.at(-1)!.record).toMatchObject({ kind: 'tree', conf: `${mp}/etc/nginx/nginx.conf` });
+    }
+    // One change: the same instant recorded on both.
+    expect(shown[0]!.versions.at(-1)!.record.appliedAt).toBe(shown[1]!.versions.at(-1)!.record.appliedAt);
 
     const same = await proxyops('config', 'diff', '--spec', spec, '--tree', dir);
     expect(same.code, same.stderr).toBe(0);
