@@ -234,6 +234,21 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
     expect(await snapshot()).toEqual(before);
   }, 120_000);
 
+  it('--tree with a link the hosts lack: refused in one line per host naming the ln, exit 2, no host changed', async () => {
+    const dir = await treeToShip('logs');
+    await symlink(`${mp}/etc/nginx/sites-available/default`, join(dir, 'sites-enabled', 'default'));
+    const before = await snapshot();
+    const result = await proxyops('config', 'apply', '--spec', spec, '--tree', dir);
+    expect(result.code, result.stderr).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      `proxyops: web1: ${mp}/etc/nginx/sites-enabled/default is a link to ${mp}/etc/nginx/sites-available/default in the tree and not a link here; ` +
+        `proxyops writes files, not links: make it first (ln -sfn ${mp}/etc/nginx/sites-available/default ${mp}/etc/nginx/sites-enabled/default)`,
+      expect.stringMatching(/^web2: .* is a link to .*; no host changed$/),
+    ]);
+    expect(await snapshot()).toEqual(before);
+  }, 120_000);
+
   it('--tree to two hosts: diff, apply, the same version in history on both, rollback on both', async () => {
     await mkdir(join(hosts.host('web2').dir, 'log', 'only-web1'), { mode: 0o755 });
     const dir = await treeToShip('only-web1');
