@@ -63,6 +63,12 @@ function pidsOf(name: string): { master: number; workers: number[] } {
   return { master: master!, workers: workers.sort((a, b) => a - b) };
 }
 
+/** Waits until `check` holds (a listener up), for at most 10 s. */
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 100));
+  if (!check()) throw new Error('timed out waiting');
+}
+
 /** The versions kept in the host's state dir, oldest first. */
 async function versionsOn(name: string): Promise<string[]> {
   return (await readdir(join(hosts.host(name).dir, 'state', 'versions')).catch(() => [])).sort();
@@ -247,6 +253,34 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
       expect.stringMatching(/^web2: .* is a link to .*; no host changed$/),
     ]);
     expect(await snapshot()).toEqual(before);
+  }, 120_000);
+
+  it('--tree whose reload fails on web2 after web1 took it: both back, byte for byte, and no version kept', async () => {
+    const busy = await freePort();
+    // Something else holds the new port on web2: nginx -t passes there, the reload cannot bind.
+    hosts.spawnOn('web2', [
+      process.execPath,
+      '-e',
+      `require('net').createServer().listen(${busy}, '127.0.0.1')`,
+    ]);
+    await waitFor(() => hosts.exec('web2', ['ss', '-Hltn', `sport = :${busy}`]).includes(`:${busy}`));
+    const dir = await treeToShip('nginx');
+    await writeFile(
+      join(dir, 'conf.d', 'busy.conf'),
+      `server {\n\tlisten 127.0.0.1:${busy};\n\treturn 204;\n}\n`,
+    );
+    const files = await Promise.all(NAMES.map((name) => hashTree(treeOf(name))));
+    const kept = await Promise.all(NAMES.map((name) => versionsOn(name)));
+    const result = await proxyops('config', 'apply', '--spec', spec, '--tree', dir);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^web1: .* reloaded/m);
+    expect(result.stderr).toMatch(/^web1: back on its previous version$/m);
+    expect(result.stderr).toMatch(/^proxyops: web2: .*Address already in use/m);
+    for (const [index, name] of NAMES.entries()) {
+      expect(await hashTree(treeOf(name))).toEqual(files[index]);
+      expect(await versionsOn(name)).toEqual(kept[index]);
+      expect(fetchOn(name, port, '/')).toBe(`app on ${name}\n`);
+    }
   }, 120_000);
 
   it('--tree to two hosts: diff, apply, the same version in history on both, rollback on both', async () => {
