@@ -56,6 +56,10 @@ const USAGE_CODES = new Set([
   'LIVE_NGINX_DIFFERS',
   'LIVE_NGINX_UNREADABLE',
   'MASTER_RUNS_OTHER_CONFIG',
+  // A hand-written config proxyops cannot safely edit (issue 36): the message names the construct,
+  // file:line and what would work instead; or a hand edit inside the lines it manages (drift).
+  'ADOPT_REFUSED',
+  'ADOPT_DRIFT',
   // `deploy check` on a file that is not a manifest, unit or compose file it can read.
   'DEPLOY_CHECK_INPUT_INVALID',
   // A gated deploy watch that cannot see the new instance's requests (the message names the fix).

@@ -1,5 +1,5 @@
 /** One line of an edit script: kept, removed from the old text or added by the new one. */
-type Edit = { kind: ' ' | '-' | '+'; line: string };
+export type Edit = { kind: ' ' | '-' | '+'; line: string };
 
 /**
  * The unified diff (as `diff -u` prints it) between two texts, with `context` unchanged lines
@@ -37,7 +37,7 @@ function splitLines(text: string): string[] {
  * An edit script by longest common subsequence. The common head and tail are trimmed first, so
  * the quadratic table covers only the changed middle: a config edit touches a few lines.
  */
-function diffLines(a: string[], b: string[]): Edit[] {
+export function diffLines(a: string[], b: string[]): Edit[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;

@@ -14,8 +14,7 @@ import { NGINX_CONF_DIR, pathInCopy } from '../../core/nginx-config/conf-dir.js'
 import { describeErrno } from '../describe-path.js';
 import { readInputFile } from '../logs/read-input-file.js';
 import { splitNginxDump } from '../../core/nginx-config/split-nginx-dump.js';
-
-const GLOB_CHARS = /[*?[]/;
+import { GLOB_CHARS, globPath, globSegment } from '../../core/nginx-config/glob-path.js';
 
 /** Why an include of a dump names no file: nginx -T dumps every file it read. */
 const NOT_IN_DUMP = 'not in the nginx -T output being linted';
@@ -275,34 +274,4 @@ async function expandGlob(pattern: string, remap?: (path: string) => string): Pr
     bases = next;
   }
   return bases;
-}
-
-/** A glob over a whole absolute path, each segment matched as expandGlob matches it. */
-function globPath(pattern: string): RegExp {
-  const segments = pattern.split(sep).filter(Boolean);
-  const sources = segments.map((segment) => globSegment(segment).source.replace(/^\^|\$$/g, ''));
-  return new RegExp(`^/${sources.join('/')}$`);
-}
-
-function globSegment(segment: string): RegExp {
-  let source = '';
-  for (let i = 0; i < segment.length; i++) {
-    const ch = segment[i] as string;
-    if (ch === '*') source += '[^/]*';
-    else if (ch === '?') source += '[^/]';
-    else if (ch === '[') {
-      const close = segment.indexOf(']', i + 2);
-      if (close === -1) source += '\\[';
-      else {
-        const body = segment
-          .slice(i + 1, close)
-          .replace(/^!/, '^')
-          .replace(/\\/g, '\\\\');
-        source += `[${body}]`;
-        i = close;
-      }
-    } else source += ch.replace(/[.+^${}()|\\\]]/g, '\\$&');
-  }
-  // Like glob(3): a wildcard never matches a leading dot unless the pattern starts with one.
-  return new RegExp(`^${segment.startsWith('.') ? '' : '(?!\\.)'}${source}$`);
 }
