@@ -1,8 +1,13 @@
 import { dirname, resolve } from 'node:path';
 import type { TreeSource } from '../core/apply/apply-steps-protocol.js';
+import { planUndo } from '../core/adopt/managed-lines.js';
+import { planAdoption } from '../core/adopt/plan-adoption.js';
 import { planTreeFiles } from '../core/adopt/plan-tree-files.js';
+import type { AdoptionRecord } from '../core/adopt/tree.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
+import { readAdoptionFile } from '../shell/nginx/adoption-file.js';
+import { readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readHostTreeView } from '../shell/nginx/read-tree-dir.js';
 import type { TreeChangeKind } from '../shell/nginx/tree-history.js';
 import type { PlannedTreeChange } from './apply-tree-change.js';
@@ -43,5 +48,13 @@ export async function planTreeSource(
     return { kind, change: planTreeFiles(conf, confDir, source, await readHostTreeView(confDir, source)) };
   }
   if (source.kind === 'rollback') return { kind, ...(await planTreeRollback(state)) };
-  throw new ProxyopsError('BAD_OPTION', `${source.kind} over proxies is not built yet`);
+  const tree = await readNginxTree(conf);
+  const record = (await readAdoptionFile(state)) as AdoptionRecord | undefined;
+  if (source.kind === 'undo-adopt') {
+    if (!record) return { kind, change: { conf: tree.conf, files: [] } };
+    return { kind, change: planUndo(tree, record), adoption: { before: record, after: undefined } };
+  }
+  const planned = planAdoption(tree, spec.upstreams, record);
+  if (planned.change.files.length === 0) return { kind, change: planned.change };
+  return { kind, change: planned.change, adoption: { before: record, after: planned.record } };
 }

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { ProxyopsError } from '../errors.js';
-/** Until the core's TreeChange lands: the same shape. */
-type TreeChange = { conf: string; files: Array<{ path: string; before: string; after: string }> };
+import type { TreeChange } from './tree.js';
 
 /** What a host holds at each path a shipped tree names (read there): a file's text, a link's target. */
 export interface HostTreeView {

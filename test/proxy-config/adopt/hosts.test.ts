@@ -207,7 +207,9 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
     expect(result.stdout).toBe('applied v0001 to 2 hosts: web1, web2');
     for (const [index, name] of NAMES.entries()) {
       const site = await readFile(siteOf(name), 'utf8');
-      expect(site).toContain(`\tserver 127.0.0.1:${appPort + 1}   max_fails=1 fail_timeout=1s;`);
+      expect(site).toContain(
+        `\tserver 127.0.0.1:${appPort + 1} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.1:${appPort}\n`,
+      );
       expect(linesOutsideBlock(site, 'app')).toEqual(outside[index]);
       const now = await hashTree(treeOf(name));
       delete now['sites-available/app'];
