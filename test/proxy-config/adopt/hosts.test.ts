@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDebianTree, hashTree, linesOutsideBlock } from '../../support/debian-tree.js';
+import { createSshHost } from '../../../proxy-config/shell/host/ssh-host.js';
+import { openStepSession } from '../../../proxy-config/shell/host/step-session.js';
 import { freePort } from '../../support/ports.js';
 import { startTestHosts, type TestHosts } from '../../support/ssh-hosts.js';
 
@@ -334,4 +336,40 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
       expect(existsSync(join(treeOf(name), 'conf.d', 'status.conf'))).toBe(false);
     }
   }, 240_000);
+
+  it('a session that ends after the switch without finish: that host puts every byte back and keeps no version', async () => {
+    const dir = await treeToShip('nginx');
+    await writeFile(join(dir, 'conf.d', 'gone.conf'), '# shipped, then the near side went away\n');
+    const { readSpecFile } = await import('../../../proxy-config/shell/read-spec-file.js');
+    const { readTreeDir } = await import('../../../proxy-config/shell/nginx/read-tree-dir.js');
+    const source = { kind: 'files' as const, ...(await readTreeDir(dir, 'nginx.conf')) };
+    const before = await snapshot();
+    const kept = await versionsOn('web1');
+    const previous = process.env.PROXYOPS_SSH_CONFIG;
+    process.env.PROXYOPS_SSH_CONFIG = hosts.sshConfig;
+    const host = createSshHost('web1');
+    try {
+      const session = openStepSession(host, `${mp}/state`);
+      const request = {
+        spec: await readSpecFile(spec),
+        source,
+        specDigest: 'test',
+        appliedAt: new Date().toISOString(),
+      };
+      expect(await session.request({ step: 'prepare-tree', ...request })).toMatchObject({ step: 'prepared' });
+      expect(await session.request({ step: 'switch', version: 'v0042' })).toMatchObject({
+        step: 'switched',
+        version: 'v0042',
+      });
+      expect(existsSync(join(treeOf('web1'), 'conf.d', 'gone.conf'))).toBe(true);
+      await session.end();
+    } finally {
+      await host.close();
+      process.env.PROXYOPS_SSH_CONFIG = previous;
+    }
+    expect(await hashTree(treeOf('web1'))).toEqual(before['web1 files']);
+    expect(await versionsOn('web1')).toEqual(kept);
+    expect(pidsOf('web1').master).toBe((before['web1 processes'] as { master: number }).master);
+    expect(fetchOn('web1', port, '/')).toBe('app on web1\n');
+  }, 60_000);
 });
