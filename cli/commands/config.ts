@@ -56,26 +56,37 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
     .option('--target <dir>', 'config directory given to config apply (default: every host under proxies)')
     .option('--tree <dir>', 'with nginx.conf and proxies: what shipping this tree to every host would change')
     .addOption(serversFromOption())
+    .option('--undo-adopt', 'with nginx.conf: the diff of putting the adopted upstream blocks back')
     .addHelpText('after', '\nExit codes follow diff(1): 0 no change, 1 changes shown, 2 trouble.')
-    .action((flags: { spec: string; target?: string; tree?: string; serversFrom: ServersFrom }) =>
-      runAction(async () => {
-        if (flags.target === undefined) {
-          const { diffOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
-          const diffs = await diffOnHosts(flags.spec, flags.tree);
-          for (const { host, live, diff } of diffs) {
-            process.stdout.write(diff ? `== ${host}\n${diff}` : '');
-            if (!diff) process.stderr.write(`${host}: no change, ${live} already holds this render\n`);
+    .action(
+      (flags: {
+        spec: string;
+        target?: string;
+        tree?: string;
+        serversFrom: ServersFrom;
+        undoAdopt?: boolean;
+      }) =>
+        runAction(async () => {
+          const { adoptedHere, diffAdopted } = await import('./config-adopted.js');
+          const adopted = flags.tree === undefined ? await adoptedHere(flags.spec, flags.target) : undefined;
+          if (adopted) return diffAdopted(adopted, flags);
+          if (flags.target === undefined) {
+            const { diffOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+            const diffs = await diffOnHosts(flags.spec, flags);
+            for (const { host, live, diff } of diffs) {
+              process.stdout.write(diff ? `== ${host}\n${diff}` : '');
+              if (!diff) process.stderr.write(`${host}: no change${live ? `, ${live} already holds it` : ''}\n`);
+            }
+            return diffs.some((d) => d.diff) ? 1 : 0;
           }
-          return diffs.some((d) => d.diff) ? 1 : 0;
-        }
-        const { diffConfig } = await import('../../proxy-config/config/diff-config.js');
-        const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
-          process.stderr.write(`${line}\n`),
-        );
-        process.stdout.write(report.diff);
-        if (!report.diff) process.stderr.write(`no change: ${report.live} already holds this render\n`);
-        return report.diff ? 1 : 0;
-      }),
+          const { diffConfig } = await import('../../proxy-config/config/diff-config.js');
+          const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
+            process.stderr.write(`${line}\n`),
+          );
+          process.stdout.write(report.diff);
+          if (!report.diff) process.stderr.write(`no change: ${report.live} already holds this render\n`);
+          return report.diff ? 1 : 0;
+        }),
     );
 
   config
@@ -97,6 +108,11 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
       'with nginx.conf and proxies: ship this hand-written tree (it stands for the directory of nginx.conf) to every host',
     )
     .addOption(serversFromOption())
+    .option(
+      '--undo-adopt',
+      'with nginx.conf: put the adopted upstream blocks back as they were before adoption',
+    )
+    .option('--json', 'with nginx.conf: print the report as JSON')
     .action(
       (flags: {
         spec: string;
@@ -105,14 +121,19 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
         watch?: number;
         rollbackOn5xx?: number;
         serversFrom: ServersFrom;
+        undoAdopt?: boolean;
+        json?: boolean;
       }) =>
         runAction(async () => {
-          if (flags.target === undefined) return applyToProxies(flags);
-          if (flags.tree !== undefined)
+          if (flags.tree !== undefined && flags.target !== undefined)
             throw new (await import('../../proxy-config/core/errors.js')).ProxyopsError(
               'BAD_OPTION',
               '--tree ships a tree to the hosts under the spec’s proxies; give it without --target',
             );
+          const { adoptedHere, applyAdopted } = await import('./config-adopted.js');
+          const adopted = flags.tree === undefined ? await adoptedHere(flags.spec, flags.target) : undefined;
+          if (adopted) return applyAdopted(adopted, flags);
+          if (flags.target === undefined) return applyToProxies(flags);
           const { applyConfig } = await import('../../proxy-config/config/apply-config.js');
           const { formatApplyReport } = await import('../format-config.js');
           const report = await applyConfig({
@@ -137,6 +158,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
     .action((flags: { target?: string; spec?: string; json?: boolean }) =>
       runAction(async () => {
         const { formatHistory } = await import('../format-config.js');
+        const { adoptedHere, historyAdopted } = await import('./config-adopted.js');
+        const adopted = flags.spec === undefined ? undefined : await adoptedHere(flags.spec, flags.target);
+        if (adopted) return historyAdopted(adopted, flags);
         if (flags.target === undefined) {
           const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
           if (flags.spec === undefined)
@@ -175,8 +199,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
     .option('--target <dir>', 'config directory given to config apply')
     .option(
       '--spec <file>',
-      'without --target: with nginx.conf and proxies, undo the last recorded change on every host',
+      'with nginx.conf: undo the last recorded change to the hand-written tree (with proxies and no --target: on every host)',
     )
+    .option('--json', 'with --spec: print the report as JSON')
     .option(
       '--to <version>',
       'the kept version to go to (vNNNN, from config history); default: the previous one',
@@ -185,8 +210,11 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
       '--force',
       'roll back even when the previous version routes to instances TARGET/instances.json does not show serving or running',
     )
-    .action((flags: { target?: string; spec?: string; to?: string; force?: boolean }) =>
+    .action((flags: { target?: string; spec?: string; json?: boolean; to?: string; force?: boolean }) =>
       runAction(async () => {
+        const { adoptedHere, rollbackAdopted } = await import('./config-adopted.js');
+        const adopted = flags.spec === undefined ? undefined : await adoptedHere(flags.spec, flags.target);
+        if (adopted) return rollbackAdopted(adopted, flags);
         if (flags.target === undefined) return rollbackOnHosts(flags);
         const { rollbackConfig } = await import('../../proxy-config/config/apply-config.js');
         const { formatRollbackReport } = await import('../format-config.js');
@@ -227,6 +255,7 @@ async function rollbackOnHosts(flags: { spec?: string; to?: string; force?: bool
 async function applyToProxies(flags: {
   spec: string;
   tree?: string;
+  undoAdopt?: boolean;
   watch?: number;
   rollbackOn5xx?: number;
   serversFrom: ServersFrom;

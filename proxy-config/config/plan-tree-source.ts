@@ -1,15 +1,12 @@
 import { dirname, resolve } from 'node:path';
 import type { TreeSource } from '../core/apply/apply-steps-protocol.js';
-import { planUndo } from '../core/adopt/managed-lines.js';
-import { planAdoption } from '../core/adopt/plan-adoption.js';
 import { planTreeFiles } from '../core/adopt/plan-tree-files.js';
-import type { AdoptionRecord } from '../core/adopt/tree.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
-import { readAdoptionFile } from '../shell/nginx/adoption-file.js';
-import { readNginxTree } from '../shell/nginx/read-nginx-tree.js';
+import { pidFileOfTree, readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readHostTreeView } from '../shell/nginx/read-tree-dir.js';
 import type { TreeChangeKind } from '../shell/nginx/tree-history.js';
+import { planAdoptionChange } from './adopt-nginx.js';
 import type { PlannedTreeChange } from './apply-tree-change.js';
 import { planTreeRollback } from './tree-rollback.js';
 
@@ -33,28 +30,22 @@ const KIND: Record<TreeSource['kind'], TreeChangeKind> = {
 
 /**
  * Plans, on this host and from its own files, the change a tree request asks for (the caller holds
- * the state dir's locks). The hosts of a change may hold different trees outside what it touches,
- * so each plans its own.
+ * the state dir's locks), and finds the pid file of the nginx that runs the tree. The hosts of a
+ * change may hold different trees outside what it touches, so each plans its own.
  */
 export async function planTreeSource(
   state: string,
   spec: ProxySpec,
   source: TreeSource,
-): Promise<PlannedTreeChange & { kind: TreeChangeKind }> {
+): Promise<PlannedTreeChange & { kind: TreeChangeKind; pidFile: string }> {
   const conf = confOf(spec);
   const kind = KIND[source.kind];
-  if (source.kind === 'files') {
-    const confDir = dirname(conf);
-    return { kind, change: planTreeFiles(conf, confDir, source, await readHostTreeView(confDir, source)) };
-  }
-  if (source.kind === 'rollback') return { kind, ...(await planTreeRollback(state)) };
-  const tree = await readNginxTree(conf);
-  const record = (await readAdoptionFile(state)) as AdoptionRecord | undefined;
-  if (source.kind === 'undo-adopt') {
-    if (!record) return { kind, change: { conf: tree.conf, files: [] } };
-    return { kind, change: planUndo(tree, record), adoption: { before: record, after: undefined } };
-  }
-  const planned = planAdoption(tree, spec.upstreams, record);
-  if (planned.change.files.length === 0) return { kind, change: planned.change };
-  return { kind, change: planned.change, adoption: { before: record, after: planned.record } };
+  const nginx = spec.nginx!;
+  if (source.kind === 'adopt' || source.kind === 'undo-adopt')
+    return { kind, ...(await planAdoptionChange({ spec, nginx, state }, source.kind === 'undo-adopt')) };
+  const pidFile = pidFileOfTree(nginx, (await readNginxTree(conf)).config);
+  if (source.kind === 'rollback') return { kind, pidFile, ...(await planTreeRollback(state)) };
+  const confDir = dirname(conf);
+  const change = planTreeFiles(conf, confDir, source, await readHostTreeView(confDir, source));
+  return { kind, pidFile, change };
 }

@@ -1,14 +1,13 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { StepReply, StepRequest } from '../core/apply/apply-steps-protocol.js';
-import { unifiedDiff } from '../core/apply/unified-diff.js';
 import { readVersionState, versionDir } from '../shell/nginx/config-versions.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { readTreeHistory } from '../shell/nginx/tree-history.js';
 import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
 import { recordTreeChange } from './apply-tree-change.js';
 import { outsideDeploys } from './apply-config.js';
-import type { PlannedTreeChange } from './apply-tree-change.js';
+import { diffTreeChange } from './adopt-nginx.js';
 import { planTreeSource } from './plan-tree-source.js';
 import type { NextRequest } from './serve-apply-steps.js';
 import { commitTreeChange, prepareTreeChange, undoTreeChange } from './tree-change-steps.js';
@@ -46,7 +45,12 @@ export async function serveTreeSteps(
   if (first.step === 'diff-tree') {
     const planned = await planTreeSource(state, first.spec, first.source);
     const { current } = await readVersionState(state).catch(() => ({ current: undefined }));
-    reply({ ok: true, step: 'diffed', diff: diffOf(planned), ...(current ? { live: current } : {}) });
+    reply({
+      ok: true,
+      step: 'diffed',
+      diff: diffTreeChange(planned.change),
+      ...(current ? { live: current } : {}),
+    });
     return;
   }
   await mkdir(state, { recursive: true, mode: 0o755 });
@@ -63,8 +67,7 @@ export async function serveTreeSteps(
           reply({ ok: true, step: second.step === 'finish' ? 'finished' : 'undone' });
         return;
       }
-      const pidFile = first.spec.nginx?.pidFile ?? '/run/nginx.pid';
-      const prepared = await prepareTreeChange(planned.change, pidFile);
+      const prepared = await prepareTreeChange(planned.change, planned.pidFile);
       reply({
         ok: true,
         step: 'prepared',
@@ -113,16 +116,4 @@ export async function serveTreeSteps(
       reply({ ok: true, step: 'undone' });
     }),
   );
-}
-
-/** The unified diff of every file the change touches, each against what this host holds. */
-function diffOf(planned: PlannedTreeChange): string {
-  return planned.change.files
-    .map((file) =>
-      unifiedDiff(file.before, file.remove ? '' : file.after, {
-        old: file.before === '' ? '/dev/null' : file.path,
-        new: file.remove ? '/dev/null' : file.path,
-      }),
-    )
-    .join('');
 }

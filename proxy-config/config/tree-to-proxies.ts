@@ -128,11 +128,11 @@ function treeAsk(ask: { tree?: string; undoAdopt?: boolean; rollback?: boolean }
 /** `config diff --spec S` without --target, as `applyOnHosts` would change each host. */
 export async function diffOnHosts(
   specPath: string,
-  tree: string | undefined,
+  ask: { tree?: string; undoAdopt?: boolean },
 ): Promise<Array<{ host: string; live?: string; diff: string }>> {
   const spec = await readProxiesSpec(specPath);
-  if (spec.nginx) return diffTreeOnProxies(spec, treeAsk({ ...(tree === undefined ? {} : { tree }) }));
-  if (tree !== undefined) confOf(spec);
+  if (spec.nginx) return diffTreeOnProxies(spec, treeAsk(ask));
+  if (ask.tree !== undefined || ask.undoAdopt) confOf(spec);
   return diffProxies(specPath);
 }
 

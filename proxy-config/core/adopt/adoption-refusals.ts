@@ -57,7 +57,7 @@ export const ADOPTION_REFUSALS: readonly AdoptionRefusal[] = [
       return {
         file: tree.conf,
         line: 0,
-        what: `no upstream ${located.name} in the ${tree.files.size} files nginx reads from here (${known})`,
+        what: `no upstream ${located.name} in the ${tree.files.size} files nginx reads from it (${known})`,
       };
     },
   },

@@ -15,7 +15,9 @@ export async function readAdoptionFile(state: string): Promise<unknown> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new ProxyopsError('STATE_UNREADABLE', `cannot read ${path}: ${describeErrno(error)}`, { cause: error });
+    throw new ProxyopsError('STATE_UNREADABLE', `cannot read ${path}: ${describeErrno(error)}`, {
+      cause: error,
+    });
   }
   try {
     return JSON.parse(text) as unknown;

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { ProxyopsError } from '../../core/errors.js';
 import type { NginxConfig } from '../../core/nginx-config/types.js';
 import { describeErrno } from '../describe-path.js';
@@ -31,4 +31,20 @@ export async function readNginxTree(conf: string): Promise<ReadTree> {
       }),
     );
   return { conf: main, files, config };
+}
+
+/**
+ * The pid file of the master running an adopted tree: the spec's `nginx.pidFile`, else the tree's
+ * own `pid` directive, else Debian's /run/nginx.pid. A relative `pid` resolves against a prefix only
+ * the running master knows: the spec must name it then.
+ */
+export function pidFileOfTree(nginx: { pidFile?: string }, config: NginxConfig): string {
+  if (nginx.pidFile) return nginx.pidFile;
+  const pid = config.directives.find((d) => d.name === 'pid')?.args[0];
+  if (pid === undefined) return '/run/nginx.pid';
+  if (isAbsolute(pid)) return pid;
+  throw new ProxyopsError(
+    'BAD_OPTION',
+    `${config.mainFile} writes its pid to the relative path ${pid}: give the spec nginx.pidFile with the absolute path`,
+  );
 }

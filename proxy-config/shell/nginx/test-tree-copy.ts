@@ -129,9 +129,11 @@ async function runTest(
   if (result.exitCode === 0) return;
   // nginx names the copy's files: the person knows them by their real paths.
   const output = (result.all ?? result.shortMessage ?? '').replaceAll(`${copy}/`, `${root}/`).trim();
+  // One line: nginx's own [emerg] (its "test failed" trailer says nothing more).
+  const said = output.split('\n').find((l) => /\[(emerg|alert|crit)\]/.test(l)) ?? output.split('\n')[0];
   throw new ProxyopsError(
     'NGINX_TEST_FAILED',
-    `nginx -t refused the changed tree, nothing changed: ${output}`,
+    `nginx -t refused the changed tree, nothing changed: ${said}`,
     {
       details: { output },
     },

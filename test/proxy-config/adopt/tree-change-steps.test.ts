@@ -1,4 +1,5 @@
 import { chmod, lstat, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import {
   undoTreeChange,
 } from '../../../proxy-config/config/tree-change-steps.js';
 import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
+import { reloadAndConfirm } from '../../../proxy-config/shell/nginx/reload-nginx.js';
 import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx-process.js';
 import { freePort } from '../../support/ports.js';
 
@@ -94,5 +96,37 @@ describe('tree change steps', () => {
       message: expect.stringContaining(`${linked} was changed at`),
     });
     expect(await readFile(site, 'utf8')).toBe(before);
+    // The person's own reload: nginx runs what is on disk again.
+    await reloadAndConfirm(
+      (await readLiveMasterPid(pidFile))!,
+      join(root, 'nginx', 'logs', 'error.log'),
+      30_000,
+    );
+  });
+
+  it('a reload nginx refuses (a new site on a busy port) puts every byte back and reloads onto it', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    const added = join(root, 'nginx', 'sites-enabled', 'busy');
+    const siteBefore = await readFile(site, 'utf8');
+    const master = await readLiveMasterPid(pidFile);
+    try {
+      const change = {
+        conf,
+        files: [{ path: added, before: '', after: `server { listen 127.0.0.1:${port}; return 204; }\n` }],
+      };
+      // nginx -t does not bind: the copy passes, the reload is what fails.
+      const prepared = await prepareTreeChange(change, pidFile);
+      await expect(commitTreeChange(prepared)).rejects.toMatchObject({
+        code: 'RELOAD_FAILED',
+        message: expect.stringMatching(/Address already in use.*every file was put back/s),
+      });
+    } finally {
+      busy.close();
+    }
+    await expect(lstat(added)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await readFile(site, 'utf8')).toBe(siteBefore);
+    expect(await readLiveMasterPid(pidFile)).toBe(master);
   });
 });

@@ -41,7 +41,7 @@ describe('the adoption refusals', () => {
   const cases: Array<[id: string, message: string, run: () => string]> = [
     [
       'upstream-not-found',
-      `${CONF}: no upstream app in the 4 files nginx reads from here (it defines web, legacy): name an upstream the config defines, or define it there first [upstream-not-found]`,
+      `${CONF}: no upstream app in the 4 files nginx reads from it (it defines web, legacy): name an upstream the config defines, or define it there first [upstream-not-found]`,
       () => refusal('upstream web { server 10.0.0.1:80; }\nupstream legacy { server 10.0.0.2:80; }\n'),
     ],
     [

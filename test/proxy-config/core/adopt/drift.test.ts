@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toAdoptionRecord } from '../../../../proxy-config/core/adopt/adoption-record.js';
 import { findDrift, planUndo } from '../../../../proxy-config/core/adopt/managed-lines.js';
 import { planAdoption } from '../../../../proxy-config/core/adopt/plan-adoption.js';
 import type { NginxTree } from '../../../../proxy-config/core/adopt/tree.js';
@@ -71,5 +72,20 @@ describe('findDrift', () => {
       'nothing changed: put them back as proxyops left them (it does not guess which lines are meant)';
     expect(thrown(() => planAdoption(drifted, specUpstreams(PAIRED), record))).toBe(expected);
     expect(thrown(() => planUndo(drifted, record))).toBe(expected);
+  });
+});
+
+describe('toAdoptionRecord', () => {
+  it('reads back a record written as JSON, and refuses one that lost a field', () => {
+    const { record } = adopted();
+    expect(toAdoptionRecord(JSON.parse(JSON.stringify(record)), 'adoption.json')).toEqual(record);
+    expect(toAdoptionRecord(undefined, 'adoption.json')).toBeUndefined();
+    const cut = { upstreams: { app: { ...record.upstreams.app, managed: undefined } } };
+    expect(thrown(() => toAdoptionRecord(JSON.parse(JSON.stringify(cut)), 'adoption.json'))).toMatch(
+      /^STATE_UNREADABLE adoption\.json upstreams\.app is not \{ file, scope, original, managed \}/,
+    );
+    expect(thrown(() => toAdoptionRecord([], 'adoption.json'))).toMatch(
+      /^STATE_UNREADABLE adoption\.json has no "upstreams"/,
+    );
   });
 });
