@@ -75,7 +75,8 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
             const diffs = await diffOnHosts(flags.spec, flags);
             for (const { host, live, diff } of diffs) {
               process.stdout.write(diff ? `== ${host}\n${diff}` : '');
-              if (!diff) process.stderr.write(`${host}: no change${live ? `, ${live} already holds it` : ''}\n`);
+              if (!diff)
+                process.stderr.write(`${host}: no change${live ? `, ${live} already holds it` : ''}\n`);
             }
             return diffs.some((d) => d.diff) ? 1 : 0;
           }
