@@ -32,6 +32,8 @@ let port: number;
 let appPort: number;
 let statusPort: number;
 let spec: string;
+/** Every host's tree before the adoption (sha256 of each file). */
+let unadopted: Array<Record<string, string>>;
 
 /** Runs the built CLI the way a person would, with the test hosts' ssh config. */
 async function proxyops(...args: string[]) {
@@ -197,6 +199,7 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
       NAMES.map(async (name) => linesOutsideBlock(await readFile(siteOf(name), 'utf8'), 'app')),
     );
     const hashes = await Promise.all(NAMES.map((name) => hashTree(treeOf(name))));
+    unadopted = hashes;
     const workers = NAMES.map((name) => pidsOf(name));
 
     const diff = await proxyops('config', 'diff', '--spec', spec);
@@ -231,6 +234,41 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
     expect(again.stdout).toMatch(/^unchanged on 2 hosts/);
     expect(await snapshot()).toEqual(settled);
   }, 180_000);
+
+  it('a hand edit inside the managed lines on web2: the next apply names it there and changes no host', async () => {
+    const site = siteOf('web2');
+    const text = await readFile(site, 'utf8');
+    const { atime, mtime } = await lstat(site);
+    await writeFile(site, text.replace('keepalive 16;', 'keepalive 32;'));
+    // As nginx loaded it: the edit is not live, only on disk (the drift is what is refused here).
+    await utimes(site, atime, mtime);
+    const before = await snapshot();
+    try {
+      const result = await proxyops('config', 'apply', '--spec', spec);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(
+        /^proxyops: web2: the lines proxyops manages were edited by hand .*keepalive 32;.*no host changed$/m,
+      );
+      expect(result.stderr).not.toContain('web1:');
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      await writeFile(site, text);
+      await utimes(site, atime, mtime);
+    }
+  }, 120_000);
+
+  it('undo-adopt on both hosts: every file of both trees back to the bytes before adoption', async () => {
+    const diff = await proxyops('config', 'diff', '--spec', spec, '--undo-adopt');
+    expect(diff.code, diff.stderr).toBe(1);
+    expect(diff.stdout).toContain(`-\tserver 127.0.0.1:${appPort + 1}`);
+    const result = await proxyops('config', 'apply', '--spec', spec, '--undo-adopt');
+    expect(result.code, result.stderr).toBe(0);
+    for (const [index, name] of NAMES.entries()) {
+      expect(await hashTree(treeOf(name))).toEqual(unadopted[index]);
+      expect(existsSync(join(hosts.host(name).dir, 'state', 'adoption.json'))).toBe(false);
+      expect(fetchOn(name, port, '/')).toBe(`app on ${name}\n`);
+    }
+  }, 120_000);
 
   it('--tree to two hosts, one refusing the tree (nginx -t fails there): no host changed', async () => {
     // The new site logs to a directory only web1 has.
