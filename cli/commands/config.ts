@@ -236,7 +236,12 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
 }
 
 /** `config rollback` without --target: the last change to the trees of a spec's hosts undone on every one. */
-async function rollbackOnHosts(flags: { spec?: string; to?: string; force?: boolean }): Promise<number> {
+async function rollbackOnHosts(flags: {
+  spec?: string;
+  to?: string;
+  force?: boolean;
+  json?: boolean;
+}): Promise<number> {
   const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
   if (flags.spec === undefined || flags.to !== undefined || flags.force)
     throw new ProxyopsError(
@@ -248,7 +253,9 @@ async function rollbackOnHosts(flags: { spec?: string; to?: string; force?: bool
     process.stderr.write(`${line}\n`),
   );
   const { formatProxiesApplyReport } = await import('../format-config.js');
-  process.stdout.write(formatProxiesApplyReport(report));
+  process.stdout.write(
+    flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatProxiesApplyReport(report),
+  );
   return 0;
 }
 
@@ -257,6 +264,7 @@ async function applyToProxies(flags: {
   spec: string;
   tree?: string;
   undoAdopt?: boolean;
+  json?: boolean;
   watch?: number;
   rollbackOn5xx?: number;
   serversFrom: ServersFrom;
@@ -270,7 +278,9 @@ async function applyToProxies(flags: {
   const { applyOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
   const report = await applyOnHosts(flags.spec, flags, (line) => process.stderr.write(`${line}\n`));
   const { formatProxiesApplyReport } = await import('../format-config.js');
-  process.stdout.write(formatProxiesApplyReport(report));
+  process.stdout.write(
+    flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatProxiesApplyReport(report),
+  );
   return 0;
 }
 

@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { StepReply, StepRequest } from '../core/apply/apply-steps-protocol.js';
 import { readVersionState, versionDir } from '../shell/nginx/config-versions.js';
+import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { readTreeHistory } from '../shell/nginx/tree-history.js';
 import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
@@ -61,7 +62,8 @@ export async function serveTreeSteps(
       const last = versions.at(-1);
       const nextVersion = Number(last?.slice(1) ?? 0) + 1;
       if (planned.change.files.length === 0) {
-        reply({ ok: true, step: 'prepared', nextVersion, unchanged: last ?? 'its tree', nginxRunning: true });
+        const nginxRunning = (await readLiveMasterPid(planned.pidFile)) !== undefined;
+        reply({ ok: true, step: 'prepared', nextVersion, unchanged: last ?? 'its tree', nginxRunning });
         const second = await next();
         if (second?.step === 'finish' || second?.step === 'undo')
           reply({ ok: true, step: second.step === 'finish' ? 'finished' : 'undone' });

@@ -1,6 +1,5 @@
 import { basename } from 'node:path';
 import type { TreeSource } from '../core/apply/apply-steps-protocol.js';
-import { digestSpec } from '../core/apply/config-change.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { readTreeDir } from '../shell/nginx/read-tree-dir.js';
@@ -50,7 +49,6 @@ export async function applyTreeToProxies(
     step: 'prepare-tree',
     spec,
     source,
-    specDigest: digestSpec(spec),
     appliedAt: new Date().toISOString(),
   } as const;
   return withSessions(spec.proxies, (sessions) => changeEveryHost(sessions, request, NOUN[source.kind], say));

@@ -35,7 +35,7 @@ export type StepRequest =
    * own files, tested on a staged copy (nginx -t); then switch (written in place, reload) and finish
    * or undo, as for `prepare`. Answered with `prepared`.
    */
-  | { step: 'prepare-tree'; spec: ProxySpec; source: TreeSource; specDigest: string; appliedAt: string }
+  | { step: 'prepare-tree'; spec: ProxySpec; source: TreeSource; appliedAt: string }
   /** Only show what that tree change would touch on the host: a unified diff of its files. */
   | { step: 'diff-tree'; spec: ProxySpec; source: TreeSource }
   /** Keep it: prune old versions and release the locks. */

@@ -391,7 +391,6 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
       const request = {
         spec: await readSpecFile(spec),
         source,
-        specDigest: 'test',
         appliedAt: new Date().toISOString(),
       };
       expect(await session.request({ step: 'prepare-tree', ...request })).toMatchObject({ step: 'prepared' });
