@@ -16,17 +16,22 @@ import {
 import type { HistoryEntry } from './config-history.js';
 import { confOf } from './plan-tree-source.js';
 
-/** What a change to the hand-written trees of a spec's hosts is asked to do. */
-export type TreeAsk =
-  /** `--tree DIR`: make every host's tree hold DIR's files. */
-  { tree: string } | { adopt: true } | { undoAdopt: true } | { rollback: true; to?: string };
+/**
+ * What a change to the hand-written trees of a spec's hosts is asked to do: ship `tree` (make every
+ * host's tree hold DIR's files), undo the adoption, roll back the last change, or else adopt.
+ */
+export interface TreeAsk {
+  tree?: string;
+  undoAdopt?: boolean;
+  rollback?: boolean;
+}
 
 /** The request's source: a local tree is read here, once, and travels to every host. */
 async function sourceOf(spec: ProxySpec, ask: TreeAsk): Promise<TreeSource> {
-  if ('tree' in ask) return { kind: 'files', ...(await readTreeDir(ask.tree, basename(confOf(spec)))) };
-  if ('undoAdopt' in ask) return { kind: 'undo-adopt' };
-  if ('rollback' in ask) return { kind: 'rollback' };
-  return { kind: 'adopt' };
+  if (ask.tree !== undefined)
+    return { kind: 'files', ...(await readTreeDir(ask.tree, basename(confOf(spec)))) };
+  if (ask.undoAdopt) return { kind: 'undo-adopt' };
+  return { kind: ask.rollback ? 'rollback' : 'adopt' };
 }
 
 /** How the line of a host that already holds the change names it. */
@@ -43,7 +48,7 @@ export async function applyTreeToProxies(
   ask: TreeAsk,
   say: (line: string) => void,
 ): Promise<ProxiesApplyReport> {
-  confOf(spec);
+  confOf(spec); // a rendered spec is refused before any host is reached
   const source = await sourceOf(spec, ask);
   const request = {
     step: 'prepare-tree',
@@ -59,7 +64,7 @@ export async function diffTreeOnProxies(
   spec: ProxySpec,
   ask: TreeAsk,
 ): Promise<Array<{ host: string; live?: string; diff: string }>> {
-  confOf(spec);
+  confOf(spec); // a rendered spec is refused before any host is reached
   const source = await sourceOf(spec, ask);
   return withSessions(spec.proxies, (sessions) =>
     Promise.all(
@@ -103,34 +108,27 @@ export async function readTreeHistoryOnProxies(
 }
 
 /**
- * `config apply --spec S` without --target: with `nginx.conf`, the adoption (or, given `tree`, that
- * tree) on every host; for a rendered spec, the render (`tree` is then refused).
+ * `config apply --spec S` without --target: with `nginx.conf`, the adoption (or what `ask` names) on
+ * every host; for a rendered spec, the render (a tree option is then refused).
  */
 export async function applyOnHosts(
   specPath: string,
-  ask: { tree?: string; undoAdopt?: boolean; rollback?: boolean },
+  ask: TreeAsk,
   say: (line: string) => void,
 ): Promise<ProxiesApplyReport> {
   const spec = await readProxiesSpec(specPath);
-  if (spec.nginx) return applyTreeToProxies(spec, treeAsk(ask), say);
-  if (ask.tree !== undefined || ask.undoAdopt || ask.rollback) confOf(spec);
+  if (spec.nginx || ask.tree !== undefined || ask.undoAdopt || ask.rollback)
+    return applyTreeToProxies(spec, ask, say);
   return applyToProxies(specPath, say);
-}
-
-function treeAsk(ask: { tree?: string; undoAdopt?: boolean; rollback?: boolean }): TreeAsk {
-  if (ask.tree !== undefined) return { tree: ask.tree };
-  if (ask.undoAdopt) return { undoAdopt: true };
-  return ask.rollback ? { rollback: true } : { adopt: true };
 }
 
 /** `config diff --spec S` without --target, as `applyOnHosts` would change each host. */
 export async function diffOnHosts(
   specPath: string,
-  ask: { tree?: string; undoAdopt?: boolean },
+  ask: TreeAsk,
 ): Promise<Array<{ host: string; live?: string; diff: string }>> {
   const spec = await readProxiesSpec(specPath);
-  if (spec.nginx) return diffTreeOnProxies(spec, treeAsk(ask));
-  if (ask.tree !== undefined || ask.undoAdopt) confOf(spec);
+  if (spec.nginx || ask.tree !== undefined || ask.undoAdopt) return diffTreeOnProxies(spec, ask);
   return diffProxies(specPath);
 }
 

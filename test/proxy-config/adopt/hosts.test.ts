@@ -326,7 +326,8 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
   }, 120_000);
 
   it('--tree to two hosts: diff, apply, the same version in history on both, rollback on both', async () => {
-    await mkdir(join(hosts.host('web2').dir, 'log', 'only-web1'), { mode: 0o755 });
+    for (const name of NAMES)
+      await mkdir(join(hosts.host(name).dir, 'log', 'only-web1'), { recursive: true, mode: 0o755 });
     const dir = await treeToShip('only-web1');
     const before = await snapshot();
 
@@ -362,6 +363,14 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
     }
     // One change: the same instant recorded on both.
     expect(shown[0]!.versions.at(-1)!.record.appliedAt).toBe(shown[1]!.versions.at(-1)!.record.appliedAt);
+
+    const text = await proxyops('config', 'history', '--spec', spec);
+    expect(text.stdout.match(/^== web\d$/gm)).toEqual(['== web1', '== web2']);
+    expect(
+      text.stdout.match(
+        new RegExp(`^${version}  current  \\S+  tree .*conf\\.d/status\\.conf \\+5 -0$`, 'gm'),
+      ),
+    ).toHaveLength(2);
 
     const same = await proxyops('config', 'diff', '--spec', spec, '--tree', dir);
     expect(same.code, same.stderr).toBe(0);
