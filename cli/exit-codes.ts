@@ -60,10 +60,11 @@ const USAGE_CODES = new Set([
   // file:line and what would work instead; or a hand edit inside the lines it manages (drift).
   'ADOPT_REFUSED',
   'ADOPT_DRIFT',
-  // A file of the tree edited between the plan and the write, or a tree the test copy cannot follow:
-  // nothing was written (the message names the file).
+  // A file of the tree edited between the plan and the write, a tree the test copy cannot follow, a
+  // file that is not UTF-8: nothing was written (the message names the file).
   'TREE_CHANGED',
   'TREE_UNTESTABLE',
+  'TREE_NOT_UTF8',
   // `deploy check` on a file that is not a manifest, unit or compose file it can read.
   'DEPLOY_CHECK_INPUT_INVALID',
   // A gated deploy watch that cannot see the new instance's requests (the message names the fix).

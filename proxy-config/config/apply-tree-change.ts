@@ -1,6 +1,7 @@
-import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { lstat, mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { countChangedLines } from '../core/apply/unified-diff.js';
+import { ProxyopsError } from '../core/errors.js';
 import type { ReloadResult } from '../shell/nginx/reload-nginx.js';
 import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
@@ -53,6 +54,7 @@ export async function applyTreeChange(
   options: TreeApplyOptions & { plan: () => Promise<PlannedTreeChange> },
 ): Promise<TreeApplyReport> {
   const state = resolve(options.state);
+  await refuseRenderedTarget(state);
   await mkdir(state, { recursive: true, mode: 0o755 });
   return outsideDeploys(state, () =>
     withTargetLock(state, async () => {
@@ -113,4 +115,14 @@ export async function recordTreeChange(
   );
   if (adoption) await writeAdoptionFile(state, adoption.after);
   return version;
+}
+
+/** A rendered config's target keeps its versions where the tree's history would go: never shared. */
+export async function refuseRenderedTarget(state: string): Promise<void> {
+  const current = await lstat(join(state, 'current')).catch(() => undefined);
+  if (current)
+    throw new ProxyopsError(
+      'TARGET_INVALID',
+      `${state} holds a rendered config (${join(state, 'current')}), not the state of a hand-written tree: give nginx.state or --target its own directory; nothing changed`,
+    );
 }

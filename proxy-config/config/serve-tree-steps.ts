@@ -6,7 +6,7 @@ import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { readTreeHistory } from '../shell/nginx/tree-history.js';
 import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
-import { recordTreeChange } from './apply-tree-change.js';
+import { recordTreeChange, refuseRenderedTarget } from './apply-tree-change.js';
 import { outsideDeploys } from './apply-config.js';
 import { diffTreeChange } from './adopt-nginx.js';
 import { planTreeSource } from './plan-tree-source.js';
@@ -54,6 +54,7 @@ export async function serveTreeSteps(
     });
     return;
   }
+  await refuseRenderedTarget(state);
   await mkdir(state, { recursive: true, mode: 0o755 });
   await outsideDeploys(state, () =>
     withTargetLock(state, async () => {

@@ -56,7 +56,12 @@ export async function prepareTreeChange(change: TreeFileSet, pidFile: string): P
   for (const file of change.files) originals.push(await readOriginal(file.path, file.before));
   const masterPid = await readLiveMasterPid(pidFile);
   const master = masterPid === undefined ? undefined : await checkMaster(masterPid, conf, pidFile, config);
-  await testTreeCopy(conf, config.files, change.files, master?.binary ?? findNginxBinary());
+  await testTreeCopy(
+    conf,
+    config.files,
+    change.files,
+    master ? { binary: master.binary, prefix: master.prefix } : { binary: findNginxBinary() },
+  );
   const errorLog = master ? mainErrorLog(config, master.prefix) : undefined;
   return {
     change,

@@ -28,12 +28,16 @@ export interface StagedFile {
   remove?: boolean;
 }
 
-/** Copies the tree of `conf`, makes `changes` there and runs `binary -t` on it; NGINX_TEST_FAILED with nginx's words. */
+/**
+ * Copies the tree of `conf`, makes `changes` there and runs `binary -t` on it with the master's
+ * `prefix` (paths relative to it, as Debian's `load_module modules/…`, must resolve as they do for
+ * the master; none running: the binary's own); NGINX_TEST_FAILED with nginx's words.
+ */
 export async function testTreeCopy(
   conf: string,
   treeFiles: readonly string[],
   changes: readonly StagedFile[],
-  binary: string,
+  nginx: { binary: string; prefix?: string },
 ): Promise<void> {
   const root = dirname(resolve(conf));
   const scratch = await createTempPrefix('tree');
@@ -56,7 +60,7 @@ export async function testTreeCopy(
       else if (change || remap(text) !== text) await writeInCopy(copy, into, remap(text), path);
     }
     await assertReadsCopy(join(copy, relative(root, resolve(conf))), copy, byPath, remap);
-    await runTest(binary, scratch.dir, join(copy, relative(root, resolve(conf))), root, copy);
+    await runTest(nginx, scratch.dir, join(copy, relative(root, resolve(conf))), root, copy);
   } finally {
     await scratch.remove();
   }
@@ -114,16 +118,18 @@ async function assertReadsCopy(
 }
 
 async function runTest(
-  binary: string,
-  prefix: string,
+  nginx: { binary: string; prefix?: string },
+  scratch: string,
   main: string,
   root: string,
   copy: string,
 ): Promise<void> {
   const { execa } = await import('execa');
+  const prefix = nginx.prefix ? ['-p', nginx.prefix.endsWith('/') ? nginx.prefix : `${nginx.prefix}/`] : [];
+  // The error log nginx writes before it has read the config's own: the scratch dir's.
   const result = await execa(
-    binary,
-    ['-t', '-q', '-p', `${prefix}/`, '-c', main, '-e', join(prefix, 'logs', 'error.log')],
+    nginx.binary,
+    ['-t', '-q', ...prefix, '-c', main, '-e', join(scratch, 'logs', 'error.log')],
     { reject: false, all: true, stdin: 'ignore', stdout: 'ignore', timeout: 15_000 },
   );
   if (result.exitCode === 0) return;

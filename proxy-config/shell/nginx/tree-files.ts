@@ -52,9 +52,14 @@ export async function readOriginal(path: string, expected: string): Promise<Orig
       mtime: new Date(),
     };
   }
-  const text = await readFile(real, 'utf8').catch((error: unknown) =>
-    Promise.reject(unreadable(path, error)),
-  );
+  const bytes = await readFile(real).catch((error: unknown) => Promise.reject(unreadable(path, error)));
+  const text = bytes.toString('utf8');
+  // Texts are whole strings: bytes that are not UTF-8 (a Latin-1 comment) would not survive the write.
+  if (!Buffer.from(text, 'utf8').equals(bytes))
+    throw new ProxyopsError(
+      'TREE_NOT_UTF8',
+      `${path} holds bytes that are not UTF-8 (a Latin-1 comment?): they would not be written back as they are; nothing changed. Convert the file to UTF-8 (iconv -f latin1 -t utf-8) and reload nginx first`,
+    );
   if (text !== expected)
     throw new ProxyopsError(
       'TREE_CHANGED',

@@ -1,4 +1,5 @@
 import { lstat, readFile, readlink, utimes, writeFile } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,21 @@ describe('config apply on a hand-written tree', () => {
   let original: Record<string, string>;
   let p1: number;
   let p2: number;
+  let a1: number;
+  let a2: number;
+  let listenPort: number;
+  // Only the alternate of 127.0.0.2 answers: a request reaches it once nginx runs the adopted block.
+  const alternate = createServer((_, res) => res.end('alternate'));
+  const get = () =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      request({ host: '127.0.0.1', port: listenPort, path: '/', agent: false }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+        .on('error', reject)
+        .end();
+    });
   const cli = (...args: string[]) => runBuiltCli(['config', ...args, '--spec', spec, '--target', state]);
   const dumped = async () =>
     (await execa('nginx', ['-T', '-q', '-p', tree.prefix, '-c', tree.conf], { reject: false })).stdout;
@@ -43,22 +59,30 @@ describe('config apply on a hand-written tree', () => {
     );
 
   beforeAll(async () => {
-    [p1, p2] = [await freePort(), await freePort()];
+    [p1, p2, a1, a2, listenPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    await new Promise<void>((resolve) => alternate.listen(a1, '127.0.0.2', resolve));
     tree = await buildDebianTree({
       servers: [
         { host: '127.0.0.2', port: p1 },
         { host: '127.0.0.3', port: p2 },
       ],
-      listenPort: await freePort(),
+      listenPort,
     });
     state = join(tree.root, 'state');
     spec = join(tree.root, 'spec.json');
-    await writeSpec([`127.0.0.2:${p1 + 1}`, `127.0.0.3:${p2 + 1}`]);
+    await writeSpec([`127.0.0.2:${a1}`, `127.0.0.3:${a2}`]);
     await tree.start();
     original = await hashTree(tree.dir);
   });
 
   afterAll(async () => {
+    alternate.close();
     await tree?.remove();
   });
 
@@ -68,10 +92,11 @@ describe('config apply on a hand-written tree', () => {
     const added = diff.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l));
     // Each partner line after its server's, with its indentation (a tab) and parameters.
     expect(added).toEqual([
-      `+\tserver 127.0.0.2:${p1 + 1} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.2:${p1}`,
-      `+\tserver 127.0.0.3:${p2 + 1} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.3:${p2}`,
+      `+\tserver 127.0.0.2:${a1} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.2:${p1}`,
+      `+\tserver 127.0.0.3:${a2} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.3:${p2}`,
     ]);
 
+    expect((await get()).status).toBe(502);
     const before = await snapshotOutsideBlock(tree);
     const pids = await tree.pids();
     const applied = await cli('apply');
@@ -88,6 +113,8 @@ describe('config apply on a hand-written tree', () => {
     const live = await dumped();
     expect(live).toContain(`# proxyops: alternate of 127.0.0.2:${p1}`);
     expect(live).toContain(`# proxyops: alternate of 127.0.0.3:${p2}`);
+    // nginx passes over the dead servers (proxy_next_upstream error) to the one that answers.
+    expect(await get()).toEqual({ status: 200, body: 'alternate' });
   });
 
   it('a second apply is a no-op: nothing written, no reload, no version', async () => {
@@ -103,18 +130,28 @@ describe('config apply on a hand-written tree', () => {
   });
 
   it('undo-adopt gives back the exact original bytes, through the link', async () => {
+    const diff = await cli('diff', '--undo-adopt');
+    expect(diff.code).toBe(1);
+    expect(diff.stdout.split('\n').filter((l) => /^[-+][^-+]/.test(l))).toEqual([
+      `-\tserver 127.0.0.2:${a1} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.2:${p1}`,
+      `-\tserver 127.0.0.3:${a2} max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.3:${p2}`,
+    ]);
+    const watched = await cli('apply', '--undo-adopt', '--watch', '5');
+    expect(watched.code).toBe(2);
+    expect(watched.stderr).toContain('--watch, --rollback-on-5xx and --servers-from apply to rendered specs');
     const undone = await cli('apply', '--undo-adopt');
     expect(undone.code).toBe(0);
     expect(undone.stdout).toMatch(/^undid the adoption: v0002 /);
     expect(await hashTree(tree.dir)).toEqual(original);
     expect(await dumped()).not.toContain('# proxyops');
+    expect((await get()).status).toBe(502);
   });
 
   it('a change nginx -t refuses leaves every byte as it was and nginx untouched', async () => {
-    await writeSpec(['127.0.0.2:70000', `127.0.0.3:${p2 + 1}`]);
+    await writeSpec(['127.0.0.2:70000', `127.0.0.3:${a2}`]);
     const pids = await tree.pids();
     const refused = await cli('apply');
-    await writeSpec([`127.0.0.2:${p1 + 1}`, `127.0.0.3:${p2 + 1}`]);
+    await writeSpec([`127.0.0.2:${a1}`, `127.0.0.3:${a2}`]);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect(refused.stderr).toMatch(/nginx -t refused the changed tree, nothing changed: .*invalid port/);
@@ -160,5 +197,13 @@ describe('config apply on a hand-written tree', () => {
       ['v0003', 'adopt', tree.siteLink],
       ['v0004', 'current', 'rollback'],
     ]);
+    // Without --target, the spec's own nginx.state is where the history is.
+    const own = join(tree.root, 'own-state.json');
+    await writeFile(
+      own,
+      JSON.stringify({ ...JSON.parse(await readFile(spec, 'utf8')), nginx: { conf: tree.conf, state } }),
+    );
+    const fromSpec = await runBuiltCli(['config', 'history', '--spec', own]);
+    expect(fromSpec.stdout.trimEnd().split('\n')).toEqual(history);
   });
 });

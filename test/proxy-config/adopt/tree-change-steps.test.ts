@@ -2,6 +2,7 @@ import { chmod, lstat, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile 
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   commitTreeChange,
@@ -10,7 +11,6 @@ import {
 } from '../../../proxy-config/config/tree-change-steps.js';
 import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
 import { reloadAndConfirm } from '../../../proxy-config/shell/nginx/reload-nginx.js';
-import { signalNginx, startNginx } from '../../../proxy-config/shell/nginx/nginx-process.js';
 import { freePort } from '../../support/ports.js';
 
 // The one-host applier on its own, with a hand-made change to a small tree under a real master
@@ -28,14 +28,19 @@ describe('tree change steps', () => {
     root = await mkdtemp(join(tmpdir(), 'proxyops-tree-steps-'));
     await chmod(root, 0o755);
     const etc = join(root, 'nginx');
-    for (const dir of ['sites-available', 'sites-enabled', 'logs'])
+    for (const dir of ['sites-available', 'sites-enabled', 'modules-enabled', 'logs'])
       await mkdir(join(etc, dir), { recursive: true });
+    // As Debian enables a module: a link to a file that loads it by a path relative to nginx's prefix.
+    await symlink(
+      '/usr/share/nginx/modules-available/mod-http-js.conf',
+      join(etc, 'modules-enabled', '50-mod-http-js.conf'),
+    );
     conf = join(etc, 'nginx.conf');
     pidFile = join(root, 'nginx.pid');
     const port = await freePort();
     await writeFile(
       conf,
-      `user nobody nogroup;\nworker_processes 1;\npid ${pidFile};\nerror_log ${etc}/logs/error.log;\nevents { worker_connections 64; }\nhttp {\n  access_log off;\n  include ${etc}/sites-enabled/*;\n}\n`,
+      `user nobody nogroup;\nworker_processes 1;\npid ${pidFile};\nerror_log ${etc}/logs/error.log;\ninclude ${etc}/modules-enabled/*.conf;\nevents { worker_connections 64; }\nhttp {\n  access_log off;\n  include ${etc}/sites-enabled/*;\n}\n`,
     );
     site = join(etc, 'sites-available', 'app');
     await writeFile(
@@ -43,13 +48,14 @@ describe('tree change steps', () => {
       `${original}server { listen 127.0.0.1:${port}; location / { proxy_pass http://app; } }\n`,
     );
     await symlink(site, join(etc, 'sites-enabled', 'app'));
-    await startNginx({ confPath: conf, prefix: etc });
+    // No -p, as Debian's service starts it: the prefix is the compiled-in /usr/share/nginx.
+    await execa('nginx', ['-c', conf]);
     for (let i = 0; i < 200 && !(await readLiveMasterPid(pidFile)); i++)
       await new Promise((r) => setTimeout(r, 25));
   });
 
   afterAll(async () => {
-    await signalNginx({ confPath: conf, prefix: join(root, 'nginx') }, 'stop').catch(() => undefined);
+    await execa('nginx', ['-c', conf, '-s', 'stop'], { reject: false });
     await rm(root, { recursive: true, force: true });
   });
 
@@ -128,5 +134,28 @@ describe('tree change steps', () => {
     await expect(lstat(added)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(await readFile(site, 'utf8')).toBe(siteBefore);
     expect(await readLiveMasterPid(pidFile)).toBe(master);
+  });
+
+  it('refuses a file that is not UTF-8 (a Latin-1 comment), nothing written', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(site);
+    const latin1 = Buffer.concat([before, Buffer.from('# Gr\xfc\xdfe\n', 'latin1')]);
+    await writeFile(site, latin1);
+    try {
+      const text = latin1.toString('utf8');
+      const change = {
+        conf,
+        files: [{ path: linked, before: text, after: text.replace(original, adopted) }],
+      };
+      await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({ code: 'TREE_NOT_UTF8' });
+      expect(await readFile(site)).toEqual(latin1);
+    } finally {
+      await writeFile(site, before);
+      await reloadAndConfirm(
+        (await readLiveMasterPid(pidFile))!,
+        join(root, 'nginx', 'logs', 'error.log'),
+        30_000,
+      );
+    }
   });
 });
