@@ -14,13 +14,27 @@ export interface TreeDir {
  * Reads every regular file and symlink under `dir` (`.git` left out: such trees are often kept in
  * git). Links are not followed: the file a link names is shipped under its own path when it is in
  * the tree. TREE_UNREADABLE naming the path when any part cannot be read, or when the tree lacks
- * `main` (the name of the spec's nginx.conf: DIR stands for its directory).
+ * `main` (the name of the spec's nginx.conf: DIR stands for its directory); TREE_NOT_UTF8 for a
+ * file whose bytes are not UTF-8 text.
  */
 export async function readTreeDir(dir: string, main: string): Promise<TreeDir> {
   const root = resolve(dir);
   const tree: TreeDir = { files: {}, links: {} };
   const unreadable = (path: string, error: unknown) =>
     new ProxyopsError('TREE_UNREADABLE', `cannot read ${path}: ${describeErrno(error)}`, { cause: error });
+  const readText = async (path: string): Promise<string> => {
+    const bytes = await readFile(path).catch((error: unknown) => {
+      throw unreadable(path, error);
+    });
+    const text = bytes.toString('utf8');
+    // Files travel as text: bytes that are not UTF-8 would arrive changed.
+    if (!Buffer.from(text, 'utf8').equals(bytes))
+      throw new ProxyopsError(
+        'TREE_NOT_UTF8',
+        `${path} holds bytes that are not UTF-8: they would not arrive on the hosts as they are; convert it (iconv -f latin1 -t utf-8), or keep it out of the tree`,
+      );
+    return text;
+  };
   const walk = async (at: string): Promise<void> => {
     const entries = await readdir(at, { withFileTypes: true }).catch((error: unknown) => {
       throw unreadable(at, error);
@@ -31,10 +45,7 @@ export async function readTreeDir(dir: string, main: string): Promise<TreeDir> {
       if (entry.isDirectory()) {
         if (name !== '.git') await walk(path);
       } else if (entry.isSymbolicLink()) tree.links[name] = await readlink(path);
-      else if (entry.isFile())
-        tree.files[name] = await readFile(path, 'utf8').catch((error: unknown) => {
-          throw unreadable(path, error);
-        });
+      else if (entry.isFile()) tree.files[name] = await readText(path);
     }
   };
   const stats = await lstat(root).catch((error: unknown) => {
