@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { ProxyopsError } from '../core/errors.js';
+import { isProxyopsError, ProxyopsError } from '../core/errors.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
 import { findNginxBinary } from '../shell/nginx/nginx-binary.js';
 import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
@@ -90,10 +90,13 @@ export async function commitTreeChange(prepared: PreparedTreeChange): Promise<{ 
   try {
     return { reload: await reloadAndConfirm(masterPid, errorLog) };
   } catch (error) {
-    await undoTreeChange(prepared).catch(() => undefined);
+    const back = await undoTreeChange(prepared).then(
+      () => 'every file was put back as it was and nginx reloaded onto it',
+      (failure: unknown) => `putting the files back failed too: ${(failure as Error).message}`,
+    );
     throw new ProxyopsError(
-      (error as ProxyopsError).code ?? 'RELOAD_FAILED',
-      `${(error as Error).message}; every file was put back as it was and nginx reloaded onto it`,
+      isProxyopsError(error) ? error.code : 'RELOAD_FAILED',
+      `${(error as Error).message}; ${back}`,
       { cause: error },
     );
   }

@@ -207,3 +207,39 @@ describe('config apply on a hand-written tree', () => {
     expect(fromSpec.stdout.trimEnd().split('\n')).toEqual(history);
   });
 });
+
+describe('config apply on a hand-written tree no nginx runs', () => {
+  let tree: DebianTree;
+
+  beforeAll(async () => {
+    tree = await buildDebianTree({
+      servers: [{ host: '127.0.0.2', port: 3001 }],
+      listenPort: await freePort(),
+    });
+  });
+
+  afterAll(async () => {
+    await tree?.remove();
+  });
+
+  it('tests and writes the change, and reloads nothing', async () => {
+    const spec = join(tree.root, 'spec.json');
+    await writeFile(
+      spec,
+      JSON.stringify({
+        version: 1,
+        nginx: { conf: tree.conf, state: join(tree.root, 'state') },
+        upstreams: { app: { servers: [{ host: '127.0.0.2', port: 3001, alternate: '127.0.0.2:3002' }] } },
+      }),
+    );
+    const applied = await runBuiltCli(['config', 'apply', '--spec', spec, '--json']);
+    expect(applied.code).toBe(0);
+    const report = JSON.parse(applied.stdout) as { version: string; reload?: unknown };
+    expect(report.version).toBe('v0001');
+    expect(report.reload).toBeUndefined();
+    expect(await readFile(tree.upstreamFile, 'utf8')).toContain(
+      '\tserver 127.0.0.2:3002 max_fails=1 fail_timeout=1s;  # proxyops: alternate of 127.0.0.2:3001\n',
+    );
+    expect((await runBuiltCli(['config', 'apply', '--spec', spec])).stdout).toMatch(/^unchanged: /);
+  });
+});
