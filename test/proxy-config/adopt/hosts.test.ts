@@ -67,6 +67,13 @@ function pidsOf(name: string): { master: number; workers: number[] } {
   return { master: master!, workers: workers.sort((a, b) => a - b) };
 }
 
+/** The user's own `nginx -s reload` on a host, waited out until its workers are new. */
+async function reloadOn(name: string): Promise<void> {
+  const before = pidsOf(name).workers;
+  hosts.exec(name, ['sh', '-c', `kill -HUP $(cat ${mp}/run/nginx.pid)`]);
+  await waitFor(() => !pidsOf(name).workers.some((pid) => before.includes(pid)));
+}
+
 /** Waits until `check` holds (a listener up), for at most 10 s. */
 async function waitFor(check: () => boolean): Promise<void> {
   for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 100));
@@ -238,10 +245,9 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
   it('a hand edit inside the managed lines on web2: the next apply names it there and changes no host', async () => {
     const site = siteOf('web2');
     const text = await readFile(site, 'utf8');
-    const { atime, mtime } = await lstat(site);
     await writeFile(site, text.replace('keepalive 16;', 'keepalive 32;'));
-    // As nginx loaded it: the edit is not live, only on disk (the drift is what is refused here).
-    await utimes(site, atime, mtime);
+    // The user's own reload: the edit is live, and drift is what is refused here.
+    await reloadOn('web2');
     const before = await snapshot();
     try {
       const result = await proxyops('config', 'apply', '--spec', spec);
@@ -253,7 +259,7 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
       expect(await snapshot()).toEqual(before);
     } finally {
       await writeFile(site, text);
-      await utimes(site, atime, mtime);
+      await reloadOn('web2');
     }
   }, 120_000);
 
