@@ -68,7 +68,11 @@ describe('deploy progress for people', () => {
     ).toBe('    drain: computed 20 s, measured 20.012 s\n');
     expect(
       formatDeployEvent({ type: 'abort', step: 4, reason: 'the 5xx share rose', rolledBack: true }),
-    ).toBe('✗ aborted at step 4: the 5xx share rose (config rolled back)\n');
+    ).toBe('✗ aborted at step 4: the 5xx share rose (rolled back: the old instance serves)\n');
+    // A reason that says so already is not told twice; no config is named (an alternate pair changes none).
+    expect(
+      formatDeployEvent({ type: 'abort', step: 4, reason: 'the 5xx share rose: rolled back', rolledBack: true }),
+    ).toBe('✗ aborted at step 4: the 5xx share rose: rolled back\n');
   });
 
   it('says a watch with no requests judged no status codes, instead of a p99 of 0 ms', () => {

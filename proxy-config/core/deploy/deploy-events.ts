@@ -50,7 +50,8 @@ export type DeployEvent =
       /** What the latency gate saw of the new instance: samples, warm-up cut, slices, limits, verdict. */
       latency?: LatencyEvidence;
     }
-  | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
+  /** `computedMs`: the drain wait told to proxyops' own child; absent when a stop hook stops it its own way. */
+  | { type: 'drain'; step: number; address: string; computedMs?: number; measuredMs: number | null }
   /** `host`: the host whose failure ended it (an nginx or app host), `kind` the step it was at. */
   | { type: 'abort'; step: number; reason: string; rolledBack: boolean; kind?: string; host?: string }
   /** `not-judged`: stopped because a watch could not judge the new instance (exit 1, as `aborted`). */
