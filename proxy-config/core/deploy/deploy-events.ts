@@ -8,7 +8,8 @@ import type { WatchMode } from './watch-sight.js';
 
 /** What a deploy reports as it goes; `--json` prints each as one line, with `ts` (epoch ms) added. */
 export type DeployEvent =
-  | { type: 'plan'; plan: DeployPlan }
+  /** `refused`: why nothing started (the checks before the first step), as `deploy plan --json` says it. */
+  | { type: 'plan'; plan: DeployPlan; refused?: string }
   /** `host`: the ssh host of the round's instance, in a deploy across hosts. */
   | { type: 'step-start'; step: DeployStep; host?: string }
   | { type: 'countdown'; step: number; remainingMs: number }

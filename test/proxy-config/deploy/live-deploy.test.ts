@@ -298,7 +298,9 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
       /^interrupted during step 4 \(watch\) of the round of 127\.0\.0\.1:\d+$/,
     );
     expect(events.filter((e) => e.type === 'abort')).toHaveLength(1);
-    expect(events.some((e) => e.type === 'step-done' && (e.step as { index: number }).index === 4)).toBe(false);
+    expect(events.some((e) => e.type === 'step-done' && (e.step as { index: number }).index === 4)).toBe(
+      false,
+    );
     const fresh = startedAddress(events);
     expect(await isAlive(fresh.pid)).toBe(false);
     expect(await ports()).toEqual(oldPorts);
