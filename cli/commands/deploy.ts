@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { isProxyopsError, ProxyopsError } from '../../proxy-config/core/errors.js';
 import type { WatchMode } from '../../proxy-config/core/deploy/watch-sight.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
 
 interface DeployFlags {
@@ -222,7 +222,7 @@ export function registerDeploy(program: Command): void {
           interrupt.signal,
         ).catch((error: unknown) => {
           // Refused before a plan could be made (no adoption, a bad spec): --json still says why.
-          if (flags.json && !planned && isProxyopsError(error))
+          if (flags.json && !planned && isProxyopsError(error) && exitCodeFor(error.code) === EXIT.usage)
             process.stdout.write(
               `${JSON.stringify({ ts: Date.now(), type: 'plan', refused: error.message })}\n`,
             );
