@@ -49,7 +49,10 @@ export function formatDeployPlan(plan: DeployPlan): string {
     plan.paths.every((path) => path !== 'reload')
       ? stopping(plan)
       : `drain mode ${plan.drainMode} (reload-path instances), ${stopping(plan)}`,
-    `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
+    // The stop hook drains an instance it stops its own way: the computed wait is told to no one.
+    plan.launch.kind === 'hooks' && plan.paths.every((path) => path !== 'reload')
+      ? `drain: the stop hook's own; the deploy measures how long the old instance takes to refuse connections`
+      : `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
@@ -146,9 +149,9 @@ export function formatDeployEvent(event: DeployEvent): string {
       return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict.replace('-', ' ')}${fivexx}${fired}${latency}${blind}\n`;
     }
     case 'drain':
-      return `    drain: computed ${formatWait(event.computedMs)}, measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;
+      return `    drain: ${event.computedMs === undefined ? "the stop hook's, " : `computed ${formatWait(event.computedMs)}, `}measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;
     case 'abort':
-      return `✗ aborted at step ${event.step}${event.kind ? ` (${event.kind}${event.host ? ` on ${event.host}` : ''})` : ''}: ${event.reason}${event.rolledBack ? ' (config rolled back)' : ''}\n`;
+      return `✗ aborted at step ${event.step}${event.kind ? ` (${event.kind}${event.host ? ` on ${event.host}` : ''})` : ''}: ${event.reason}${event.rolledBack && !event.reason.includes('rolled back') ? ' (rolled back: the old instance serves)' : ''}\n`;
     case 'done':
       return event.outcome === 'deployed'
         ? `deployed in ${formatWait(event.ms)}: ${event.instances.join(', ')}\n`

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { isProxyopsError, ProxyopsError } from '../../proxy-config/core/errors.js';
 import type { WatchMode } from '../../proxy-config/core/deploy/watch-sight.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
 
 interface DeployFlags {
@@ -209,14 +209,25 @@ export function registerDeploy(program: Command): void {
             process.stdout.write('interrupted: rolling this round back after the current step\n');
           interrupt.abort();
         });
+        let planned = false;
         const report = await deploy(
           where,
-          (event) =>
-            process.stdout.write(
-              flags.json ? `${JSON.stringify({ ts: Date.now(), ...event })}\n` : formatDeployEvent(event),
-            ),
+          (event) => {
+            planned ||= event.type === 'plan';
+            // A refusal's plan event is for --json readers: people get the one line on stderr.
+            if (flags.json) process.stdout.write(`${JSON.stringify({ ts: Date.now(), ...event })}\n`);
+            else if (event.type !== 'plan' || event.refused === undefined)
+              process.stdout.write(formatDeployEvent(event));
+          },
           interrupt.signal,
-        );
+        ).catch((error: unknown) => {
+          // Refused before a plan could be made (no adoption, a bad spec): --json still says why.
+          if (flags.json && !planned && isProxyopsError(error) && exitCodeFor(error.code) === EXIT.usage)
+            process.stdout.write(
+              `${JSON.stringify({ ts: Date.now(), type: 'plan', refused: error.message })}\n`,
+            );
+          throw error;
+        });
         return report.outcome === 'deployed' ? EXIT.ok : EXIT.failed;
       }),
     );

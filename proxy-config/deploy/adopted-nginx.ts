@@ -5,7 +5,7 @@ import { withBlockParams } from '../core/deploy/block-server-params.js';
 import { servedAccessLogFiles } from '../core/deploy/live-logs.js';
 import { toAddress, type DeployPlan } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
-import type { ProxySpec } from '../core/spec/proxy-spec.js';
+import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
 import { ADOPTION_FILE, readAdoptionFile } from '../shell/nginx/adoption-file.js';
 import { pidFileOfTree, readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readRunningConfig, runningNginxOf } from '../shell/nginx/running-nginx.js';
@@ -43,11 +43,26 @@ export async function adoptedDeploySpec(spec: ProxySpec, upstream: string): Prom
  * hand edit waits on disk elsewhere in the tree, and a per-round edit of the block is a config
  * change `config apply` owns (tested, recorded, undoable). The reason an instance is refused, or undefined.
  */
-export function adoptedPathRefusal(plan: DeployPlan, conf: string, specPath: string): string | undefined {
+export function adoptedPathRefusal(
+  plan: DeployPlan,
+  conf: string,
+  specPath: string,
+  servers: UpstreamSpec['servers'] = [],
+): string | undefined {
   const refused = plan.instances.filter((_, i) => plan.paths[i] !== 'alternate');
   if (refused.length === 0) return undefined;
   const first = refused[0]!;
-  return `upstream ${plan.upstream} of ${conf}: ${refused.map(toAddress).join(', ')} would take the ${plan.paths[plan.instances.indexOf(first)]} path, which changes the config and reloads nginx; behind an adopted config a deploy moves traffic only between blue/green pairs (no reload), so give ${toAddress(first)} an alternate in ${specPath} and run proxyops config apply --spec ${specPath}; nothing started or stopped`;
+  // The instance may serve at the old alternate of a server whose alternate the spec no longer
+  // gives (recorded in instances.json): the fix is the spec's server, named as the spec writes it.
+  const at = (a: { host: string; port: number }) => a.host === first.host && a.port === first.port;
+  const server =
+    servers.find((s) => at(s) || (s.alternate !== undefined && at(s.alternate))) ??
+    servers.find((s) => s.host === first.host && s.alternate === undefined);
+  const named =
+    server === undefined || at(server)
+      ? toAddress(first)
+      : `the spec's server ${toAddress({ host: server.host, port: server.port })} (${toAddress(first)} serves in its place now)`;
+  return `upstream ${plan.upstream} of ${conf}: ${refused.map(toAddress).join(', ')} would take the ${plan.paths[plan.instances.indexOf(first)]} path, which changes the config and reloads nginx; behind an adopted config a deploy moves traffic only between blue/green pairs (no reload), so give ${named} an alternate in ${specPath} and run proxyops config apply --spec ${specPath}; nothing started or stopped`;
 }
 
 /**
@@ -58,7 +73,7 @@ export function adoptedPathRefusal(plan: DeployPlan, conf: string, specPath: str
  */
 export async function checkAdoptedDeploy(context: DeployContext): Promise<void> {
   const { conf } = context.adopted!;
-  const refused = adoptedPathRefusal(context.plan, conf, context.specPath);
+  const refused = adoptedPathRefusal(context.plan, conf, context.specPath, context.pool.servers);
   if (refused) throw new ProxyopsError('ADOPT_REFUSED', refused);
   const source = join(context.target, ADOPTION_FILE);
   const record = toAdoptionRecord(await readAdoptionFile(context.target), source);

@@ -174,6 +174,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     retryMs: Math.max(0, ...pairs.map((pair) => Math.round((pair?.failTimeout ?? 0) * 1000))),
     slots: rolled.some((instance) => instance.slot !== undefined),
     latencyGate: where.watch?.gates?.maxP99Ratio !== null,
+    ...(adopted ? { adopted: true } : {}),
   });
   const watch = chooseWatch(sight, where.watch?.watchMode ?? pool.deploy.watchMode, where.rollback === true);
   // A buffered access log shows a request only after its flush: log windows grow by that much.

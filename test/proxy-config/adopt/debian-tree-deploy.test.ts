@@ -171,10 +171,14 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
           .split('\n')
           .map((line) => line.split(/\s+/).slice(0, 2).join(' '));
       const supervised = programs();
-      const run = await deploy();
+      const run = await deploy('--json');
       expect(run.exitCode, run.stdout + run.stderr).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
       expect(run.stderr).toContain('the lines proxyops manages were edited by hand');
+      // --json says it too: the plan event with `refused`, as deploy plan --json carries it.
+      expect(run.events).toEqual([
+        expect.objectContaining({ type: 'plan', refused: expect.stringContaining('max_fails=5') }),
+      ]);
       expect(run.stderr).toContain('max_fails=5');
       expect(await hashTree(tree.dir)).toEqual(files);
       expect(await tree.pids()).toEqual(pids);
@@ -230,6 +234,14 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain(
       'behind an adopted config a deploy moves traffic only between blue/green pairs',
+    );
+    // The fix names the server as the spec lists it, even when its old alternate serves now.
+    const listed = written.upstreams.app.servers[1]!;
+    const named = `${String(listed.host)}:${String(listed.port)}`;
+    expect(run.stderr).toContain(
+      lead === named
+        ? `give ${named} an alternate`
+        : `give the spec's server ${named} (${lead} serves in its place now) an alternate`,
     );
     expect(await hashTree(tree.dir)).toEqual(files);
     expect(await serving()).toEqual(recorded);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ADOPTED_LOG_FORMAT,
   checkWatchSight,
   chooseWatch,
   ROLLBACK_BLIND,
@@ -57,6 +58,17 @@ describe('can the deploy watch see the new instance?', () => {
     ]);
     // `access_log PATH;` names no format: nginx's combined.
     expect(judge({ live: live(`http { access_log ${LOG}; }`) }).blind).toHaveLength(1);
+  });
+
+  it('behind a hand-written config names a log_format to copy, which the watch then reads', () => {
+    const blind = judge({ live: live(`http { access_log ${LOG} combined; }`), adopted: true });
+    expect(blind.blind.map((c) => c.fix)).toEqual([
+      `log $status and $upstream_addr to ${LOG} (and $request_time for the latency gate), for example: ${ADOPTED_LOG_FORMAT}; access_log ${LOG} upstreams;`,
+    ]);
+    expect(blind.blind[0]!.fix).not.toContain('config apply renders');
+    const copied = judge({ live: live(`http { ${ADOPTED_LOG_FORMAT}; access_log ${LOG} upstreams; }`) });
+    expect(copied.blind).toEqual([]);
+    expect(copied.unseen).toEqual([]);
   });
 
   it('is blind when a server writes the same file in another format than the http block', () => {
