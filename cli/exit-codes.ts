@@ -47,6 +47,10 @@ const USAGE_CODES = new Set([
   'REMOTE_PROXYOPS_VERSION',
   // `logs stats --host`: the proxyops there refused its input (a log file missing there, a bad format).
   'REMOTE_BAD_INPUT',
+  // `config apply --tree DIR`: DIR unreadable or without nginx.conf, or a link there that a host lacks
+  // (proxyops writes files, never links; the message names the `ln -s`).
+  'TREE_UNREADABLE',
+  'TREE_LINK_DIFFERS',
   // The live nginx is not what a deploy or an apply assumes (another config, other servers), or
   // cannot be read: nothing was started, swapped or signalled; the message names the fix.
   'LIVE_NGINX_DIFFERS',
