@@ -41,7 +41,3 @@ export interface AdoptionRecord {
   upstreams: Record<string, ManagedLines>;
 }
 
-/** True when the change writes nothing: a second apply, an undo of nothing. */
-export function isEmptyChange(change: TreeChange): boolean {
-  return change.files.length === 0;
-}
