@@ -15,9 +15,8 @@ export function rollbackTree(
   return applyTreeChange({
     kind: 'rollback',
     state,
-    pidFile,
     ...(say ? { say } : {}),
-    plan: () => planTreeRollback(state, say),
+    plan: async () => ({ pidFile, ...(await planTreeRollback(state, say)) }),
   });
 }
 

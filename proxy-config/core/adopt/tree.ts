@@ -40,4 +40,3 @@ export interface ManagedLines {
 export interface AdoptionRecord {
   upstreams: Record<string, ManagedLines>;
 }
-
