@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adoptNginx, readAdoptedSpec } from '../../../proxy-config/config/adopt-nginx.js';
+import { adoptNginx, readAdoptedSpec, rollbackAdopted } from '../../../proxy-config/config/adopt-nginx.js';
 import { workersStartedAt } from '../../../proxy-config/shell/nginx/loaded-since.js';
 import { reloadAndConfirm } from '../../../proxy-config/shell/nginx/reload-nginx.js';
 import { readTreeHistory } from '../../../proxy-config/shell/nginx/tree-history.js';
@@ -115,8 +115,26 @@ describe('adoption workflow fixes', () => {
     const refused = await failure(adopt());
     expect(refused).toMatch(/^LIVE_NGINX_DIFFERS .* nginx has not loaded them; nothing changed/);
     expect(refused).toContain(`-c ${tree.conf} && kill -HUP ${master}`);
-    await reloadAndConfirm(master);
+    await reloadAndConfirm(master, tree.errorLog);
     expect((await adopt()).unchanged).toBe(true);
+  });
+
+  it('rolls an adoption back through its record: a reloaded hand edit elsewhere in the same file stays', async () => {
+    const adopted = await readFile(tree.upstreamFile, 'utf8');
+    const note = '# reviewed 2026-12-06\n';
+    await writeFile(tree.upstreamFile, `${note}${adopted}`);
+    await reloadAndConfirm((await tree.pids()).master, tree.errorLog);
+    const report = await rollbackAdopted((await readAdoptedSpec(spec, state))!);
+    expect(report.version).toBe('v0002');
+    const original = adopted
+      .split(/(?<=\n)/)
+      .filter((line) => !line.includes('# proxyops: alternate of'))
+      .join('');
+    expect(await readFile(tree.upstreamFile, 'utf8')).toBe(`${note}${original}`);
+    await expect(readFile(join(state, 'adoption.json'))).rejects.toThrow(/ENOENT/);
+    // And the rollback of the rollback adopts again, the note kept.
+    expect((await rollbackAdopted((await readAdoptedSpec(spec, state))!)).version).toBe('v0003');
+    expect(await readFile(tree.upstreamFile, 'utf8')).toBe(`${note}${adopted}`);
   });
 
   it('undo of a block put back by hand (and reloaded) drops the record instead of calling it drift', async () => {
@@ -126,7 +144,7 @@ describe('adoption workflow fixes', () => {
       .filter((line) => !line.includes('# proxyops: alternate of'))
       .join('');
     await writeFile(tree.upstreamFile, original);
-    await reloadAndConfirm((await tree.pids()).master);
+    await reloadAndConfirm((await tree.pids()).master, tree.errorLog);
     const report = await adopt({ undo: true });
     expect(report).toMatchObject({ unchanged: true, recordDropped: true });
     await expect(readFile(join(state, 'adoption.json'))).rejects.toThrow(/ENOENT/);
