@@ -44,7 +44,10 @@ describe('alternate lines proxyops added earlier', () => {
     expect(planAdoption(tree, specUpstreams(PAIRED), record).change.files).toEqual([]);
     const text = tree.files.get(FILE)!;
     // The primary's parameters edited and reloaded by hand: not drift (the record's managed text follows).
-    const edited = text.replace('\tserver 127.0.0.2:3001   max_fails=3', '\tserver 127.0.0.2:3001   max_fails=5');
+    const edited = text.replace(
+      '\tserver 127.0.0.2:3001   max_fails=3',
+      '\tserver 127.0.0.2:3001   max_fails=5',
+    );
     const files = new Map(tree.files).set(FILE, edited);
     const { change } = planAdoption({ conf: tree.conf, files }, specUpstreams(PAIRED));
     expect(change.files[0]!.after).toBe(
@@ -52,6 +55,14 @@ describe('alternate lines proxyops added earlier', () => {
         '127.0.0.3:3001 max_fails=3 fail_timeout=10s;',
         '127.0.0.3:3001 max_fails=5 fail_timeout=10s;',
       ),
+    );
+  });
+
+  it("copy the primary's own parameters: a `down` primary gets a `down` alternate", () => {
+    const before = debianTree(UPSTREAMS.replace('weight=2;', 'weight=2 down;'));
+    const after = planAdoption(before, specUpstreams(PAIRED)).change.files[0]!.after;
+    expect(after).toContain(
+      '    server 127.0.0.5:3001 max_fails=2 fail_timeout=5s weight=2 down;  # proxyops: alternate of 127.0.0.4:3001\n',
     );
   });
 
