@@ -35,7 +35,11 @@ export function planAdoption(
   record?: AdoptionRecord,
 ): { change: TreeChange; record: AdoptionRecord } {
   if (record) {
-    const drift = findDrift(tree, record);
+    // A block that holds its recorded original is not a hand edit: the adoption never went live
+    // there (a crash between the record and the write) or was put back by hand; it is planned again.
+    const drift = findDrift(tree, record).filter(
+      ({ upstream }) => !holdsOriginal(tree, upstream, record.upstreams[upstream]!),
+    );
     if (drift.length > 0) throw driftError(drift);
   }
   const parsed = parseTree(tree);
@@ -71,6 +75,11 @@ export function planAdoption(
     },
     record: { upstreams: { ...record?.upstreams, ...managed } },
   };
+}
+
+function holdsOriginal(tree: NginxTree, name: string, entry: ManagedLines): boolean {
+  const span = managedSpan(tree.files.get(entry.file), name, entry);
+  return !('gone' in span) && span.text === entry.original;
 }
 
 /** Throws ADOPT_REFUSED for the first refusal row that finds its construct. */

@@ -78,3 +78,12 @@ describe('planUndo of a block put back by hand', () => {
     expect(planUndo(debianTree(), record).files).toEqual([]);
   });
 });
+
+describe('planAdoption over a record whose block holds its original', () => {
+  it('adopts again (a change recorded but never written is not drift), keeping the original for undo', () => {
+    const { tree, record } = adopted();
+    const { change, record: next } = planAdoption(debianTree(), specUpstreams(PAIRED), record);
+    expect(change.files[0]!.after).toBe(tree.files.get(FILE));
+    expect(next).toEqual(record);
+  });
+});
