@@ -56,6 +56,8 @@ const USAGE_CODES = new Set([
   'LIVE_NGINX_DIFFERS',
   'LIVE_NGINX_UNREADABLE',
   'MASTER_RUNS_OTHER_CONFIG',
+  // A master runs the hand-written tree but the spec's pid file names another or none.
+  'PID_FILE_NOT_MASTER',
   // A hand-written config proxyops cannot safely edit (issue 36): the message names the construct,
   // file:line and what would work instead; or a hand edit inside the lines it manages (drift).
   'ADOPT_REFUSED',

@@ -10,6 +10,8 @@ const DONE: Record<TreeApplyReport['kind'], string> = {
 
 /** The closing line of `config apply|rollback` on a hand-written tree. */
 export function formatTreeApplyReport(report: TreeApplyReport): string {
+  if (report.recordDropped)
+    return `undid the adoption: the blocks of ${report.conf} already are as before adoption (put back by hand); the adoption record is dropped (nothing written, no reload)\n`;
   if (report.unchanged)
     return `unchanged: ${report.conf} already holds this ${report.kind === 'undo-adopt' ? 'tree without adoption' : 'adoption'} (nothing written, no reload)\n`;
   const files = report.files.map((f) => `${f.path} +${f.added} -${f.removed}`).join(', ');

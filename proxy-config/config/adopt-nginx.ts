@@ -1,8 +1,10 @@
 import { join, resolve } from 'node:path';
 import { toAdoptionRecord } from '../core/adopt/adoption-record.js';
-import { driftError, findDrift, planUndo } from '../core/adopt/managed-lines.js';
+import { ALTERNATE_MARK, alternateLinesOf } from '../core/adopt/alternate-marks.js';
+import { planUndo } from '../core/adopt/managed-lines.js';
 import { planAdoption } from '../core/adopt/plan-adoption.js';
-import type { TreeChange } from '../core/adopt/tree.js';
+import type { NginxTree, TreeChange } from '../core/adopt/tree.js';
+import { ProxyopsError } from '../core/errors.js';
 import { unifiedDiff } from '../core/apply/unified-diff.js';
 import type { AdoptedNginxSpec, ProxySpec } from '../core/spec/proxy-spec.js';
 import { ADOPTION_FILE, readAdoptionFile } from '../shell/nginx/adoption-file.js';
@@ -39,11 +41,11 @@ export async function planAdoptionChange(
   const tree = await readNginxTree(adopted.nginx.conf);
   const pidFile = pidFileOfTree(adopted.nginx, tree.config);
   const record = toAdoptionRecord(await readAdoptionFile(adopted.state), join(adopted.state, ADOPTION_FILE));
+  if (!record) refuseMarksWithoutRecord(tree, adopted.state);
   if (undo) {
     if (!record) return { change: { conf: tree.conf, files: [] }, pidFile };
-    // A hand edit inside the managed lines would be lost: refused, as adoption refuses it.
-    const drift = findDrift(tree, record);
-    if (drift.length > 0) throw driftError(drift);
+    // A hand edit inside the managed lines would be lost: refused (a block put back as it was
+    // before adoption is not an edit: then only the record goes).
     return { change: planUndo(tree, record), pidFile, adoption: { before: record, after: undefined } };
   }
   const planned = planAdoption(tree, adopted.spec.upstreams, record);
@@ -51,17 +53,29 @@ export async function planAdoptionChange(
   return { change: planned.change, pidFile, adoption: { before: record, after: planned.record } };
 }
 
+/**
+ * Lines marked as proxyops' in a tree whose state directory holds no adoption record: the record
+ * is elsewhere (another --target or nginx.state), or was lost. Refused rather than rebuilt from the
+ * marks: the original text of each block, its history and the pending versions are in that other
+ * directory, and a second record here would split them (an undo from either would be wrong).
+ */
+function refuseMarksWithoutRecord(tree: NginxTree, state: string): void {
+  const marked = alternateLinesOf(tree);
+  if (marked.length === 0) return;
+  throw new ProxyopsError(
+    'ADOPT_REFUSED',
+    `${marked.join(', ')} ${marked.length === 1 ? 'is a line' : 'are lines'} proxyops added ("${ALTERNATE_MARK}"), but ${join(state, ADOPTION_FILE)} does not exist: this is likely not the state directory of that adoption (check --target or nginx.state); nothing changed`,
+  );
+}
+
 /** `config apply --spec S [--undo-adopt]`: adopt the spec's upstreams in place, or put them back. */
 export async function adoptNginx(
   adopted: AdoptedSpec,
   options: { undo?: boolean; say?: (line: string) => void },
 ): Promise<TreeApplyReport> {
-  // The pid file is read from the tree, which the plan reads again under the locks.
-  const { pidFile } = await planAdoptionChange(adopted, options.undo === true);
   return applyTreeChange({
     kind: options.undo ? 'undo-adopt' : 'adopt',
     state: adopted.state,
-    pidFile,
     ...(options.say ? { say: options.say } : {}),
     plan: () => planAdoptionChange(adopted, options.undo === true),
   });

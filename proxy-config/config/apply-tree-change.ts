@@ -1,12 +1,14 @@
-import { lstat, mkdir } from 'node:fs/promises';
+import { lstat, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { countChangedLines } from '../core/apply/unified-diff.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { ReloadResult } from '../shell/nginx/reload-nginx.js';
 import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
+import { versionDir } from '../shell/nginx/config-versions.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { recordTreeVersion, type TreeChangeKind } from '../shell/nginx/tree-history.js';
 import { outsideDeploys } from './apply-config.js';
+import { masterOfTree, refuseUnloaded } from './tree-master-check.js';
 import {
   commitTreeChange,
   prepareTreeChange,
@@ -23,16 +25,17 @@ export interface TreeApplyReport {
   version?: string;
   /** Set when there was nothing to change: nothing written, nginx not reloaded. */
   unchanged?: true;
+  /** Set when an undo found the blocks already as before adoption: only the record was dropped. */
+  recordDropped?: true;
   files: Array<{ path: string; added: number; removed: number }>;
   /** Absent when no nginx runs from the pid file (files written only) or nothing changed. */
   reload?: ReloadResult;
 }
 
-/** How a change is applied: what it is, where nginx's pid is, and the adoption record it leaves. */
+/** How a change is applied: what it is and where its state is. */
 export interface TreeApplyOptions {
   kind: TreeChangeKind;
   state: string;
-  pidFile: string;
   say?: (line: string) => void;
 }
 
@@ -47,11 +50,13 @@ export interface PlannedTreeChange {
 
 /**
  * Plans under the state dir's locks (`plan` sees the tree as it is once no other proxyops changes
- * it), then prepares, commits and records the change: a version in the history and the adoption
- * record. An empty change writes nothing and reloads nothing.
+ * it, and names the pid file of the nginx that runs it), then prepares, records, commits: the
+ * version and the adoption record are written before the first file, and taken back when the
+ * commit fails, so a live change never goes without its record. An empty change writes nothing
+ * and reloads nothing, once the live nginx is known to run what is on disk.
  */
 export async function applyTreeChange(
-  options: TreeApplyOptions & { plan: () => Promise<PlannedTreeChange> },
+  options: TreeApplyOptions & { plan: () => Promise<PlannedTreeChange & { pidFile: string }> },
 ): Promise<TreeApplyReport> {
   const state = resolve(options.state);
   await refuseRenderedTarget(state);
@@ -59,23 +64,43 @@ export async function applyTreeChange(
   return outsideDeploys(state, () =>
     withTargetLock(state, async () => {
       const say = options.say ?? (() => undefined);
-      const { change, adoption } = await options.plan();
+      const { change, adoption, pidFile } = await options.plan();
       const files = changedLines(change);
       const base = { kind: options.kind, conf: change.conf, state, files };
-      if (change.files.length === 0) return { ...base, unchanged: true as const };
-      const prepared = await prepareTreeChange(change, options.pidFile);
+      const master = await masterOfTree(change.conf, pidFile);
+      if (change.files.length === 0) {
+        if (master) await refuseUnloaded(master, await filesOfTree(change.conf));
+        // An undo of blocks already put back by hand: only the record goes.
+        if (adoption) await writeAdoptionFile(state, adoption.after);
+        return { ...base, unchanged: true as const, ...(adoption ? { recordDropped: true as const } : {}) };
+      }
+      const prepared = await prepareTreeChange(change, pidFile);
       say('validated: nginx -t ok on a copy of the changed tree');
-      const { reload } = await commitTreeChange(prepared);
+      const planned = { change, ...(adoption ? { adoption } : {}) };
       const version = await recordTreeChange(
         state,
         options.kind,
         new Date().toISOString(),
-        { change, ...(adoption ? { adoption } : {}) },
+        planned,
         prepared,
       );
-      return { ...base, version, ...(reload ? { reload } : {}) };
+      try {
+        const { reload } = await commitTreeChange(prepared);
+        return { ...base, version, ...(reload ? { reload } : {}) };
+      } catch (error) {
+        // commitTreeChange put every byte back: the version and the record go too.
+        await rm(versionDir(state, version), { recursive: true, force: true });
+        if (adoption) await writeAdoptionFile(state, adoption.before);
+        throw error;
+      }
     }),
   );
+}
+
+/** Every file nginx reads of the tree whose main file is `conf`. */
+async function filesOfTree(conf: string): Promise<string[]> {
+  const { readNginxConfig } = await import('../shell/nginx/read-nginx-config.js');
+  return (await readNginxConfig(resolve(conf), { checkDirectives: false })).files;
 }
 
 /** How many lines each file of a change adds and removes. */

@@ -1,3 +1,4 @@
+import { ProxyopsError } from '../core/errors.js';
 import { renderNginxConfig, type RenderedFiles } from '../core/render/render-nginx-config.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
@@ -21,6 +22,13 @@ export async function renderConfigFile(
   outDir?: string,
 ): Promise<RenderResult & { written: string[] }> {
   const spec = await readSpecFile(specPath);
+  // A spec naming a hand-written config renders nothing: printing a render would show a config
+  // that is not, and never will be, the one nginx runs.
+  if (spec.nginx)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      `${specPath} names a hand-written config (nginx.conf ${spec.nginx.conf}), so proxyops renders nothing from it: see what it would change with config diff --spec ${specPath}`,
+    );
   const files = await renderSpec(spec);
   const written = outDir ? await writeRenderedFiles(outDir, files) : [];
   return { spec, files, written };

@@ -1,4 +1,7 @@
+import { toAdoptionRecord } from '../core/adopt/adoption-record.js';
+import { planRecordRollback } from '../core/adopt/plan-record-rollback.js';
 import { ProxyopsError } from '../core/errors.js';
+import { readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readTreeHistory, readTreeVersion } from '../shell/nginx/tree-history.js';
 import { applyTreeChange, type PlannedTreeChange, type TreeApplyReport } from './apply-tree-change.js';
 
@@ -15,13 +18,16 @@ export function rollbackTree(
   return applyTreeChange({
     kind: 'rollback',
     state,
-    pidFile,
     ...(say ? { say } : {}),
-    plan: () => planTreeRollback(state, say),
+    plan: async () => ({ pidFile, ...(await planTreeRollback(state, say)) }),
   });
 }
 
-/** The change that undoes the last recorded one (and the adoption record as it was before it). */
+/**
+ * The change that undoes the last recorded one (and the adoption record as it was before it). An
+ * adoption, its undo (or a rollback of one) is rolled back through its records, on the tree as it is now, so edits made
+ * since outside the blocks stay; any other change puts its files back whole.
+ */
 export async function planTreeRollback(
   state: string,
   say?: (line: string) => void,
@@ -34,14 +40,21 @@ export async function planTreeRollback(
     );
   const { record, texts } = await readTreeVersion(state, last.version);
   say?.(`rolling back ${last.version} (${record.kind}, ${record.appliedAt})`);
+  if (record.adoption) {
+    const source = `${last.version}/record.json under ${state}`;
+    const tree = await readNginxTree(record.conf);
+    const change = planRecordRollback(
+      tree,
+      toAdoptionRecord(record.adoption.after, source),
+      toAdoptionRecord(record.adoption.before, source),
+    );
+    return { change, adoption: { before: record.adoption.after, after: record.adoption.before } };
+  }
   const files = texts.map(({ path, before, after }) => ({
     path,
     before: after ?? '',
     after: before ?? '',
     ...(before === undefined ? { remove: true } : {}),
   }));
-  const adoption = record.adoption
-    ? { adoption: { before: record.adoption.after, after: record.adoption.before } }
-    : {};
-  return { change: { conf: record.conf, files }, ...adoption };
+  return { change: { conf: record.conf, files } };
 }

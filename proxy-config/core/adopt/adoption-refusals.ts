@@ -1,5 +1,11 @@
 import type { UpstreamSpec } from '../spec/proxy-spec.js';
-import { allDirectives, specServerKey, type LocatedUpstream, type ParsedTree } from './locate-upstream.js';
+import {
+  allDirectives,
+  includedFiles,
+  specServerKey,
+  type LocatedUpstream,
+  type ParsedTree,
+} from './locate-upstream.js';
 import type { NginxTree } from './tree.js';
 import { splitKeepingEnds } from './text-lines.js';
 
@@ -57,7 +63,7 @@ export const ADOPTION_REFUSALS: readonly AdoptionRefusal[] = [
       return {
         file: tree.conf,
         line: 0,
-        what: `no upstream ${located.name} in the ${tree.files.size} files nginx reads from it (${known})`,
+        what: `no upstream ${located.name} in the ${tree.files.size === 1 ? 'file' : `${tree.files.size} files`} nginx reads from it (${known})`,
       };
     },
   },
@@ -94,6 +100,35 @@ export const ADOPTION_REFUSALS: readonly AdoptionRefusal[] = [
         line: directive.line,
         what: `upstream ${located.name} includes ${directive.args[0] ?? ''}, a wildcard matching ${files.length} files (${files.join(', ')})`,
       };
+    },
+  },
+  {
+    id: 'servers-file-shared',
+    severity: 'error',
+    message:
+      'The file the block includes its servers from is included elsewhere too: lines added for this pool would join the other.',
+    fix: 'give this upstream a server file of its own (or write its server lines in the block)',
+    runbook: RUNBOOK,
+    test: ({ tree, parsed, located }) => {
+      for (const { directive, files } of located.includes)
+        for (const file of files) {
+          const other = [...parsed.values()]
+            .flatMap((nodes) => allDirectives(nodes))
+            .find(
+              (d) =>
+                d !== directive &&
+                d.name === 'include' &&
+                d.args.length === 1 &&
+                includedFiles(tree, d.args[0] as string).includes(file),
+            );
+          if (other)
+            return {
+              file: directive.file,
+              line: directive.line,
+              what: `upstream ${located.name} includes ${file}, which ${other.file}:${other.line} includes too`,
+            };
+        }
+      return undefined;
     },
   },
   {

@@ -8,12 +8,10 @@ import {
   writtenAddress,
   type LocatedUpstream,
 } from './locate-upstream.js';
+import { ALTERNATE_MARK, isAlternateLine } from './alternate-marks.js';
 import { driftError, findDrift, managedSpan } from './managed-lines.js';
-import { fileEnding, lineEnding, splitKeepingEnds } from './text-lines.js';
+import { fileEnding, lineBody, lineEnding, splitKeepingEnds } from './text-lines.js';
 import type { AdoptionRecord, ManagedLines, NginxTree, TreeChange } from './tree.js';
-
-/** The comment that marks a line proxyops added, naming the server it pairs. */
-export const ALTERNATE_MARK = '# proxyops: alternate of';
 
 /** A line to add after line `after` (1-based) of a file, indented as line `server` (where its statement starts). */
 interface Insertion {
@@ -37,7 +35,11 @@ export function planAdoption(
   record?: AdoptionRecord,
 ): { change: TreeChange; record: AdoptionRecord } {
   if (record) {
-    const drift = findDrift(tree, record);
+    // A block that holds its recorded original is not a hand edit: the adoption never went live
+    // there (a crash between the record and the write) or was put back by hand; it is planned again.
+    const drift = findDrift(tree, record).filter(
+      ({ upstream }) => !holdsOriginal(tree, upstream, record.upstreams[upstream]!),
+    );
     if (drift.length > 0) throw driftError(drift);
   }
   const parsed = parseTree(tree);
@@ -46,16 +48,18 @@ export function planAdoption(
     refuseUnsafe(context);
     return context;
   });
-  const insertions = located.flatMap(({ upstream, located: at }) => alternateLines(upstream, at));
+  const edits = located.map(({ upstream, located: at }) => alternateEdits(tree, upstream, at));
+  const insertions = edits.flatMap((e) => e.insertions);
+  const removals = edits.flatMap((e) => e.removals);
   const after = new Map<string, string>();
-  for (const file of new Set(insertions.map((i) => i.file)))
-    after.set(
-      file,
-      insert(
-        tree.files.get(file)!,
-        insertions.filter((i) => i.file === file),
-      ),
+  for (const file of new Set([...insertions, ...removals].map((i) => i.file))) {
+    const text = edit(
+      tree.files.get(file)!,
+      insertions.filter((i) => i.file === file),
+      new Set(removals.filter((r) => r.file === file).flatMap((r) => r.lines)),
     );
+    if (text !== tree.files.get(file)) after.set(file, text);
+  }
   const managed = Object.fromEntries(
     located.map(({ upstream, located: at }) => {
       const entry = managedLinesOf(at, upstream, tree, after);
@@ -73,6 +77,11 @@ export function planAdoption(
   };
 }
 
+function holdsOriginal(tree: NginxTree, name: string, entry: ManagedLines): boolean {
+  const span = managedSpan(tree.files.get(entry.file), name, entry);
+  return !('gone' in span) && span.text === entry.original;
+}
+
 /** Throws ADOPT_REFUSED for the first refusal row that finds its construct. */
 function refuseUnsafe(context: AdoptionContext): void {
   for (const row of ADOPTION_REFUSALS) {
@@ -85,40 +94,82 @@ function refuseUnsafe(context: AdoptionContext): void {
   }
 }
 
-/** A line for each spec server's alternate that the pool does not list yet. */
-function alternateLines(upstream: UpstreamSpec, located: LocatedUpstream): Insertion[] {
-  const listed = new Set(located.servers.map((s) => s.key));
-  return upstream.servers.flatMap((server) => {
-    if (!server.alternate || listed.has(specServerKey(server.alternate))) return [];
-    const key = specServerKey(server);
-    const { directive } = located.servers.find((s) => s.key === key)!;
-    const params = directive.args
-      .slice(1)
-      .map((a) => ` ${a}`)
-      .join('');
-    return [
-      {
-        file: directive.file,
-        server: directive.line,
-        after: directive.statementEndLine ?? directive.line,
-        text: `server ${writtenAddress(server.alternate)}${params};  ${ALTERNATE_MARK} ${writtenAddress(server)}`,
-      },
-    ];
-  });
+/** Lines proxyops added earlier (1-based) that the spec no longer asks for, to remove. */
+interface Removal {
+  file: string;
+  lines: number[];
 }
 
-/** The text with each insertion's line added, indented as the server line it follows. */
-function insert(text: string, insertions: Insertion[]): string {
+/**
+ * A line for each spec server's alternate that the pool does not list yet, and the removal of each
+ * line proxyops added earlier that is not the line the spec asks for now (an alternate changed or
+ * dropped, a server gone, its parameters changed): the block never keeps a stale partner.
+ */
+function alternateEdits(
+  tree: NginxTree,
+  upstream: UpstreamSpec,
+  located: LocatedUpstream,
+): { insertions: Insertion[]; removals: Removal[] } {
+  const wanted = new Map(
+    upstream.servers.flatMap((server) => {
+      if (!server.alternate) return [];
+      const { directive } = located.servers.find((s) => s.key === specServerKey(server))!;
+      const params = directive.args
+        .slice(1)
+        .map((a) => ` ${a}`)
+        .join('');
+      const text = `server ${writtenAddress(server.alternate)}${params};  ${ALTERNATE_MARK} ${writtenAddress(server)}`;
+      return [[specServerKey(server.alternate), { server, directive, text }]] as const;
+    }),
+  );
+  const removals: Removal[] = [];
+  const kept = located.servers.filter(({ directive, key }) => {
+    const last = directive.statementEndLine ?? directive.line;
+    const lines = splitKeepingEnds(tree.files.get(directive.file) ?? '');
+    if (!isAlternateLine(lines[last - 1] ?? '')) return true;
+    const body = lines
+      .slice(directive.line - 1, last)
+      .map((l) => lineBody(l).trim())
+      .join(' ');
+    if (wanted.get(key)?.text === body) return true;
+    removals.push({ file: directive.file, lines: range(directive.line, last) });
+    return false;
+  });
+  const listed = new Set(kept.map((s) => s.key));
+  const insertions = [...wanted]
+    .filter(([key]) => !listed.has(key))
+    .map(([, { directive, text }]) => ({
+      file: directive.file,
+      server: directive.line,
+      after: directive.statementEndLine ?? directive.line,
+      text,
+    }));
+  return { insertions, removals };
+}
+
+function range(first: number, last: number): number[] {
+  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+}
+
+/**
+ * The text with the removed lines dropped and each insertion's line added, indented as the server
+ * line it follows. Whether the file ends with a newline stays as it was.
+ */
+function edit(text: string, insertions: Insertion[], removed: ReadonlySet<number>): string {
   const lines = splitKeepingEnds(text);
-  for (const insertion of [...insertions].sort((a, b) => b.after - a.after)) {
-    const indent = /^[ \t]*/.exec(lines[insertion.server - 1]!)![0];
-    const previous = lines[insertion.after - 1]!;
-    const ending = lineEnding(previous);
-    // The last line of a file without a final newline: it gets one, and the new last line goes without.
-    if (ending === '') lines[insertion.after - 1] = previous + fileEnding(text);
-    lines.splice(insertion.after, 0, `${indent}${insertion.text}${ending}`);
-  }
-  return lines.join('');
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    if (!removed.has(i + 1)) out.push(line);
+    for (const insertion of insertions.filter((x) => x.after === i + 1)) {
+      const indent = /^[ \t]*/.exec(lines[insertion.server - 1]!)![0];
+      const ending = lineEnding(line);
+      // The last line of a file without a final newline: it gets one, and the new last line goes without.
+      if (ending === '') out[out.length - 1] += fileEnding(text);
+      out.push(`${indent}${insertion.text}${ending}`);
+    }
+  });
+  const joined = out.join('');
+  return /\n$/.test(text) || text === '' ? joined : joined.replace(/\r?\n$/, '');
 }
 
 /** The managed lines of one adopted upstream: where they are, before and after the change. */

@@ -40,8 +40,3 @@ export interface ManagedLines {
 export interface AdoptionRecord {
   upstreams: Record<string, ManagedLines>;
 }
-
-/** True when the change writes nothing: a second apply, an undo of nothing. */
-export function isEmptyChange(change: TreeChange): boolean {
-  return change.files.length === 0;
-}

@@ -22,6 +22,7 @@ describe('the adoption refusals', () => {
       'upstream-not-found',
       'upstream-defined-twice',
       'servers-from-wildcard',
+      'servers-file-shared',
       'file-managed-by-tool',
       'server-resolved-at-run-time',
       'upstream-managed-by-api',
@@ -61,6 +62,17 @@ describe('the adoption refusals', () => {
           '/etc/nginx/pools/app-1.conf': 'server 127.0.0.2:3001;\n',
           '/etc/nginx/pools/app-2.conf': 'server 127.0.0.4:3001;\n',
         }),
+    ],
+    [
+      'servers-file-shared',
+      `${FILE}:2: upstream app includes /etc/nginx/app-servers.inc, which ${FILE}:5 includes too: give this upstream a server file of its own (or write its server lines in the block) [servers-file-shared]`,
+      () =>
+        refusal(
+          'upstream app {\n  include app-servers.inc;\n}\nupstream app_ws {\n  include app-servers.inc;\n}\n',
+          {
+            '/etc/nginx/app-servers.inc': 'server 127.0.0.2:3001;\nserver 127.0.0.4:3001;\n',
+          },
+        ),
     ],
     [
       'file-managed-by-tool',
@@ -139,6 +151,16 @@ describe('the adoption refusals', () => {
       expect(message).toContain(`[${id}]`);
     },
   );
+
+  it('says "the file" of a tree of one file', () => {
+    const one = {
+      conf: CONF,
+      files: new Map([[CONF, 'events {}\nhttp { upstream web { server 10.0.0.1:80; } }\n']]),
+    };
+    expect(thrown(() => planAdoption(one, specUpstreams(PAIRED)))).toContain(
+      'no upstream app in the file nginx reads from it (it defines web)',
+    );
+  });
 
   it('accepts what is close to each refused construct', () => {
     const ok = (upstreams: string, more: Record<string, string> = {}) =>
