@@ -6,6 +6,7 @@ import { fillHook } from '../core/deploy/instance-command.js';
 import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
+import { latencyWaiting } from '../core/deploy/latency-verdict.js';
 import {
   fivexxFired,
   judgeNewInstance,
@@ -422,6 +423,7 @@ export class RoundRunner {
         judged && maxRatio !== null
           ? latencyEvidence(this.input.before, split.mine, split.others, maxRatio)
           : undefined;
+      const waiting = latency && latencyWaiting(latency);
       const answered = split.mine.distribution.total;
       const progress = watchProgress(
         {
@@ -433,7 +435,8 @@ export class RoundRunner {
           answered,
           minRequests: how.minRequests,
           interrupted: this.interrupted.aborted,
-          latencyCold: split.mine.latencyMs.length > 0 && latency?.verdict === 'not judged',
+          latencyCold: split.mine.latencyMs.length > 0 && waiting?.cold === true,
+          routesShort: (waiting?.routes.length ?? 0) > 0,
         },
         this.describe(fresh),
       );
@@ -474,6 +477,7 @@ export class RoundRunner {
           ...(latency?.verdict === 'not judged'
             ? { latencyNotJudged: latency.note ?? 'too few request times' }
             : {}),
+          ...(waiting?.routes.length ? { routesNotJudged: waiting.routes.map((r) => r.note!) } : {}),
           ...(notJudged === undefined ? {} : { notJudgedAnswered: answered }),
         });
         const unjudged =

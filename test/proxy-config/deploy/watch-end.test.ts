@@ -19,6 +19,7 @@ const poll = (over: Partial<WatchPoll>): WatchPoll => ({
   minRequests: 20,
   interrupted: false,
   latencyCold: false,
+  routesShort: false,
   ...over,
 });
 
@@ -87,6 +88,25 @@ describe('when a deploy watch ends', () => {
     });
   });
 
+  it('past its wait with a warm instance whose route of a meaningful share lacks its slices, goes on up to the bound', () => {
+    expect(progress({ now: 5_000, answered: 400, routesShort: true })).toMatchObject({
+      done: false,
+      waitEnd: 60_000,
+    });
+    // The route got its slices at 24 s: it ends there.
+    expect(progress({ now: 24_000, answered: 1_500 })).toMatchObject({ done: true, waitEnd: 5_000 });
+    // Still short at the bound: it ends, with enough requests nothing "could not judge" (the route is named in `unseen`).
+    expect(progress({ now: 60_000, answered: 4_000, routesShort: true })).toEqual({
+      done: true,
+      waitEnd: 60_000,
+      minimum: 1,
+    });
+    // Not before its wait, never on a watch that judges nothing, and never past a bound below the watch.
+    expect(progress({ now: 4_000, answered: 400, routesShort: true }).waitEnd).toBe(5_000);
+    expect(progress({ now: 5_000, judged: false, routesShort: true }).done).toBe(true);
+    expect(progress({ now: 5_000, answered: 400, bound: 1_000, routesShort: true }).done).toBe(true);
+  });
+
   it('interrupted, ends at once and calls nothing "not judged": the deploy stops anyway', () => {
     expect(progress({ now: 1_000, answered: 2, interrupted: true })).toEqual({
       done: true,
@@ -147,6 +167,12 @@ describe('how a watched round ends', () => {
       `latency not judged: ${cold}`,
     ]);
     expect(watchUnseen({ ...base, latencyNotJudged: cold, latencyGate: false })).toEqual(['not read']);
+    const post = 'POST /orders: 75 requests, fewer than 2 warm slices of 50: not judged';
+    expect(watchUnseen({ ...base, routesNotJudged: [post] })).toEqual([
+      'not read',
+      `latency of ${post}`,
+    ]);
+    expect(watchUnseen({ ...base, routesNotJudged: [post], gateFired: true })).toEqual(['not read']);
     expect(watchUnseen({ ...base, gateFired: true, notJudgedAnswered: 3 })).toEqual(['not read']);
     expect(watchUnseen({ ...base, separated: false })).toContain(
       "the log names no instance: the new process's requests are not told from the old one's (the whole window is read as its own)",
