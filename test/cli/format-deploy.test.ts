@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDeployEvent, formatDeployPlan } from '../../cli/format-deploy.js';
+import { formatDeployEvent, formatDeployPlan, formatLatency } from '../../cli/format-deploy.js';
 import { DEFAULT_5XX, judge5xx } from '../../proxy-config/core/deploy/fivexx-gate.js';
 import { judgeLatencySlices } from '../../proxy-config/core/deploy/latency-verdict.js';
 import { planDeploy } from '../../proxy-config/core/deploy/plan-deploy.js';
@@ -240,6 +240,21 @@ describe('deploy progress for people', () => {
     });
     expect(line).toContain(
       '    latency: not slower; 250 request times of the new instance against 250 of the others (300 before), warm-up 150; slice medians new/comparison ms: 40/5 40/5 6/5 | 6/5 6/5; limits 2.5x and +40 ms (median and fastest tenth), p < 0.001, 2 slices of 50 in a row\n',
+    );
+  });
+
+  it('shows each route judged on its own slices after the warm-up, and a route short of them as not judged', () => {
+    // 400 requests, every fourth POST /orders: after the warm-up of 100, 75 POSTs (one slice of their own) and
+    // 225 GETs (four). Each side the same: 5 ms, lines taking turns.
+    const routes = Array.from({ length: 400 }, (_, i) => (i % 4 === 3 ? 'POST /orders' : 'GET /items'));
+    const side = (first: number) => ({
+      ms: Array<number>(400).fill(5),
+      lines: routes.map((_, i) => 2 * i + first),
+      routes,
+    });
+    const latency = judgeLatencySlices({ ms: [], routes: [] }, side(1), side(2), 2.5);
+    expect(formatLatency(latency)).toContain(
+      '; by route, after the warm-up: GET /items (75 %): not slower, 5/5 5/5 5/5 5/5; POST /orders: 75 requests, fewer than 2 warm slices of 50: not judged; limits',
     );
   });
 });

@@ -64,8 +64,7 @@ function indicesByRoute(routes: readonly string[] | undefined, from = 0): Map<st
   return byRoute;
 }
 
-const cut = (sample: { ms: readonly number[] }, slice: RequestSlice) =>
-  sample.ms.slice(slice.from, slice.to);
+const cut = (sample: { ms: readonly number[] }, slice: RequestSlice) => sample.ms.slice(slice.from, slice.to);
 
 /**
  * Judges each route of the new instance (`mine`, from `warmupCut` on: the whole instance's warm-up,

@@ -1,10 +1,5 @@
 import { describe5xx, judge5xx, type FivexxEvidence } from './fivexx-gate.js';
-import {
-  describeSlower,
-  firedSlices,
-  judgeLatencySlices,
-  type LatencyEvidence,
-} from './latency-verdict.js';
+import { describeSlower, firedSlices, judgeLatencySlices, type LatencyEvidence } from './latency-verdict.js';
 import type { LogWindow } from './log-window.js';
 
 /** The limits a watch holds the new version to; null turns a gate into a report only. */

@@ -257,7 +257,8 @@ describe('judgeLatencySlices', () => {
     const random = seededRandom(testSeed());
     const jitter = jittered(random);
     // GET /users is noisy: a tenth of its requests wait 10 times as long (a cache miss), on both sides.
-    const noisy = (r: string) => jitter(SHOP_MS[r]! * (r === 'GET /users' && random.int(0, 9) === 0 ? 10 : 1));
+    const noisy = (r: string) =>
+      jitter(SHOP_MS[r]! * (r === 'GET /users' && random.int(0, 9) === 0 ? 10 : 1));
     let fired = 0;
     let routesJudged = 0;
     for (let run = 0; run < 60; run++) {

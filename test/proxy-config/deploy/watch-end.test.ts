@@ -168,10 +168,7 @@ describe('how a watched round ends', () => {
     ]);
     expect(watchUnseen({ ...base, latencyNotJudged: cold, latencyGate: false })).toEqual(['not read']);
     const post = 'POST /orders: 75 requests, fewer than 2 warm slices of 50: not judged';
-    expect(watchUnseen({ ...base, routesNotJudged: [post] })).toEqual([
-      'not read',
-      `latency of ${post}`,
-    ]);
+    expect(watchUnseen({ ...base, routesNotJudged: [post] })).toEqual(['not read', `latency of ${post}`]);
     expect(watchUnseen({ ...base, routesNotJudged: [post], gateFired: true })).toEqual(['not read']);
     expect(watchUnseen({ ...base, gateFired: true, notJudgedAnswered: 3 })).toEqual(['not read']);
     expect(watchUnseen({ ...base, separated: false })).toContain(
