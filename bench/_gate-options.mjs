@@ -97,15 +97,20 @@ function byRoute(side, { from, to }) {
 /**
  * The shipped rule, looked at each second from the end of the watch as the deploy's watch does: it
  * ends at its wait, at 3 times it while the instance is cold, at MAX_WATCH_S while a route with a
- * meaningful share is short of its slices; rolled back at the first look that finds it slower.
+ * meaningful share is short of its slices (the slices of all requests stopping at its own end);
+ * rolled back at the first look that finds it slower.
  */
 function routeSlices(at, watchS) {
+  let wholeUpTo;
   for (let s = watchS; s <= MAX_WATCH_S; s++) {
     const { mine, others } = at(s);
-    const evidence = judgeLatencySlices([], mine, others, 2.5);
+    const rule = DEFAULT_LATENCY_RULE;
+    const evidence = judgeLatencySlices([], mine, others, 2.5, rule, wholeUpTo ?? mine.ms.length);
     if (evidence.verdict === 'slower') return true;
     const waiting = latencyWaiting(evidence);
-    if (s >= (waiting.cold ? 3 * watchS : waiting.routes.length > 0 ? MAX_WATCH_S : watchS)) return false;
+    const ownEnd = waiting.cold ? 3 * watchS : watchS;
+    if (s >= ownEnd && waiting.routes.length > 0) wholeUpTo ??= mine.ms.length;
+    if (s >= (waiting.routes.length > 0 ? MAX_WATCH_S : ownEnd)) return false;
   }
   return false;
 }

@@ -411,6 +411,8 @@ export class RoundRunner {
     // one probe lost to a busy machine (its 1 s timeout) is not a broken version.
     const threshold = context.pool.healthCheck.failureThreshold;
     let unready = 0;
+    // Where the whole instance's latency slices stop once the watch goes on for a route alone.
+    let wholeUpTo: number | undefined;
     for (;;) {
       const chunk = await context.logs.since(offset);
       text += chunk.text;
@@ -421,7 +423,7 @@ export class RoundRunner {
       // Only a judging watch reads request times: confirm-idle and readiness-only report none.
       const latency =
         judged && maxRatio !== null
-          ? latencyEvidence(this.input.before, split.mine, split.others, maxRatio)
+          ? latencyEvidence(this.input.before, split.mine, split.others, maxRatio, wholeUpTo)
           : undefined;
       const waiting = latency && latencyWaiting(latency);
       const answered = split.mine.distribution.total;
@@ -441,6 +443,7 @@ export class RoundRunner {
         this.describe(fresh),
       );
       const { done, notJudged } = progress;
+      if (progress.routesOnly) wholeUpTo ??= split.mine.latencyMs.length;
       const remaining = progress.waitEnd - Date.now();
       const fivexx = judged ? this.fivexxOf(text, fresh, split.mine, progress.minimum) : undefined;
       const gate = judged

@@ -47,8 +47,13 @@ export interface LatencyEvidence {
   samples: { mine: number; others: number; before: number };
   /** The new instance's first requests left out as its warm-up (all of them while it never levelled off). */
   warmupCut: number;
-  /** Slices of all its requests. */
+  /** Slices of all its requests (of its first `wholeUpTo`, when set). */
   slices: JudgedSlice[];
+  /**
+   * Where the slices of all its requests stopped: the watch went on past its own end only for a route
+   * short of its slices, and judges that route alone from there (see judgeLatencySlices).
+   */
+  wholeUpTo?: number;
   /** The slices that fired the gate (1-based), when the whole instance's did. */
   fired?: number[];
   /** Each route after the warm-up, judged on slices of its own requests (none where the log names fewer than two). */
@@ -67,6 +72,10 @@ export interface LatencyEvidence {
  * once. Where the log tells routes apart, each route is then judged on slices of its own requests
  * after that warm-up (judgeRoutes): a release slower on one route hides behind the others in the
  * slices as a whole. `before` is the log before the deploy, with its routes where it has them.
+ * `wholeUpTo` stops the slices of all requests there: a watch that goes on only for a route short of
+ * its slices (to deploy.maxWatch) would otherwise give the whole-instance rule ten times as many
+ * looks at a process on a busy core (the busy-core deploy test: 2 slower slices in a row among its
+ * slices 9 and 10 of an unchanged release, the watch having gone on for POST /orders).
  */
 export function judgeLatencySlices(
   before: readonly number[] | RoutedSample,
@@ -74,11 +83,13 @@ export function judgeLatencySlices(
   others: TimedSample,
   maxRatio: number,
   rule: LatencyRule = DEFAULT_LATENCY_RULE,
+  wholeUpTo = mine.ms.length,
 ): LatencyEvidence {
   const effect = { ...rule, maxRatio };
   const baseline: RoutedSample = isSample(before) ? before : { ms: before };
-  const cuts = sliceRequests(mine.ms.length, rule);
-  const stretches = sameStretches(mine, cuts, others);
+  const whole = { ms: mine.ms.slice(0, wholeUpTo), lines: mine.lines.slice(0, wholeUpTo) };
+  const cuts = sliceRequests(whole.ms.length, rule);
+  const stretches = sameStretches(whole, cuts, others);
   const verdicts = cuts.map((slice, k) => {
     const stretch = stretches[k]!;
     const against = stretch.to - stretch.from >= rule.minPeerRequests ? 'others' : 'before';
@@ -86,7 +97,7 @@ export function judgeLatencySlices(
     return {
       requests: [slice.from + 1, slice.to] as [number, number],
       against,
-      ...judgeEffect(cut(mine, slice), side, effect),
+      ...judgeEffect(cut(whole, slice), side, effect),
     } as const;
   });
   const warmAt = firstWarmSlice(
@@ -94,24 +105,25 @@ export function judgeLatencySlices(
     rule,
   );
   const slices = verdicts.map((v, i) => ({ ...v, judged: warmAt !== undefined && i >= warmAt }));
-  const warmupCut = warmAt === undefined ? mine.ms.length : warmAt * rule.sliceRequests;
+  const warmupCut = warmAt === undefined ? whole.ms.length : warmAt * rule.sliceRequests;
   const base = {
     samples: { mine: mine.ms.length, others: others.ms.length, before: baseline.ms.length },
     warmupCut,
     slices,
+    ...(wholeUpTo < mine.ms.length ? { wholeUpTo } : {}),
     routes: [] as RouteEvidence[],
     rule: effect,
   };
   if (baseline.ms.length < rule.minPeerRequests && others.ms.length < rule.minPeerRequests)
     return { ...base, verdict: 'not judged', note: 'no request times to compare with' };
   const needed = rule.minWarmupRequests + rule.consecutive * rule.sliceRequests;
-  const tooFew = `${mine.ms.length} request times, ${needed} needed`;
+  const tooFew = `${whole.ms.length} request times, ${needed} needed`;
   if (warmAt === undefined)
     return {
       ...base,
       verdict: 'not judged',
       note:
-        mine.ms.length < needed ? tooFew : 'its latency was still falling slice after slice (not warm yet)',
+        whole.ms.length < needed ? tooFew : 'its latency was still falling slice after slice (not warm yet)',
     };
   const routes = judgeRoutes(mine, others, baseline, warmupCut, effect, rule);
   const routed = { ...base, routes };
@@ -129,7 +141,7 @@ export function judgeLatencySlices(
   if (slowRoute) return { ...routed, verdict: 'slower', firedRoute: slowRoute.route };
   const judged = slices.length - warmAt;
   if (judged >= rule.consecutive) return { ...routed, verdict: 'not slower' };
-  const note = mine.ms.length < needed ? tooFew : `${judged} warm slice(s), ${rule.consecutive} needed`;
+  const note = whole.ms.length < needed ? tooFew : `${judged} warm slice(s), ${rule.consecutive} needed`;
   return { ...routed, verdict: 'not judged', note };
 }
 

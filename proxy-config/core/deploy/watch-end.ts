@@ -42,6 +42,11 @@ export interface WatchProgress {
   waitEnd: number;
   /** Requests of the new instance a gate needs to fire at this poll: any number once the watch ends. */
   minimum: number;
+  /**
+   * Past the end it would have had without a route short of its slices: from here the watch goes on
+   * for that route alone (the whole instance's slices stop where they were: LatencyEvidence.wholeUpTo).
+   */
+  routesOnly: boolean;
   /** Set when it ends with fewer than minRequests (past the bound, not interrupted): the reason. */
   notJudged?: string;
 }
@@ -60,18 +65,17 @@ export function watchProgress(poll: WatchPoll, describe: string): WatchProgress 
   const boundEnd = Math.max(poll.bound, poll.deadline);
   const past = poll.judged && poll.now >= poll.deadline;
   const extended = poll.began + (poll.deadline - poll.began) * LATENCY_WATCH_EXTENSION;
-  const waitEnd =
-    past && poll.latencyCold
-      ? Math.max(poll.deadline, Math.min(extended, boundEnd))
-      : past && poll.routesShort
-        ? boundEnd
-        : poll.deadline;
+  const ownEnd =
+    past && poll.latencyCold ? Math.max(poll.deadline, Math.min(extended, boundEnd)) : poll.deadline;
+  const routesOnly = past && poll.routesShort && !poll.latencyCold;
+  const waitEnd = routesOnly ? boundEnd : ownEnd;
   const pastWait = poll.now >= waitEnd;
   const pastBound = poll.now >= boundEnd;
   const done = (pastWait && (enough || pastBound)) || poll.interrupted;
   return {
     done,
     waitEnd,
+    routesOnly,
     minimum: done ? 1 : EARLY_DECISION_REQUESTS,
     ...(done && !enough && !poll.interrupted
       ? {

@@ -145,8 +145,18 @@ export function latencyEvidence(
   mine: LogWindow,
   others: LogWindow,
   maxRatio: number,
+  /** Where the slices of all its requests stop (judgeLatencySlices): set once the watch goes on for a route only. */
+  wholeUpTo?: number,
 ): LatencyEvidence {
-  return judgeLatencySlices(timed(before), timed(mine), timed(others), maxRatio);
+  const own = timed(mine);
+  return judgeLatencySlices(
+    timed(before),
+    own,
+    timed(others),
+    maxRatio,
+    undefined,
+    wholeUpTo ?? own.ms.length,
+  );
 }
 
 /**

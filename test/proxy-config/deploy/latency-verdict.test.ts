@@ -291,4 +291,20 @@ describe('judgeLatencySlices', () => {
     // GET /admin, 2 % of the requests, is said not judged but does not hold the watch to maxWatch.
     expect(latencyWaiting(evidence)).toEqual({ cold: false, routes: [post] });
   });
+
+  it('stops the slices of all requests where the watch went on for a route alone, and judges the routes on', () => {
+    const random = seededRandom(testSeed());
+    const jitter = jittered(random);
+    // An unchanged release whose process slows down late (a busy core): 4x over its requests 401 to 600.
+    const late = (r: string, mine: boolean, i: number) =>
+      jitter(SHOP_MS[r]! * (mine && i >= 400 && i < 600 ? 8 : 1));
+    const { mine, others } = mixedWatch(1_500, SHOP, () => 0, random);
+    mine.ms = mine.routes.map((r, i) => late(r, true, i));
+    others.ms = others.routes.map((r) => jitter(SHOP_MS[r]!));
+    expect(judgeLatencySlices({ ms: [] }, mine, others, 2.5).fired, `seed ${random.seed}`).toBeDefined();
+    const stopped = judgeLatencySlices({ ms: [] }, mine, others, 2.5, DEFAULT_LATENCY_RULE, 300);
+    expect(stopped).toMatchObject({ wholeUpTo: 300, samples: { mine: 1_500 } });
+    expect(stopped.slices).toHaveLength(6);
+    expect(stopped.routes.find((r) => r.route === 'POST /orders')!.requests).toBeGreaterThan(100);
+  });
 });

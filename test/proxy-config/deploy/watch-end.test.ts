@@ -30,17 +30,25 @@ describe('when a deploy watch ends', () => {
     expect(progress({ now: 4_000, answered: 50 })).toEqual({
       done: false,
       waitEnd: 5_000,
+      routesOnly: false,
       minimum: EARLY_DECISION_REQUESTS,
     });
-    expect(progress({ now: 5_000, answered: 20 })).toEqual({ done: true, waitEnd: 5_000, minimum: 1 });
+    expect(progress({ now: 5_000, answered: 20 })).toEqual({
+      done: true,
+      waitEnd: 5_000,
+      routesOnly: false,
+      minimum: 1,
+    });
     expect(progress({ now: 30_000, answered: 3 })).toEqual({
       done: false,
       waitEnd: 5_000,
+      routesOnly: false,
       minimum: EARLY_DECISION_REQUESTS,
     });
     expect(progress({ now: 60_000, answered: 3 })).toEqual({
       done: true,
       waitEnd: 5_000,
+      routesOnly: false,
       minimum: 1,
       notJudged:
         'could not judge the new instance 127.0.0.1:3002: 3 request(s) in 60 s, at least 20 needed (deploy.minRequests; waited up to deploy.maxWatch, 60 s)',
@@ -89,9 +97,16 @@ describe('when a deploy watch ends', () => {
   });
 
   it('past its wait with a warm instance whose route of a meaningful share lacks its slices, goes on up to the bound', () => {
+    // From its own end on, it goes on for the route alone (the whole instance's slices stop there).
     expect(progress({ now: 5_000, answered: 400, routesShort: true })).toMatchObject({
       done: false,
       waitEnd: 60_000,
+      routesOnly: true,
+    });
+    // A cold instance first gets its own extension.
+    expect(progress({ now: 5_000, answered: 400, routesShort: true, latencyCold: true })).toMatchObject({
+      waitEnd: 15_000,
+      routesOnly: false,
     });
     // The route got its slices at 24 s: it ends there.
     expect(progress({ now: 24_000, answered: 1_500 })).toMatchObject({ done: true, waitEnd: 5_000 });
@@ -99,6 +114,7 @@ describe('when a deploy watch ends', () => {
     expect(progress({ now: 60_000, answered: 4_000, routesShort: true })).toEqual({
       done: true,
       waitEnd: 60_000,
+      routesOnly: true,
       minimum: 1,
     });
     // Not before its wait, never on a watch that judges nothing, and never past a bound below the watch.
@@ -111,12 +127,18 @@ describe('when a deploy watch ends', () => {
     expect(progress({ now: 1_000, answered: 2, interrupted: true })).toEqual({
       done: true,
       waitEnd: 5_000,
+      routesOnly: false,
       minimum: 1,
     });
   });
 
   it('a readiness-only watch (or a confirm read) needs no requests', () => {
-    expect(progress({ now: 5_000, judged: false })).toEqual({ done: true, waitEnd: 5_000, minimum: 1 });
+    expect(progress({ now: 5_000, judged: false })).toEqual({
+      done: true,
+      waitEnd: 5_000,
+      routesOnly: false,
+      minimum: 1,
+    });
   });
 });
 
