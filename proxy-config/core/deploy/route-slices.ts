@@ -1,4 +1,5 @@
 import { judgeEffect, type EffectRule, type EffectVerdict } from './effect-size.js';
+import { median } from './mann-whitney.js';
 import {
   sameStretches,
   sliceRequests,
@@ -28,6 +29,12 @@ export interface JudgedSlice extends EffectVerdict {
   against: 'others' | 'before';
   /** False for a slice of the warm-up, or a route's slice with nothing of that route to compare with. */
   judged: boolean;
+  /**
+   * A route's slice: how far the median of the new instance's requests to its OTHER routes over the
+   * same stretch rose above the other instances' (ms); past the effect floor, the slowness is the
+   * process's (a busy core), not the route's, and the slice is not slower (judgeRoutes).
+   */
+  restRiseMs?: number;
 }
 
 /** A route's verdict on its own requests after the new instance's warm-up. */
@@ -73,8 +80,12 @@ const cut = (sample: { ms: readonly number[] }, slice: RequestSlice) => sample.m
  * the log before the deploy's, where they answered fewer than `minPeerRequests` there). A route that
  * makes 10 % of the traffic fills a slice of 50 in 500 of the instance's requests: judged on a share
  * of mixed slices, it never held enough requests to be judged at all. Slower is `consecutive` slices
- * of it slower in a row by the effect rule. Nothing when the log names fewer than two routes: the
- * whole-instance slices already are that route's.
+ * of it slower in a row by the effect rule, while the new instance's other routes over the same
+ * stretch stay within the effect floor of the other instances' (restRiseMs): a release slower in
+ * one route's work leaves the rest as fast, a process starved of CPU is slower on every route (the
+ * busy-core deploy test's unchanged release had GET /users 24 → 124 ms in two slices of its own, its
+ * POSTs 57 ms slower too); that is the whole-instance rule's to judge, with its warm-up and floors.
+ * Nothing when the log names fewer than two routes: the whole-instance slices already are that route's.
  */
 export function judgeRoutes(
   mine: TimedSample,
@@ -101,16 +112,41 @@ export function judgeRoutes(
         const stretch = stretches[k]!;
         const against = stretch.to - stretch.from >= rule.minPeerRequests ? 'others' : 'before';
         const side = against === 'others' ? cut(peers, stretch) : logBefore;
+        const verdict = judgeEffect(cut(own, slice), side, effect);
+        const from = own.lines[slice.from]!;
+        const to = own.lines[slice.to - 1]!;
+        const rest = restRise(mine, others, route, from, to, rule.minPeerRequests);
         return {
           requests: [slice.from + 1, slice.to],
           against,
-          ...judgeEffect(cut(own, slice), side, effect),
+          ...verdict,
+          slower: verdict.slower && (rest === undefined || rest <= effect.minEffectMs),
           judged: side.length >= rule.minPeerRequests,
+          ...(rest === undefined ? {} : { restRiseMs: rest }),
         };
       });
       const base = { route, requests: at.length, share: at.length / warmCount, slices };
       return { ...base, ...routeVerdict(base, rule) };
     });
+}
+
+/**
+ * The rise of the median of the new instance's requests to routes other than `route`, logged between
+ * lines `from` and `to`, over the other instances' (ms); undefined with fewer than `min` on a side.
+ */
+function restRise(
+  mine: TimedSample,
+  others: TimedSample,
+  route: string,
+  from: number,
+  to: number,
+  min: number,
+): number | undefined {
+  const rest = (side: TimedSample) =>
+    side.ms.filter((_, i) => side.lines[i]! >= from && side.lines[i]! <= to && side.routes?.[i] !== route);
+  const a = rest(mine);
+  const b = rest(others);
+  return a.length < min || b.length < min ? undefined : median(a) - median(b);
 }
 
 /** A route's verdict from its slices: `consecutive` judged slices slower in a row, or enough judged ones. */

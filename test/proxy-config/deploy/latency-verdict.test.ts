@@ -307,4 +307,25 @@ describe('judgeLatencySlices', () => {
     expect(stopped.slices).toHaveLength(6);
     expect(stopped.routes.find((r) => r.route === 'POST /orders')!.requests).toBeGreaterThan(100);
   });
+
+  it('leaves a process slower on every route (a busy core) to the whole-instance rule: no route fires alone', () => {
+    const random = seededRandom(testSeed());
+    const jitter = jittered(random);
+    // Every route of the new instance 100 ms slower over its requests 200 to 1 000, then as fast as its peers.
+    const starved = (r: string, i: number) => jitter(SHOP_MS[r]!) + (i >= 200 && i < 1_000 ? 100 : 0);
+    const { mine, others } = mixedWatch(1_500, SHOP, () => 0, random);
+    mine.ms = mine.routes.map((r, i) => starved(r, i));
+    others.ms = others.routes.map((r) => jitter(SHOP_MS[r]!));
+    // The watch went on for a route alone from its 300th request: the whole-instance slices stop there.
+    const evidence = judgeLatencySlices({ ms: [] }, mine, others, 2.5, DEFAULT_LATENCY_RULE, 300);
+    const items = evidence.routes.find((r) => r.route === 'GET /items')!;
+    expect(
+      items.slices.some((s) => s.ratio > 2.5 && s.restRiseMs! > 40),
+      `seed ${random.seed}`,
+    ).toBe(true);
+    expect(
+      evidence.routes.every((r) => r.verdict !== 'slower'),
+      `seed ${random.seed}`,
+    ).toBe(true);
+  });
 });
