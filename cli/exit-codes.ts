@@ -47,6 +47,10 @@ const USAGE_CODES = new Set([
   'REMOTE_PROXYOPS_VERSION',
   // `logs stats --host`: the proxyops there refused its input (a log file missing there, a bad format).
   'REMOTE_BAD_INPUT',
+  // `config apply --tree DIR`: DIR unreadable or without nginx.conf, or a link there that a host lacks
+  // (proxyops writes files, never links; the message names the `ln -s`).
+  'TREE_UNREADABLE',
+  'TREE_LINK_DIFFERS',
   // The live nginx is not what a deploy or an apply assumes (another config, other servers), or
   // cannot be read: nothing was started, swapped or signalled; the message names the fix.
   'LIVE_NGINX_DIFFERS',
@@ -61,6 +65,8 @@ const USAGE_CODES = new Set([
   'TREE_CHANGED',
   'TREE_UNTESTABLE',
   'TREE_NOT_UTF8',
+  // nginx -t on the copy could not open a file as the user proxyops runs as: not the change's fault.
+  'NGINX_TEST_NOT_PERMITTED',
   // `deploy check` on a file that is not a manifest, unit or compose file it can read.
   'DEPLOY_CHECK_INPUT_INVALID',
   // A gated deploy watch that cannot see the new instance's requests (the message names the fix).

@@ -50,7 +50,10 @@ export function formatDeployPlan(plan: DeployPlan): string {
     plan.paths.every((path) => path !== 'reload')
       ? stopping(plan)
       : `drain mode ${plan.drainMode} (reload-path instances), ${stopping(plan)}`,
-    `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
+    // The stop hook drains an instance it stops its own way: the computed wait is told to no one.
+    plan.launch.kind === 'hooks' && plan.paths.every((path) => path !== 'reload')
+      ? `drain: the stop hook's own; the deploy measures how long the old instance takes to refuse connections`
+      : `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
@@ -68,12 +71,19 @@ export function formatDeployPlan(plan: DeployPlan): string {
           `instances start and stop by the spec's hooks${plan.version === undefined ? '' : ` (version ${plan.version})`}; readiness: ${plan.launch.ready ? `the ready hook (${plan.launch.ready.join(' ')})` : `GET ${plan.readinessPath}`}`,
         ]
       : []),
+    ...(plan.adopted === undefined
+      ? []
+      : [
+          `behind the hand-written config ${plan.adopted}: every instance takes the alternate path (the adopted upstream lists both addresses of its pair); a deploy never edits or reloads that config`,
+        ]),
     ...plan.instances.map((instance, i) =>
-      plan.paths[i] === 'slot'
-        ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
-        : plan.paths[i] === 'alternate'
-          ? `  ${toAddress(instance)}: alternate path (the new instance on ${toAddress(instance.alternate!)}, which nginx already lists; no nginx reload)`
-          : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)${instance.alternate ? `; its alternate ${toAddress(instance.alternate)} is not used: without a stop hook nothing makes the old instance leave` : ''}`,
+      plan.adopted !== undefined && plan.paths[i] !== 'alternate'
+        ? `  ${toAddress(instance)}: refused: no alternate path (${instance.alternate ? 'its alternate is not used: without a stop hook nothing makes the old instance leave' : 'the spec gives it no alternate'}), and the ${plan.paths[i]} path would change the hand-written config`
+        : plan.paths[i] === 'slot'
+          ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
+          : plan.paths[i] === 'alternate'
+            ? `  ${toAddress(instance)}: alternate path (the new instance on ${toAddress(instance.alternate!)}, which nginx already lists; no nginx reload)`
+            : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)${instance.alternate ? `; its alternate ${toAddress(instance.alternate)} is not used: without a stop hook nothing makes the old instance leave` : ''}`,
     ),
     ...plan.steps.map(
       (s) =>
@@ -150,9 +160,9 @@ export function formatDeployEvent(event: DeployEvent): string {
       return `    status codes: before ${formatStatusDistribution(event.before)}; now ${formatStatusDistribution(event.after)}${mine}${p99Text(event)} → ${event.verdict.verdict.replace('-', ' ')}${fivexx}${fired}${latency}${blind}\n`;
     }
     case 'drain':
-      return `    drain: computed ${formatWait(event.computedMs)}, measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;
+      return `    drain: ${event.computedMs === undefined ? "the stop hook's, " : `computed ${formatWait(event.computedMs)}, `}measured ${event.measuredMs === null ? 'n/a' : formatWait(event.measuredMs)}\n`;
     case 'abort':
-      return `✗ aborted at step ${event.step}${event.kind ? ` (${event.kind}${event.host ? ` on ${event.host}` : ''})` : ''}: ${event.reason}${event.rolledBack ? ' (config rolled back)' : ''}\n`;
+      return `✗ aborted at step ${event.step}${event.kind ? ` (${event.kind}${event.host ? ` on ${event.host}` : ''})` : ''}: ${event.reason}${event.rolledBack && !event.reason.includes('rolled back') ? ' (rolled back: the old instance serves)' : ''}\n`;
     case 'done':
       return event.outcome === 'deployed'
         ? `deployed in ${formatWait(event.ms)}: ${event.instances.join(', ')}\n`

@@ -36,11 +36,13 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'config apply --spec proxy.yaml --target /etc/proxyops --watch 30 --rollback-on-5xx 0.05',
     'config apply --spec proxy.yaml --target /etc/proxyops --servers-from state',
     'config apply --spec fleet.yaml     # every nginx host under proxies, over ssh, as one change',
+    'config apply --spec hosts.yaml --tree etc-nginx/   # a hand-written tree to every host (nginx.conf specs)',
   ],
   'config diff': [
     'config diff --spec proxy.yaml --target /etc/proxyops',
     'config diff --spec proxy.yaml --target /etc/proxyops --servers-from state',
     'config diff --spec fleet.yaml      # each host under proxies against its live version',
+    'config diff --spec hosts.yaml --tree etc-nginx/    # what that tree would change on each host',
   ],
   'config history': [
     'config history --target /etc/proxyops',
@@ -51,6 +53,7 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'config rollback --target /etc/proxyops',
     'config rollback --target /etc/proxyops --to v0003',
     'config rollback --target /etc/proxyops --force',
+    'config rollback --spec hosts.yaml  # nginx.conf specs: the last change undone on every host under proxies',
   ],
   'config lint': [
     'config lint /etc/nginx/nginx.conf',

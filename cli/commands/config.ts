@@ -54,31 +54,40 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
     )
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
     .option('--target <dir>', 'config directory given to config apply (default: every host under proxies)')
+    .option('--tree <dir>', 'with nginx.conf and proxies: what shipping this tree to every host would change')
     .addOption(serversFromOption())
     .option('--undo-adopt', 'with nginx.conf: the diff of putting the adopted upstream blocks back')
     .addHelpText('after', '\nExit codes follow diff(1): 0 no change, 1 changes shown, 2 trouble.')
-    .action((flags: { spec: string; target?: string; serversFrom: ServersFrom; undoAdopt?: boolean }) =>
-      runAction(async () => {
-        const { adoptedHere, diffAdopted } = await import('./config-adopted.js');
-        const adopted = await adoptedHere(flags.spec, flags.target);
-        if (adopted) return diffAdopted(adopted, flags);
-        if (flags.target === undefined) {
-          const { diffProxies } = await import('../../proxy-config/config/apply-to-proxies.js');
-          const diffs = await diffProxies(flags.spec);
-          for (const { host, live, diff } of diffs) {
-            process.stdout.write(diff ? `== ${host}\n${diff}` : '');
-            if (!diff) process.stderr.write(`${host}: no change, ${live} already holds this render\n`);
+    .action(
+      (flags: {
+        spec: string;
+        target?: string;
+        tree?: string;
+        serversFrom: ServersFrom;
+        undoAdopt?: boolean;
+      }) =>
+        runAction(async () => {
+          const { adoptedHere, diffAdopted } = await import('./config-adopted.js');
+          const adopted = flags.tree === undefined ? await adoptedHere(flags.spec, flags.target) : undefined;
+          if (adopted) return diffAdopted(adopted, flags);
+          if (flags.target === undefined) {
+            const { diffOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+            const diffs = await diffOnHosts(flags.spec, flags);
+            for (const { host, live, diff } of diffs) {
+              process.stdout.write(diff ? `== ${host}\n${diff}` : '');
+              if (!diff)
+                process.stderr.write(`${host}: no change${live ? `, ${live} already holds it` : ''}\n`);
+            }
+            return diffs.some((d) => d.diff) ? 1 : 0;
           }
-          return diffs.some((d) => d.diff) ? 1 : 0;
-        }
-        const { diffConfig } = await import('../../proxy-config/config/diff-config.js');
-        const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
-          process.stderr.write(`${line}\n`),
-        );
-        process.stdout.write(report.diff);
-        if (!report.diff) process.stderr.write(`no change: ${report.live} already holds this render\n`);
-        return report.diff ? 1 : 0;
-      }),
+          const { diffConfig } = await import('../../proxy-config/config/diff-config.js');
+          const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
+            process.stderr.write(`${line}\n`),
+          );
+          process.stdout.write(report.diff);
+          if (!report.diff) process.stderr.write(`no change: ${report.live} already holds this render\n`);
+          return report.diff ? 1 : 0;
+        }),
     );
 
   config
@@ -95,6 +104,10 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
       'roll back when the 5xx share during --watch exceeds this (0..1)',
       parseRatio,
     )
+    .option(
+      '--tree <dir>',
+      'with nginx.conf and proxies: ship this hand-written tree (it stands for the directory of nginx.conf) to every host',
+    )
     .addOption(serversFromOption())
     .option(
       '--undo-adopt',
@@ -105,6 +118,7 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
       (flags: {
         spec: string;
         target?: string;
+        tree?: string;
         watch?: number;
         rollbackOn5xx?: number;
         serversFrom: ServersFrom;
@@ -112,8 +126,13 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
         json?: boolean;
       }) =>
         runAction(async () => {
+          if (flags.tree !== undefined && flags.target !== undefined)
+            throw new (await import('../../proxy-config/core/errors.js')).ProxyopsError(
+              'BAD_OPTION',
+              '--tree ships a tree to the hosts under the spec’s proxies; give it without --target',
+            );
           const { adoptedHere, applyAdopted } = await import('./config-adopted.js');
-          const adopted = await adoptedHere(flags.spec, flags.target);
+          const adopted = flags.tree === undefined ? await adoptedHere(flags.spec, flags.target) : undefined;
           if (adopted) return applyAdopted(adopted, flags);
           if (flags.target === undefined) return applyToProxies(flags);
           const { applyConfig } = await import('../../proxy-config/config/apply-config.js');
@@ -150,12 +169,22 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
               'BAD_OPTION',
               'give --target DIR, or --spec FILE for the hosts under its proxies',
             );
-          const { readProxiesHistory } = await import('../../proxy-config/config/apply-to-proxies.js');
-          const hosts = await readProxiesHistory(flags.spec);
+          const { historyOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+          const { formatTreeHistory } = await import('../format-tree.js');
+          const hosts = await historyOnHosts(flags.spec);
           process.stdout.write(
             flags.json
-              ? `${JSON.stringify(hosts, null, 2)}\n`
-              : hosts.map(({ host, versions }) => `== ${host}\n${formatHistory(versions)}`).join(''),
+              ? `${JSON.stringify(
+                  hosts.map((h) => ({ host: h.host, versions: 'tree' in h ? h.tree : h.versions })),
+                  null,
+                  2,
+                )}\n`
+              : hosts
+                  .map(
+                    (h) =>
+                      `== ${h.host}\n${'tree' in h ? formatTreeHistory(h.tree) : formatHistory(h.versions)}`,
+                  )
+                  .join(''),
           );
           return;
         }
@@ -169,7 +198,10 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
     .command('rollback')
     .description('Point the target back at its previous version (or any kept one) and reload nginx')
     .option('--target <dir>', 'config directory given to config apply')
-    .option('--spec <file>', 'with nginx.conf: undo the last recorded change to the hand-written tree')
+    .option(
+      '--spec <file>',
+      'with nginx.conf: undo the last recorded change to the hand-written tree (with proxies and no --target: on every host)',
+    )
     .option('--json', 'with --spec: print the report as JSON')
     .option(
       '--to <version>',
@@ -184,12 +216,7 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
         const { adoptedHere, rollbackAdopted } = await import('./config-adopted.js');
         const adopted = flags.spec === undefined ? undefined : await adoptedHere(flags.spec, flags.target);
         if (adopted) return rollbackAdopted(adopted, flags);
-        const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
-        if (flags.target === undefined)
-          throw new ProxyopsError(
-            'BAD_OPTION',
-            'give --target DIR, or --spec FILE naming a hand-written nginx.conf',
-          );
+        if (flags.target === undefined) return rollbackOnHosts(flags);
         const { rollbackConfig } = await import('../../proxy-config/config/apply-config.js');
         const { formatRollbackReport } = await import('../format-config.js');
         process.stdout.write(
@@ -208,9 +235,36 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
   return config;
 }
 
+/** `config rollback` without --target: the last change to the trees of a spec's hosts undone on every one. */
+async function rollbackOnHosts(flags: {
+  spec?: string;
+  to?: string;
+  force?: boolean;
+  json?: boolean;
+}): Promise<number> {
+  const { ProxyopsError } = await import('../../proxy-config/core/errors.js');
+  if (flags.spec === undefined || flags.to !== undefined || flags.force)
+    throw new ProxyopsError(
+      'BAD_OPTION',
+      'give --target DIR, or --spec FILE (nginx.conf and proxies, without --to or --force) to undo the last change on every host',
+    );
+  const { applyOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+  const report = await applyOnHosts(flags.spec, { rollback: true }, (line) =>
+    process.stderr.write(`${line}\n`),
+  );
+  const { formatProxiesApplyReport } = await import('../format-config.js');
+  process.stdout.write(
+    flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatProxiesApplyReport(report),
+  );
+  return 0;
+}
+
 /** `config apply` without --target: the spec's nginx hosts over ssh, as one change. */
 async function applyToProxies(flags: {
   spec: string;
+  tree?: string;
+  undoAdopt?: boolean;
+  json?: boolean;
   watch?: number;
   rollbackOn5xx?: number;
   serversFrom: ServersFrom;
@@ -221,10 +275,12 @@ async function applyToProxies(flags: {
       'BAD_OPTION',
       '--watch, --rollback-on-5xx and --servers-from apply to one --target; with proxies every host checks its servers as --servers-from check does',
     );
-  const { applyToProxies: apply } = await import('../../proxy-config/config/apply-to-proxies.js');
-  const report = await apply(flags.spec, (line) => process.stderr.write(`${line}\n`));
+  const { applyOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+  const report = await applyOnHosts(flags.spec, flags, (line) => process.stderr.write(`${line}\n`));
   const { formatProxiesApplyReport } = await import('../format-config.js');
-  process.stdout.write(formatProxiesApplyReport(report));
+  process.stdout.write(
+    flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatProxiesApplyReport(report),
+  );
   return 0;
 }
 

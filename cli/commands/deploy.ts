@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { ProxyopsError } from '../../proxy-config/core/errors.js';
+import { isProxyopsError, ProxyopsError } from '../../proxy-config/core/errors.js';
 import type { WatchMode } from '../../proxy-config/core/deploy/watch-sight.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
 
 interface DeployFlags {
@@ -80,6 +80,7 @@ export function registerDeploy(program: Command): void {
         "it must run the --target's current config, its upstream listing exactly the instances and alternates the plan assumes; " +
         'otherwise nothing starts (exit 2): apply the spec first (proxyops config apply --spec S --target DIR) and run nginx with -c DIR/current/nginx.conf. ' +
         'It is read again after every switch; a difference then rolls the round back. ' +
+        "Behind a hand-written config (a spec with nginx.conf; --target is then proxyops' state dir): the master must run nginx.conf, the upstream be adopted (config apply --spec S) with no hand edit inside its managed lines, and every instance take the alternate path. " +
         'Exit 0 deployed, 1 aborted (rolled back), 2 bad input or a live nginx that differs',
     )
     .argument(
@@ -89,7 +90,7 @@ export function registerDeploy(program: Command): void {
     .option('--spec <file>', 'proxy spec whose upstream has a deploy section (default: the local stack)')
     .option(
       '--target <dir>',
-      "config target of proxyops config apply (with --spec); the nginx behind the spec's pid file must run its current config",
+      "config target of proxyops config apply (with --spec); the nginx behind the spec's pid file must run its current config. With nginx.conf in the spec: proxyops' state dir (default nginx.state)",
     )
     .option('--dir <dir>', 'directory of the local stack started by proxyops up', '.proxyops')
     .option('--upstream <name>', 'the upstream pool to roll (default: the one with a deploy section)')
@@ -208,14 +209,25 @@ export function registerDeploy(program: Command): void {
             process.stdout.write('interrupted: rolling this round back after the current step\n');
           interrupt.abort();
         });
+        let planned = false;
         const report = await deploy(
           where,
-          (event) =>
-            process.stdout.write(
-              flags.json ? `${JSON.stringify({ ts: Date.now(), ...event })}\n` : formatDeployEvent(event),
-            ),
+          (event) => {
+            planned ||= event.type === 'plan';
+            // A refusal's plan event is for --json readers: people get the one line on stderr.
+            if (flags.json) process.stdout.write(`${JSON.stringify({ ts: Date.now(), ...event })}\n`);
+            else if (event.type !== 'plan' || event.refused === undefined)
+              process.stdout.write(formatDeployEvent(event));
+          },
           interrupt.signal,
-        );
+        ).catch((error: unknown) => {
+          // Refused before a plan could be made (no adoption, a bad spec): --json still says why.
+          if (flags.json && !planned && isProxyopsError(error) && exitCodeFor(error.code) === EXIT.usage)
+            process.stdout.write(
+              `${JSON.stringify({ ts: Date.now(), type: 'plan', refused: error.message })}\n`,
+            );
+          throw error;
+        });
         return report.outcome === 'deployed' ? EXIT.ok : EXIT.failed;
       }),
     );

@@ -24,6 +24,8 @@ export function registerRemote(program: Command, extent: Extent = 'whole'): Comm
         const { createInterface } = await import('node:readline');
         const { serveApplySteps } = await import('../../proxy-config/config/serve-apply-steps.js');
         const { serveDeploySteps } = await import('../../proxy-config/deploy/serve-deploy-steps.js');
+        const { isTreeRequest, serveTreeSteps } =
+          await import('../../proxy-config/config/serve-tree-steps.js');
         const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
         const next = async (): Promise<StepRequest | undefined> => {
           const line = await lines.next();
@@ -37,6 +39,7 @@ export function registerRemote(program: Command, extent: Extent = 'whole'): Comm
           const first = await next();
           if (first?.step === 'hold' || first?.step === 'status')
             await serveDeploySteps(flags.target, first, next, reply);
+          else if (isTreeRequest(first)) await serveTreeSteps(flags.target, first, next, reply);
           else await serveApplySteps(flags.target, first, next, reply);
         } catch (error) {
           const message = isProxyopsError(error)

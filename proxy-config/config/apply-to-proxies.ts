@@ -1,6 +1,7 @@
 import { digestSpec } from '../core/apply/config-change.js';
 import { renderVersionManifest, VERSION_MANIFEST_FILE } from '../core/apply/version-manifest.js';
 import type { VersionFiles } from '../core/apply/config-change.js';
+import type { StepRequest } from '../core/apply/apply-steps-protocol.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { ProxyHostSpec, ProxySpec } from '../core/spec/proxy-spec.js';
 import { toVersionName } from '../shell/nginx/config-versions.js';
@@ -86,6 +87,20 @@ export async function changeProxies(
     specDigest: digestSpec(spec),
     appliedAt: new Date().toISOString(),
   } as const;
+  return changeEveryHost(sessions, request, 'render', say);
+}
+
+/**
+ * Prepares `request` (a render, or a change to a hand-written tree) on every host at once; only when
+ * every host passed, switches each in turn under one version name; when one fails, the hosts already
+ * switched go back. `what` names the change in the line of a host that already holds it.
+ */
+export async function changeEveryHost(
+  sessions: StepSession[],
+  request: Extract<StepRequest, { step: 'prepare' | 'prepare-tree' }>,
+  what: string,
+  say: (line: string) => void,
+): Promise<ProxiesApplyReport> {
   const outcomes = await Promise.allSettled(sessions.map((s) => s.request(request)));
   const failed = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as Error] : []));
   if (failed.length > 0) {
@@ -113,7 +128,7 @@ export async function changeProxies(
         version: unchanged,
         unchanged: true,
       });
-      say(`${session.host.name}: unchanged, ${unchanged} already holds this render`);
+      say(`${session.host.name}: unchanged, ${unchanged} already holds this ${what}`);
       continue;
     }
     let answer: StepAnswer;
@@ -142,7 +157,9 @@ export async function changeProxies(
       `${session.host.name}: ${answer.previous ?? 'empty'} -> ${answer.version}, ` +
         (answer.reload
           ? `reloaded, workers ${answer.reload.workersBefore.join(',')} -> ${answer.reload.workersAfter.join(',')}`
-          : `nginx not running there: installed only; start it with nginx -c ${session.target}/current/nginx.conf`),
+          : request.step === 'prepare'
+            ? `nginx not running there: installed only; start it with nginx -c ${session.target}/current/nginx.conf`
+            : 'nginx not running there: files written only'),
     );
   }
   await Promise.all(sessions.map((s) => s.request({ step: 'finish' })));
@@ -194,7 +211,7 @@ export async function readProxiesHistory(
  * Connects to every host at once, checks the proxyops there and opens its step session; ends them
  * all (an unfinished far side undoes its part) and closes the connections whatever happens.
  */
-async function withSessions<T>(
+export async function withSessions<T>(
   proxies: ProxyHostSpec[],
   work: (sessions: StepSession[]) => Promise<T>,
 ): Promise<T> {

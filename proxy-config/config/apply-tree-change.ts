@@ -118,7 +118,7 @@ export async function recordTreeChange(
 }
 
 /** A rendered config's target keeps its versions where the tree's history would go: never shared. */
-async function refuseRenderedTarget(state: string): Promise<void> {
+export async function refuseRenderedTarget(state: string): Promise<void> {
   const current = await lstat(join(state, 'current')).catch(() => undefined);
   if (current)
     throw new ProxyopsError(

@@ -1,4 +1,3 @@
-import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isProxyopsError, ProxyopsError } from '../core/errors.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
@@ -6,10 +5,11 @@ import { findNginxBinary } from '../shell/nginx/nginx-binary.js';
 import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
 import { filesChangedSince, workersStartedAt } from '../shell/nginx/loaded-since.js';
 import { reloadAndConfirm, type ReloadResult } from '../shell/nginx/reload-nginx.js';
-import { runningNginxAt, type RunningNginx } from '../shell/nginx/running-nginx.js';
+import { assertMasterRunsConf, reloadCommandOf } from '../shell/nginx/master-runs-target.js';
+import type { RunningNginx } from '../shell/nginx/running-nginx.js';
 import { testTreeCopy } from '../shell/nginx/test-tree-copy.js';
 import {
-  putBack,
+  putBackAll,
   readOriginal,
   removeInPlace,
   writeInPlace,
@@ -78,12 +78,20 @@ export async function commitTreeChange(prepared: PreparedTreeChange): Promise<{ 
   try {
     for (const [i, file] of change.files.entries()) {
       const original = originals[i]!;
-      written.push(original);
       if (file.remove) await removeInPlace(original);
       else await writeInPlace(original, file.after);
+      written.push(original);
     }
   } catch (error) {
-    for (const original of written.reverse()) await putBack(original);
+    // Nothing reloaded: the live nginx still runs the originals, which go back (a file edited
+    // meanwhile was not touched and stays as its editor left it).
+    await putBackAll(written).catch((failure: unknown) => {
+      throw new ProxyopsError(
+        'TREE_PUT_BACK_FAILED',
+        `${(error as Error).message}; ${(failure as Error).message}`,
+        { cause: error },
+      );
+    });
     throw error;
   }
   if (masterPid === undefined) return {};
@@ -104,7 +112,7 @@ export async function commitTreeChange(prepared: PreparedTreeChange): Promise<{ 
 
 /** Puts every file back as it was before commit and reloads nginx onto it. */
 export async function undoTreeChange(prepared: PreparedTreeChange): Promise<{ reload?: ReloadResult }> {
-  for (const original of [...prepared.originals].reverse()) await putBack(original);
+  await putBackAll(prepared.originals);
   if (prepared.masterPid === undefined) return {};
   return { reload: await reloadAndConfirm(prepared.masterPid, prepared.errorLog) };
 }
@@ -120,25 +128,14 @@ async function checkMaster(
   pidFile: string,
   config: NginxConfig,
 ): Promise<RunningNginx> {
-  const master = await runningNginxAt(pid);
-  if (!master)
-    throw new ProxyopsError(
-      'LIVE_NGINX_UNREADABLE',
-      `cannot read the command line of nginx master ${pid} (${pidFile}) from /proc; nothing changed`,
-    );
-  const same = async (path: string) => realpath(path).catch(() => resolve(path));
-  if ((await same(master.configFile)) !== (await same(conf)))
-    throw new ProxyopsError(
-      'MASTER_RUNS_OTHER_CONFIG',
-      `${pidFile} names nginx master ${pid}, which runs -c ${master.configFile}, not ${conf}: a reload would not load this tree; nothing changed (give the spec the nginx.pidFile of the nginx that runs ${conf})`,
-    );
+  const master = await assertMasterRunsConf(pid, conf, pidFile);
   const started = await workersStartedAt(pid);
   const changed = started === undefined ? [] : await filesChangedSince(config.files, started);
   if (changed.length > 0) {
     const [first] = changed;
     throw new ProxyopsError(
       'LIVE_NGINX_DIFFERS',
-      `${first!.path} was changed at ${first!.changed.toISOString()}, after nginx master ${pid}'s workers started: the running config may not be the one on disk; nothing changed. Run nginx -t && nginx -s reload first, or wait`,
+      `${first!.path} was changed at ${first!.changed.toISOString()}, after nginx master ${pid}'s workers started: the running config may not be the one on disk; nothing changed. Run ${reloadCommandOf(master)} first, or wait`,
     );
   }
   return master;

@@ -24,6 +24,7 @@ import type { Fleet } from './fleet.js';
 import { readFleetPlanView } from './fleet-status.js';
 import { judgeRefusal, type RefusalVerdict } from '../core/deploy/refusal.js';
 import { localRefusal, NOTHING_REFUSED, type NginxRefusal } from './refuse-at-proxies.js';
+import { adoptedDeploySpec } from './adopted-nginx.js';
 
 /** Everything a deploy works from, read before any step runs. */
 export interface DeployContext {
@@ -57,6 +58,8 @@ export interface DeployContext {
   refusal: NginxRefusal;
   /** `--batch`, `--canary` (the first host alone first) and `--max-fail`. */
   batches?: DeployBatches;
+  /** Set when the spec names a hand-written config (`nginx.conf`) run on this machine: the target is proxyops' state dir. */
+  adopted?: { conf: string };
 }
 
 /** How rounds are grouped: `--batch N|P%`, the first host alone first, failed rounds tolerated. */
@@ -93,12 +96,16 @@ export interface DeployTarget {
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
 export async function loadDeployContext(where: DeployTarget): Promise<DeployContext> {
-  const spec = await readSpecFile(where.specPath);
+  const written = await readSpecFile(where.specPath);
+  const upstream = pickUpstream(written, where.upstream);
+  // Behind a hand-written config on this machine, its own master's pid file and the log it writes
+  // for the upstream (across nginx hosts, each host's tree is read there).
+  const adopted = where.proxies ? undefined : written.nginx;
+  const spec = adopted ? await adoptedDeploySpec(written, upstream) : written;
   const rawSpec = parseSpecText(await readFile(where.specPath, 'utf8'), where.specPath) as Record<
     string,
     unknown
   >;
-  const upstream = pickUpstream(spec, where.upstream);
   const pool = spec.upstreams[upstream]!;
   if (!pool.deploy)
     throw new ProxyopsError(
@@ -167,13 +174,14 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     retryMs: Math.max(0, ...pairs.map((pair) => Math.round((pair?.failTimeout ?? 0) * 1000))),
     slots: rolled.some((instance) => instance.slot !== undefined),
     latencyGate: where.watch?.gates?.maxP99Ratio !== null,
+    ...(adopted ? { adopted: true } : {}),
   });
   const watch = chooseWatch(sight, where.watch?.watchMode ?? pool.deploy.watchMode, where.rollback === true);
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = sight.logDelayMs;
   const envChanges = where.envChanges ?? {};
   const version = where.rollback ? releaseBefore(state, upstream) : where.version;
-  const plan = planDeploy({
+  const planned = planDeploy({
     upstream,
     pool,
     // Each with the idle address of its pair, where the spec declares one: the plan's `alternate` path.
@@ -198,6 +206,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       ...(state.instanceEnv?.[name] === undefined ? {} : { was: state.instanceEnv[name] }),
     })),
   });
+  const plan = adopted ? { ...planned, adopted: adopted.conf } : planned;
   return {
     specPath: where.specPath,
     target: where.target,
@@ -225,6 +234,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     ...(fleet ? { fleet } : {}),
     refusal,
     ...(where.batches ? { batches: checkBatches(where.batches, plan) } : {}),
+    ...(adopted ? { adopted: { conf: adopted.conf } } : {}),
   };
 }
 
@@ -420,14 +430,18 @@ export async function resolveDeployTarget(flags: {
     ...(flags.rollback ? { rollback: true } : {}),
   };
   if (flags.spec !== undefined) {
+    const spec = await readSpecFile(flags.spec);
     // With nginx hosts in the spec, no target here: the deploy goes to them (its hook log stays here).
-    if (flags.target === undefined && (await readSpecFile(flags.spec)).proxies.length > 0)
+    if (flags.target === undefined && spec.proxies.length > 0)
       return {
         specPath: flags.spec,
         target: join(flags.dir ?? DEFAULT_STACK_DIR, 'hosts'),
         proxies: true,
         ...upstream,
       };
+    // A hand-written config has no config target: the state dir holds instances, locks and logs.
+    if (spec.nginx && spec.proxies.length === 0)
+      return { specPath: flags.spec, target: flags.target ?? spec.nginx.state, ...upstream };
     if (flags.target === undefined)
       throw new ProxyopsError(
         'BAD_OPTION',

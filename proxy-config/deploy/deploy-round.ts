@@ -131,16 +131,25 @@ export class RoundRunner {
     await this.control.atStep(step);
     const began = Date.now();
     const outcome = await this.perform(step);
+    // A watch cut short by the interruption judged nothing: the round is put back, not marked done.
+    if (step.kind === 'watch' && this.interrupted.aborted && this.signalAt === 0)
+      await this.interrupt(step, 'during');
     this.emit({ type: 'step-done', step, ms: Date.now() - began, outcome });
   }
 
-  /** Ends the round at an interruption: traffic back to the old instance, the new one stopped. */
-  private async interrupt(step: DeployStep): Promise<never> {
+  /**
+   * Ends the round at an interruption: traffic back to the old instance, the new one stopped. The
+   * reason names the round's instance: rounds of one batch each end with their own line.
+   */
+  private async interrupt(step: DeployStep, when: 'before' | 'during' = 'before'): Promise<never> {
     this.stepIndex = step.index;
     const serving = this.fresh?.inUpstream === true || !this.old.inUpstream;
     if (serving) await this.rollBack();
     else await this.cleanUp();
-    throw new Abort(`interrupted before step ${step.index} (${step.kind})`, serving);
+    throw new Abort(
+      `interrupted ${when} step ${step.index} (${step.kind}) of the round of ${this.describe(this.old)}`,
+      serving,
+    );
   }
 
   /**
@@ -343,7 +352,7 @@ export class RoundRunner {
         type: 'drain',
         step: step.index,
         address: toAddress(old),
-        computedMs: context.plan.drain.waitMs,
+        ...(context.plan.launch.kind === 'hooks' ? {} : { computedMs: context.plan.drain.waitMs }),
         measuredMs,
       });
     const gone = await this.launcher.waitGone(old, left());
@@ -384,7 +393,7 @@ export class RoundRunner {
 
   /**
    * Reads the log from `from` for the step's wait, counting down. The new instance must stay alive
-   * and ready, no proxy-generated 502 may name it, and its status codes and p99 must pass the gates;
+   * and ready, no proxy-generated 502 may name it, and its status codes and request times must pass the gates;
    * any of these rolls the round back whatever the request count.
    */
   private async watch(

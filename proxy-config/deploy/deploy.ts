@@ -212,10 +212,13 @@ export async function deploy(
   try {
     await record({ round: 0, step: 0, kind: 'plan' });
     const context = await loadDeployContext(where);
-    // The plan is a picture of nginx: the nginx that runs must match it before anything starts.
-    await checkLiveNginx(context);
-    // New instances listen beside their slot (or on a port): nginx's workers must reach them.
-    await checkSpecWorkerAccess(context.spec, await readCurrentMain(context.target));
+    await beforeFirstStep(context, emit, async () => {
+      // The plan is a picture of nginx: the nginx that runs must match it before anything starts.
+      await checkLiveNginx(context);
+      // New instances listen beside their slot (or on a port): nginx's workers must reach them. A
+      // hand-written config's paths are its own, and its instances TCP addresses (no slot).
+      if (!context.adopted) await checkSpecWorkerAccess(context.spec, await readCurrentMain(context.target));
+    });
     return await runDeploy(context, emit, control);
   } finally {
     await removeDeployProgress(where.target);
@@ -240,10 +243,28 @@ async function deployAcrossHosts(
       atStep: (step) => fleet.writeState(undefined, { round: step.round, step: step.index, kind: step.kind }),
     };
     const context = await loadDeployContext({ ...where, fleet });
-    await checkLiveNginx(context);
+    await beforeFirstStep(context, emit, () => checkLiveNginx(context));
     return await runDeploy(context, emit, control);
   } finally {
     await fleet.close();
+  }
+}
+
+/**
+ * The checks before the first step. A refusal (a live nginx that differs, drift, an instance that
+ * cannot take the alternate path) is thrown as it is, and is also the plan event with `refused`,
+ * as `deploy plan --json` prints it: a --json reader sees why nothing started.
+ */
+async function beforeFirstStep(
+  context: DeployContext,
+  emit: (event: DeployEvent) => void,
+  check: () => Promise<void>,
+): Promise<void> {
+  try {
+    await check();
+  } catch (error) {
+    if (isProxyopsError(error)) emit({ type: 'plan', plan: context.plan, refused: error.message });
+    throw error;
   }
 }
 

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   compareLiveWithPlan,
@@ -15,12 +15,14 @@ import { dumpRunningConfig, runningNginxAt } from '../shell/nginx/running-nginx.
 import type { InstanceRecord } from '../shell/stack-state.js';
 import { pairOf, type DeployContext } from './deploy-context.js';
 import type { TrafficSwitch } from './traffic-switch.js';
+import { checkAdoptedDeploy } from './adopted-nginx.js';
 
 /** What the live nginx behind `pidFile` runs; undefined when no master runs there. */
 export async function readLivePicture(
   pidFile: string,
   target: string,
   upstream: string,
+  adopted?: string,
 ): Promise<LiveNginxPicture | undefined> {
   const pid = await readLiveMasterPid(pidFile);
   if (pid === undefined) return undefined;
@@ -37,7 +39,14 @@ export async function readLivePicture(
     servers: upstreamServers(dump.config, upstream),
     mainText: [...dump.files.values()][0] ?? '',
     followsTarget: await followsTargetCurrent(master, target),
+    ...(adopted === undefined ? {} : { runsAdopted: await sameFile(master.configFile, adopted) }),
   };
+}
+
+/** True when both paths name one file once every link is resolved. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([a, b].map((path) => realpath(path).catch(() => path)));
+  return x === y;
 }
 
 /** The target's current main file, when something was applied there. */
@@ -74,6 +83,7 @@ async function differenceWith(
     upstream: context.upstream,
     servers: plannedServers(context, instances),
     reloads: context.plan.paths.includes('reload'),
+    ...(context.adopted ? { adopted: context.adopted.conf } : {}),
   };
   const compare = (
     live: LiveNginxPicture | undefined,
@@ -85,7 +95,7 @@ async function differenceWith(
       : `no nginx master runs behind ${pidFile} (the spec's paths.pidFile), while the plan moves traffic nginx sends to upstream ${context.upstream}`;
   if (!context.fleet)
     return compare(
-      await readLivePicture(pidFile, context.target, context.upstream),
+      await readLivePicture(pidFile, context.target, context.upstream, context.adopted?.conf),
       context.target,
       await readCurrentMain(context.target),
     );
@@ -104,6 +114,8 @@ async function differenceWith(
  * with both pictures and the fix; nothing has started or stopped.
  */
 export async function checkLiveNginx(context: DeployContext): Promise<void> {
+  // Behind a hand-written config: the alternate path only, and the adopted lines as the adoption left them.
+  if (context.adopted) await checkAdoptedDeploy(context);
   const difference = await differenceWith(context, context.instances);
   if (difference !== undefined)
     throw new ProxyopsError(
@@ -125,6 +137,8 @@ export async function liveRefusal(context: DeployContext): Promise<string | unde
 
 /** How to bring nginx and the target together, for the refusal. */
 function fixFor(context: DeployContext): string {
+  if (context.adopted)
+    return `run nginx with -c ${context.adopted.conf} (the spec's nginx.conf) and adopt the upstream's alternates first (proxyops config apply --spec ${context.specPath})`;
   if (context.state.stack)
     return `the local stack's nginx no longer runs its own config: restart it (proxyops down, then proxyops up)`;
   if (context.fleet)

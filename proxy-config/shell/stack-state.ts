@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
+import { writeFileAtomically } from './atomic-write.js';
 import type { ProcessIdentity } from './process/process-identity.js';
 import { takePidLock } from './nginx/target-lock.js';
 
@@ -64,16 +64,10 @@ const SECRET_ENV_NAMES = new Set(['DATABASE_URL', 'REDIS_URL', 'PROXYOPS_JWT_SEC
 /** Only the owner may read state: it names processes, ports and log files, and refers to secrets. */
 const STATE_FILE_MODE = 0o600;
 
-/**
- * Writes `path` by an atomic rename (mode 0600 unless given), so a reader never sees half a file. The
- * temporary name ends in hex digits, never in `.prom`: node_exporter's textfile collector skips it.
- */
+/** Writes `path` by an atomic rename (mode 0600 unless given), so a reader never sees half a file. */
 export async function writeAtomically(path: string, text: string, mode = STATE_FILE_MODE): Promise<void> {
-  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
-  // The mode is set on creation (and kept by the rename): no moment in which the file is readable.
-  await writeFile(temp, text, { mode });
-  await chmod(temp, mode);
-  await rename(temp, path);
+  // The mode is set on the temp file before the rename: no moment in which the file is readable.
+  await writeFileAtomically(path, text, { mode });
 }
 
 /** Reads the state of a target; undefined when there is none. */

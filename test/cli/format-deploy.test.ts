@@ -66,9 +66,22 @@ describe('deploy progress for people', () => {
         measuredMs: 20_012,
       }),
     ).toBe('    drain: computed 20 s, measured 20.012 s\n');
+    // A stop hook stops the old instance its own way: no computed wait is told to it.
+    expect(formatDeployEvent({ type: 'drain', step: 6, address: '127.0.0.1:8080', measuredMs: 604 })).toBe(
+      "    drain: the stop hook's, measured 604 ms\n",
+    );
     expect(
       formatDeployEvent({ type: 'abort', step: 4, reason: 'the 5xx share rose', rolledBack: true }),
-    ).toBe('✗ aborted at step 4: the 5xx share rose (config rolled back)\n');
+    ).toBe('✗ aborted at step 4: the 5xx share rose (rolled back: the old instance serves)\n');
+    // A reason that says so already is not told twice; no config is named (an alternate pair changes none).
+    expect(
+      formatDeployEvent({
+        type: 'abort',
+        step: 4,
+        reason: 'the 5xx share rose: rolled back',
+        rolledBack: true,
+      }),
+    ).toBe('✗ aborted at step 4: the 5xx share rose: rolled back\n');
   });
 
   it('says a watch with no requests judged no status codes, instead of a p99 of 0 ms', () => {

@@ -15,7 +15,8 @@ export function startSupervisedPairs(options: {
   cli: string;
   databaseUrl: string;
   hosts: readonly string[];
-  nginxPort: number;
+  /** Without it, no nginx is started (the caller runs its own). */
+  nginxPort?: number;
   /** Programs beside `app`: name → environment added (for example a release 100 ms slower). */
   variants: Record<string, Record<string, string>>;
   /** The spec's deploy settings (watch, gates, …). */

@@ -38,7 +38,8 @@ async function isServing(url, boundMs) {
 /**
  * Starts supervisord with, for every host and both ports of its pair, one program per variant
  * (`VARIANT-HOST-PORT`, the API with the variant's environment added), the first address of each pair
- * running the `app` variant, and nginx on `nginxPort` serving the spec's config applied to `target`.
+ * running the `app` variant, and nginx on `nginxPort` serving the spec's config applied to `target`
+ * (without `nginxPort`, no nginx: the caller runs its own, such as a hand-written tree's).
  */
 export async function startSupervisedPairs({ cli, databaseUrl, hosts, nginxPort, variants, deploy = {} }) {
   const root = mkdtempSync(join(tmpdir(), 'proxyops-supervised-'));
@@ -175,24 +176,26 @@ export async function startSupervisedPairs({ cli, databaseUrl, hosts, nginxPort,
       if (!(await isServing(`http://${host}:${pairs[host][0]}/health/ready`, 60_000)))
         throw new Error(`app-${host}-${pairs[host][0]} did not become ready`);
     }
-    const applied = spawnSync(
-      process.execPath,
-      [cli, 'config', 'apply', '--spec', writeSpec('app'), '--target', target],
-      {
-        encoding: 'utf8',
-      },
-    );
-    if (applied.status !== 0) throw new Error(`config apply: ${applied.stderr}`);
-    const nginx = spawnSync(
-      'nginx',
-      ['-p', `${root}/`, '-c', nginxConf, '-e', join(root, 'logs', 'error.log')],
-      {
-        encoding: 'utf8',
-      },
-    );
-    if (nginx.status !== 0) throw new Error(`nginx: ${nginx.stderr}`);
-    if (!(await isServing(`http://127.0.0.1:${nginxPort}/health/ready`, 30_000)))
-      throw new Error('nginx does not serve the upstream');
+    if (nginxPort !== undefined) {
+      const applied = spawnSync(
+        process.execPath,
+        [cli, 'config', 'apply', '--spec', writeSpec('app'), '--target', target],
+        {
+          encoding: 'utf8',
+        },
+      );
+      if (applied.status !== 0) throw new Error(`config apply: ${applied.stderr}`);
+      const nginx = spawnSync(
+        'nginx',
+        ['-p', `${root}/`, '-c', nginxConf, '-e', join(root, 'logs', 'error.log')],
+        {
+          encoding: 'utf8',
+        },
+      );
+      if (nginx.status !== 0) throw new Error(`nginx: ${nginx.stderr}`);
+      if (!(await isServing(`http://127.0.0.1:${nginxPort}/health/ready`, 30_000)))
+        throw new Error('nginx does not serve the upstream');
+    }
   } catch (error) {
     await stop();
     throw error;

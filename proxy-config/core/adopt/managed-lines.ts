@@ -59,12 +59,32 @@ export function findDrift(tree: NginxTree, record: AdoptionRecord): UpstreamDrif
 
 function changedLines(managed: string, now: string, file: string, first: number): string[] {
   let line = first;
+  let removed: string | undefined;
   return diffLines(splitKeepingEnds(managed), splitKeepingEnds(now)).flatMap((edit) => {
     const at = `${file}:${line}`;
-    if (edit.kind === '-') return [`${at}: removed "${lineBody(edit.line).trim()}"`];
+    const body = lineBody(edit.line);
+    const was = removed;
+    removed = edit.kind === '-' ? body : undefined;
+    if (edit.kind === '-') return [`${at}: removed ${shown(body)}`];
     line++;
-    return edit.kind === '+' ? [`${at}: added "${lineBody(edit.line).trim()}"`] : [];
+    // A line changed in place: where it differs, since trailing spaces or a tab look alike.
+    return edit.kind === '+'
+      ? [
+          `${at}: added ${shown(body)}${was === undefined ? '' : ` (differs at column ${firstDifference(was, body) + 1})`}`,
+        ]
+      : [];
   });
+}
+
+/** A line as JSON quotes it, without its indentation: a tab shows as \t, a trailing space before the quote. */
+function shown(body: string): string {
+  return JSON.stringify(body.trimStart());
+}
+
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return i;
 }
 
 /** ADOPT_DRIFT: the refusal of an apply, undo or deploy that finds hand edits in managed lines, in one line. */

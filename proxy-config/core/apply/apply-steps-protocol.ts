@@ -2,6 +2,19 @@ import type { VersionFiles, VersionRecord } from './config-change.js';
 import type { ProxySpec } from '../spec/proxy-spec.js';
 import type { LiveNginxPicture } from '../deploy/compare-live-with-plan.js';
 
+/**
+ * What a change to a hand-written tree (a spec with `nginx.conf`) is made of. Each host computes its
+ * own TreeChange from its own files: the hosts' trees may differ outside what the change touches.
+ */
+export type TreeSource =
+  /** `config apply --tree DIR`: DIR's files by path relative to it (it stands for nginx.conf's directory). */
+  | { kind: 'files'; files: Record<string, string>; links: Record<string, string> }
+  /** Adopt the spec's upstreams in the host's tree (planAdoption), or put the blocks back. */
+  | { kind: 'adopt' }
+  | { kind: 'undo-adopt' }
+  /** The last recorded change undone, as a change of its own. */
+  | { kind: 'rollback' };
+
 /** What a deploy across hosts records on each nginx host (its `instances.json`), as plain data. */
 export type RecordedState = { version: 1; upstreams: Record<string, unknown[]> } & Record<string, unknown>;
 
@@ -17,14 +30,22 @@ export type StepRequest =
   | { step: 'prepare'; files: VersionFiles; spec: ProxySpec; specDigest: string; appliedAt: string }
   /** Commit as `version`, swap, reload and confirm the new workers. */
   | { step: 'switch'; version: string }
+  /**
+   * A change to the hand-written tree the spec's `nginx.conf` names: computed there from the host's
+   * own files, tested on a staged copy (nginx -t); then switch (written in place, reload) and finish
+   * or undo, as for `prepare`. Answered with `prepared`.
+   */
+  | { step: 'prepare-tree'; spec: ProxySpec; source: TreeSource; appliedAt: string }
+  /** Only show what that tree change would touch on the host: a unified diff of its files. */
+  | { step: 'diff-tree'; spec: ProxySpec; source: TreeSource }
   /** Keep it: prune old versions and release the locks. */
   | { step: 'finish' }
   /** Go back to what ran before the switch. */
   | { step: 'undo' }
   /** Only show what an apply would change: a unified diff against the live version. */
   | { step: 'diff'; files: VersionFiles }
-  /** Only list the kept versions, as `config history` does. */
-  | { step: 'history' }
+  /** Only list the kept versions, as `config history` does (`tree`: a hand-written tree's, under its state dir). */
+  | { step: 'history'; tree?: true }
   /**
    * A deploy across hosts: take the target's deploy lock and hold it until the session ends. Then
    * any number of the requests below, and of prepare/switch/finish|undo cycles (each a config change).
@@ -66,6 +87,8 @@ export type StepReply =
     }
   | { ok: true; step: 'finished' | 'undone' }
   | { ok: true; step: 'diffed'; live?: string; diff: string }
+  /** A hand-written tree's versions, oldest first; `record` as tree-history.ts keeps it (record.json). */
+  | { ok: true; step: 'tree-history'; versions: Array<{ version: string; record: unknown }> }
   | {
       ok: true;
       step: 'history';

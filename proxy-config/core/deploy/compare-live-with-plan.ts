@@ -12,6 +12,8 @@ export interface LiveNginxPicture {
   mainText: string;
   /** True when its main file is the target's `current` one (the same file, through any links). */
   followsTarget: boolean;
+  /** Behind a hand-written config: true when its main file is that config's (the same file, through any links). */
+  runsAdopted?: boolean;
 }
 
 /** One address the plan takes nginx to list. */
@@ -30,6 +32,8 @@ export interface PlannedPicture {
   current: { file: string; text: string } | undefined;
   /** The plan changes nginx's config (the reload path): nginx must load what it applies to the target. */
   reloads: boolean;
+  /** The hand-written main file the master must run (`nginx.conf` of the spec), in place of the target's `current`. */
+  adopted?: string;
 }
 
 /**
@@ -66,7 +70,9 @@ export function serverKey(address: string): string {
 export function compareLiveWithPlan(live: LiveNginxPicture, plan: PlannedPicture): string | undefined {
   const master = `nginx master ${live.pid} (-c ${live.configFile})`;
   const found: string[] = [];
-  if (!plan.current)
+  if (plan.adopted !== undefined) {
+    if (!live.runsAdopted) found.push(`${master} does not run ${plan.adopted} (nginx.conf of the spec)`);
+  } else if (!plan.current)
     found.push(`${plan.target} holds no applied config (no current), while ${master} runs its own`);
   else if (plan.current.text !== live.mainText)
     found.push(

@@ -8,7 +8,8 @@ import type { WatchMode } from './watch-sight.js';
 
 /** What a deploy reports as it goes; `--json` prints each as one line, with `ts` (epoch ms) added. */
 export type DeployEvent =
-  | { type: 'plan'; plan: DeployPlan }
+  /** `refused`: why nothing started (the checks before the first step), as `deploy plan --json` says it. */
+  | { type: 'plan'; plan: DeployPlan; refused?: string }
   /** `host`: the ssh host of the round's instance, in a deploy across hosts. */
   | { type: 'step-start'; step: DeployStep; host?: string }
   | { type: 'countdown'; step: number; remainingMs: number }
@@ -50,7 +51,8 @@ export type DeployEvent =
       /** What the latency gate saw of the new instance: samples, warm-up cut, slices, limits, verdict. */
       latency?: LatencyEvidence;
     }
-  | { type: 'drain'; step: number; address: string; computedMs: number; measuredMs: number | null }
+  /** `computedMs`: the drain wait told to proxyops' own child; absent when a stop hook stops it its own way. */
+  | { type: 'drain'; step: number; address: string; computedMs?: number; measuredMs: number | null }
   /** `host`: the host whose failure ended it (an nginx or app host), `kind` the step it was at. */
   | { type: 'abort'; step: number; reason: string; rolledBack: boolean; kind?: string; host?: string }
   /** `not-judged`: stopped because a watch could not judge the new instance (exit 1, as `aborted`). */

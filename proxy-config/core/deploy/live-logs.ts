@@ -51,10 +51,7 @@ export function liveLogsOf(
     });
     return true;
   };
-  for (const { block, chain } of listLocations(config)) {
-    const pass = proxyPassOf(block);
-    const target = pass && parseProxyPassTarget(pass.args[0] ?? '');
-    if (!target || target.hasPort || target.hasVariables || target.host !== upstream) continue;
+  for (const { block, chain } of locationsServing(config, upstream)) {
     serving += 1;
     const inEffect = effectiveDirectives(chain, 'access_log');
     const off = inEffect.find((d) => d.args[0] === 'off');
@@ -82,6 +79,30 @@ export function liveLogsOf(
     files: [...allFiles],
     silent: [],
   };
+}
+
+/** The locations whose proxy_pass names upstream `upstream` (by name, without a port or variables). */
+function locationsServing(config: NginxConfig, upstream: string) {
+  return listLocations(config).filter(({ block }) => {
+    const pass = proxyPassOf(block);
+    const target = pass && parseProxyPassTarget(pass.args[0] ?? '');
+    return target && !target.hasPort && !target.hasVariables && target.host === upstream;
+  });
+}
+
+/**
+ * The access log files in effect where upstream `upstream` is served (nginx's inheritance, as
+ * above), in the order nginx lists those locations, each once: what a deploy behind a hand-written
+ * config watches, since no spec names its log.
+ */
+export function servedAccessLogFiles(config: NginxConfig, prefix: string, upstream: string): string[] {
+  const files = new Set<string>();
+  for (const { chain } of locationsServing(config, upstream))
+    for (const directive of effectiveDirectives(chain, 'access_log')) {
+      const writer = toAccessLogWriter(directive, prefix);
+      if (writer) files.add(writer.path);
+    }
+  return [...files];
 }
 
 /** The log_format of that name; null when absent or unreadable (nginx would not have started with it). */

@@ -53,8 +53,10 @@ export interface DeployStep {
 /** A rolling deploy as data: computed before anything happens, printed, then walked by the runner. */
 export interface DeployPlan {
   upstream: string;
-  drainMode: DrainMode;
-  stopSignal: DeploySpec['stopSignal'];
+  /** How reload-path instances leave; absent when every instance takes another path. */
+  drainMode?: DrainMode;
+  /** The signal for proxyops' own children (deploy.command); absent with the start/stop hooks. */
+  stopSignal?: DeploySpec['stopSignal'];
   /** How instances start and stop: proxyops's own child (`command`) or the spec's lifecycle hooks. */
   launch: DeployLaunch;
   /** `deploy --version`, filled into `{version}`. */
@@ -73,6 +75,8 @@ export interface DeployPlan {
   instances: InstanceAddress[];
   /** Which path each instance takes, in the order of `instances`. */
   paths: ReplacePath[];
+  /** The hand-written main file (a spec's `nginx.conf`) whose adopted upstream this deploys: the alternate path only. */
+  adopted?: string;
   /** Settings the new instances get changed (`deploy --env`), with the recorded value they replace. */
   envChanges: EnvChange[];
   steps: DeployStep[];
@@ -290,7 +294,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
       const retryMs = Math.round(old.alternate!.failTimeout * 1000);
       add(
         'watch',
-        `watch the new instance (exit, readiness, 502s naming it)${readinessOnly ? ` (${threshold})` : ` and its status codes and p99 (${threshold})`}${canaryNote}, at least fail_timeout (${s(retryMs)}, after which every nginx worker tries ${nextAt} again); on failure stop it, ${at} serves on`,
+        `watch the new instance (exit, readiness, 502s naming it)${readinessOnly ? ` (${threshold})` : ` and its status codes and median request time (${threshold})`}${canaryNote}, at least fail_timeout (${s(retryMs)}, after which every nginx worker tries ${nextAt} again); on failure stop it, ${at} serves on`,
         { waitMs: Math.max(watchMs, retryMs) + input.logDelayMs, ...extension(Math.max(watchMs, retryMs)) },
       );
       // A connection still queued at the old listener when it closes is reset after nginx wrote its
@@ -385,8 +389,11 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
   const bounds = steps.reduce((sum, step) => sum + (step.boundMs ?? 0), 0);
   return {
     upstream: input.upstream,
-    drainMode: deploy.drainMode,
-    stopSignal: signal,
+    // Only what applies: the drain mode shapes reload-path rounds, the signal is told to proxyops' own child.
+    ...(input.instances.some((old) => toReplacePath(old, launch) === 'reload')
+      ? { drainMode: deploy.drainMode }
+      : {}),
+    ...(launch.kind === 'command' ? { stopSignal: signal } : {}),
     launch,
     ...(version === undefined ? {} : { version }),
     readinessPath,

@@ -56,6 +56,8 @@ export interface WatchSightInput {
   /** Some round replaces a process behind a slot (told apart by its logged name only). */
   slots: boolean;
   latencyGate: boolean;
+  /** Behind a hand-written config (adopted): no config apply renders a log_format there. */
+  adopted?: boolean;
 }
 
 /** Why the watch cannot see, and what fixes it. */
@@ -88,6 +90,9 @@ function formatOf(preset: string): string {
   const spec = LOG_FORMAT_PRESETS[preset]!;
   return spec.kind === 'format' ? spec.format : '';
 }
+
+/** A format to copy into a hand-written config: what the watch needs, beside what combined logs. */
+export const ADOPTED_LOG_FORMAT = `log_format upstreams '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" rt=$request_time ua="$upstream_addr" us="$upstream_status"'`;
 
 const seconds = (ms: number) => `${ms / 1000} s`;
 
@@ -123,7 +128,9 @@ export function judgeWatchSight(input: WatchSightInput): WatchSight {
     unseen.push(
       `the running nginx was not read (${input.notRead ?? 'none found'}): the log's format and buffering are the spec's`,
     );
-  const fieldsFix = `log $status and $upstream_addr to ${file} (proxyops's log_format, which config apply renders, has them)`;
+  const fieldsFix = input.adopted
+    ? `log $status and $upstream_addr to ${file} (and $request_time for the latency gate), for example: ${ADOPTED_LOG_FORMAT}; access_log ${file} upstreams;`
+    : `log $status and $upstream_addr to ${file} (proxyops's log_format, which config apply renders, has them)`;
   const live = input.live;
   if (live && writers.length === 0)
     blind.push({

@@ -137,16 +137,39 @@ export async function readVersionRecord(target: string, version: string): Promis
   }
 }
 
-/** Writes files into a fresh staging directory under the target (same filesystem, so commit is a rename). */
-export async function stageVersion(target: string, files: Record<string, string>): Promise<string> {
+/**
+ * Writes files into a fresh staging directory under the target (same filesystem, so commit is a
+ * rename). A rendered config is for nginx's workers to read ('public'); a history of a hand-written
+ * tree holds copies of its files, a 0600 site with a bearer token among them ('private': files 0600,
+ * directories 0700, and the state directory's own mode left as its owner set it).
+ */
+export async function stageVersion(
+  target: string,
+  files: Record<string, string>,
+  access: 'public' | 'private' = 'public',
+): Promise<string> {
+  if (access === 'private') {
+    await mkdir(join(target, VERSIONS), { recursive: true, mode: 0o700 });
+    return stageInto(target, files, PRIVATE_FILES);
+  }
   await mkdir(join(target, VERSIONS), { recursive: true, mode: 0o755 });
   // nginx reads the config as root but its workers run unprivileged: the target must be traversable
   // whatever the umask. Bits are only added, so a sticky or group-writable target keeps its own.
   const { mode } = await stat(target);
   if ((mode & 0o755) !== 0o755) await chmod(target, (mode & 0o7777) | 0o755);
+  return stageInto(target, files);
+}
+
+const PRIVATE_FILES = { file: 0o600, dir: 0o700 };
+
+async function stageInto(
+  target: string,
+  files: Record<string, string>,
+  modes?: { file: number; dir: number },
+): Promise<string> {
   const dir = join(target, VERSIONS, `.staging-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    await writeRenderedFiles(dir, files);
+    await writeRenderedFiles(dir, files, modes);
   } catch (error) {
     await discardStaged(dir);
     throw error;

@@ -97,3 +97,28 @@ export async function confirmLoadsTarget(masterPid: number, target: string): Pro
     `nginx master ${masterPid} reloaded ${loaded} (its -c ${master.configFile}), not ${join(target, 'current', MAIN_CONFIG_FILE)}: the new version is not what it runs`,
   );
 }
+
+/**
+ * For a hand-written tree (no target `current` link): the master `from` names must run `-c` this
+ * very main file (both resolved through their links), else its SIGHUP would not load the tree.
+ * Returns the master; MASTER_RUNS_OTHER_CONFIG otherwise, nothing signalled.
+ */
+export async function assertMasterRunsConf(
+  masterPid: number,
+  conf: string,
+  from: string,
+): Promise<RunningNginx> {
+  const master = await masterAt(masterPid, from);
+  const same = async (path: string) => realpath(path).catch(() => resolve(path));
+  if ((await same(master.configFile)) === (await same(conf))) return master;
+  throw new ProxyopsError(
+    'MASTER_RUNS_OTHER_CONFIG',
+    `${from} names nginx master ${masterPid}, which runs -c ${master.configFile}, not ${conf}: a reload would not load this tree; nothing changed (give the spec the nginx.pidFile of the nginx that runs ${conf})`,
+  );
+}
+
+/** The command that makes `master` load its tree again, with its own binary, -p and -c. */
+export function reloadCommandOf(master: RunningNginx): string {
+  const nginx = `${master.binary} -p ${master.prefix.endsWith('/') ? master.prefix : `${master.prefix}/`} -c ${master.configFile}`;
+  return `${nginx} -t && ${nginx} -s reload`;
+}

@@ -6,7 +6,10 @@ import { findNginxBinary } from './nginx-binary.js';
 /** Where an nginx instance lives: its main config file and its prefix (relative paths resolve there). */
 export interface NginxTarget {
   confPath: string;
-  prefix: string;
+  /** Absent: the binary's compiled-in prefix (a hand-written tree tested with no master running). */
+  prefix?: string;
+  /** The nginx binary to run (a live master's own); default the one on PATH. */
+  binary?: string;
   /** Error log used before the config's own is opened (nginx -e); defaults to PREFIX/logs/error.log. */
   startupErrorLog?: string;
 }
@@ -18,8 +21,8 @@ const TIMEOUT_MS = 15_000;
 
 function baseArgs(target: NginxTarget): string[] {
   // nginx resolves a relative -c or -e against the prefix, not the working directory: make them absolute.
-  const prefix = resolve(target.prefix);
-  const args = ['-p', `${prefix}/`, '-c', resolve(target.confPath)];
+  const prefix = target.prefix === undefined ? [] : ['-p', `${resolve(target.prefix)}/`];
+  const args = [...prefix, '-c', resolve(target.confPath)];
   return target.startupErrorLog ? [...args, '-e', resolve(target.startupErrorLog)] : args;
 }
 
@@ -31,7 +34,7 @@ async function runNginx(
   stdout: 'pipe' | 'ignore' = 'pipe',
 ): Promise<string> {
   try {
-    const result = await execa(findNginxBinary(), [...baseArgs(target), ...extra], {
+    const result = await execa(target.binary ?? findNginxBinary(), [...baseArgs(target), ...extra], {
       stdout,
       timeout: TIMEOUT_MS,
       forceKillAfterDelay: 2_000,

@@ -11,7 +11,8 @@ import {
   mkdir,
 } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { ProxyopsError } from '../../core/errors.js';
+import { isProxyopsError, ProxyopsError } from '../../core/errors.js';
+import { testNginxConfig } from './nginx-process.js';
 import { createTempPrefix } from './temp-prefix.js';
 
 /**
@@ -68,15 +69,26 @@ export async function testTreeCopy(
 
 const isUnder = (path: string, dir: string) => path.startsWith(`${dir}/`);
 
-/** Absolute links into the tree would lead the test back to the live files: they point into the copy. */
+/**
+ * Links must name in the copy what they name in the tree. One into the tree given absolute would
+ * lead the test back to the live files: it points into the copy. One whose target resolves out of
+ * the tree (sites-enabled/app -> ../../../srv/app.conf) would, relative, land beside the copy under
+ * the temp dir, where a local user could plant a decoy: it becomes absolute, to the real file.
+ */
 async function repointLinks(copy: string, root: string): Promise<void> {
   for (const entry of await readdir(copy, { recursive: true, withFileTypes: true })) {
     if (!entry.isSymbolicLink()) continue;
     const link = join(entry.parentPath, entry.name);
     const target = await readlink(link);
-    if (!isAbsolute(target) || !(target === root || isUnder(target, root))) continue;
-    await rm(link);
-    await symlink(join(copy, relative(root, target)), link);
+    const inTree = resolve(dirname(join(root, relative(copy, link))), target);
+    if (inTree === root || isUnder(inTree, root)) {
+      if (!isAbsolute(target)) continue;
+      await rm(link);
+      await symlink(join(copy, relative(root, inTree)), link);
+    } else {
+      await rm(link);
+      await symlink(await realpath(inTree).catch(() => inTree), link);
+    }
   }
 }
 
@@ -106,8 +118,11 @@ async function assertReadsCopy(
 ): Promise<void> {
   const { readNginxConfig } = await import('./read-nginx-config.js');
   const { files } = await readNginxConfig(main, { checkDirectives: false });
+  // By realpath: a file named in the copy may be a link out of it.
+  const realCopy = await realpath(copy);
   for (const file of files) {
-    if (isUnder(file, copy)) continue;
+    const real = await realpath(file).catch(() => file);
+    if (isUnder(real, realCopy)) continue;
     const text = await readFile(file, 'utf8');
     if (!changes.has(file) && remap(text) === text) continue;
     throw new ProxyopsError(
@@ -124,20 +139,36 @@ async function runTest(
   root: string,
   copy: string,
 ): Promise<void> {
-  const { execa } = await import('execa');
-  const prefix = nginx.prefix ? ['-p', nginx.prefix.endsWith('/') ? nginx.prefix : `${nginx.prefix}/`] : [];
-  // The error log nginx writes before it has read the config's own: the scratch dir's.
-  const result = await execa(
-    nginx.binary,
-    ['-t', '-q', ...prefix, '-c', main, '-e', join(scratch, 'logs', 'error.log')],
-    { reject: false, all: true, stdin: 'ignore', stdout: 'ignore', timeout: 15_000 },
-  );
-  if (result.exitCode === 0) return;
-  // nginx names the copy's files: the person knows them by their real paths.
-  const output = (result.all ?? result.shortMessage ?? '').replaceAll(`${copy}/`, `${root}/`).trim();
-  // One line: nginx's own [emerg] (its "test failed" trailer says nothing more).
-  const said = output.split('\n').find((l) => /\[(emerg|alert|crit)\]/.test(l)) ?? output.split('\n')[0];
-  throw new ProxyopsError(
+  try {
+    // The error log nginx writes before it has read the config's own: the scratch dir's.
+    await testNginxConfig({
+      confPath: main,
+      binary: nginx.binary,
+      ...(nginx.prefix ? { prefix: nginx.prefix } : {}),
+      startupErrorLog: join(scratch, 'logs', 'error.log'),
+    });
+  } catch (error) {
+    if (!isProxyopsError(error) || error.code !== 'NGINX_TEST_FAILED') throw error;
+    // nginx names the copy's files: the person knows them by their real paths.
+    const all = String((error.details as { output?: string } | undefined)?.output ?? error.message);
+    throw testFailure(all.replaceAll(`${copy}/`, `${root}/`).trim(), process.getuid?.());
+  }
+}
+
+/**
+ * nginx's one line (its own [emerg]; the "test failed" trailer says nothing more) as a refusal. A
+ * file it may not open while proxyops is not root says nothing about the change: it says who to run as.
+ */
+export function testFailure(output: string, uid: number | undefined): ProxyopsError {
+  const lines = output.split('\n');
+  const said = lines.find((l) => /\[(emerg|alert|crit)\]/.test(l)) ?? lines[0];
+  if (uid !== 0 && /\(13: Permission denied\)/.test(output))
+    return new ProxyopsError(
+      'NGINX_TEST_NOT_PERMITTED',
+      `nginx -t could not read the tree as uid ${uid}, so the change was not tested and nothing changed: ${said}; run as root, or as the user nginx runs as`,
+      { details: { output } },
+    );
+  return new ProxyopsError(
     'NGINX_TEST_FAILED',
     `nginx -t refused the changed tree, nothing changed: ${said}`,
     {

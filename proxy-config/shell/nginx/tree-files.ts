@@ -1,14 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, chown, lstat, mkdir, open, readFile, realpath, rename, rm, utimes } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, rm, rmdir, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ProxyopsError } from '../../core/errors.js';
+import { isProxyopsError, ProxyopsError } from '../../core/errors.js';
+import { syncDirectory, writeFileAtomically } from '../atomic-write.js';
 import { describeErrno } from '../describe-path.js';
 
 /**
- * Files of a hand-written nginx tree, changed in place: each write is a temp file in the real
- * file's own directory (a symlinked site stays a link; the file it names is rewritten), with the
- * old file's mode and owner, fsynced, then renamed over it. A reader (nginx on SIGHUP) sees the old
- * bytes or the new ones, never half.
+ * Files of a hand-written nginx tree, changed in place: each write is the repo's atomic write
+ * (shell/atomic-write.ts) in the real file's own directory (a symlinked site stays a link; the file
+ * it names is rewritten), with the old file's mode and owner. A reader (nginx on SIGHUP) sees the
+ * old bytes or the new ones, never half.
  */
 
 /** A file of the tree as it was before a change: what to put back. */
@@ -23,9 +23,14 @@ export interface OriginalFile {
   mode: number;
   uid: number;
   gid: number;
-  /** Kept so that a put-back file does not look edited since nginx loaded it. */
+  /** Put back with the bytes, for the people reading ls -l. */
   atime: Date;
   mtime: Date;
+  /** The file as read at prepare: commit refuses to replace a file that is no longer this one. */
+  ino?: number;
+  ctimeMs?: number;
+  /** For a new file: the first directory its write created, removed again by a put back. */
+  madeDir?: string;
 }
 
 /** The file as it is now; its `text` must equal `expected`, else TREE_CHANGED (nothing written). */
@@ -52,6 +57,8 @@ export async function readOriginal(path: string, expected: string): Promise<Orig
       mtime: new Date(),
     };
   }
+  // Taken before the read: an edit in between then shows as a changed ctime at commit.
+  const stats = await lstat(real);
   const bytes = await readFile(real).catch((error: unknown) => Promise.reject(unreadable(path, error)));
   const text = bytes.toString('utf8');
   // Texts are whole strings: bytes that are not UTF-8 (a Latin-1 comment) would not survive the write.
@@ -65,7 +72,6 @@ export async function readOriginal(path: string, expected: string): Promise<Orig
       'TREE_CHANGED',
       `${path} was edited since the change was planned; nothing changed, run it again to plan on the new text`,
     );
-  const stats = await lstat(real);
   return {
     path,
     realPath: real,
@@ -76,57 +82,101 @@ export async function readOriginal(path: string, expected: string): Promise<Orig
     gid: stats.gid,
     atime: stats.atime,
     mtime: stats.mtime,
+    ino: stats.ino,
+    ctimeMs: stats.ctimeMs,
   };
 }
 
-/** Replaces the file `original` describes with `text`, atomically, keeping its mode and owner. */
+/**
+ * Replaces the file `original` describes with `text`, atomically, keeping its mode and owner.
+ * Just before the rename the file must still be the one read at prepare (same inode, ctime and
+ * text; still absent for a new file): a hand edit made while nginx -t ran is never overwritten
+ * (TREE_CHANGED). Records in `original.madeDir` the first directory it had to create.
+ */
 export async function writeInPlace(original: OriginalFile, text: string): Promise<void> {
   const dir = dirname(original.realPath);
-  if (!original.existed) await mkdir(dir, { recursive: true, mode: 0o755 });
-  const temp = join(dir, `.${basename(original.realPath)}.proxyops-${randomBytes(4).toString('hex')}`);
   try {
-    const handle = await open(temp, 'wx', original.mode);
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
+    if (!original.existed) {
+      const made = await mkdir(dir, { recursive: true, mode: 0o755 });
+      if (made !== undefined) original.madeDir = made;
     }
-    await chmod(temp, original.mode);
-    // Only root may give a file away; a non-root owner of the tree keeps its own files anyway.
-    if (process.getuid?.() === 0) await chown(temp, original.uid, original.gid);
-    await rename(temp, original.realPath);
+    await writeFileAtomically(original.realPath, text, original, () => assertUnchanged(original));
   } catch (error) {
-    await rm(temp, { force: true });
+    if (isProxyopsError(error)) throw error;
     throw new ProxyopsError('TREE_WRITE_FAILED', `cannot write ${original.path}: ${describeErrno(error)}`, {
       cause: error,
     });
   }
-  await syncDirectory(dir);
 }
 
-/** Puts the file back as it was: its bytes and times, or no file when the change created it. */
-export async function putBack(original: OriginalFile): Promise<void> {
-  if (!original.existed) {
-    await rm(original.realPath, { force: true });
-    return;
-  }
-  await writeInPlace(original, original.text);
-  await utimes(original.realPath, original.atime, original.mtime);
-}
-
-/** Removes a file the change deletes (its original is kept to put back). */
+/** Removes a file the change deletes (its original is kept to put back), if nobody edited it since. */
 export async function removeInPlace(original: OriginalFile): Promise<void> {
+  await assertUnchanged(original);
   await rm(original.realPath, { force: true });
   await syncDirectory(dirname(original.realPath));
 }
 
-/** The rename is durable only once the directory holding it is flushed. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r').catch(() => undefined);
-  if (!handle) return;
-  await handle.sync().catch(() => undefined);
-  await handle.close();
+/**
+ * Puts every file back as it was (its bytes, mode, owner and times; no file, and no directory the
+ * change made, when the change created it), newest first. One failure does not stop the rest: all
+ * are tried, then TREE_PUT_BACK_FAILED names every file that could not be put back.
+ */
+export async function putBackAll(originals: readonly OriginalFile[]): Promise<void> {
+  const failed: string[] = [];
+  for (const original of [...originals].reverse())
+    await putBack(original).catch((error: unknown) => {
+      failed.push(`${original.path}: ${(error as Error).message}`);
+    });
+  if (failed.length > 0)
+    throw new ProxyopsError(
+      'TREE_PUT_BACK_FAILED',
+      `could not put back ${failed.length} file(s), restore them by hand from the version's before/ copy: ${failed.join('; ')}`,
+    );
+}
+
+async function putBack(original: OriginalFile): Promise<void> {
+  if (!original.existed) {
+    await rm(original.realPath, { force: true });
+    await removeMadeDirs(original);
+    return;
+  }
+  await writeFileAtomically(original.realPath, original.text, original);
+  // The mtime a person sees in ls -l; the ctime moves anyway, so nginx must be reloaded onto it.
+  await utimes(original.realPath, original.atime, original.mtime);
+}
+
+/** Removes the directories the change made for a new file, innermost first, each only if empty. */
+async function removeMadeDirs(original: OriginalFile): Promise<void> {
+  if (original.madeDir === undefined) return;
+  for (let dir = dirname(original.realPath); ; dir = dirname(dir)) {
+    // Someone else's file in it since: theirs, and the directory with it.
+    const kept = await rmdir(dir).then(
+      () => false,
+      (error: NodeJS.ErrnoException) =>
+        error.code === 'ENOENT' ? false : error.code === 'ENOTEMPTY' ? true : Promise.reject(error),
+    );
+    if (kept || dir === original.madeDir || dir === dirname(dir)) break;
+  }
+}
+
+/** TREE_CHANGED when the file is no longer the one read at prepare. */
+async function assertUnchanged(original: OriginalFile): Promise<void> {
+  const now = await lstat(original.realPath).catch(() => undefined);
+  if (!original.existed) {
+    if (now === undefined) return;
+    throw changedMeanwhile(original, 'was created');
+  }
+  const text = now?.isFile() ? await readFile(original.realPath, 'utf8').catch(() => undefined) : undefined;
+  if (now === undefined || text === undefined) throw changedMeanwhile(original, 'was removed');
+  if (now.ino !== original.ino || now.ctimeMs !== original.ctimeMs || text !== original.text)
+    throw changedMeanwhile(original, 'was edited');
+}
+
+function changedMeanwhile(original: OriginalFile, what: string): ProxyopsError {
+  return new ProxyopsError(
+    'TREE_CHANGED',
+    `${original.path} ${what} while the change was tested (a hand edit, or another proxyops): it was left as it is now and nothing of the change was kept; run it again to plan on the new text`,
+  );
 }
 
 function unreadable(path: string, error: unknown): ProxyopsError {

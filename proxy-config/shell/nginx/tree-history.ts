@@ -78,7 +78,8 @@ export async function recordTreeVersion(
     if (before !== undefined) files[join('before', path)] = before;
     if (after !== undefined) files[join('after', path)] = after;
   }
-  const staged = await stageVersion(state, files);
+  // Private: the copies may hold secrets their originals kept 0600 (a bearer token in a site).
+  const staged = await stageVersion(state, files, 'private');
   try {
     const version = await commitStagedVersion(state, staged, name);
     await pruneVersions(state, KEEP_TREE_VERSIONS);

@@ -4,19 +4,24 @@ import { ProxyopsError } from '../../core/errors.js';
 import { describeErrno, describePathInTheWay } from '../describe-path.js';
 
 /**
- * Writes rendered files under `dir`, world-readable (nginx workers run as an unprivileged user).
+ * Writes rendered files under `dir`, world-readable (nginx workers run as an unprivileged user),
+ * or with the `modes` given (a private history: 0600 files in 0700 directories).
  * OUTPUT_UNWRITABLE, naming the path, when something is in the way or the place is not writable;
  * OUTPUT_FAILED when writing failed for another reason.
  */
-export async function writeRenderedFiles(dir: string, files: Record<string, string>): Promise<string[]> {
+export async function writeRenderedFiles(
+  dir: string,
+  files: Record<string, string>,
+  modes = { file: 0o644, dir: 0o755 },
+): Promise<string[]> {
   const written: string[] = [];
   let path = dir;
   try {
-    await makeDirectory(dir);
+    await makeDirectory(dir, modes.dir);
     for (const name of Object.keys(files).sort()) {
       path = join(dir, name);
-      await makeDirectory(dirname(path));
-      await writeFile(path, files[name]!, { mode: 0o644 });
+      await makeDirectory(dirname(path), modes.dir);
+      await writeFile(path, files[name]!, { mode: modes.file });
       written.push(path);
     }
   } catch (error) {
@@ -27,23 +32,23 @@ export async function writeRenderedFiles(dir: string, files: Record<string, stri
 }
 
 /**
- * Creates `dir` and its missing parents as 0755 whatever the umask, and leaves the mode of a
+ * Creates `dir` and its missing parents as `mode` (0755) whatever the umask, and leaves the mode of a
  * directory that already exists alone: it is the owner's (a shared 1777 directory keeps its
  * sticky bit). One level at a time: Node's recursive mkdir retries forever where mkdir says
  * ENOENT under a directory that exists (/proc/self/x).
  */
-async function makeDirectory(dir: string): Promise<void> {
+async function makeDirectory(dir: string, mode: number): Promise<void> {
   const missing: string[] = [];
   for (let path = dir; !(await exists(path)); path = dirname(path)) missing.unshift(path);
   for (const path of missing) {
     try {
-      await mkdir(path, { mode: 0o755 });
+      await mkdir(path, { mode });
     } catch (error) {
       // Made meanwhile by someone else: theirs, mode included.
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw error;
     }
-    await chmod(path, 0o755);
+    await chmod(path, mode);
   }
 }
 

@@ -167,7 +167,9 @@ describe('config apply on a hand-written tree', () => {
     const refused = await cli('apply');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
-      new RegExp(`^proxyops: ${gzip} was changed at .* nginx -t && nginx -s reload`),
+      new RegExp(
+        `^proxyops: ${gzip} was changed at .* Run \\S*nginx -p \\S+ -c ${tree.conf} -t && \\S*nginx -p \\S+ -c ${tree.conf} -s reload`,
+      ),
     );
     expect(await hashTree(tree.dir)).toEqual(original);
     expect(await tree.pids()).toEqual(pids);

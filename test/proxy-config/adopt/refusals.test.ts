@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
+import { workersStartedAt } from '../../../proxy-config/shell/nginx/loaded-since.js';
 import { runBuiltCli } from '../../support/built-cli.js';
 import { buildDebianTree, hashTree, type DebianTree } from '../../support/debian-tree.js';
 import { freePort } from '../../support/ports.js';
@@ -203,14 +204,14 @@ describe('config apply on a hand-written tree it cannot safely edit', () => {
   it('refuses when the running nginx did not load the files on disk (edited after its workers started)', async () => {
     const setup = await setUp();
     await setup.tree.start();
-    // Well after the workers started (the master reads the config before it forks them).
+    // After the workers' start as the check reads it (the master reads the config before it forks them).
     await workersRunning(setup.tree);
-    await sleep(300);
+    await afterWorkersStarted(setup.tree);
     // A hand edit nobody reloaded: the next reload would take it live along with ours.
     await edit(setup.tree.otherUpstreamFile, (t) => t.replace('fail_timeout=30s', 'fail_timeout=20s'));
     await expectRefused(
       setup,
-      /legacy-upstream\.conf was changed at .*after nginx master \d+'s workers started.*nginx -s reload first, or wait/,
+      /legacy-upstream\.conf was changed at .*after nginx master \d+'s workers started.* Run \S*nginx -p \S+ -c \S+ -t && \S*nginx -p \S+ -c \S+ -s reload first, or wait/,
       {
         master: true,
       },
@@ -258,6 +259,17 @@ async function workersRunning(at: DebianTree): Promise<void> {
     const running = await at.pids().catch(() => undefined);
     if (running && running.workers.length > 0) return;
     await sleep(20);
+  }
+  throw new Error(`nginx of ${at.dir} did not start its workers`);
+}
+
+/** Until the clock has passed the workers' start as the loaded-since check reads it: an edit from now on is later. */
+async function afterWorkersStarted(at: DebianTree): Promise<void> {
+  const { master } = await at.pids();
+  for (let i = 0; i < 500; i++) {
+    const started = await workersStartedAt(master);
+    if (started !== undefined && Date.now() > started + 1) return;
+    await sleep(10);
   }
   throw new Error(`nginx of ${at.dir} did not start its workers`);
 }

@@ -1,4 +1,15 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +21,7 @@ import {
   undoTreeChange,
 } from '../../../proxy-config/config/tree-change-steps.js';
 import { readChildPids, readLiveMasterPid } from '../../../proxy-config/shell/nginx/nginx-master.js';
+import { workersStartedAt } from '../../../proxy-config/shell/nginx/loaded-since.js';
 import { reloadAndConfirm } from '../../../proxy-config/shell/nginx/reload-nginx.js';
 import { freePort } from '../../support/ports.js';
 
@@ -48,6 +60,8 @@ describe('tree change steps', () => {
       `${original}server { listen 127.0.0.1:${port}; location / { proxy_pass http://app; } }\n`,
     );
     await symlink(site, join(etc, 'sites-enabled', 'app'));
+    // A second enabled site, which a test removes without a reload.
+    await writeFile(join(etc, 'sites-enabled', 'old'), '# an old site\n');
     // No -p, as Debian's service starts it: the prefix is the compiled-in /usr/share/nginx.
     await execa('nginx', ['-c', conf]);
     for (let i = 0; i < 200 && !(await readLiveMasterPid(pidFile)); i++)
@@ -156,6 +170,92 @@ describe('tree change steps', () => {
         join(root, 'nginx', 'logs', 'error.log'),
         30_000,
       );
+    }
+  });
+
+  /** Until the clock has passed the workers' start (as the check reads it): an edit from now on is later. */
+  async function afterWorkersStarted(): Promise<void> {
+    const master = (await readLiveMasterPid(pidFile))!;
+    for (let i = 0; i < 400; i++) {
+      const started = await workersStartedAt(master);
+      if (started !== undefined && Date.now() > started + 1) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error('the workers never started');
+  }
+
+  const reloadOwn = async () =>
+    reloadAndConfirm((await readLiveMasterPid(pidFile))!, join(root, 'nginx', 'logs', 'error.log'), 30_000);
+
+  it('refuses a file copied in with an old mtime (cp -p, rsync -a, tar x), naming the exact reload', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const before = await readFile(site, 'utf8');
+    const { mtime } = await stat(site);
+    await afterWorkersStarted();
+    // An unreviewed edit, its mtime set back as cp -p would: nginx never loaded it.
+    await writeFile(site, before.replace('max_fails=2', 'max_fails=3'));
+    await utimes(site, mtime, new Date(Date.now() - 3_600_000));
+    try {
+      const edited = await readFile(site, 'utf8');
+      const change = {
+        conf,
+        files: [{ path: linked, before: edited, after: edited.replace('# blue', '# b') }],
+      };
+      await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({
+        code: 'LIVE_NGINX_DIFFERS',
+        message: expect.stringMatching(
+          new RegExp(`${linked} was changed at .* Run \\S*nginx -p /usr/share/nginx/ -c ${conf} -t && `),
+        ),
+      });
+    } finally {
+      await writeFile(site, before);
+      await reloadOwn();
+    }
+  });
+
+  it('refuses when a site was removed from a wildcard directory without a reload', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const old = join(root, 'nginx', 'sites-enabled', 'old');
+    const before = await readFile(site, 'utf8');
+    await afterWorkersStarted();
+    await rm(old);
+    try {
+      const change = { conf, files: [{ path: linked, before, after: before.replace(original, adopted) }] };
+      await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({
+        code: 'LIVE_NGINX_DIFFERS',
+        message: expect.stringContaining(`${join(root, 'nginx', 'sites-enabled')} was changed at`),
+      });
+    } finally {
+      await writeFile(old, '# an old site\n');
+      await reloadOwn();
+    }
+  });
+
+  it('a hand edit made after nginx -t is kept: commit refuses, and puts back what it wrote', async () => {
+    const linked = join(root, 'nginx', 'sites-enabled', 'app');
+    const made = join(root, 'nginx', 'conf.d-new');
+    const before = await readFile(site, 'utf8');
+    const change = {
+      conf,
+      files: [
+        // Written first (in a directory it makes), so it must be put back when the second is refused.
+        { path: join(made, 'sub', 'extra.conf'), before: '', after: '# extra\n' },
+        { path: linked, before, after: before.replace(original, adopted) },
+      ],
+    };
+    const prepared = await prepareTreeChange(change, pidFile);
+    const hand = before.replace('# blue', '# blue, HAND EDIT');
+    await writeFile(site, hand);
+    try {
+      await expect(commitTreeChange(prepared)).rejects.toMatchObject({
+        code: 'TREE_CHANGED',
+        message: expect.stringContaining(`${linked} was edited while the change was tested`),
+      });
+      expect(await readFile(site, 'utf8')).toBe(hand);
+      await expect(lstat(made)).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await writeFile(site, before);
+      await reloadOwn();
     }
   });
 });

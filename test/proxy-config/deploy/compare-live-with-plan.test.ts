@@ -120,3 +120,28 @@ describe('compareLiveWithPlan', () => {
     expect(found).toMatch(/no current.*; upstream app of .* lists 127\.0\.0\.2:3001;/);
   });
 });
+
+describe('compareLiveWithPlan behind a hand-written config (a spec with nginx.conf)', () => {
+  const adopted = (over: Partial<LiveNginxPicture> = {}) =>
+    live({
+      configFile: '/etc/nginx/nginx.conf',
+      mainText: '# hand-written\n',
+      followsTarget: false,
+      ...over,
+    });
+  const planAdopted = plan({ adopted: '/etc/nginx/nginx.conf', current: undefined });
+
+  it('asks no TARGET/current: the master running that file, listing each pair, is what the plan assumes', () => {
+    expect(compareLiveWithPlan(adopted({ runsAdopted: true }), planAdopted)).toBeUndefined();
+  });
+
+  it('names a master that runs another file, and an upstream missing an alternate', () => {
+    const found = compareLiveWithPlan(
+      adopted({ runsAdopted: false, servers: ['127.0.0.2:3001'] }),
+      planAdopted,
+    );
+    expect(found).toContain('does not run /etc/nginx/nginx.conf (nginx.conf of the spec)');
+    expect(found).toContain('not listed there: 127.0.0.2:3002');
+    expect(found).not.toContain('current');
+  });
+});

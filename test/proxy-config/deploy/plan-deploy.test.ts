@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatDeployPlan } from '../../../cli/format-deploy.js';
 import { CONFIRM_IDLE_MS, EXIT_SLACK_MS, planDeploy } from '../../../proxy-config/core/deploy/plan-deploy.js';
 import { DEFAULTS } from '../../../proxy-config/core/spec/defaults.js';
 import type { DeploySpec } from '../../../proxy-config/core/spec/proxy-spec.js';
@@ -137,6 +138,15 @@ describe('planDeploy', () => {
     expect(plan.steps[6]!.title).toContain('systemctl start app@3001');
     expect(plan.steps[3]!.waitMs).toBe(4_000);
     expect(plan.steps.some((s) => /validate, swap, reload/.test(s.title))).toBe(false);
+    // The watch judges medians, not a p99; no drain mode or stop signal applies to these rounds.
+    expect(plan.steps[3]!.title).toContain('its status codes and median request time');
+    expect(plan).not.toHaveProperty('drainMode');
+    expect(plan).not.toHaveProperty('stopSignal');
+    const text = formatDeployPlan(plan);
+    expect(text).toContain(
+      "drain: the stop hook's own; the deploy measures how long the old instance takes to refuse connections",
+    );
+    expect(text).not.toContain('interval × threshold');
   });
 
   it('keeps the reload path for a pair that nothing can stop (hooks without stop) and for unpaired instances', () => {

@@ -108,6 +108,13 @@ describe('a deploy watch over a combined access log (no $upstream_addr)', () => 
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(cause);
+    // Refused before a plan could be made: --json still says why, in the plan event's `refused`.
+    const json = await runCli(['deploy', '--json', '--spec', site.specPath, '--target', site.target]);
+    expect(json.exitCode, json.stderr).toBe(2);
+    expect(json.events).toEqual([
+      expect.objectContaining({ type: 'plan', refused: expect.stringMatching(cause) }),
+    ]);
+    expect(json.events[0]).not.toHaveProperty('plan');
     // Nothing started (no state recorded, no step run), nothing stopped, nginx's config as it was.
     expect(await site.serving()).toEqual([expect.any(Number)]);
     await expect(readFile(join(site.target, 'instances.json'))).rejects.toThrow();

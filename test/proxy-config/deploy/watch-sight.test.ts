@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ADOPTED_LOG_FORMAT,
   checkWatchSight,
   chooseWatch,
   ROLLBACK_BLIND,
@@ -9,7 +10,7 @@ import {
   type LiveLogs,
   type WatchSightInput,
 } from '../../../proxy-config/core/deploy/watch-sight.js';
-import { liveLogsOf } from '../../../proxy-config/core/deploy/live-logs.js';
+import { liveLogsOf, servedAccessLogFiles } from '../../../proxy-config/core/deploy/live-logs.js';
 import { parseNginxConfig } from '../../../proxy-config/core/nginx-config/parse-nginx-config.js';
 import type { NginxConfig } from '../../../proxy-config/core/nginx-config/types.js';
 import {
@@ -57,6 +58,17 @@ describe('can the deploy watch see the new instance?', () => {
     ]);
     // `access_log PATH;` names no format: nginx's combined.
     expect(judge({ live: live(`http { access_log ${LOG}; }`) }).blind).toHaveLength(1);
+  });
+
+  it('behind a hand-written config names a log_format to copy, which the watch then reads', () => {
+    const blind = judge({ live: live(`http { access_log ${LOG} combined; }`), adopted: true });
+    expect(blind.blind.map((c) => c.fix)).toEqual([
+      `log $status and $upstream_addr to ${LOG} (and $request_time for the latency gate), for example: ${ADOPTED_LOG_FORMAT}; access_log ${LOG} upstreams;`,
+    ]);
+    expect(blind.blind[0]!.fix).not.toContain('config apply renders');
+    const copied = judge({ live: live(`http { ${ADOPTED_LOG_FORMAT}; access_log ${LOG} upstreams; }`) });
+    expect(copied.blind).toEqual([]);
+    expect(copied.unseen).toEqual([]);
   });
 
   it('is blind when a server writes the same file in another format than the http block', () => {
@@ -295,5 +307,33 @@ describe('which access logs hold the upstream’s requests (nginx’s access_log
     expect(judge({ live: running }).blind.map((c) => c.what)).toContain(
       `${LOG} is written in 2 formats (proxyops_text at /etc/nginx/nginx.conf:4, combined at /etc/nginx/nginx.conf:7); the watch reads one`,
     );
+  });
+});
+
+describe('servedAccessLogFiles: the log a deploy behind a hand-written config watches', () => {
+  const config = (text: string): NginxConfig => ({
+    mainFile: '/etc/nginx/nginx.conf',
+    files: ['/etc/nginx/nginx.conf'],
+    directives: parseNginxConfig(text, '/etc/nginx/nginx.conf'),
+  });
+
+  it('is the access_log in effect where the upstream is served (the innermost level), not the http-wide one', () => {
+    const text = `http {
+      access_log /var/log/nginx/access.log;
+      server { listen 80; access_log logs/app.log upstreamlog; location / { proxy_pass http://app; } }
+      server { listen 81; location / { proxy_pass http://legacy_reports; } }
+    }`;
+    expect(servedAccessLogFiles(config(text), '/usr/share/nginx/', 'app')).toEqual([
+      '/usr/share/nginx/logs/app.log',
+    ]);
+    expect(servedAccessLogFiles(config(text), '/usr/share/nginx/', 'legacy_reports')).toEqual([
+      '/var/log/nginx/access.log',
+    ]);
+  });
+
+  it('is nothing where no location names the upstream or its logging is off', () => {
+    const text = 'http { server { listen 80; location / { access_log off; proxy_pass http://app; } } }';
+    expect(servedAccessLogFiles(config(text), '/usr/share/nginx/', 'app')).toEqual([]);
+    expect(servedAccessLogFiles(config(text), '/usr/share/nginx/', 'api')).toEqual([]);
   });
 });

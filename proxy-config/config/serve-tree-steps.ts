@@ -1,0 +1,122 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { StepReply, StepRequest } from '../core/apply/apply-steps-protocol.js';
+import { readVersionState, versionDir } from '../shell/nginx/config-versions.js';
+import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
+import { withTargetLock } from '../shell/nginx/target-lock.js';
+import { readTreeHistory } from '../shell/nginx/tree-history.js';
+import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
+import { recordTreeChange, refuseRenderedTarget } from './apply-tree-change.js';
+import { outsideDeploys } from './apply-config.js';
+import { diffTreeChange } from './adopt-nginx.js';
+import { planTreeSource } from './plan-tree-source.js';
+import type { NextRequest } from './serve-apply-steps.js';
+import { commitTreeChange, prepareTreeChange, undoTreeChange } from './tree-change-steps.js';
+
+/** The requests that open a session on a hand-written tree. */
+export type TreeStepRequest =
+  Extract<StepRequest, { step: 'prepare-tree' | 'diff-tree' }> | { step: 'history'; tree: true };
+
+/** Whether a session's first request is about a hand-written tree (else a rendered config's). */
+export function isTreeRequest(request: StepRequest | undefined): request is TreeStepRequest {
+  return (
+    request?.step === 'prepare-tree' ||
+    request?.step === 'diff-tree' ||
+    (request?.step === 'history' && request.tree === true)
+  );
+}
+
+/**
+ * The far side of a change to the hand-written tree of a spec with `nginx.conf`, on one host: plans
+ * the change from this host's own files, tests it (nginx -t on a staged copy), then writes it in
+ * place and reloads when asked to switch, under the state directory's locks until the session
+ * ends. A session that ends before `finish` puts every byte back and forgets the version.
+ */
+export async function serveTreeSteps(
+  stateArg: string,
+  first: TreeStepRequest,
+  next: NextRequest,
+  reply: (answer: StepReply) => void,
+): Promise<void> {
+  const state = resolve(stateArg);
+  if (first.step === 'history') {
+    reply({ ok: true, step: 'tree-history', versions: await readTreeHistory(state) });
+    return;
+  }
+  if (first.step === 'diff-tree') {
+    const planned = await planTreeSource(state, first.spec, first.source);
+    const { current } = await readVersionState(state).catch(() => ({ current: undefined }));
+    reply({
+      ok: true,
+      step: 'diffed',
+      diff: diffTreeChange(planned.change),
+      ...(current ? { live: current } : {}),
+    });
+    return;
+  }
+  await refuseRenderedTarget(state);
+  await mkdir(state, { recursive: true, mode: 0o755 });
+  await outsideDeploys(state, () =>
+    withTargetLock(state, async () => {
+      const planned = await planTreeSource(state, first.spec, first.source);
+      const { versions } = await readVersionState(state);
+      const last = versions.at(-1);
+      const nextVersion = Number(last?.slice(1) ?? 0) + 1;
+      if (planned.change.files.length === 0) {
+        const nginxRunning = (await readLiveMasterPid(planned.pidFile)) !== undefined;
+        reply({ ok: true, step: 'prepared', nextVersion, unchanged: last ?? 'its tree', nginxRunning });
+        const second = await next();
+        if (second?.step === 'finish' || second?.step === 'undo')
+          reply({ ok: true, step: second.step === 'finish' ? 'finished' : 'undone' });
+        return;
+      }
+      const prepared = await prepareTreeChange(planned.change, planned.pidFile);
+      reply({
+        ok: true,
+        step: 'prepared',
+        nextVersion,
+        nginxRunning: prepared.masterPid !== undefined,
+        ...(last ? { current: last } : {}),
+      });
+      const second = await next();
+      if (second?.step !== 'switch') {
+        if (second?.step === 'undo') reply({ ok: true, step: 'undone' });
+        if (second?.step === 'finish') reply({ ok: true, step: 'finished' });
+        return;
+      }
+      const { reload } = await commitTreeChange(prepared);
+      let version: string;
+      try {
+        version = await recordTreeChange(
+          state,
+          planned.kind,
+          first.appliedAt,
+          planned,
+          prepared,
+          second.version,
+        );
+      } catch (error) {
+        await undoTreeChange(prepared);
+        if (planned.adoption) await writeAdoptionFile(state, planned.adoption.before);
+        throw error;
+      }
+      reply({
+        ok: true,
+        step: 'switched',
+        version,
+        ...(last ? { previous: last } : {}),
+        ...(reload ? { reload } : {}),
+      });
+      const third = await next();
+      if (third?.step === 'finish') {
+        reply({ ok: true, step: 'finished' });
+        return;
+      }
+      // Undo asked for, or the session ended without a word: every byte back, and no version of it.
+      await undoTreeChange(prepared);
+      await rm(versionDir(state, version), { recursive: true, force: true });
+      if (planned.adoption) await writeAdoptionFile(state, planned.adoption.before);
+      reply({ ok: true, step: 'undone' });
+    }),
+  );
+}
