@@ -1,12 +1,16 @@
 // The latency rules bench:gates compares on the same deploys: the access log each deploy appended is
 // read again, and every new instance's first `watchS` seconds of requests (log time, whole seconds)
-// are judged by each rule offline, pure functions from dist/. Which of them rolls back an unchanged
-// release is the false-rollback rate of that option; the shipped rule is `slices` with its defaults.
+// are judged by each rule offline, pure functions from dist/ (the shipped rule's watch going on as
+// the deploy's does, while a route short of its slices waits: up to MAX_WATCH_S). Which of them rolls
+// back an unchanged release is the false-rollback rate of that option.
+import { judgeEffect } from '../dist/proxy-config/core/deploy/effect-size.js';
 import {
   DEFAULT_LATENCY_RULE,
   judgeLatencySlices,
+  latencyWaiting,
 } from '../dist/proxy-config/core/deploy/latency-verdict.js';
 import { mannWhitneyGreater, median } from '../dist/proxy-config/core/deploy/mann-whitney.js';
+import { sameStretches, sliceRequests } from '../dist/proxy-config/core/deploy/warm-up.js';
 import { MONTHS } from '../dist/proxy-config/core/logs/parse-log-time.js';
 
 /** The fields of proxyops' text log format the options need. */
@@ -20,11 +24,14 @@ function readLine(text, line) {
     ms: Math.round(Number(/ rt=([\d.]+)/.exec(text)?.[1]) * 1000),
     address: ua === '-' ? null : ua.split(/, | : /).at(-1),
     instance: /ui="([^"]*)"/.exec(text)?.[1] ?? '-',
+    // As routeOf in core/deploy/log-window.ts: the method and the first path segment of $request.
+    route: (/"([A-Z]+) (\/[^/?\s"]*)/.exec(text) ?? []).slice(1).join(' '),
   };
 }
 
-/** The rule before this change: 100 requests left out (at most half), one window against the peers after it. */
-function fixedWarmUp(mine, others) {
+/** The rule before issue 35: 100 requests left out (at most half), one window against the peers after it. */
+function fixedWarmUp(at) {
+  const { mine, others } = at();
   for (let n = 120; n <= mine.ms.length; n += 25) {
     const skip = Math.min(100, Math.floor(n / 2));
     const x = mine.ms.slice(skip, n);
@@ -38,10 +45,80 @@ function fixedWarmUp(mine, others) {
   return false;
 }
 
-const slices = (change) => (mine, others) =>
-  judgeLatencySlices([], mine, others, 2.5, { ...DEFAULT_LATENCY_RULE, ...change }).verdict === 'slower';
+/** The deploy's watch (deploy.maxWatch of the specs the bench deploys with). */
+const MAX_WATCH_S = 60;
 
-/** The options, by name: each says whether it would have rolled the new instance back. */
+/** The slices of all the new instance's requests alone, routes unread. */
+const slices = (change) => (at) => {
+  const { mine, others } = at();
+  const rule = { ...DEFAULT_LATENCY_RULE, ...change };
+  return judgeLatencySlices([], unrouted(mine), unrouted(others), 2.5, rule).verdict === 'slower';
+};
+
+const unrouted = (side) => ({ ms: side.ms, lines: side.lines });
+
+/**
+ * The rule before route slices: a slice of 50 of all the new instance's requests was also slower
+ * where one route, holding 15 of its requests and 15 of its comparison's, was slower on its own.
+ */
+function mixedSliceRoutes(at) {
+  const { mine, others } = at();
+  const rule = DEFAULT_LATENCY_RULE;
+  const whole = judgeLatencySlices([], unrouted(mine), unrouted(others), 2.5);
+  if (whole.verdict !== 'not slower') return whole.verdict === 'slower';
+  const cuts = sliceRequests(mine.ms.length, rule);
+  const stretches = sameStretches(mine, cuts, others);
+  const effect = { ...rule, maxRatio: 2.5 };
+  const routeSlower = (k) => {
+    const own = byRoute(mine, cuts[k]);
+    const theirs = byRoute(others, stretches[k]);
+    return [...own].some(
+      ([route, ms]) =>
+        ms.length >= 15 &&
+        (theirs.get(route)?.length ?? 0) >= 15 &&
+        judgeEffect(ms, theirs.get(route), effect).slower,
+    );
+  };
+  let run = 0;
+  for (let k = whole.warmupCut / rule.sliceRequests; k < cuts.length; k++) {
+    run = whole.slices[k].slower || routeSlower(k) ? run + 1 : 0;
+    if (run === rule.consecutive) return true;
+  }
+  return false;
+}
+
+function byRoute(side, { from, to }) {
+  const routes = new Map();
+  for (let i = from; i < to; i++)
+    routes.set(side.routes[i], [...(routes.get(side.routes[i]) ?? []), side.ms[i]]);
+  return routes;
+}
+
+/**
+ * The shipped rule, looked at each second from the end of the watch as the deploy's watch does: it
+ * ends at its wait, at 3 times it while the instance is cold, at MAX_WATCH_S while a route with a
+ * meaningful share is short of its slices (the slices of all requests stopping at its own end);
+ * rolled back at the first look that finds it slower.
+ */
+function routeSlices(at, watchS) {
+  let wholeUpTo;
+  for (let s = watchS; s <= MAX_WATCH_S; s++) {
+    const { mine, others } = at(s);
+    const rule = DEFAULT_LATENCY_RULE;
+    const evidence = judgeLatencySlices([], mine, others, 2.5, rule, wholeUpTo ?? mine.ms.length);
+    if (evidence.verdict === 'slower') return true;
+    const waiting = latencyWaiting(evidence);
+    const ownEnd = waiting.cold ? 3 * watchS : watchS;
+    if (s >= ownEnd && waiting.routes.length > 0) wholeUpTo ??= mine.ms.length;
+    if (s >= (waiting.routes.length > 0 ? MAX_WATCH_S : ownEnd)) return false;
+  }
+  return false;
+}
+
+/**
+ * The options, by name: each says whether it would have rolled the new instance back, given `at`,
+ * the new instance's requests and the others' over its first seconds (the watch's by default).
+ */
 export const LATENCY_OPTIONS = {
   'fixed warm-up of 100 requests, one window (before)': fixedWarmUp,
   'slices of 50, one slower slice rolls back': slices({
@@ -50,7 +127,9 @@ export const LATENCY_OPTIONS = {
     minEffectMs: -Infinity,
   }),
   '+ 2 slices in a row, once levelled off': slices({ minEffectMs: -Infinity }),
-  '+ 40 ms floor on median and fastest tenth (shipped)': slices({}),
+  '+ 40 ms floor on median and fastest tenth': slices({}),
+  '+ one route of a slice, where it holds 15 of its 50 requests (before)': mixedSliceRoutes,
+  '+ each route on slices of 50 of its own requests, its watch going on to 60 s (shipped)': routeSlices,
 };
 
 /**
@@ -66,17 +145,21 @@ export function judgeOptions(text, news, watchS) {
     const isMine = (r) =>
       r.address !== null && (who.instance ? r.instance === who.instance : r.address === who.address);
     const first = rows.find(isMine);
-    const mine = { ms: [], lines: [] };
-    const others = { ms: [], lines: [] };
-    if (first)
+    // Its requests and the others' over its first `seconds` of log time.
+    const at = (seconds = watchS) => {
+      const mine = { ms: [], lines: [], routes: [] };
+      const others = { ms: [], lines: [], routes: [] };
       for (const r of rows)
-        if (r.line >= first.line && r.seconds <= first.seconds + watchS && r.address !== null) {
+        if (r.line >= first.line && r.seconds <= first.seconds + seconds && r.address !== null) {
           const side = isMine(r) ? mine : others;
           side.ms.push(r.ms);
           side.lines.push(r.line);
+          side.routes.push(r.route);
         }
+      return { mine, others };
+    };
     return Object.fromEntries(
-      Object.entries(LATENCY_OPTIONS).map(([name, rolls]) => [name, first ? rolls(mine, others) : false]),
+      Object.entries(LATENCY_OPTIONS).map(([name, rolls]) => [name, first ? rolls(at, watchS) : false]),
     );
   });
 }

@@ -170,7 +170,14 @@ function latencySaid(events, text, news) {
     .filter((e) => e.type === 'status' && e.latency)
     .map(({ latency: l }) => {
       const medians = l.slices.map((s) => `${s.medians.mine}/${s.medians.against}`).join(' ');
-      return `${l.verdict}${l.note ? ` (${l.note})` : ''}, ${l.samples.mine} request times, warm-up ${l.warmupCut}, slice medians new/comparison ms ${medians || '-'}`;
+      const routes = (l.routes ?? [])
+        .map(
+          (r) =>
+            r.note ??
+            `${r.route} ${r.verdict} (${r.slices.map((s) => `${s.medians.mine}/${s.medians.against}`).join(' ')})`,
+        )
+        .join(', ');
+      return `${l.verdict}${l.note ? ` (${l.note})` : ''}, ${l.samples.mine} request times, warm-up ${l.warmupCut}, slice medians new/comparison ms ${medians || '-'}${routes ? `, by route ${routes}` : ''}`;
     });
   const share = routeShare(text, news);
   return `latency ${said.join('; ') || 'not read'}; ${ROUTE} ${(share * 100).toFixed(0)} % of the new instance's requests (${Math.round(share * 50)} of a slice of 50)`;

@@ -5,6 +5,7 @@ import { describe5xx, FIVEXX_ALPHA } from '../proxy-config/core/deploy/fivexx-ga
 import {
   DEFAULT_LATENCY_RULE as RULE,
   type LatencyEvidence,
+  type RouteEvidence,
 } from '../proxy-config/core/deploy/latency-verdict.js';
 import { toAddress, type DeployPlan, type DeployStep } from '../proxy-config/core/deploy/plan-deploy.js';
 import { LATENCY_WATCH_EXTENSION } from '../proxy-config/core/deploy/watch-end.js';
@@ -56,7 +57,7 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
-    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged once warm (at least ${RULE.minWarmupRequests} requests, then its latency levelled off; a watch whose new instance is not warm yet goes on up to ${LATENCY_WATCH_EXTENSION}x its wait, within the step's "at most")`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged once warm (at least ${RULE.minWarmupRequests} requests, then its latency levelled off; a watch whose new instance is not warm yet goes on up to ${LATENCY_WATCH_EXTENSION}x its wait, within the step's "at most"); then each route on ${RULE.sliceRequests} of its own requests in ${RULE.consecutive} slices in a row, a route of ${RULE.minRouteShare * 100} % or more of them keeping the watch going up to the step's "at most"`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
     plan.watch.mode === 'readiness-only'
       ? `watch: readiness only: the new instance must stay alive and ready; its status codes and request times are not judged`
       : `watch: judges the new instance once it answered ${plan.watch.minRequests} requests, waiting up to ${formatWait(plan.watch.maxWatchMs)} for them; else ${plan.watch.keepNotJudged ? 'kept, as a rollback is, and named: not judged' : 'rolled back and stopped: could not judge'}`,
@@ -111,7 +112,17 @@ export function formatLatency(e: LatencyEvidence): string {
     )
     .join(' ');
   const verdict = e.verdict === 'not judged' ? `not judged (${e.note})` : e.verdict;
-  return `latency: ${verdict}; ${e.samples.mine} request times of the new instance against ${e.samples.others} of the others (${e.samples.before} before), warm-up ${e.warmupCut}; slice medians new/comparison ms: ${slices || 'none complete'}; limits ${e.rule.maxRatio}x and +${e.rule.minEffectMs} ms (median and fastest tenth), p < ${e.rule.alpha}, ${e.rule.consecutive} slices of ${e.rule.sliceRequests} in a row`;
+  const routes = e.routes.map(formatRoute).join('; ');
+  return `latency: ${verdict}; ${e.samples.mine} request times of the new instance against ${e.samples.others} of the others (${e.samples.before} before), warm-up ${e.warmupCut}; slice medians new/comparison ms: ${slices || 'none complete'}${routes ? `; by route, after the warm-up: ${routes}` : ''}; limits ${e.rule.maxRatio}x and +${e.rule.minEffectMs} ms (median and fastest tenth), p < ${e.rule.alpha}, ${e.rule.consecutive} slices of ${e.rule.sliceRequests} in a row`;
+}
+
+/** A route's own slices: `POST /orders (12 %): slower, 9/9 89/10* 90/9*`, or its note when not judged. */
+function formatRoute(r: RouteEvidence): string {
+  if (r.verdict === 'not judged') return r.note!;
+  const slices = r.slices
+    .map((s) => `${s.medians.mine}/${s.judged ? s.medians.against : '-'}${s.slower && s.judged ? '*' : ''}`)
+    .join(' ');
+  return `${r.route} (${Math.round(r.share * 100)} %): ${r.verdict}, ${slices}`;
 }
 
 /** One progress line for an event (the plan event prints the whole plan). */

@@ -6,6 +6,7 @@ import { fillHook } from '../core/deploy/instance-command.js';
 import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
+import { latencyWaiting } from '../core/deploy/latency-verdict.js';
 import {
   fivexxFired,
   judgeNewInstance,
@@ -419,6 +420,8 @@ export class RoundRunner {
     // one probe lost to a busy machine (its 1 s timeout) is not a broken version.
     const threshold = context.pool.healthCheck.failureThreshold;
     let unready = 0;
+    // Where the whole instance's latency slices stop once the watch goes on for a route alone.
+    let wholeUpTo: number | undefined;
     for (;;) {
       const chunk = await context.logs.since(offset);
       text += chunk.text;
@@ -429,8 +432,9 @@ export class RoundRunner {
       // Only a judging watch reads request times: confirm-idle and readiness-only report none.
       const latency =
         judged && maxRatio !== null
-          ? latencyEvidence(this.input.before, split.mine, split.others, maxRatio)
+          ? latencyEvidence(this.input.before, split.mine, split.others, maxRatio, wholeUpTo)
           : undefined;
+      const waiting = latency && latencyWaiting(latency);
       const answered = split.mine.distribution.total;
       const progress = watchProgress(
         {
@@ -442,11 +446,13 @@ export class RoundRunner {
           answered,
           minRequests: how.minRequests,
           interrupted: this.interrupted.aborted,
-          latencyCold: split.mine.latencyMs.length > 0 && latency?.verdict === 'not judged',
+          latencyCold: split.mine.latencyMs.length > 0 && waiting?.cold === true,
+          routesShort: (waiting?.routes.length ?? 0) > 0,
         },
         this.describe(fresh),
       );
       const { done, notJudged } = progress;
+      if (progress.routesOnly) wholeUpTo ??= split.mine.latencyMs.length;
       const remaining = progress.waitEnd - Date.now();
       const fivexx = judged ? this.fivexxOf(text, fresh, split.mine, progress.minimum) : undefined;
       const gate = judged
@@ -483,6 +489,7 @@ export class RoundRunner {
           ...(latency?.verdict === 'not judged'
             ? { latencyNotJudged: latency.note ?? 'too few request times' }
             : {}),
+          ...(waiting?.routes.length ? { routesNotJudged: waiting.routes.map((r) => r.note!) } : {}),
           ...(notJudged === undefined ? {} : { notJudgedAnswered: answered }),
         });
         const unjudged =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDeployEvent, formatDeployPlan } from '../../cli/format-deploy.js';
+import { formatDeployEvent, formatDeployPlan, formatLatency } from '../../cli/format-deploy.js';
 import { DEFAULT_5XX, judge5xx } from '../../proxy-config/core/deploy/fivexx-gate.js';
 import { judgeLatencySlices } from '../../proxy-config/core/deploy/latency-verdict.js';
 import { planDeploy } from '../../proxy-config/core/deploy/plan-deploy.js';
@@ -24,7 +24,7 @@ describe('deploy progress for people', () => {
       / 4\. \[1\/1\] watch: .*5xx \+1\.0 points or above 5\.0%, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s, at most 60 s\]/,
     );
     expect(text).toContain(
-      `gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged once warm (at least 100 requests, then its latency levelled off; a watch whose new instance is not warm yet goes on up to 3x its wait, within the step's "at most")`,
+      `gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged once warm (at least 100 requests, then its latency levelled off; a watch whose new instance is not warm yet goes on up to 3x its wait, within the step's "at most"); then each route on 50 of its own requests in 2 slices in a row, a route of 5 % or more of them keeping the watch going up to the step's "at most"`,
     );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
@@ -253,6 +253,21 @@ describe('deploy progress for people', () => {
     });
     expect(line).toContain(
       '    latency: not slower; 250 request times of the new instance against 250 of the others (300 before), warm-up 150; slice medians new/comparison ms: 40/5 40/5 6/5 | 6/5 6/5; limits 2.5x and +40 ms (median and fastest tenth), p < 0.001, 2 slices of 50 in a row\n',
+    );
+  });
+
+  it('shows each route judged on its own slices after the warm-up, and a route short of them as not judged', () => {
+    // 400 requests, every fourth POST /orders: after the warm-up of 100, 75 POSTs (one slice of their own) and
+    // 225 GETs (four). Each side the same: 5 ms, lines taking turns.
+    const routes = Array.from({ length: 400 }, (_, i) => (i % 4 === 3 ? 'POST /orders' : 'GET /items'));
+    const side = (first: number) => ({
+      ms: Array<number>(400).fill(5),
+      lines: routes.map((_, i) => 2 * i + first),
+      routes,
+    });
+    const latency = judgeLatencySlices({ ms: [], routes: [] }, side(1), side(2), 2.5);
+    expect(formatLatency(latency)).toContain(
+      '; by route, after the warm-up: GET /items (75 %): not slower, 5/5 5/5 5/5 5/5; POST /orders: 75 requests, fewer than 2 warm slices of 50: not judged; limits',
     );
   });
 });

@@ -1,4 +1,11 @@
-import { judgeEffect, type EffectRule, type EffectVerdict } from './effect-size.js';
+import { judgeEffect, type EffectRule } from './effect-size.js';
+import {
+  judgeRoutes,
+  routesShort,
+  type JudgedSlice,
+  type RouteEvidence,
+  type RouteRule,
+} from './route-slices.js';
 import {
   firstWarmSlice,
   sameStretches,
@@ -6,18 +13,12 @@ import {
   type RequestSlice,
   type RoutedSample,
   type TimedSample,
-  type WarmUpRule,
 } from './warm-up.js';
 
+export type { JudgedSlice, RouteEvidence } from './route-slices.js';
+
 /** The whole latency rule: when the new instance is warm, what counts as slower, and for how long. */
-export interface LatencyRule extends WarmUpRule, Omit<EffectRule, 'maxRatio'> {
-  /** Slower in this many consecutive warm slices before a rollback (Argo Rollouts' and Flagger's failure limit). */
-  consecutive: number;
-  /** The other instances must have answered this many requests over a slice's stretch to be its comparison. */
-  minPeerRequests: number;
-  /** A route is judged on its own where a slice and its comparison each hold this many of its requests. */
-  minRouteRequests: number;
-}
+export interface LatencyRule extends RouteRule, Omit<EffectRule, 'maxRatio'> {}
 
 /**
  * Defaults from `bench:gates` and the busy-core deploy test: with one core of two kept busy, a new
@@ -33,25 +34,12 @@ export const DEFAULT_LATENCY_RULE: LatencyRule = {
   medianFloorMs: 10,
   minEffectMs: 40,
   minPeerRequests: 20,
-  minRouteRequests: 15,
+  minRouteShare: 0.05,
 };
-
-/** One slice as the gate judged it. */
-export interface JudgedSlice extends EffectVerdict {
-  /** The new instance's requests in it, 1-based and inclusive (its 101st to its 150th). */
-  requests: [number, number];
-  against: 'others' | 'before';
-  /**
-   * The route ("GET /api") whose own requests were slower, when the slice as a whole was not (a
-   * release slower on its GETs only); the numbers are then that route's.
-   */
-  route?: string;
-  /** False for a slice of its warm-up. */
-  judged: boolean;
-}
 
 /** Everything the latency verdict rests on, for the status event and the fired gate's text. */
 export interface LatencyEvidence {
+  /** Slower as a whole or on one route; not judged while the whole instance cannot be judged. */
   verdict: 'slower' | 'not slower' | 'not judged';
   /** Why it could not judge, when it could not. */
   note?: string;
@@ -59,20 +47,35 @@ export interface LatencyEvidence {
   samples: { mine: number; others: number; before: number };
   /** The new instance's first requests left out as its warm-up (all of them while it never levelled off). */
   warmupCut: number;
+  /** Slices of all its requests (of its first `wholeUpTo`, when set). */
   slices: JudgedSlice[];
-  /** The slices that fired the gate (1-based), when it fired. */
+  /**
+   * Where the slices of all its requests stopped: the watch went on past its own end only for a route
+   * short of its slices, and judges that route alone from there (see judgeLatencySlices).
+   */
+  wholeUpTo?: number;
+  /** The slices that fired the gate (1-based), when the whole instance's did. */
   fired?: number[];
+  /** Each route after the warm-up, judged on slices of its own requests (none where the log names fewer than two). */
+  routes: RouteEvidence[];
+  /** The route whose slices fired the gate, when the whole instance's did not. */
+  firedRoute?: string;
   rule: LatencyRule & { maxRatio: number };
 }
 
 /**
  * Judges the new instance's request times (`mine`) slice by slice against the other instances' over
  * each slice's stretch of log, or the log before the deploy where they answered too few there. It is
- * slower when `consecutive` warm slices in a row are slower by the effect rule (judgeEffect), as a
- * whole or on one route's requests where the log tells routes apart (slowerRoute); the warm-up ends
- * where its latency relative to the comparison levels off (firstWarmSlice), so a cold process on a
- * busy core is judged once it is warm, and a release slow from its first request at once. `before`
- * is the log before the deploy, with its routes where it has them.
+ * slower when `consecutive` warm slices in a row are slower by the effect rule (judgeEffect); the
+ * warm-up ends where its latency relative to the comparison levels off (firstWarmSlice), so a cold
+ * process on a busy core is judged once it is warm, and a release slow from its first request at
+ * once. Where the log tells routes apart, each route is then judged on slices of its own requests
+ * after that warm-up (judgeRoutes): a release slower on one route hides behind the others in the
+ * slices as a whole. `before` is the log before the deploy, with its routes where it has them.
+ * `wholeUpTo` stops the slices of all requests there: a watch that goes on only for a route short of
+ * its slices (to deploy.maxWatch) would otherwise give the whole-instance rule ten times as many
+ * looks at a process on a busy core (the busy-core deploy test: 2 slower slices in a row among its
+ * slices 9 and 10 of an unchanged release, the watch having gone on for POST /orders).
  */
 export function judgeLatencySlices(
   before: readonly number[] | RoutedSample,
@@ -80,126 +83,111 @@ export function judgeLatencySlices(
   others: TimedSample,
   maxRatio: number,
   rule: LatencyRule = DEFAULT_LATENCY_RULE,
+  wholeUpTo = mine.ms.length,
 ): LatencyEvidence {
   const effect = { ...rule, maxRatio };
   const baseline: RoutedSample = isSample(before) ? before : { ms: before };
-  const cuts = sliceRequests(mine.ms.length, rule);
-  const stretches = sameStretches(mine, cuts, others);
-  const judgedSlices = cuts.map((slice, k) => {
+  const whole = { ms: mine.ms.slice(0, wholeUpTo), lines: mine.lines.slice(0, wholeUpTo) };
+  const cuts = sliceRequests(whole.ms.length, rule);
+  const stretches = sameStretches(whole, cuts, others);
+  const verdicts = cuts.map((slice, k) => {
     const stretch = stretches[k]!;
     const against = stretch.to - stretch.from >= rule.minPeerRequests ? 'others' : 'before';
-    const own = cut(mine, slice);
-    const side = against === 'others' ? cut(others, stretch) : baseline;
-    const whole = judgeEffect(own.ms, side.ms, effect);
-    const byRoute = whole.slower ? undefined : slowerRoute(own, side, effect, rule.minRouteRequests);
+    const side = against === 'others' ? cut(others, stretch) : baseline.ms;
     return {
-      // The warm-up reads the whole slice's ratio: a route's would make it level off on one route's noise.
-      wholeRatio: whole.ratio,
-      verdict: {
-        requests: [slice.from + 1, slice.to] as [number, number],
-        against,
-        ...(byRoute ?? whole),
-      } as const,
-    };
+      requests: [slice.from + 1, slice.to] as [number, number],
+      against,
+      ...judgeEffect(cut(whole, slice), side, effect),
+    } as const;
   });
-  const verdicts = judgedSlices.map((j) => j.verdict);
   const warmAt = firstWarmSlice(
-    judgedSlices.map((j) => j.wholeRatio),
+    verdicts.map((v) => v.ratio),
     rule,
   );
   const slices = verdicts.map((v, i) => ({ ...v, judged: warmAt !== undefined && i >= warmAt }));
+  const warmupCut = warmAt === undefined ? whole.ms.length : warmAt * rule.sliceRequests;
   const base = {
     samples: { mine: mine.ms.length, others: others.ms.length, before: baseline.ms.length },
-    warmupCut: warmAt === undefined ? mine.ms.length : warmAt * rule.sliceRequests,
+    warmupCut,
     slices,
+    ...(wholeUpTo < mine.ms.length ? { wholeUpTo } : {}),
+    routes: [] as RouteEvidence[],
     rule: effect,
   };
   if (baseline.ms.length < rule.minPeerRequests && others.ms.length < rule.minPeerRequests)
     return { ...base, verdict: 'not judged', note: 'no request times to compare with' };
   const needed = rule.minWarmupRequests + rule.consecutive * rule.sliceRequests;
-  const tooFew = `${mine.ms.length} request times, ${needed} needed`;
+  const tooFew = `${whole.ms.length} request times, ${needed} needed`;
   if (warmAt === undefined)
     return {
       ...base,
       verdict: 'not judged',
       note:
-        mine.ms.length < needed ? tooFew : 'its latency was still falling slice after slice (not warm yet)',
+        whole.ms.length < needed ? tooFew : 'its latency was still falling slice after slice (not warm yet)',
     };
+  const routes = judgeRoutes(mine, others, baseline, warmupCut, effect, rule);
+  const routed = { ...base, routes };
   let run = 0;
   for (let i = warmAt; i < slices.length; i++) {
     run = slices[i]!.slower ? run + 1 : 0;
     if (run === rule.consecutive)
       return {
-        ...base,
+        ...routed,
         verdict: 'slower',
         fired: Array.from({ length: run }, (_, k) => i - run + k + 2),
       };
   }
+  const slowRoute = routes.find((r) => r.verdict === 'slower');
+  if (slowRoute) return { ...routed, verdict: 'slower', firedRoute: slowRoute.route };
   const judged = slices.length - warmAt;
-  if (judged >= rule.consecutive) return { ...base, verdict: 'not slower' };
-  const note = mine.ms.length < needed ? tooFew : `${judged} warm slice(s), ${rule.consecutive} needed`;
-  return { ...base, verdict: 'not judged', note };
+  if (judged >= rule.consecutive) return { ...routed, verdict: 'not slower' };
+  const note = whole.ms.length < needed ? tooFew : `${judged} warm slice(s), ${rule.consecutive} needed`;
+  return { ...routed, verdict: 'not judged', note };
 }
 
 const isSample = (b: readonly number[] | RoutedSample): b is RoutedSample => !Array.isArray(b);
 
-/** A slice (or stretch) of a sample: its request times and their routes. */
-function cut(sample: RoutedSample, slice: RequestSlice): RoutedSample {
+const cut = (sample: RoutedSample, slice: RequestSlice) => sample.ms.slice(slice.from, slice.to);
+
+/**
+ * What keeps a watch going for the latency gate: the new instance not judged yet (cold, or too few
+ * requests), or a route with a meaningful share of its requests short of its slices (routesShort).
+ */
+export function latencyWaiting(evidence: LatencyEvidence): { cold: boolean; routes: RouteEvidence[] } {
   return {
-    ms: sample.ms.slice(slice.from, slice.to),
-    ...(sample.routes ? { routes: sample.routes.slice(slice.from, slice.to) } : {}),
+    cold: evidence.verdict === 'not judged',
+    routes: evidence.verdict === 'not slower' ? routesShort(evidence.routes, evidence.rule) : [],
   };
 }
 
-/**
- * The first route slower by the effect rule on its own requests against the comparison's requests to
- * the same route, where both hold `min` of them. A release slower on its GETs only hides behind its
- * unchanged POSTs in the slice as a whole: they are its fastest tenth. A process starved of CPU
- * still answers some requests of every route fast, so its routes' fastest tenths stay put.
- */
-function slowerRoute(
-  own: RoutedSample,
-  side: RoutedSample,
-  effect: EffectRule,
-  min: number,
-): (EffectVerdict & { route: string }) | undefined {
-  if (!own.routes || !side.routes) return undefined;
-  const mine = byRoute(own);
-  if (mine.size < 2) return undefined;
-  const theirs = byRoute(side);
-  for (const [route, ms] of mine) {
-    const against = theirs.get(route);
-    if (route === '' || ms.length < min || !against || against.length < min) continue;
-    const verdict = judgeEffect(ms, against, effect);
-    if (verdict.slower) return { ...verdict, route };
-  }
-  return undefined;
-}
-
-function byRoute(sample: RoutedSample): Map<string, number[]> {
-  const routes = new Map<string, number[]>();
-  sample.ms.forEach((ms, i) => {
-    const route = sample.routes![i]!;
-    const list = routes.get(route);
-    if (list) list.push(ms);
-    else routes.set(route, [ms]);
-  });
-  return routes;
+/** The slices that fired the gate: the whole instance's, or its fired route's (none unless slower). */
+export function firedSlices(evidence: LatencyEvidence): JudgedSlice[] {
+  const route = evidence.routes.find((r) => r.route === evidence.firedRoute);
+  const { slices, fired } = route ?? evidence;
+  return (fired ?? []).map((n) => slices[n - 1]!);
 }
 
 /** One line for people: the slices that fired, their medians, ratio, effect and p, against the limits. */
 export function describeSlower(evidence: LatencyEvidence): string {
-  const { rule } = evidence;
-  const fired = (evidence.fired ?? []).map((n) => evidence.slices[n - 1]!);
+  const { rule, firedRoute } = evidence;
+  const fired = firedSlices(evidence);
   const first = fired[0]!;
   const last = fired.at(-1)!;
   const each = fired
     .map(
       (s) =>
-        `${s.route === undefined ? '' : `${s.route}: `}${s.medians.against} → ${s.medians.mine} ms (${s.ratio.toFixed(2)}x, +${s.effectMs} ms, fastest tenth +${s.fastShiftMs} ms, p = ${s.p.toExponential(1)})`,
+        `${s.medians.against} → ${s.medians.mine} ms (${s.ratio.toFixed(2)}x, +${s.effectMs} ms, fastest tenth +${s.fastShiftMs} ms, p = ${s.p.toExponential(1)})`,
     )
     .join('; ');
-  const against =
-    last.against === 'others' ? 'the other instances over the same stretch' : 'the log before the deploy';
-  return `median request time rose in ${fired.length} consecutive slices of ${rule.sliceRequests} requests (its requests ${first.requests[0]}–${last.requests[1]}, after a warm-up of ${evidence.warmupCut}), against ${against}: ${each}; limits ${rule.maxRatio}x and +${rule.minEffectMs} ms for the median and the fastest tenth (medians under ${rule.medianFloorMs} ms count as ${rule.medianFloorMs}), Mann-Whitney U p < ${rule.alpha}`;
+  const limits = `limits ${rule.maxRatio}x and +${rule.minEffectMs} ms for the median and the fastest tenth (medians under ${rule.medianFloorMs} ms count as ${rule.medianFloorMs}), Mann-Whitney U p < ${rule.alpha}`;
+  const before = 'the log before the deploy';
+  if (firedRoute !== undefined) {
+    const against =
+      last.against === 'others'
+        ? `the other instances' ${firedRoute} requests over the same stretch`
+        : `${before}'s ${firedRoute} requests`;
+    return `median request time of ${firedRoute} rose in ${fired.length} consecutive slices of ${rule.sliceRequests} of its requests (its ${firedRoute} requests ${first.requests[0]}–${last.requests[1]} after the instance's warm-up of ${evidence.warmupCut}), against ${against}: ${each}; ${limits}`;
+  }
+  const against = last.against === 'others' ? 'the other instances over the same stretch' : before;
+  return `median request time rose in ${fired.length} consecutive slices of ${rule.sliceRequests} requests (its requests ${first.requests[0]}–${last.requests[1]}, after a warm-up of ${evidence.warmupCut}), against ${against}: ${each}; ${limits}`;
 }

@@ -17,6 +17,11 @@ export interface WatchPoll {
   interrupted: boolean;
   /** The latency gate has request times of the new instance but cannot judge them yet (not warm, too few for its slices). */
   latencyCold: boolean;
+  /**
+   * A route with a meaningful share of the new instance's warm requests has too few of them yet for
+   * the latency gate's slices of that route (routesShort in core/deploy/route-slices.ts).
+   */
+  routesShort: boolean;
 }
 
 /** A watch whose new instance serves but is not warm yet goes on, up to this many times its wait, for the latency gate. */
@@ -37,6 +42,11 @@ export interface WatchProgress {
   waitEnd: number;
   /** Requests of the new instance a gate needs to fire at this poll: any number once the watch ends. */
   minimum: number;
+  /**
+   * Past the end it would have had without a route short of its slices: from here the watch goes on
+   * for that route alone (the whole instance's slices stop where they were: LatencyEvidence.wholeUpTo).
+   */
+  routesOnly: boolean;
   /** Set when it ends with fewer than minRequests (past the bound, not interrupted): the reason. */
   notJudged?: string;
 }
@@ -46,20 +56,26 @@ export interface WatchProgress {
  * its wait with fewer, it goes on up to the bound, and ends there "could not judge". The latency gate
  * judges a warm process: past its wait while the new instance is still cold, a gated watch goes on up
  * to LATENCY_WATCH_EXTENSION times its wait, never past the bound (deploy.maxWatch, the plan's "at
- * most"). An interrupt ends it at once, judged on what it saw (the deploy stops anyway).
+ * most"). A warm instance with a route short of its own slices (a route of 10 % of the requests
+ * fills two slices of 50 in 1 000 of them) goes on up to the bound: too little traffic to judge a
+ * route the users use is what the bound is for, as for too few requests at all. An interrupt ends it at once, judged on what it saw (the deploy stops anyway).
  */
 export function watchProgress(poll: WatchPoll, describe: string): WatchProgress {
   const enough = !poll.judged || poll.answered >= poll.minRequests;
   const boundEnd = Math.max(poll.bound, poll.deadline);
-  const cold = poll.judged && poll.latencyCold && poll.now >= poll.deadline;
+  const past = poll.judged && poll.now >= poll.deadline;
   const extended = poll.began + (poll.deadline - poll.began) * LATENCY_WATCH_EXTENSION;
-  const waitEnd = cold ? Math.max(poll.deadline, Math.min(extended, boundEnd)) : poll.deadline;
+  const ownEnd =
+    past && poll.latencyCold ? Math.max(poll.deadline, Math.min(extended, boundEnd)) : poll.deadline;
+  const routesOnly = past && poll.routesShort && !poll.latencyCold;
+  const waitEnd = routesOnly ? boundEnd : ownEnd;
   const pastWait = poll.now >= waitEnd;
   const pastBound = poll.now >= boundEnd;
   const done = (pastWait && (enough || pastBound)) || poll.interrupted;
   return {
     done,
     waitEnd,
+    routesOnly,
     minimum: done ? 1 : EARLY_DECISION_REQUESTS,
     ...(done && !enough && !poll.interrupted
       ? {
@@ -111,6 +127,8 @@ export interface UnseenInput {
   gateFired: boolean;
   /** Why the latency gate could not judge the new instance, when it could not (its evidence's note). */
   latencyNotJudged?: string;
+  /** The routes with a meaningful share that the latency gate could not judge on their own (their notes). */
+  routesNotJudged?: readonly string[];
   /** Requests of the new instance, when the watch ended without enough of them. */
   notJudgedAnswered?: number;
 }
@@ -131,6 +149,9 @@ export function watchUnseen(input: UnseenInput): string[] {
     input.latencyNotJudged === undefined
       ? []
       : [`latency not judged: ${input.latencyNotJudged}`]),
+    ...(input.readinessOnly || notJudged || input.gateFired
+      ? []
+      : (input.routesNotJudged ?? []).map((note) => `latency of ${note}`)),
     ...(notJudged && !input.gateFired
       ? [`status codes and latency not judged: ${input.notJudgedAnswered} request(s) of the new instance`]
       : []),

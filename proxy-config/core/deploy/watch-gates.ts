@@ -1,5 +1,5 @@
 import { describe5xx, judge5xx, type FivexxEvidence } from './fivexx-gate.js';
-import { describeSlower, judgeLatencySlices, type LatencyEvidence } from './latency-verdict.js';
+import { describeSlower, firedSlices, judgeLatencySlices, type LatencyEvidence } from './latency-verdict.js';
 import type { LogWindow } from './log-window.js';
 
 /** The limits a watch holds the new version to; null turns a gate into a report only. */
@@ -125,7 +125,7 @@ const timed = (w: LogWindow | undefined) => ({
 /** The fired latency gate of a verdict that found the new instance slower, against what its fired slices were compared with. */
 function latencyGate(evidence: LatencyEvidence): FiredGate | undefined {
   if (evidence.verdict !== 'slower') return undefined;
-  const fired = evidence.fired!.map((n) => evidence.slices[n - 1]!);
+  const fired = firedSlices(evidence);
   const last = fired.at(-1)!;
   return {
     gate: 'latency',
@@ -145,8 +145,18 @@ export function latencyEvidence(
   mine: LogWindow,
   others: LogWindow,
   maxRatio: number,
+  /** Where the slices of all its requests stop (judgeLatencySlices): set once the watch goes on for a route only. */
+  wholeUpTo?: number,
 ): LatencyEvidence {
-  return judgeLatencySlices(timed(before), timed(mine), timed(others), maxRatio);
+  const own = timed(mine);
+  return judgeLatencySlices(
+    timed(before),
+    own,
+    timed(others),
+    maxRatio,
+    undefined,
+    wholeUpTo ?? own.ms.length,
+  );
 }
 
 /**

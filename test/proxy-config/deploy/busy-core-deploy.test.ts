@@ -64,7 +64,8 @@ describe('the latency gate on a busy host: blue/green under supervisord, one cor
       const run = await deployUnderLoad('app');
       const latency = latencyOf(run);
       const evidence = JSON.stringify(latency.map((l) => ({ ...l, rule: undefined })));
-      expect(run.exitCode, `${evidence}\n${run.stderr}`).toBe(0);
+      const abort = run.events.find((e) => e.type === 'abort');
+      expect(run.exitCode, `${String(abort?.reason)}\n${evidence}\n${run.stderr}`).toBe(0);
       expect(latency, evidence).toHaveLength(HOSTS.length);
       // Judged, not waved through: every new instance levelled off and had warm slices compared.
       for (const l of latency) expect(l.verdict, evidence).toBe('not slower');

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_LATENCY_RULE,
   describeSlower,
+  firedSlices,
   judgeLatencySlices,
+  latencyWaiting,
 } from '../../../proxy-config/core/deploy/latency-verdict.js';
 import { seededRandom, testSeed } from '../../support/seeded-random.js';
 
@@ -164,9 +166,11 @@ describe('judgeLatencySlices', () => {
     expect(whole.verdict, `seed ${random.seed}`).toBe('not slower');
     const evidence = judgeLatencySlices(before, mine, others, 2.5);
     expect(evidence.verdict, `seed ${random.seed}`).toBe('slower');
-    const fired = evidence.slices[evidence.fired![0]! - 1]!;
-    expect(fired).toMatchObject({ route: 'GET /items', against: 'others' });
-    expect(describeSlower(evidence)).toContain('GET /items: ');
+    expect(evidence.firedRoute).toBe('GET /items');
+    expect(firedSlices(evidence).every((s) => s.against === 'others' && s.slower)).toBe(true);
+    expect(describeSlower(evidence)).toContain(
+      "median request time of GET /items rose in 2 consecutive slices of 50 of its requests (its GET /items requests 1–100 after the instance's warm-up of 100), against the other instances' GET /items requests over the same stretch: ",
+    );
   });
 
   it('judged per route, still judges a cold process on a busy core once warm', () => {
@@ -190,5 +194,138 @@ describe('judgeLatencySlices', () => {
       if (judgeLatencySlices(before, mine, others, 2.5).verdict === 'slower') fired++;
     }
     expect(fired, `seed ${random.seed}`).toBe(0);
+  });
+
+  /**
+   * A watch of `count` requests of the new instance and as many of its peers, alternating in the log,
+   * each request going to a route drawn by `shares` (the same mix on both sides); `ms(route, mine)`
+   * gives a request's time.
+   */
+  function mixedWatch(
+    count: number,
+    shares: Record<string, number>,
+    ms: (route: string, mine: boolean) => number,
+    random: Random,
+  ) {
+    const names = Object.keys(shares);
+    const draw = () => {
+      let at = random.int(0, 999) / 1000;
+      for (const name of names) if ((at -= shares[name]!) < 0) return name;
+      return names.at(-1)!;
+    };
+    const side = (mine: boolean) => {
+      const routes = Array.from({ length: count }, draw);
+      return {
+        ms: routes.map((r) => ms(r, mine)),
+        lines: routes.map((_, i) => 2 * i + (mine ? 1 : 2)),
+        routes,
+      };
+    };
+    return { mine: side(true), others: side(false) };
+  }
+
+  const jittered = (random: Random) => (ms: number) => Math.round(ms * (0.7 + random.int(0, 60) / 100));
+  const SHOP = { 'GET /items': 0.6, 'GET /users': 0.3, 'POST /orders': 0.1 };
+  const SHOP_MS: Record<string, number> = { 'GET /items': 10, 'GET /users': 15, 'POST /orders': 40 };
+
+  it('rolls back a release 3x slower on POST /orders alone, 10 % of its requests, once that route has two slices of its own', () => {
+    const random = seededRandom(testSeed());
+    const jitter = jittered(random);
+    const slowPost = (r: string, mine: boolean) =>
+      jitter(mine && r === 'POST /orders' ? 3 * SHOP_MS[r]! : SHOP_MS[r]!);
+    const { mine, others } = mixedWatch(1_500, SHOP, slowPost, random);
+    const evidence = judgeLatencySlices({ ms: [], routes: [] }, mine, others, 2.5);
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('slower');
+    expect(evidence.fired).toBeUndefined();
+    expect(evidence.firedRoute).toBe('POST /orders');
+    const post = evidence.routes.find((r) => r.route === 'POST /orders')!;
+    expect(post.share).toBeGreaterThan(0.07);
+    expect(post.share).toBeLessThan(0.13);
+    expect(post.fired).toEqual([1, 2]);
+    // The slices of all its requests, where a POST is 5 of 50, never saw it.
+    expect(evidence.slices.some((s) => s.judged && s.slower)).toBe(false);
+    // Before that route had 100 warm requests: not judged, and the watch should go on for it.
+    const early = mixedWatch(600, SHOP, slowPost, random);
+    const short = judgeLatencySlices({ ms: [], routes: [] }, early.mine, early.others, 2.5);
+    const shortPost = short.routes.find((r) => r.route === 'POST /orders')!;
+    expect(short.verdict, `seed ${random.seed}`).toBe('not slower');
+    expect(shortPost).toMatchObject({ verdict: 'not judged' });
+    expect(latencyWaiting(short).routes.map((r) => r.route)).toEqual(['POST /orders']);
+  });
+
+  it('lets an unchanged release with noisy routes through over many seeded watches, each route judged on its own slices', () => {
+    const random = seededRandom(testSeed());
+    const jitter = jittered(random);
+    // GET /users is noisy: a tenth of its requests wait 10 times as long (a cache miss), on both sides.
+    const noisy = (r: string) =>
+      jitter(SHOP_MS[r]! * (r === 'GET /users' && random.int(0, 9) === 0 ? 10 : 1));
+    let fired = 0;
+    let routesJudged = 0;
+    for (let run = 0; run < 60; run++) {
+      const { mine, others } = mixedWatch(1_500, SHOP, noisy, random);
+      const evidence = judgeLatencySlices({ ms: [], routes: [] }, mine, others, 2.5);
+      if (evidence.verdict === 'slower') fired++;
+      routesJudged += evidence.routes.filter((r) => r.verdict === 'not slower').length;
+    }
+    expect(fired, `seed ${random.seed}`).toBe(0);
+    // Not a rule that never looked: every route was judged in (nearly) every watch.
+    expect(routesJudged, `seed ${random.seed}`).toBeGreaterThan(170);
+  });
+
+  it('reports a route short of its slices as not judged, and keeps the watch going only for a route with a meaningful share', () => {
+    const random = seededRandom(testSeed());
+    const jitter = jittered(random);
+    const shares = { 'GET /items': 0.88, 'POST /orders': 0.1, 'GET /admin': 0.02 };
+    const times: Record<string, number> = { 'GET /items': 10, 'POST /orders': 40, 'GET /admin': 30 };
+    const { mine, others } = mixedWatch(700, shares, (r) => jitter(times[r]!), random);
+    const evidence = judgeLatencySlices({ ms: [], routes: [] }, mine, others, 2.5);
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('not slower');
+    const post = evidence.routes.find((r) => r.route === 'POST /orders')!;
+    expect(post.verdict).toBe('not judged');
+    expect(post.requests).toBeLessThan(100);
+    expect(post.note).toBe(
+      `POST /orders: ${post.requests} requests, fewer than 2 warm slices of 50: not judged`,
+    );
+    expect(evidence.routes.find((r) => r.route === 'GET /admin')).toMatchObject({ verdict: 'not judged' });
+    expect(evidence.routes.find((r) => r.route === 'GET /items')).toMatchObject({ verdict: 'not slower' });
+    // GET /admin, 2 % of the requests, is said not judged but does not hold the watch to maxWatch.
+    expect(latencyWaiting(evidence)).toEqual({ cold: false, routes: [post] });
+  });
+
+  it('stops the slices of all requests where the watch went on for a route alone, and judges the routes on', () => {
+    const random = seededRandom(testSeed());
+    const jitter = jittered(random);
+    // An unchanged release whose process slows down late (a busy core): 4x over its requests 401 to 600.
+    const late = (r: string, mine: boolean, i: number) =>
+      jitter(SHOP_MS[r]! * (mine && i >= 400 && i < 600 ? 8 : 1));
+    const { mine, others } = mixedWatch(1_500, SHOP, () => 0, random);
+    mine.ms = mine.routes.map((r, i) => late(r, true, i));
+    others.ms = others.routes.map((r) => jitter(SHOP_MS[r]!));
+    expect(judgeLatencySlices({ ms: [] }, mine, others, 2.5).fired, `seed ${random.seed}`).toBeDefined();
+    const stopped = judgeLatencySlices({ ms: [] }, mine, others, 2.5, DEFAULT_LATENCY_RULE, 300);
+    expect(stopped).toMatchObject({ wholeUpTo: 300, samples: { mine: 1_500 } });
+    expect(stopped.slices).toHaveLength(6);
+    expect(stopped.routes.find((r) => r.route === 'POST /orders')!.requests).toBeGreaterThan(100);
+  });
+
+  it('leaves a process slower on every route (a busy core) to the whole-instance rule: no route fires alone', () => {
+    const random = seededRandom(testSeed());
+    const jitter = jittered(random);
+    // Every route of the new instance 100 ms slower over its requests 200 to 1 000, then as fast as its peers.
+    const starved = (r: string, i: number) => jitter(SHOP_MS[r]!) + (i >= 200 && i < 1_000 ? 100 : 0);
+    const { mine, others } = mixedWatch(1_500, SHOP, () => 0, random);
+    mine.ms = mine.routes.map((r, i) => starved(r, i));
+    others.ms = others.routes.map((r) => jitter(SHOP_MS[r]!));
+    // The watch went on for a route alone from its 300th request: the whole-instance slices stop there.
+    const evidence = judgeLatencySlices({ ms: [] }, mine, others, 2.5, DEFAULT_LATENCY_RULE, 300);
+    const items = evidence.routes.find((r) => r.route === 'GET /items')!;
+    expect(
+      items.slices.some((s) => s.ratio > 2.5 && s.restRiseMs! > 40),
+      `seed ${random.seed}`,
+    ).toBe(true);
+    expect(
+      evidence.routes.every((r) => r.verdict !== 'slower'),
+      `seed ${random.seed}`,
+    ).toBe(true);
   });
 });

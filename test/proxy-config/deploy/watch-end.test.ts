@@ -19,6 +19,7 @@ const poll = (over: Partial<WatchPoll>): WatchPoll => ({
   minRequests: 20,
   interrupted: false,
   latencyCold: false,
+  routesShort: false,
   ...over,
 });
 
@@ -29,17 +30,25 @@ describe('when a deploy watch ends', () => {
     expect(progress({ now: 4_000, answered: 50 })).toEqual({
       done: false,
       waitEnd: 5_000,
+      routesOnly: false,
       minimum: EARLY_DECISION_REQUESTS,
     });
-    expect(progress({ now: 5_000, answered: 20 })).toEqual({ done: true, waitEnd: 5_000, minimum: 1 });
+    expect(progress({ now: 5_000, answered: 20 })).toEqual({
+      done: true,
+      waitEnd: 5_000,
+      routesOnly: false,
+      minimum: 1,
+    });
     expect(progress({ now: 30_000, answered: 3 })).toEqual({
       done: false,
       waitEnd: 5_000,
+      routesOnly: false,
       minimum: EARLY_DECISION_REQUESTS,
     });
     expect(progress({ now: 60_000, answered: 3 })).toEqual({
       done: true,
       waitEnd: 5_000,
+      routesOnly: false,
       minimum: 1,
       notJudged:
         'could not judge the new instance 127.0.0.1:3002: 3 request(s) in 60 s, at least 20 needed (deploy.minRequests; waited up to deploy.maxWatch, 60 s)',
@@ -87,16 +96,49 @@ describe('when a deploy watch ends', () => {
     });
   });
 
+  it('past its wait with a warm instance whose route of a meaningful share lacks its slices, goes on up to the bound', () => {
+    // From its own end on, it goes on for the route alone (the whole instance's slices stop there).
+    expect(progress({ now: 5_000, answered: 400, routesShort: true })).toMatchObject({
+      done: false,
+      waitEnd: 60_000,
+      routesOnly: true,
+    });
+    // A cold instance first gets its own extension.
+    expect(progress({ now: 5_000, answered: 400, routesShort: true, latencyCold: true })).toMatchObject({
+      waitEnd: 15_000,
+      routesOnly: false,
+    });
+    // The route got its slices at 24 s: it ends there.
+    expect(progress({ now: 24_000, answered: 1_500 })).toMatchObject({ done: true, waitEnd: 5_000 });
+    // Still short at the bound: it ends, with enough requests nothing "could not judge" (the route is named in `unseen`).
+    expect(progress({ now: 60_000, answered: 4_000, routesShort: true })).toEqual({
+      done: true,
+      waitEnd: 60_000,
+      routesOnly: true,
+      minimum: 1,
+    });
+    // Not before its wait, never on a watch that judges nothing, and never past a bound below the watch.
+    expect(progress({ now: 4_000, answered: 400, routesShort: true }).waitEnd).toBe(5_000);
+    expect(progress({ now: 5_000, judged: false, routesShort: true }).done).toBe(true);
+    expect(progress({ now: 5_000, answered: 400, bound: 1_000, routesShort: true }).done).toBe(true);
+  });
+
   it('interrupted, ends at once and calls nothing "not judged": the deploy stops anyway', () => {
     expect(progress({ now: 1_000, answered: 2, interrupted: true })).toEqual({
       done: true,
       waitEnd: 5_000,
+      routesOnly: false,
       minimum: 1,
     });
   });
 
   it('a readiness-only watch (or a confirm read) needs no requests', () => {
-    expect(progress({ now: 5_000, judged: false })).toEqual({ done: true, waitEnd: 5_000, minimum: 1 });
+    expect(progress({ now: 5_000, judged: false })).toEqual({
+      done: true,
+      waitEnd: 5_000,
+      routesOnly: false,
+      minimum: 1,
+    });
   });
 });
 
@@ -147,6 +189,9 @@ describe('how a watched round ends', () => {
       `latency not judged: ${cold}`,
     ]);
     expect(watchUnseen({ ...base, latencyNotJudged: cold, latencyGate: false })).toEqual(['not read']);
+    const post = 'POST /orders: 75 requests, fewer than 2 warm slices of 50: not judged';
+    expect(watchUnseen({ ...base, routesNotJudged: [post] })).toEqual(['not read', `latency of ${post}`]);
+    expect(watchUnseen({ ...base, routesNotJudged: [post], gateFired: true })).toEqual(['not read']);
     expect(watchUnseen({ ...base, gateFired: true, notJudgedAnswered: 3 })).toEqual(['not read']);
     expect(watchUnseen({ ...base, separated: false })).toContain(
       "the log names no instance: the new process's requests are not told from the old one's (the whole window is read as its own)",
