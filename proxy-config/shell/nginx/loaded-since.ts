@@ -104,6 +104,9 @@ function includePatterns(directives: readonly NginxDirective[]): string[] {
 
 /** The boot instant in ms since the epoch, to a tick (/proc/stat's btime is whole seconds: too coarse). */
 async function readBootInstant(): Promise<number> {
+  // The clock read before /proc/uptime, not after: on a busy host the read can wait long, and a
+  // boot instant late by that wait would date the workers late and miss an edit made meanwhile.
+  const before = Date.now();
   const uptime = Number((await readFile('/proc/uptime', 'utf8')).split(' ')[0]);
-  return Date.now() - uptime * 1000;
+  return before - uptime * 1000;
 }
