@@ -25,6 +25,7 @@ import { readFleetPlanView } from './fleet-status.js';
 import { judgeRefusal, type RefusalVerdict } from '../core/deploy/refusal.js';
 import { localRefusal, NOTHING_REFUSED, type NginxRefusal } from './refuse-at-proxies.js';
 import { adoptedDeploySpec } from './adopted-nginx.js';
+import { withLargestParams } from '../core/deploy/block-server-params.js';
 
 /** Everything a deploy works from, read before any step runs. */
 export interface DeployContext {
@@ -105,7 +106,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
   const spec = !adopted
     ? written
     : where.proxies
-      ? fleetAdoptedSpec(written, fleet)
+      ? fleetAdoptedSpec(written, upstream, fleet)
       : await adoptedDeploySpec(written, upstream);
   const rawSpec = parseSpecText(await readFile(where.specPath, 'utf8'), where.specPath) as Record<
     string,
@@ -247,15 +248,23 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
 /**
  * Across nginx hosts behind a hand-written config, the spec as the first host's tree names it:
  * its pid file and the log its nginx writes for the upstream (each host reads its own log, and its
- * own pid file, in its session). The watch reads every host's log with that first host's format.
+ * own pid file, in its session), and each server's max_fails/fail_timeout the largest the hosts'
+ * blocks write. The watch reads every host's log with that first host's format.
  */
-function fleetAdoptedSpec(spec: ProxySpec, fleet: Fleet | undefined): ProxySpec {
+function fleetAdoptedSpec(spec: ProxySpec, upstream: string, fleet: Fleet | undefined): ProxySpec {
   const first = fleet?.adopted?.[0];
   const pidFile = first?.pidFile ?? spec.nginx?.pidFile ?? spec.paths.pidFile;
+  if (!first) return { ...spec, paths: { ...spec.paths, pidFile } };
+  const pool = spec.upstreams[upstream]!;
+  const servers = withLargestParams(
+    pool.servers,
+    fleet!.adopted!.map((host) => host.servers),
+  );
   return {
     ...spec,
     paths: { ...spec.paths, pidFile },
-    ...(first ? { accessLog: { ...spec.accessLog, path: first.accessLog } } : {}),
+    accessLog: { ...spec.accessLog, path: first.accessLog },
+    upstreams: { ...spec.upstreams, [upstream]: { ...pool, servers } },
   };
 }
 

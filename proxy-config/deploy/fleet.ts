@@ -108,6 +108,12 @@ export async function openFleet(spec: ProxySpec, upstream: string): Promise<Flee
                 adopted: {
                   conf: spec.nginx.conf,
                   upstream,
+                  servers: (spec.upstreams[upstream]?.servers ?? []).map((s) => ({
+                    host: s.host,
+                    port: s.port,
+                    maxFails: s.maxFails,
+                    failTimeout: s.failTimeout,
+                  })),
                   ...(spec.nginx.pidFile === undefined ? {} : { pidFile: spec.nginx.pidFile }),
                 },
               }

@@ -19,6 +19,7 @@ import { readCurrentMain, readLivePicture } from './live-nginx-check.js';
 import { readAdoptedNginx, readAdoptionStanding } from './adopted-nginx.js';
 import { readLiveAccessLog } from './live-access-log.js';
 import { driftError } from '../core/adopt/managed-lines.js';
+import { withBlockParams } from '../core/deploy/block-server-params.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from '../shell/stack-state.js';
 
 /**
@@ -122,18 +123,20 @@ async function readAdoptedView(
   asked: NonNullable<Extract<StepRequest, { step: 'hold' }>['adopted']> & { accessLog: string },
 ): Promise<NonNullable<Extract<StepReply, { step: 'held' }>['adopted']>> {
   const { conf, upstream } = asked;
-  const { pidFile, accessLog } = await readAdoptedNginx(
+  const { pidFile, accessLog, running } = await readAdoptedNginx(
     { conf, ...(asked.pidFile === undefined ? {} : { pidFile: asked.pidFile }) },
     upstream,
   );
+  const servers = running ? withBlockParams(asked.servers, running.config, upstream) : asked.servers;
   // The spec's log then: the watch's own check names what is missing.
   if (accessLog === undefined)
     return {
       pidFile,
       accessLog: asked.accessLog,
       logs: { notRead: `no access log of upstream ${upstream} found in ${conf} as nginx runs it` },
+      servers,
     };
-  return { pidFile, accessLog, logs: await readLiveAccessLog(pidFile, accessLog, upstream) };
+  return { pidFile, accessLog, logs: await readLiveAccessLog(pidFile, accessLog, upstream), servers };
 }
 
 /** Releases the lock before the error goes on (the session ends with it). */

@@ -2,6 +2,7 @@ import type { VersionFiles, VersionRecord } from './config-change.js';
 import type { ProxySpec } from '../spec/proxy-spec.js';
 import type { LiveNginxPicture } from '../deploy/compare-live-with-plan.js';
 import type { LiveLogs } from '../deploy/watch-sight.js';
+import type { BlockServer } from '../deploy/block-server-params.js';
 
 /**
  * What a change to a hand-written tree (a spec with `nginx.conf`) is made of. Each host computes its
@@ -59,7 +60,7 @@ export type StepRequest =
        * Behind a hand-written config (the spec's `nginx`): the host's own tree names the pid file
        * and the access log of `upstream` (read there), in place of `pidFile` and `accessLog`.
        */
-      adopted?: { conf: string; pidFile?: string; upstream: string };
+      adopted?: { conf: string; pidFile?: string; upstream: string; servers: BlockServer[] };
     }
   /**
    * Refuse (or again allow) the nginx workers' new connections to an address, on this host: how an
@@ -115,7 +116,13 @@ export type StepReply =
       step: 'held';
       unrefusable?: string;
       /** Asked with `adopted`: what the host's tree names, and what its running nginx writes there. */
-      adopted?: { pidFile: string; accessLog: string; logs: { live: LiveLogs } | { notRead: string } };
+      adopted?: {
+        pidFile: string;
+        accessLog: string;
+        logs: { live: LiveLogs } | { notRead: string };
+        /** `servers` of `hold` with max_fails/fail_timeout as the host's running block has them. */
+        servers: BlockServer[];
+      };
     }
   | { ok: true; step: 'state-written' | 'refused' }
   | { ok: true; step: 'log'; text: string; end: number }
