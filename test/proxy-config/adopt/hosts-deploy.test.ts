@@ -152,14 +152,12 @@ beforeAll(async () => {
       nginx: { conf: `${mp}/etc/nginx/nginx.conf`, pidFile: `${mp}/run/nginx.pid` },
       upstreams: {
         app: {
-          // As the block writes them (max_fails=1 fail_timeout=1s).
+          // No maxFails/failTimeout: the deploy times the alternate path by the blocks' (1 and 1s).
           servers: APPS.map((name) => ({
             host: address(name),
             port: pair[0],
             alternate: pair[1],
             ssh: name,
-            maxFails: 1,
-            failTimeout: 1,
           })),
           healthCheck: { interval: 0.5, failureThreshold: 2, margin: 0.5 },
           deploy: { watch: 1.5, readyTimeout: 30, stopTimeout: 15, start: hook('start'), stop: hook('stop') },
