@@ -182,6 +182,7 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
     await writeFile(site, text.replace('keepalive 16;', 'keepalive 32;'));
     try {
       const before = await snapshot();
+      const instances = await Promise.all(WEB.map(recorded));
       const run = await deploy();
       expect(run.code, run.stdout + run.stderr).toBe(2);
       const lines = run.stderr.trim().split('\n');
@@ -193,7 +194,7 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
       ]);
       expect(run.stdout).not.toContain('step-start');
       expect(await snapshot()).toEqual(before);
-      for (const web of WEB) expect(await recorded(web)).toEqual([]);
+      expect(await Promise.all(WEB.map(recorded))).toEqual(instances);
       for (const app of APPS) expect(await isAccepting(address(app), pair[1])).toBe(false);
     } finally {
       await writeFile(site, text);
