@@ -5,6 +5,7 @@ import {
   readdir,
   readFile,
   readlink,
+  rename,
   symlink,
   utimes,
   writeFile,
@@ -198,6 +199,24 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
       for (const app of APPS) expect(await isAccepting(address(app), pair[1])).toBe(false);
     } finally {
       await writeFile(site, text);
+    }
+  }, 120_000);
+
+  it("web1's state dir without its adoption record: refused before anything starts, naming web1 and the apply to run, exit 2", async () => {
+    const record = join(hosts.host('web1').dir, 'state', 'adoption.json');
+    await rename(record, `${record}.away`);
+    try {
+      const before = await snapshot();
+      const run = await deploy();
+      expect(run.code, run.stdout + run.stderr).toBe(2);
+      expect(run.stderr.trim().split('\n')).toEqual([
+        `proxyops: web1: upstream app of ${mp}/etc/nginx/nginx.conf is not adopted (${mp}/state/adoption.json does not record it): adopt it first with proxyops config apply --spec ${spec}`,
+        'nothing started or stopped on any host',
+      ]);
+      expect(run.stdout).not.toContain('step-start');
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      await rename(`${record}.away`, record);
     }
   }, 120_000);
 
