@@ -1,15 +1,41 @@
 import { join } from 'node:path';
-import { driftError, findDrift } from '../core/adopt/managed-lines.js';
+import { driftError, findDrift, type UpstreamDrift } from '../core/adopt/managed-lines.js';
 import { toAdoptionRecord } from '../core/adopt/adoption-record.js';
 import { withBlockParams } from '../core/deploy/block-server-params.js';
 import { servedAccessLogFiles } from '../core/deploy/live-logs.js';
 import { toAddress, type DeployPlan } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
+import type { NginxConfig } from '../core/nginx-config/types.js';
 import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
 import { ADOPTION_FILE, readAdoptionFile } from '../shell/nginx/adoption-file.js';
 import { pidFileOfTree, readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readRunningConfig, runningNginxOf } from '../shell/nginx/running-nginx.js';
 import type { DeployContext } from './deploy-context.js';
+
+/**
+ * What a hand-written config says a deploy of `upstream` works with, on the host it runs on: the
+ * pid file its master writes, that master and the config it runs (undefined when none runs or it
+ * cannot be read) and the access log it writes where `upstream` is served (undefined when none).
+ */
+export async function readAdoptedNginx(
+  nginx: { conf: string; pidFile?: string },
+  upstream: string,
+): Promise<{
+  pidFile: string;
+  running?: { config: NginxConfig; prefix: string };
+  accessLog?: string;
+}> {
+  const pidFile = pidFileOfTree(nginx, (await readNginxTree(nginx.conf)).config);
+  const master = await runningNginxOf(pidFile).catch(() => undefined);
+  const config = master && (await readRunningConfig(master).catch(() => undefined));
+  if (!master || !config) return { pidFile };
+  const accessLog = servedAccessLogFiles(config, master.prefix, upstream)[0];
+  return {
+    pidFile,
+    running: { config, prefix: master.prefix },
+    ...(accessLog === undefined ? {} : { accessLog }),
+  };
+}
 
 /**
  * The spec a deploy behind a hand-written config works from: its pid file the one that config's
@@ -19,20 +45,17 @@ import type { DeployContext } from './deploy-context.js';
  * running config by the watch's own check.
  */
 export async function adoptedDeploySpec(spec: ProxySpec, upstream: string): Promise<ProxySpec> {
-  const pidFile = pidFileOfTree(spec.nginx!, (await readNginxTree(spec.nginx!.conf)).config);
-  const master = await runningNginxOf(pidFile).catch(() => undefined);
-  const config = master && (await readRunningConfig(master).catch(() => undefined));
+  const { pidFile, running, accessLog } = await readAdoptedNginx(spec.nginx!, upstream);
   const paths = { ...spec.paths, pidFile };
-  if (!master || !config) return { ...spec, paths };
-  const served = servedAccessLogFiles(config, master.prefix, upstream)[0];
+  if (!running) return { ...spec, paths };
   const pool = spec.upstreams[upstream]!;
   return {
     ...spec,
     paths,
-    accessLog: { ...spec.accessLog, ...(served === undefined ? {} : { path: served }) },
+    accessLog: { ...spec.accessLog, ...(accessLog === undefined ? {} : { path: accessLog }) },
     upstreams: {
       ...spec.upstreams,
-      [upstream]: { ...pool, servers: withBlockParams(pool.servers, config, upstream) },
+      [upstream]: { ...pool, servers: withBlockParams(pool.servers, running.config, upstream) },
     },
   };
 }
@@ -66,23 +89,50 @@ export function adoptedPathRefusal(
 }
 
 /**
+ * How the adoption of `upstream` stands in the state dir `target`, against the tree as the one
+ * reader reads it now: not recorded there (`unadopted`, the record's path), or its managed lines
+ * edited by hand since (`drift`, the lines changed), or neither (as the adoption left them).
+ */
+export async function readAdoptionStanding(
+  target: string,
+  conf: string,
+  upstream: string,
+): Promise<{ unadopted?: string; drift?: UpstreamDrift[] }> {
+  const source = join(target, ADOPTION_FILE);
+  const record = toAdoptionRecord(await readAdoptionFile(target), source);
+  const entry = record?.upstreams[upstream];
+  if (!record || !entry) return { unadopted: source };
+  const drift = findDrift(await readNginxTree(conf), { upstreams: { [upstream]: entry } });
+  return drift.length > 0 ? { drift } : {};
+}
+
+/** The refusal when `upstream` is not adopted: the record at `source` does not list it. */
+export function unadoptedMessage(upstream: string, conf: string, source: string, adopt: string): string {
+  return `upstream ${upstream} of ${conf} is not adopted (${source} does not record it): adopt it first with ${adopt}`;
+}
+
+/**
  * Before the first step behind a hand-written config: every instance on the alternate path, the
  * upstream adopted (its alternates are lines proxyops added and knows), and its managed lines as the
  * adoption left them, in the tree as the one reader reads it now. A hand edit there is drift: the
  * deploy names the changed lines and refuses to guess (ADOPT_DRIFT, exit 2); nothing has started.
+ * Across nginx hosts each host judges its own tree and record (its `live` answer, see live-nginx-check.ts).
  */
 export async function checkAdoptedDeploy(context: DeployContext): Promise<void> {
   const { conf } = context.adopted!;
   const refused = adoptedPathRefusal(context.plan, conf, context.specPath, context.pool.servers);
   if (refused) throw new ProxyopsError('ADOPT_REFUSED', refused);
-  const source = join(context.target, ADOPTION_FILE);
-  const record = toAdoptionRecord(await readAdoptionFile(context.target), source);
-  const entry = record?.upstreams[context.upstream];
-  if (!record || !entry)
+  if (context.fleet) return;
+  const standing = await readAdoptionStanding(context.target, conf, context.upstream);
+  if (standing.unadopted !== undefined)
     throw new ProxyopsError(
       'ADOPT_REFUSED',
-      `upstream ${context.upstream} of ${conf} is not adopted (${source} does not record it): adopt it first with proxyops config apply --spec ${context.specPath}${context.target === context.spec.nginx?.state ? '' : ` --target ${context.target}`}; nothing started or stopped`,
+      `${unadoptedMessage(
+        context.upstream,
+        conf,
+        standing.unadopted,
+        `proxyops config apply --spec ${context.specPath}${context.target === context.spec.nginx?.state ? '' : ` --target ${context.target}`}`,
+      )}; nothing started or stopped`,
     );
-  const drift = findDrift(await readNginxTree(conf), { upstreams: { [context.upstream]: entry } });
-  if (drift.length > 0) throw driftError(drift);
+  if (standing.drift) throw driftError(standing.drift);
 }

@@ -25,6 +25,7 @@ import { readFleetPlanView } from './fleet-status.js';
 import { judgeRefusal, type RefusalVerdict } from '../core/deploy/refusal.js';
 import { localRefusal, NOTHING_REFUSED, type NginxRefusal } from './refuse-at-proxies.js';
 import { adoptedDeploySpec } from './adopted-nginx.js';
+import { withLargestParams } from '../core/deploy/block-server-params.js';
 
 /** Everything a deploy works from, read before any step runs. */
 export interface DeployContext {
@@ -99,9 +100,14 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
   const written = await readSpecFile(where.specPath);
   const upstream = pickUpstream(written, where.upstream);
   // Behind a hand-written config on this machine, its own master's pid file and the log it writes
-  // for the upstream (across nginx hosts, each host's tree is read there).
-  const adopted = where.proxies ? undefined : written.nginx;
-  const spec = adopted ? await adoptedDeploySpec(written, upstream) : written;
+  // for the upstream; across nginx hosts, each host's tree is read there (the fleet's `hold`).
+  const adopted = written.nginx;
+  const { fleet } = where;
+  const spec = !adopted
+    ? written
+    : where.proxies
+      ? fleetAdoptedSpec(written, upstream, fleet)
+      : await adoptedDeploySpec(written, upstream);
   const rawSpec = parseSpecText(await readFile(where.specPath, 'utf8'), where.specPath) as Record<
     string,
     unknown
@@ -117,7 +123,6 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       'SPEC_INVALID',
       `${where.specPath}: accessLog.path is ${spec.accessLog.path}; a deploy watches the access log, so it must be a file`,
     );
-  const { fleet } = where;
   if (fleet) checkFleetSpec(where.specPath, upstream, pool);
   // `deploy plan` with proxies holds no lock: it reads the hosts as `deploy status` does.
   const view = !fleet && where.proxies ? await readFleetPlanView(spec) : undefined;
@@ -166,9 +171,11 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       buffered: spec.accessLog.buffer !== null,
       flushMs: spec.accessLog.flush === null ? null : Math.round(spec.accessLog.flush * 1000),
     },
-    ...(fleet || where.proxies
-      ? { notRead: "a deploy across hosts does not read the nginx hosts' configs" }
-      : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path, upstream)),
+    ...(fleet?.adopted?.[0]
+      ? fleet.adopted[0].logs
+      : fleet || where.proxies
+        ? { notRead: "a deploy across hosts does not read the nginx hosts' configs" }
+        : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path, upstream)),
     watchMs: Math.round(pool.deploy.watch * 1000),
     maxWatchMs: Math.round((where.watch?.maxWatch ?? pool.deploy.maxWatch) * 1000),
     retryMs: Math.max(0, ...pairs.map((pair) => Math.round((pair?.failTimeout ?? 0) * 1000))),
@@ -235,6 +242,29 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     refusal,
     ...(where.batches ? { batches: checkBatches(where.batches, plan) } : {}),
     ...(adopted ? { adopted: { conf: adopted.conf } } : {}),
+  };
+}
+
+/**
+ * Across nginx hosts behind a hand-written config, the spec as the first host's tree names it:
+ * its pid file and the log its nginx writes for the upstream (each host reads its own log, and its
+ * own pid file, in its session), and each server's max_fails/fail_timeout the largest the hosts'
+ * blocks write. The watch reads every host's log with that first host's format.
+ */
+function fleetAdoptedSpec(spec: ProxySpec, upstream: string, fleet: Fleet | undefined): ProxySpec {
+  const first = fleet?.adopted?.[0];
+  const pidFile = first?.pidFile ?? spec.nginx?.pidFile ?? spec.paths.pidFile;
+  if (!first) return { ...spec, paths: { ...spec.paths, pidFile } };
+  const pool = spec.upstreams[upstream]!;
+  const servers = withLargestParams(
+    pool.servers,
+    fleet!.adopted!.map((host) => host.servers),
+  );
+  return {
+    ...spec,
+    paths: { ...spec.paths, pidFile },
+    accessLog: { ...spec.accessLog, path: first.accessLog },
+    upstreams: { ...spec.upstreams, [upstream]: { ...pool, servers } },
   };
 }
 

@@ -11,6 +11,7 @@ import { planBatches } from '../core/deploy/plan-batches.js';
 import {
   loadDeployContext,
   pairOf,
+  pickUpstream,
   writeStepSpec,
   type DeployContext,
   type DeployTarget,
@@ -236,7 +237,8 @@ async function deployAcrossHosts(
   emit: (event: DeployEvent) => void,
   interrupted: AbortSignal,
 ): Promise<DeployReport> {
-  const fleet = await openFleet(await readSpecFile(where.specPath));
+  const written = await readSpecFile(where.specPath);
+  const fleet = await openFleet(written, pickUpstream(written, where.upstream));
   try {
     const control: RoundControl = {
       interrupted,

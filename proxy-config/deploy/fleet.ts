@@ -24,6 +24,8 @@ export interface Fleet {
   logs: AccessLogs;
   /** What each nginx host said of refusing nginx's connections there. */
   refusalHosts: HostRefusal[];
+  /** Behind a hand-written config: what each host's own tree names (in the order of `proxies`). */
+  adopted?: Array<NonNullable<Extract<StepAnswer, { step: 'held' }>['adopted']> & { host: string }>;
   /** Refusing nginx's new connections to an address on every nginx host at once. */
   refusal: NginxRefusal;
   readState(): Promise<StackState | undefined>;
@@ -36,6 +38,7 @@ export interface Fleet {
   readLive(
     pidFile: string,
     upstream: string,
+    adopted?: string,
   ): Promise<Array<Omit<Extract<StepAnswer, { step: 'live' }>, 'ok' | 'step'> & { host: string }>>;
   /** Asks every nginx host still reachable, at once; a lost one is named in the error. */
   requestAll(request: StepRequest): Promise<StepAnswer[]>;
@@ -66,7 +69,7 @@ export function hostOf(error: unknown): string | undefined {
  * each nginx host's deploy lock in the order of `proxies`. Any failure ends what was opened and
  * names the host; nothing has changed anywhere then.
  */
-export async function openFleet(spec: ProxySpec): Promise<Fleet> {
+export async function openFleet(spec: ProxySpec, upstream: string): Promise<Fleet> {
   const servers = Object.values(spec.upstreams).flatMap((u) => u.servers);
   const apps = [...new Set(servers.flatMap((s) => (s.ssh ? [s.ssh] : [])))];
   const proxyHosts = spec.proxies.map((p) => createSshHost(p.ssh));
@@ -74,6 +77,7 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
   const sessions: StepSession[] = [];
   const lost = new Set<StepSession>();
   const refusalHosts: HostRefusal[] = [];
+  const adopted: NonNullable<Fleet['adopted']> = [];
   const close = async () => {
     await Promise.all(sessions.map((s) => s.end()));
     await Promise.all([...proxyHosts, ...appHosts.values()].map((h) => h.close()));
@@ -98,7 +102,24 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
           step: 'hold',
           accessLog: spec.accessLog.path,
           pidFile: spec.paths.pidFile,
+          // Each host's own tree names its pid file and the log it writes for the upstream.
+          ...(spec.nginx
+            ? {
+                adopted: {
+                  conf: spec.nginx.conf,
+                  upstream,
+                  servers: (spec.upstreams[upstream]?.servers ?? []).map((s) => ({
+                    host: s.host,
+                    port: s.port,
+                    maxFails: s.maxFails,
+                    failTimeout: s.failTimeout,
+                  })),
+                  ...(spec.nginx.pidFile === undefined ? {} : { pidFile: spec.nginx.pidFile }),
+                },
+              }
+            : {}),
         });
+        if (held.step === 'held' && held.adopted) adopted.push({ ...held.adopted, host: host.name });
         refusalHosts.push({
           host: host.name,
           ...(held.step === 'held' && held.unrefusable ? { unrefusable: held.unrefusable } : {}),
@@ -152,6 +173,7 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
           .join(''),
     },
     refusalHosts,
+    ...(spec.nginx ? { adopted } : {}),
     refusal: {
       async refuse(address, boundMs) {
         const key = toAddress(address);
@@ -198,10 +220,15 @@ export async function openFleet(spec: ProxySpec): Promise<Fleet> {
     // Every host is needed: a host whose nginx cannot be seen cannot be said to match.
     // A host lost mid-deploy is the abort's own reason: the look after a switch back judges the
     // hosts still reachable (before the first step every host is).
-    readLive: (pidFile, upstream) =>
+    readLive: (pidFile, upstream, conf) =>
       Promise.all(
         reachable().map(async (s) => {
-          const answer = await ask(s, { step: 'live', pidFile, upstream });
+          const answer = await ask(s, {
+            step: 'live',
+            pidFile,
+            upstream,
+            ...(conf === undefined ? {} : { adopted: conf }),
+          });
           if (answer.step !== 'live')
             throw new ProxyopsError('REMOTE_STEP_FAILED', `${s.host.name}: no live answer`);
           const { ok: _ok, step: _step, ...live } = answer;

@@ -15,7 +15,8 @@ import { dumpRunningConfig, runningNginxAt } from '../shell/nginx/running-nginx.
 import type { InstanceRecord } from '../shell/stack-state.js';
 import { pairOf, type DeployContext } from './deploy-context.js';
 import type { TrafficSwitch } from './traffic-switch.js';
-import { checkAdoptedDeploy } from './adopted-nginx.js';
+import { checkAdoptedDeploy, unadoptedMessage } from './adopted-nginx.js';
+import type { Fleet } from './fleet.js';
 
 /** What the live nginx behind `pidFile` runs; undefined when no master runs there. */
 export async function readLivePicture(
@@ -73,10 +74,14 @@ function plannedServers(context: DeployContext, instances: readonly InstanceReco
   return out;
 }
 
+/** What every nginx host answered of its live nginx. */
+type LiveHosts = Awaited<ReturnType<Fleet['readLive']>>;
+
 /** The difference between the live nginx and what the plan assumes with `instances` in the upstream. */
 async function differenceWith(
   context: DeployContext,
   instances: readonly InstanceRecord[],
+  read?: LiveHosts,
 ): Promise<string | undefined> {
   const { pidFile } = context.spec.paths;
   const planned = {
@@ -100,7 +105,7 @@ async function differenceWith(
       await readCurrentMain(context.target),
     );
   // Across hosts each nginx host reads its own and the plan is compared with each.
-  const hosts = await context.fleet.readLive(pidFile, context.upstream);
+  const hosts = read ?? (await context.fleet.readLive(pidFile, context.upstream, context.adopted?.conf));
   const found = hosts.flatMap((h) => {
     const difference = compare(h.picture, h.target, h.current);
     return difference === undefined ? [] : [`on ${h.host}: ${difference}`];
@@ -116,12 +121,40 @@ async function differenceWith(
 export async function checkLiveNginx(context: DeployContext): Promise<void> {
   // Behind a hand-written config: the alternate path only, and the adopted lines as the adoption left them.
   if (context.adopted) await checkAdoptedDeploy(context);
-  const difference = await differenceWith(context, context.instances);
+  const hosts =
+    context.adopted && context.fleet
+      ? await checkFleetAdoption(context, context.adopted.conf, context.fleet)
+      : undefined;
+  const difference = await differenceWith(context, context.instances, hosts);
   if (difference !== undefined)
     throw new ProxyopsError(
       'LIVE_NGINX_DIFFERS',
       `the live nginx is not what this deploy assumes: ${difference}; nothing started or stopped; ${fixFor(context)}`,
     );
+}
+
+/**
+ * Across nginx hosts behind a hand-written config: each host's own adoption record must list the
+ * upstream and its managed lines be as that adoption left them, in that host's tree. One line per
+ * host that refuses (ADOPT_DRIFT when any drifted, else ADOPT_REFUSED; exit 2); nothing has started.
+ * What the hosts answered, for the look at their masters and upstreams that follows.
+ */
+async function checkFleetAdoption(context: DeployContext, conf: string, fleet: Fleet): Promise<LiveHosts> {
+  const hosts = await fleet.readLive(context.spec.paths.pidFile, context.upstream, conf);
+  const refused = hosts.flatMap((h) =>
+    h.unadopted !== undefined
+      ? [
+          `${h.host}: ${unadoptedMessage(context.upstream, conf, h.unadopted, `proxyops config apply --spec ${context.specPath}`)}`,
+        ]
+      : h.drift !== undefined
+        ? [`${h.host}: ${h.drift}`]
+        : [],
+  );
+  if (refused.length === 0) return hosts;
+  throw new ProxyopsError(
+    hosts.some((h) => h.drift !== undefined) ? 'ADOPT_DRIFT' : 'ADOPT_REFUSED',
+    `${refused.join('\n')}\nnothing started or stopped on any host`,
+  );
 }
 
 /** For `deploy plan` (which changes nothing): why the deploy would be refused now, or undefined. */

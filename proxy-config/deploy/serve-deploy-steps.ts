@@ -16,6 +16,10 @@ import {
   type RefusalSupport,
 } from '../shell/nginx/refuse-connects.js';
 import { readCurrentMain, readLivePicture } from './live-nginx-check.js';
+import { readAdoptedNginx, readAdoptionStanding } from './adopted-nginx.js';
+import { readLiveAccessLog } from './live-access-log.js';
+import { driftError } from '../core/adopt/managed-lines.js';
+import { withBlockParams } from '../core/deploy/block-server-params.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from '../shell/stack-state.js';
 
 /**
@@ -44,20 +48,30 @@ export async function serveDeploySteps(
   }
   await mkdir(target, { recursive: true, mode: 0o755 });
   const unlock = await lockDeploys(target);
-  const log = first.accessLog;
-  const support: RefusalSupport = first.pidFile
-    ? await refusalSupport(first.pidFile)
+  // Behind a hand-written config this host's own tree names its pid file and the log it writes.
+  const adopted = first.adopted
+    ? await readAdoptedView({ ...first.adopted, accessLog: first.accessLog }).catch(unlockAnd(unlock))
+    : undefined;
+  const log = adopted?.accessLog ?? first.accessLog;
+  const pidFile = adopted?.pidFile ?? first.pidFile;
+  const support: RefusalSupport = pidFile
+    ? await refusalSupport(pidFile)
     : { ok: false, reason: 'no pid file was given' };
   // Allowed again when the session ends, however it ends, or once its bound has passed: a deploy
   // that lost this host (a link down: the session may take long to end) leaves no rule for long.
   const refused = new Map<string, Refused>();
   try {
-    reply({ ok: true, step: 'held', ...(support.ok ? {} : { unrefusable: support.reason }) });
+    reply({
+      ok: true,
+      step: 'held',
+      ...(support.ok ? {} : { unrefusable: support.reason }),
+      ...(adopted ? { adopted } : {}),
+    });
     for (let request = await next(); request; request = await next()) {
       try {
         if (request.step === 'prepare') await serveOneChange(target, request, next, reply);
         else if (request.step === 'refuse') reply(await refuse(support, refused, request));
-        else reply(await answer(target, log, request));
+        else reply(await answer(target, log, request, adopted?.pidFile));
       } catch (error) {
         if (!isProxyopsError(error)) throw error;
         reply({ ok: false, error: { code: error.code, message: error.message } });
@@ -104,7 +118,41 @@ async function refuse(
   return { ok: true, step: 'refused' };
 }
 
-async function answer(target: string, log: string, request: StepRequest): Promise<StepReply> {
+/** What the hand-written tree of `hold` names on this host: its pid file, its log and how that log is written. */
+async function readAdoptedView(
+  asked: NonNullable<Extract<StepRequest, { step: 'hold' }>['adopted']> & { accessLog: string },
+): Promise<NonNullable<Extract<StepReply, { step: 'held' }>['adopted']>> {
+  const { conf, upstream } = asked;
+  const { pidFile, accessLog, running } = await readAdoptedNginx(
+    { conf, ...(asked.pidFile === undefined ? {} : { pidFile: asked.pidFile }) },
+    upstream,
+  );
+  const servers = running ? withBlockParams(asked.servers, running.config, upstream) : asked.servers;
+  // The spec's log then: the watch's own check names what is missing.
+  if (accessLog === undefined)
+    return {
+      pidFile,
+      accessLog: asked.accessLog,
+      logs: { notRead: `no access log of upstream ${upstream} found in ${conf} as nginx runs it` },
+      servers,
+    };
+  return { pidFile, accessLog, logs: await readLiveAccessLog(pidFile, accessLog, upstream), servers };
+}
+
+/** Releases the lock before the error goes on (the session ends with it). */
+function unlockAnd(unlock: () => Promise<void>): (error: unknown) => Promise<never> {
+  return async (error) => {
+    await unlock();
+    throw error;
+  };
+}
+
+async function answer(
+  target: string,
+  log: string,
+  request: StepRequest,
+  adoptedPidFile?: string,
+): Promise<StepReply> {
   switch (request.step) {
     case 'log': {
       if (request.from !== undefined)
@@ -121,14 +169,18 @@ async function answer(target: string, log: string, request: StepRequest): Promis
       if (request.progress) await writeDeployProgress(target, { pid: process.pid, ...request.progress });
       return { ok: true, step: 'state-written' };
     case 'live': {
-      const picture = await readLivePicture(request.pidFile, target, request.upstream);
+      const { adopted, upstream } = request;
+      const picture = await readLivePicture(adoptedPidFile ?? request.pidFile, target, upstream, adopted);
       const current = await readCurrentMain(target);
+      const standing = adopted === undefined ? {} : await readAdoptionStanding(target, adopted, upstream);
       return {
         ok: true,
         step: 'live',
         target,
         ...(picture ? { picture } : {}),
         ...(current ? { current } : {}),
+        ...(standing.unadopted === undefined ? {} : { unadopted: standing.unadopted }),
+        ...(standing.drift ? { drift: driftError(standing.drift).message } : {}),
       };
     }
     default:

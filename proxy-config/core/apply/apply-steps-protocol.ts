@@ -1,6 +1,8 @@
 import type { VersionFiles, VersionRecord } from './config-change.js';
 import type { ProxySpec } from '../spec/proxy-spec.js';
 import type { LiveNginxPicture } from '../deploy/compare-live-with-plan.js';
+import type { LiveLogs } from '../deploy/watch-sight.js';
+import type { BlockServer } from '../deploy/block-server-params.js';
 
 /**
  * What a change to a hand-written tree (a spec with `nginx.conf`) is made of. Each host computes its
@@ -50,7 +52,16 @@ export type StepRequest =
    * A deploy across hosts: take the target's deploy lock and hold it until the session ends. Then
    * any number of the requests below, and of prepare/switch/finish|undo cycles (each a config change).
    */
-  | { step: 'hold'; accessLog: string; pidFile?: string }
+  | {
+      step: 'hold';
+      accessLog: string;
+      pidFile?: string;
+      /**
+       * Behind a hand-written config (the spec's `nginx`): the host's own tree names the pid file
+       * and the access log of `upstream` (read there), in place of `pidFile` and `accessLog`.
+       */
+      adopted?: { conf: string; pidFile?: string; upstream: string; servers: BlockServer[] };
+    }
   /**
    * Refuse (or again allow) the nginx workers' new connections to an address, on this host: how an
    * old instance of a blue/green pair closes its listener with nothing queued (see refuse-connects.ts).
@@ -65,8 +76,13 @@ export type StepRequest =
   | { step: 'write-state'; state?: RecordedState; progress?: { round: number; step: number; kind: string } }
   /** Only say how the target stands: live version, recorded state, a deploy holding it and where. */
   | { step: 'status'; pidFile?: string }
-  /** What the nginx behind `pidFile` runs (nginx -T), and the target's current main file: a deploy's look before acting. */
-  | { step: 'live'; pidFile: string; upstream: string };
+  /**
+   * What the nginx behind `pidFile` runs (nginx -T), and the target's current main file: a deploy's
+   * look before acting. With `adopted` (the spec's `nginx.conf`): whether the master runs that file,
+   * and how the target's adoption record stands against the host's tree (the pid file is the one
+   * the session's `hold` read from that tree).
+   */
+  | { step: 'live'; pidFile: string; upstream: string; adopted?: string };
 
 /** The far side's answer to one request. */
 export type StepReply =
@@ -95,7 +111,19 @@ export type StepReply =
       versions: Array<{ version: string; current: boolean; previous: boolean; record?: VersionRecord }>;
     }
   /** `unrefusable`: why this host cannot refuse nginx's connections (no nft, not root, …). */
-  | { ok: true; step: 'held'; unrefusable?: string }
+  | {
+      ok: true;
+      step: 'held';
+      unrefusable?: string;
+      /** Asked with `adopted`: what the host's tree names, and what its running nginx writes there. */
+      adopted?: {
+        pidFile: string;
+        accessLog: string;
+        logs: { live: LiveLogs } | { notRead: string };
+        /** `servers` of `hold` with max_fails/fail_timeout as the host's running block has them. */
+        servers: BlockServer[];
+      };
+    }
   | { ok: true; step: 'state-written' | 'refused' }
   | { ok: true; step: 'log'; text: string; end: number }
   | { ok: true; step: 'state'; state?: RecordedState }
@@ -116,5 +144,8 @@ export type StepReply =
       target: string;
       picture?: LiveNginxPicture;
       current?: { file: string; text: string };
+      /** Asked with `adopted`: the record that does not list the upstream, or the managed lines edited by hand. */
+      unadopted?: string;
+      drift?: string;
     }
   | { ok: false; error: { code: string; message: string } };

@@ -4,6 +4,9 @@ import { parseNginxTime } from '../nginx-config/units.js';
 import type { UpstreamSpec } from '../spec/proxy-spec.js';
 import { serverKey } from './compare-live-with-plan.js';
 
+/** What a server's line says of nginx's passive health checks (a spec server's fields of the same name). */
+export type BlockServer = Pick<UpstreamSpec['servers'][number], 'host' | 'port' | 'maxFails' | 'failTimeout'>;
+
 /** nginx's own values of a `server` line that writes neither. */
 const NGINX_DEFAULTS = { maxFails: 1, failTimeout: 10 };
 
@@ -13,11 +16,11 @@ const NGINX_DEFAULTS = { maxFails: 1, failTimeout: 10 };
  * and its switch back by what nginx does, not by the spec's defaults, which render nothing there.
  * A server the block does not list keeps the spec's (the look at the live nginx refuses it).
  */
-export function withBlockParams(
-  servers: UpstreamSpec['servers'],
+export function withBlockParams<S extends BlockServer>(
+  servers: readonly S[],
   config: NginxConfig,
   upstream: string,
-): UpstreamSpec['servers'] {
+): S[] {
   const lines = (listUpstreams(config).get(upstream)?.children ?? []).filter(
     (d) => d.name === 'server' && d.args[0],
   );
@@ -31,6 +34,26 @@ export function withBlockParams(
       ...server,
       maxFails: Number.isInteger(maxFails) ? maxFails : server.maxFails,
       failTimeout: timeoutMs === undefined ? server.failTimeout : timeoutMs / 1000,
+    };
+  });
+}
+
+/**
+ * The spec's servers with the block params several hosts' blocks have (`perHost`: each host's
+ * withBlockParams of the same servers): the largest of each, so the alternate path waits out the
+ * slowest host's nginx.
+ */
+export function withLargestParams<S extends BlockServer>(
+  servers: readonly S[],
+  perHost: BlockServer[][],
+): S[] {
+  return servers.map((server, i) => {
+    const seen = perHost.map((host) => host[i]).filter((s): s is BlockServer => s !== undefined);
+    if (seen.length === 0) return server;
+    return {
+      ...server,
+      maxFails: Math.max(...seen.map((s) => s.maxFails)),
+      failTimeout: Math.max(...seen.map((s) => s.failTimeout)),
     };
   });
 }

@@ -43,8 +43,8 @@ export interface Fleet {
   recorded(web: string): Promise<string[]>;
 }
 
-/** The lifecycle hooks' script: start an API instance in the background, or stop one (SIGTERM). */
-const APP_SCRIPT = `#!/bin/sh
+/** The lifecycle hooks' script (run on an app host, with `bin/proxyops` beside it): start an API instance in the background, or stop one (SIGTERM). */
+export const APP_SCRIPT = `#!/bin/sh
 # app.sh start|stop HOST PORT DIR
 case "$1" in
 start)
