@@ -17,7 +17,7 @@
 // BENCH_GATES_LOADS (steady,saturated), BENCH_RATE (200).
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBusyCore } from '../test/support/busy-core.mjs';
@@ -207,6 +207,9 @@ async function deploy(stack, kind, delayMs) {
 
 async function condition(path, core, load) {
   const started = performance.now();
+  // The machine's load over the condition: a bench beside other work says so in its numbers.
+  const loads1m = [];
+  const sampler = setInterval(() => loads1m.push(loadavg()[0]), 15_000);
   const stack = path === 'slot' ? await slotStack() : await alternateStack();
   const busy = core === 'busy' ? startBusyCore() : undefined;
   const loads = [];
@@ -282,8 +285,12 @@ async function condition(path, core, load) {
         )
         .join('; '),
       minutes: (performance.now() - started) / 60_000,
+      loadAverage: loads1m.length
+        ? `${Math.min(...loads1m).toFixed(1)} to ${Math.max(...loads1m).toFixed(1)}`
+        : loadavg()[0].toFixed(1),
     };
   } finally {
+    clearInterval(sampler);
     await Promise.all(loads.map((l) => l.stop()));
     await busy?.stop();
     await stack.stop();
@@ -298,7 +305,7 @@ for (const path of PATHS)
       results.push(result);
       for (const reason of result.reasons) console.log(`deploy-gates: ${result.name}: missed: ${reason}`);
       console.log(
-        `deploy-gates: ${result.name}: median ${result.medianMs.toFixed(0)} ms, slow version +${result.delays.slow} ms${KINDS.includes('route') ? `; ${ROUTE} median ${result.routeMedianMs.toFixed(0)} ms, +${result.delays.route} ms on it` : ''}; load ${result.served}; ${result.minutes.toFixed(1)} min`,
+        `deploy-gates: ${result.name}: median ${result.medianMs.toFixed(0)} ms, slow version +${result.delays.slow} ms${KINDS.includes('route') ? `; ${ROUTE} median ${result.routeMedianMs.toFixed(0)} ms, +${result.delays.route} ms on it` : ''}; load ${result.served}; ${result.minutes.toFixed(1)} min; load average ${result.loadAverage}`,
       );
     }
 console.log(
