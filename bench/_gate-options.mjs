@@ -116,6 +116,32 @@ function routeSlices(at, watchS) {
 }
 
 /**
+ * Kayenta's like with like, from the log alone: the shipped rule, and then only if the new instance
+ * is also slower than the old release was at the same age. `ownStart` holds the request times of the
+ * old release's own new instances over their first seconds, in the last deploy that went through (by
+ * each one's request count, pooled): both sides fresh, on the same machine under the same load.
+ * Rolled back when two slices in a row past the minimum warm-up are slower than those of the old
+ * start at the same request numbers; without a record (a first deploy), the shipped rule alone.
+ */
+function ownStartToo(at, watchS, ownStart) {
+  if (!routeSlices(at, watchS)) return false;
+  if (!ownStart) return true;
+  const { mine } = at(MAX_WATCH_S);
+  const rule = DEFAULT_LATENCY_RULE;
+  const effect = { ...rule, maxRatio: 2.5 };
+  let run = 0;
+  for (const { from, to } of sliceRequests(mine.ms.length, rule)) {
+    if (from < rule.minWarmupRequests) continue;
+    const theirs = ownStart.flatMap((ms) => ms.slice(from, to));
+    const slower =
+      theirs.length >= rule.minPeerRequests && judgeEffect(mine.ms.slice(from, to), theirs, effect).slower;
+    run = slower ? run + 1 : 0;
+    if (run === rule.consecutive) return true;
+  }
+  return false;
+}
+
+/**
  * The options, by name: each says whether it would have rolled the new instance back, given `at`,
  * the new instance's requests and the others' over its first seconds (the watch's by default).
  */
@@ -130,20 +156,19 @@ export const LATENCY_OPTIONS = {
   '+ 40 ms floor on median and fastest tenth': slices({}),
   '+ one route of a slice, where it holds 15 of its 50 requests (before)': mixedSliceRoutes,
   '+ each route on slices of 50 of its own requests, its watch going on to 60 s (shipped)': routeSlices,
+  '+ also slower than the old release at the same age, recorded when it was deployed': ownStartToo,
 };
 
 /**
  * For each new instance of a deploy (`news`: its address, or behind a slot its instance name), which
- * options would have rolled it back, judged on the `text` the deploy appended to the access log.
+ * options would have rolled it back, judged on the `text` the deploy appended to the access log;
+ * `deployed`, the text and new instances of the last deploy that went through (the old release's start).
  */
-export function judgeOptions(text, news, watchS) {
-  const rows = text
-    .split('\n')
-    .filter(Boolean)
-    .map((line, i) => readLine(line, i + 1));
+export function judgeOptions(text, news, watchS, deployed) {
+  const rows = readRows(text);
+  const ownStart = deployed && startsOf(readRows(deployed.text), deployed.news, MAX_WATCH_S);
   return news.map((who) => {
-    const isMine = (r) =>
-      r.address !== null && (who.instance ? r.instance === who.instance : r.address === who.address);
+    const isMine = mineOf(who);
     const first = rows.find(isMine);
     // Its requests and the others' over its first `seconds` of log time.
     const at = (seconds = watchS) => {
@@ -159,7 +184,30 @@ export function judgeOptions(text, news, watchS) {
       return { mine, others };
     };
     return Object.fromEntries(
-      Object.entries(LATENCY_OPTIONS).map(([name, rolls]) => [name, first ? rolls(at, watchS) : false]),
+      Object.entries(LATENCY_OPTIONS).map(([name, rolls]) => [
+        name,
+        first ? rolls(at, watchS, ownStart) : false,
+      ]),
     );
+  });
+}
+
+const readRows = (text) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line, i) => readLine(line, i + 1));
+
+const mineOf = (who) => (r) =>
+  r.address !== null && (who.instance ? r.instance === who.instance : r.address === who.address);
+
+/** Each new instance's request times over its first `seconds` of log time. */
+function startsOf(rows, news, seconds) {
+  return news.flatMap((who) => {
+    const isMine = mineOf(who);
+    const first = rows.find(isMine);
+    return first
+      ? [rows.filter((r) => isMine(r) && r.seconds <= first.seconds + seconds).map((r) => r.ms)]
+      : [];
   });
 }

@@ -201,7 +201,9 @@ async function deploy(stack, kind, delayMs) {
     rolledBack: result.status !== 0,
     // A bad version let through: what the latency gate saw of it.
     reason: abort?.reason ?? (kind === 'good' ? '' : latencySaid(events, text, news)),
-    options: judgeOptions(text, news, WATCH_S),
+    options: judgeOptions(text, news, WATCH_S, stack.deployed),
+    text,
+    news,
   };
 }
 
@@ -243,8 +245,14 @@ async function condition(path, core, load) {
       process.stderr.write(
         `deploy-gates: ${name}: ${d.kind} ${i + 1}/${of}: ${d.rolledBack ? `rolled back: ${d.reason}` : `deployed${d.reason ? `; ${d.reason}` : ''}`}\n`,
       );
+    // The last deploy that went through: its new instances are the old release's own start.
+    const keep = (d) => {
+      if (!d.rolledBack) stack.deployed = { text: d.text, news: d.news };
+      delete d.text;
+    };
     for (let i = 0; i < GOOD; i++) {
       deploys.push(await deploy(stack, 'good'));
+      keep(deploys.at(-1));
       say(deploys.at(-1), i, GOOD);
     }
     const medianMs = loggedMedianMs(stack.accessLog, 1000);
@@ -256,6 +264,7 @@ async function condition(path, core, load) {
     for (let i = 0; i < BAD; i++) {
       const kind = KINDS[i % KINDS.length];
       deploys.push(await deploy(stack, kind, delays[kind]));
+      keep(deploys.at(-1));
       say(deploys.at(-1), i, BAD);
     }
     const of = (kind) => deploys.filter((d) => d.kind === kind);
