@@ -148,8 +148,7 @@ export function registerDeploy(program: Command): void {
           const { showFleetStatus } = await import('../format-fleet-status.js');
           return showFleetStatus(flags.spec, flags.upstream, Boolean(flags.json));
         }
-        const { loadDeployContext, resolveDeployTarget } =
-          await import('../../proxy-config/deploy/deploy-context.js');
+        const { resolveDeployTarget } = await import('../../proxy-config/deploy/deploy-context.js');
         const { formatDeployEvent, formatDeployPlan } = await import('../format-deploy.js');
         const { parseApiSettings } = await import('../parse-api-settings.js');
         if ((flags.replace === undefined) !== (flags.with === undefined))
@@ -187,12 +186,9 @@ export function registerDeploy(program: Command): void {
             'deploy rollback takes the release recorded before: leave out --version',
           );
         if (what === 'plan') {
-          const context = await loadDeployContext(where);
-          const { plan } = context;
-          // The plan is a picture of nginx: say when the nginx that runs is not that one (across hosts,
-          // the plan holds no session to ask them).
-          const { liveRefusal } = await import('../../proxy-config/deploy/live-nginx-check.js');
-          const refused = where.proxies ? undefined : await liveRefusal(context);
+          // The plan is a picture of nginx: say when the nginx that runs is not that one (on every host).
+          const { planWithLook } = await import('../../proxy-config/deploy/deploy.js');
+          const { plan, refused } = await planWithLook(where);
           process.stdout.write(
             flags.json
               ? `${JSON.stringify({ type: 'plan', plan, ...(refused ? { refused } : {}) })}\n`

@@ -7,6 +7,7 @@ import { planDeploy, toAddress, type DeployPlan, type DeployPlanInput } from '..
 import { ProxyopsError } from '../core/errors.js';
 import { createLogReaderKit, type LogReaderKit } from '../core/logs/log-format-presets.js';
 import { chooseWatch, judgeWatchSight } from '../core/deploy/watch-sight.js';
+import { judgeHostsSight } from '../core/deploy/fleet-sight.js';
 import { readLiveAccessLog } from './live-access-log.js';
 import { parseSpecText } from '../core/spec/parse-spec-text.js';
 import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
@@ -21,7 +22,6 @@ import {
 } from '../shell/stack-state.js';
 import { localAccessLogs, type AccessLogs } from './access-logs.js';
 import type { Fleet } from './fleet.js';
-import { readFleetPlanView } from './fleet-status.js';
 import { judgeRefusal, type RefusalVerdict } from '../core/deploy/refusal.js';
 import { localRefusal, NOTHING_REFUSED, type NginxRefusal } from './refuse-at-proxies.js';
 import { adoptedDeploySpec } from './adopted-nginx.js';
@@ -90,7 +90,10 @@ export interface DeployTarget {
   handOver?: { replace: string; with: string };
   /** The spec lists nginx hosts: the deploy goes across them (`target` is then a directory here for its hook log). */
   proxies?: boolean;
-  /** Those hosts, locked (set by the deploy once it holds them). */
+  /**
+   * Those hosts' sessions, set whenever `proxies` is before the context is loaded: locked by the
+   * deploy once it holds them, or a look without a lock (`deploy plan`).
+   */
   fleet?: Fleet;
   batches?: DeployBatches;
 }
@@ -105,7 +108,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
   const { fleet } = where;
   const spec = !adopted
     ? written
-    : where.proxies
+    : fleet
       ? fleetAdoptedSpec(written, upstream, fleet)
       : await adoptedDeploySpec(written, upstream);
   const rawSpec = parseSpecText(await readFile(where.specPath, 'utf8'), where.specPath) as Record<
@@ -124,13 +127,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       `${where.specPath}: accessLog.path is ${spec.accessLog.path}; a deploy watches the access log, so it must be a file`,
     );
   if (fleet) checkFleetSpec(where.specPath, upstream, pool);
-  // `deploy plan` with proxies holds no lock: it reads the hosts as `deploy status` does.
-  const view = !fleet && where.proxies ? await readFleetPlanView(spec) : undefined;
-  const recordedState = fleet
-    ? await fleet.readState()
-    : view
-      ? view.state
-      : await readStackState(where.target);
+  const recordedState = fleet ? await fleet.readState() : await readStackState(where.target);
   // `proxyops down` may have stopped the stack between resolving the target and taking the lock.
   if (where.stack && !recordedState?.stack)
     throw new ProxyopsError('BAD_OPTION', `the local stack of ${where.target} is not running any more`);
@@ -154,35 +151,40 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     return pair.host === handOver.fresh.host && pair.port === handOver.fresh.port ? pair : undefined;
   });
   const paired = rolled.flatMap((instance, i) => (pairs[i] ? [instance, pairs[i]] : []));
-  // Only a deploy of blue/green pairs that runs holds a refusal; a plan asks each nginx host whether it could.
-  const local = fleet || view || paired.length === 0 ? undefined : await localRefusal(spec.paths.pidFile);
+  // Only a deploy of blue/green pairs that runs holds a refusal; across hosts each one said whether it could.
+  const local = fleet || paired.length === 0 ? undefined : await localRefusal(spec.paths.pidFile);
   const refusal = fleet?.refusal ?? local?.refusal ?? NOTHING_REFUSED;
   const verdict: RefusalVerdict | undefined =
-    paired.length === 0
-      ? undefined
-      : judgeRefusal(paired, fleet?.refusalHosts ?? view?.hosts ?? [local!.host]);
+    paired.length === 0 ? undefined : judgeRefusal(paired, fleet?.refusalHosts ?? [local!.host]);
   // The watch must see the new instance's requests: in the log the running nginx writes (a deploy
-  // across hosts judges the spec's), in a format that names the upstream, soon enough. A gated watch
-  // that cannot refuses here, before anything starts.
-  const sight = judgeWatchSight({
-    path: spec.accessLog.path,
+  // across rendered configs judges the spec's; across hand-written trees, every host's own), in a
+  // format that names the upstream, soon enough. A gated watch that cannot refuses here, before
+  // anything starts.
+  const watchInput = {
     spec: {
       format: spec.accessLog.format,
       buffered: spec.accessLog.buffer !== null,
       flushMs: spec.accessLog.flush === null ? null : Math.round(spec.accessLog.flush * 1000),
     },
-    ...(fleet?.adopted?.[0]
-      ? fleet.adopted[0].logs
-      : fleet || where.proxies
-        ? { notRead: "a deploy across hosts does not read the nginx hosts' configs" }
-        : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path, upstream)),
     watchMs: Math.round(pool.deploy.watch * 1000),
     maxWatchMs: Math.round((where.watch?.maxWatch ?? pool.deploy.maxWatch) * 1000),
     retryMs: Math.max(0, ...pairs.map((pair) => Math.round((pair?.failTimeout ?? 0) * 1000))),
     slots: rolled.some((instance) => instance.slot !== undefined),
     latencyGate: where.watch?.gates?.maxP99Ratio !== null,
     ...(adopted ? { adopted: true } : {}),
-  });
+  };
+  const sight = fleet?.adopted
+    ? judgeHostsSight(
+        fleet.adopted.map((h) => ({ host: h.host, path: h.accessLog, logs: h.logs })),
+        watchInput,
+      )
+    : judgeWatchSight({
+        ...watchInput,
+        path: spec.accessLog.path,
+        ...(fleet
+          ? { notRead: "a deploy across hosts does not read the nginx hosts' configs" }
+          : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path, upstream)),
+      });
   const watch = chooseWatch(sight, where.watch?.watchMode ?? pool.deploy.watchMode, where.rollback === true);
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = sight.logDelayMs;
@@ -249,16 +251,16 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
  * Across nginx hosts behind a hand-written config, the spec as the first host's tree names it:
  * its pid file and the log its nginx writes for the upstream (each host reads its own log, and its
  * own pid file, in its session), and each server's max_fails/fail_timeout the largest the hosts'
- * blocks write. The watch reads every host's log with that first host's format.
+ * blocks write. How each host writes its log is judged host by host (judgeHostsSight).
  */
-function fleetAdoptedSpec(spec: ProxySpec, upstream: string, fleet: Fleet | undefined): ProxySpec {
-  const first = fleet?.adopted?.[0];
+function fleetAdoptedSpec(spec: ProxySpec, upstream: string, fleet: Fleet): ProxySpec {
+  const first = fleet.adopted?.[0];
   const pidFile = first?.pidFile ?? spec.nginx?.pidFile ?? spec.paths.pidFile;
   if (!first) return { ...spec, paths: { ...spec.paths, pidFile } };
   const pool = spec.upstreams[upstream]!;
   const servers = withLargestParams(
     pool.servers,
-    fleet!.adopted!.map((host) => host.servers),
+    fleet.adopted!.map((host) => host.servers),
   );
   return {
     ...spec,

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { applyConfig } from '../config/apply-config.js';
 import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { summarizeLogWindow } from '../core/deploy/log-window.js';
-import { toAddress } from '../core/deploy/plan-deploy.js';
+import { toAddress, type DeployPlan } from '../core/deploy/plan-deploy.js';
 import { recordStart } from '../core/deploy/own-start.js';
 import type { RoutedSample } from '../core/deploy/warm-up.js';
 import { isProxyopsError } from '../core/errors.js';
@@ -28,7 +28,7 @@ import { alternateSwitch } from './switch-by-alternate.js';
 import { createLocalHost } from '../shell/host/local-host.js';
 import { reloadSwitch } from './switch-by-reload.js';
 import { slotSwitch } from './switch-by-slot.js';
-import { checkedSwitch, checkLiveNginx, readCurrentMain } from './live-nginx-check.js';
+import { checkedSwitch, checkLiveNginx, liveRefusal, readCurrentMain } from './live-nginx-check.js';
 import type { TrafficSwitch } from './traffic-switch.js';
 
 export { loadDeployContext, type DeployContext, type DeployTarget };
@@ -240,6 +240,28 @@ export async function deploy(
   } finally {
     await removeDeployProgress(where.target);
     await unlock();
+  }
+}
+
+/**
+ * `deploy plan`: the plan, and why the deploy would be refused now (`refused`) by the look it makes
+ * before its first step (the live nginx against the plan, the adoption record, drift; the watch's
+ * sight is judged as the plan is made). Changes nothing: across hosts, it reads every nginx host
+ * over a session that takes no lock.
+ */
+export async function planWithLook(where: DeployTarget): Promise<{ plan: DeployPlan; refused?: string }> {
+  const look = async (at: DeployTarget) => {
+    const context = await loadDeployContext(at);
+    const refused = await liveRefusal(context);
+    return { plan: context.plan, ...(refused === undefined ? {} : { refused }) };
+  };
+  if (!where.proxies) return look(where);
+  const written = await readSpecFile(where.specPath);
+  const fleet = await openFleet(written, pickUpstream(written, where.upstream), true);
+  try {
+    return await look({ ...where, fleet });
+  } finally {
+    await fleet.close();
   }
 }
 

@@ -1,48 +1,23 @@
 import type { RecordedState } from '../core/apply/apply-steps-protocol.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
-import type { HostRefusal } from '../core/deploy/refusal.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
 import { openStepSession, type StepAnswer } from '../shell/host/step-session.js';
 import { fetchStatus } from '../shell/process/wait-until-ready.js';
-import type { InstanceRecord, StackState } from '../shell/stack-state.js';
+import type { InstanceRecord } from '../shell/stack-state.js';
 
-/**
- * What `deploy plan` needs of the nginx hosts of `proxies`, read without a lock: the state the first
- * of them records (as the deploy reads it), and what each says of refusing nginx's connections. Every
- * host must answer: a plan would otherwise be made from less than the deploy would see.
- */
-export async function readFleetPlanView(
-  spec: ProxySpec,
-): Promise<{ state?: StackState; hosts: HostRefusal[] }> {
-  const answers = await Promise.all(
-    spec.proxies.map(async (proxy) => ({
-      ssh: proxy.ssh,
-      answer: await askStatus(proxy, spec.paths.pidFile),
-    })),
-  );
-  const state = answers[0]?.answer.state as unknown as StackState | undefined;
-  return {
-    ...(state ? { state } : {}),
-    hosts: answers.map(({ ssh, answer }) => ({
-      host: ssh,
-      ...(answer.unrefusable ? { unrefusable: answer.unrefusable } : {}),
-    })),
-  };
-}
-
-/** One nginx host's `status` answer over a session of its own (no lock); the pid file asks about refusing too. */
-async function askStatus(
-  { ssh, target }: ProxySpec['proxies'][number],
-  pidFile?: string,
-): Promise<Extract<StepAnswer, { step: 'status' }>> {
+/** One nginx host's `status` answer over a session of its own (no lock). */
+async function askStatus({
+  ssh,
+  target,
+}: ProxySpec['proxies'][number]): Promise<Extract<StepAnswer, { step: 'status' }>> {
   const host = createSshHost(ssh);
   try {
     await checkRemoteProxyops(host);
     const session = openStepSession(host, target);
-    const answer = await session.request({ step: 'status', ...(pidFile ? { pidFile } : {}) });
+    const answer = await session.request({ step: 'status' });
     await session.end();
     if (answer.step !== 'status')
       throw new ProxyopsError('REMOTE_STEP_FAILED', `answered ${answer.step} to status`);

@@ -67,9 +67,10 @@ export function hostOf(error: unknown): string | undefined {
 /**
  * Connects to every nginx and app host of the spec at once and checks their proxyops, then takes
  * each nginx host's deploy lock in the order of `proxies`. Any failure ends what was opened and
- * names the host; nothing has changed anywhere then.
+ * names the host; nothing has changed anywhere then. With `look` (`deploy plan`) no lock is taken
+ * and the hosts answer only what the look before acting reads: what a deploy would see, changing nothing.
  */
-export async function openFleet(spec: ProxySpec, upstream: string): Promise<Fleet> {
+export async function openFleet(spec: ProxySpec, upstream: string, look = false): Promise<Fleet> {
   const servers = Object.values(spec.upstreams).flatMap((u) => u.servers);
   const apps = [...new Set(servers.flatMap((s) => (s.ssh ? [s.ssh] : [])))];
   const proxyHosts = spec.proxies.map((p) => createSshHost(p.ssh));
@@ -102,6 +103,7 @@ export async function openFleet(spec: ProxySpec, upstream: string): Promise<Flee
           step: 'hold',
           accessLog: spec.accessLog.path,
           pidFile: spec.paths.pidFile,
+          ...(look ? { look: true as const } : {}),
           // Each host's own tree names its pid file and the log it writes for the upstream.
           ...(spec.nginx
             ? {

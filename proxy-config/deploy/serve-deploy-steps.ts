@@ -27,6 +27,7 @@ import { lockDeploys, readStackState, writeStackState, type StackState } from '.
  * deploy lock, kept until the session ends: the deploy's part of the fleet-wide lock) followed by
  * what the deploy needs from this host: its access log, its recorded state, config changes. A
  * failed request is answered and the session goes on, so the deploy can still put things back.
+ * `hold` with `look` (deploy plan) takes no lock and answers only what the look before acting reads.
  */
 export async function serveDeploySteps(
   targetArg: string,
@@ -37,17 +38,12 @@ export async function serveDeploySteps(
   const target = resolve(targetArg);
   await checkTargetLayout(target);
   if (first.step === 'status') {
-    const support = first.pidFile ? await refusalSupport(first.pidFile) : undefined;
-    reply({
-      ok: true,
-      step: 'status',
-      ...(await readStatus(target)),
-      ...(support && !support.ok ? { unrefusable: support.reason } : {}),
-    });
+    reply({ ok: true, step: 'status', ...(await readStatus(target)) });
     return;
   }
-  await mkdir(target, { recursive: true, mode: 0o755 });
-  const unlock = await lockDeploys(target);
+  const look = first.look === true;
+  if (!look) await mkdir(target, { recursive: true, mode: 0o755 });
+  const unlock = look ? async () => undefined : await lockDeploys(target);
   // Behind a hand-written config this host's own tree names its pid file and the log it writes.
   const adopted = first.adopted
     ? await readAdoptedView({ ...first.adopted, accessLog: first.accessLog }).catch(unlockAnd(unlock))
@@ -69,6 +65,11 @@ export async function serveDeploySteps(
     });
     for (let request = await next(); request; request = await next()) {
       try {
+        if (look && !LOOK_STEPS.has(request.step))
+          throw new ProxyopsError(
+            'REMOTE_STEP_FAILED',
+            `${request.step}: a look (deploy plan) changes nothing`,
+          );
         if (request.step === 'prepare') await serveOneChange(target, request, next, reply);
         else if (request.step === 'refuse') reply(await refuse(support, refused, request));
         else reply(await answer(target, log, request, adopted?.pidFile));
@@ -82,10 +83,14 @@ export async function serveDeploySteps(
       clearTimeout(expiry);
       await allowConnects(address).catch(() => undefined);
     }
-    await removeDeployProgress(target);
+    // A look leaves the progress of a deploy that holds the target alone.
+    if (!look) await removeDeployProgress(target);
     await unlock();
   }
 }
+
+/** What a look session answers: reads only. */
+const LOOK_STEPS: ReadonlySet<StepRequest['step']> = new Set(['read-state', 'live']);
 
 /** A refusal this session made, and the timer that lifts it past its bound. */
 interface Refused {

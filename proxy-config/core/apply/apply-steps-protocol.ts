@@ -57,6 +57,11 @@ export type StepRequest =
       accessLog: string;
       pidFile?: string;
       /**
+       * `deploy plan`: the same answers without the lock, for the same look before acting; the
+       * session then answers only `read-state` and `live` (it changes nothing).
+       */
+      look?: true;
+      /**
        * Behind a hand-written config (the spec's `nginx`): the host's own tree names the pid file
        * and the access log of `upstream` (read there), in place of `pidFile` and `accessLog`.
        */
@@ -75,7 +80,7 @@ export type StepRequest =
   /** Records the state (and where the deploy is, or that it ended: `progress` absent). */
   | { step: 'write-state'; state?: RecordedState; progress?: { round: number; step: number; kind: string } }
   /** Only say how the target stands: live version, recorded state, a deploy holding it and where. */
-  | { step: 'status'; pidFile?: string }
+  | { step: 'status' }
   /**
    * What the nginx behind `pidFile` runs (nginx -T), and the target's current main file: a deploy's
    * look before acting. With `adopted` (the spec's `nginx.conf`): whether the master runs that file,
@@ -132,8 +137,6 @@ export type StepReply =
       step: 'status';
       live?: string;
       state?: RecordedState;
-      /** Asked with a pid file: why this host could not refuse nginx's connections (as `held` says). */
-      unrefusable?: string;
       /** A deploy holds the target: its pid there and the step it recorded last. */
       deploy?: { pid: number; round: number; step: number; kind: string };
     }

@@ -6,11 +6,13 @@ import {
   readFile,
   readlink,
   rename,
+  rm,
   symlink,
   utimes,
   writeFile,
 } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAccepting } from '../../../proxy-config/shell/process/tcp-accepting.js';
@@ -67,6 +69,20 @@ async function snapshot(): Promise<Record<string, unknown>> {
     out[`${name} processes`] = pidsOf(name);
   }
   return out;
+}
+
+/** Reloads the host's nginx onto its tree as it is now; resolves once only the new workers run. */
+async function reload(name: string): Promise<void> {
+  // Files written within a clock tick of the new workers' start would count as not loaded.
+  await sleep(100);
+  const old = pidsOf(name).workers;
+  hosts.exec(name, ['sh', '-c', `kill -HUP $(cat ${mp}/run/nginx.pid)`]);
+  for (let i = 0; i < 200; i++) {
+    const { workers } = pidsOf(name);
+    if (workers.length === 1 && !old.includes(workers[0]!)) return;
+    await sleep(50);
+  }
+  throw new Error(`nginx on ${name} did not reload`);
 }
 
 /** The instances an nginx host records, `HOST:PORT` sorted (none before the first deploy). */
@@ -194,6 +210,12 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
         'nothing started or stopped on any host',
       ]);
       expect(run.stdout).not.toContain('step-start');
+      // deploy plan looks at every host as the deploy does before acting (no lock, nothing changed).
+      const plan = await deploy('plan');
+      expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+      expect((JSON.parse(plan.stdout) as { refused?: string }).refused).toMatch(
+        /^web2: the lines proxyops manages were edited by hand .*keepalive 32;/,
+      );
       expect(await snapshot()).toEqual(before);
       expect(await Promise.all(WEB.map(recorded))).toEqual(instances);
       for (const app of APPS) expect(await isAccepting(address(app), pair[1])).toBe(false);
@@ -217,6 +239,45 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
       expect(await snapshot()).toEqual(before);
     } finally {
       await rename(`${record}.away`, record);
+    }
+  }, 120_000);
+
+  it("web2 writes the upstream's log in another log_format than web1: deploy and deploy plan refused in one line naming both hosts and formats, exit 2, nothing changed", async () => {
+    const site = siteOf('web2');
+    const text = await readFile(site, 'utf8');
+    const format = join(treeOf('web2'), 'conf.d', 'upstream-log.conf');
+    // The fields the watch needs, in another order: read with web1's format, web2's lines would be misread.
+    await writeFile(
+      format,
+      `log_format upstreams2 'ua="$upstream_addr" us="$upstream_status" $status rt=$request_time "$request" $remote_addr [$time_local]';\n`,
+    );
+    await writeFile(site, text.replace(/(app\.access\.log) upstreamlog;/, '$1 upstreams2;'));
+    await reload('web2');
+    try {
+      const before = await snapshot();
+      const instances = await Promise.all(WEB.map(recorded));
+      const refusal = new RegExp(
+        `^proxyops: the deploy watch cannot judge the new instance: the nginx hosts write the upstream's access log in 2 formats \\(web1: log_format upstreamlog at ${mp}/etc/nginx/sites-enabled/app:\\d+ to ${mp}/log/nginx/app\\.access\\.log; web2: log_format upstreams2 at ${mp}/etc/nginx/sites-enabled/app:\\d+ to ${mp}/log/nginx/app\\.access\\.log\\); .*write that log in one log_format on every nginx host`,
+      );
+      const run = await deploy();
+      expect(run.code, run.stdout + run.stderr).toBe(2);
+      expect(run.stderr.trim().split('\n'), run.stderr).toEqual([expect.stringMatching(refusal)]);
+      // --json says why nothing started, naming the hosts too.
+      expect(run.stdout).toMatch(
+        /"type":"plan","refused":"the deploy watch cannot judge .*web2: log_format upstreams2/,
+      );
+      expect(run.stdout).not.toContain('step-start');
+      // deploy plan reads every host's tree as the deploy does: the same refusal.
+      const plan = await deploy('plan');
+      expect(plan.code, plan.stdout + plan.stderr).toBe(2);
+      expect(plan.stderr.trim().split('\n'), plan.stderr).toEqual([expect.stringMatching(refusal)]);
+      expect(await snapshot()).toEqual(before);
+      expect(await Promise.all(WEB.map(recorded))).toEqual(instances);
+      for (const app of APPS) expect(await isAccepting(address(app), pair[1])).toBe(false);
+    } finally {
+      await writeFile(site, text);
+      await rm(format);
+      await reload('web2');
     }
   }, 120_000);
 
