@@ -8,7 +8,13 @@ import {
   type RouteEvidence,
 } from '../proxy-config/core/deploy/latency-verdict.js';
 import { describeOwnStart, vetoedByOwnStart } from '../proxy-config/core/deploy/own-start.js';
-import { toAddress, type DeployPlan, type DeployStep } from '../proxy-config/core/deploy/plan-deploy.js';
+import {
+  toAddress,
+  type DeployPlan,
+  type DeployStep,
+  type InstanceAddress,
+} from '../proxy-config/core/deploy/plan-deploy.js';
+import { neverRests, RESTLESS_COST } from '../proxy-config/core/adopt/restless-alternates.js';
 import { LATENCY_WATCH_EXTENSION } from '../proxy-config/core/deploy/watch-end.js';
 
 function stepWait(step: DeployStep): string {
@@ -40,6 +46,29 @@ function gate5xx(gates: DeployPlan['gates']): string {
 function stopping(plan: DeployPlan): string {
   if (plan.launch.kind === 'command') return `stop signal ${plan.stopSignal}`;
   return plan.launch.stop ? 'stopped by the stop hook' : 'no stop hook: old instances are left running, idle';
+}
+
+/** Why an instance behind an adopted config has no alternate path. */
+function noAlternate(instance: InstanceAddress): string {
+  if (instance.alternate)
+    return 'its alternate is not used: without a stop hook nothing makes the old instance leave';
+  if (instance.notInSpec)
+    return 'the spec names this address neither as a server nor as an alternate: the instance serving there was started under a spec that paired it, which changed since';
+  return 'the spec gives it no alternate';
+}
+
+/** A warning per idle address of a pair whose parameters keep nginx from resting it. */
+function restlessIdle(plan: DeployPlan): string[] {
+  return plan.instances.flatMap(({ alternate }) => {
+    const param =
+      alternate &&
+      neverRests([`max_fails=${alternate.maxFails ?? 1}`, `fail_timeout=${alternate.failTimeout}s`]);
+    return param
+      ? [
+          `  warning: the idle ${toAddress(alternate)} has ${param}: nginx never rests it, so ${RESTLESS_COST}`,
+        ]
+      : [];
+  });
 }
 
 /** The plan as people read it: the drain arithmetic, then every step with its computed wait. */
@@ -79,13 +108,14 @@ export function formatDeployPlan(plan: DeployPlan): string {
         ]),
     ...plan.instances.map((instance, i) =>
       plan.adopted !== undefined && plan.paths[i] !== 'alternate'
-        ? `  ${toAddress(instance)}: refused: no alternate path (${instance.alternate ? 'its alternate is not used: without a stop hook nothing makes the old instance leave' : 'the spec gives it no alternate'}), and the ${plan.paths[i]} path would change the hand-written config`
+        ? `  ${toAddress(instance)}: refused: no alternate path (${noAlternate(instance)}), and the ${plan.paths[i]} path would change the hand-written config`
         : plan.paths[i] === 'slot'
           ? `  ${toAddress(instance)}: slot path (a new socket renamed over the slot; no nginx reload)`
           : plan.paths[i] === 'alternate'
             ? `  ${toAddress(instance)}: alternate path (the new instance on ${toAddress(instance.alternate!)}, which nginx already lists; no nginx reload)`
             : `  ${toAddress(instance)}: reload path (config change and nginx reload per step)${instance.alternate ? `; its alternate ${toAddress(instance.alternate)} is not used: without a stop hook nothing makes the old instance leave` : ''}`,
     ),
+    ...restlessIdle(plan),
     ...plan.steps.map(
       (s) =>
         `  ${String(s.index).padStart(2)}. [${s.round}/${plan.instances.length}] ${s.kind}: ${s.title}${stepWait(s)}`,

@@ -37,7 +37,8 @@ export async function applyAdopted(
 /** `config diff --spec S [--undo-adopt]`: exit 1 when there is a change, as diff(1). */
 export async function diffAdopted(adopted: AdoptedSpec, flags: { undoAdopt?: boolean }): Promise<number> {
   const { diffAdoption } = await import('../../proxy-config/config/adopt-nginx.js');
-  const diff = await diffAdoption(adopted, flags.undoAdopt === true);
+  const { diff, warnings } = await diffAdoption(adopted, flags.undoAdopt === true);
+  for (const warning of warnings) say(warning);
   process.stdout.write(diff);
   if (!diff) say(`no change: ${adopted.nginx.conf} already holds this adoption`);
   return diff ? 1 : 0;

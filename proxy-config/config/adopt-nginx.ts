@@ -3,6 +3,7 @@ import { toAdoptionRecord } from '../core/adopt/adoption-record.js';
 import { ALTERNATE_MARK, alternateLinesOf } from '../core/adopt/alternate-marks.js';
 import { planUndo } from '../core/adopt/managed-lines.js';
 import { planAdoption } from '../core/adopt/plan-adoption.js';
+import { restlessAlternates } from '../core/adopt/restless-alternates.js';
 import type { NginxTree, TreeChange } from '../core/adopt/tree.js';
 import { ProxyopsError } from '../core/errors.js';
 import { unifiedDiff } from '../core/apply/unified-diff.js';
@@ -11,6 +12,7 @@ import { ADOPTION_FILE, readAdoptionFile } from '../shell/nginx/adoption-file.js
 import { pidFileOfTree, readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
 import { applyTreeChange, type PlannedTreeChange, type TreeApplyReport } from './apply-tree-change.js';
+import type { ChangeSpec } from './serving-check.js';
 import { rollbackTree } from './tree-rollback.js';
 
 /**
@@ -24,16 +26,21 @@ export interface AdoptedSpec {
   spec: ProxySpec;
   nginx: AdoptedNginxSpec;
   state: string;
+  /** The spec's path as given, for the commands a refusal names (absent on a host that was sent the spec). */
+  specPath?: string;
 }
 
 /** The spec, when it names a hand-written config; undefined for a spec proxyops renders. */
 export async function readAdoptedSpec(specPath: string, target?: string): Promise<AdoptedSpec | undefined> {
   const spec = await readSpecFile(specPath);
   if (!spec.nginx) return undefined;
-  return { spec, nginx: spec.nginx, state: resolve(target ?? spec.nginx.state) };
+  return { spec, nginx: spec.nginx, state: resolve(target ?? spec.nginx.state), specPath };
 }
 
-/** What an adoption or its undo would change, planned on the tree as it is now. */
+/**
+ * What an adoption or its undo would change, planned on the tree as it is now. An adoption warns of
+ * each alternate line nginx would never rest (its copied parameters), whether it is added now or was.
+ */
 export async function planAdoptionChange(
   adopted: AdoptedSpec,
   undo: boolean,
@@ -49,8 +56,16 @@ export async function planAdoptionChange(
     return { change: planUndo(tree, record), pidFile, adoption: { before: record, after: undefined } };
   }
   const planned = planAdoption(tree, adopted.spec.upstreams, record);
-  if (planned.change.files.length === 0) return { change: planned.change, pidFile };
-  return { change: planned.change, pidFile, adoption: { before: record, after: planned.record } };
+  const after = new Map(tree.files);
+  for (const file of planned.change.files) after.set(file.path, file.after);
+  const warnings = restlessAlternates({ conf: tree.conf, files: after });
+  if (planned.change.files.length === 0) return { change: planned.change, pidFile, warnings };
+  return { change: planned.change, pidFile, warnings, adoption: { before: record, after: planned.record } };
+}
+
+/** The spec as a change names it in a refusal: its path (SPEC on a host that was sent it) and its upstreams. */
+export function changeSpecOf(adopted: AdoptedSpec): ChangeSpec {
+  return { path: adopted.specPath ?? 'SPEC', upstreams: adopted.spec.upstreams };
 }
 
 /**
@@ -76,15 +91,22 @@ export async function adoptNginx(
   return applyTreeChange({
     kind: options.undo ? 'undo-adopt' : 'adopt',
     state: adopted.state,
+    spec: changeSpecOf(adopted),
     ...(options.say ? { say: options.say } : {}),
     plan: () => planAdoptionChange(adopted, options.undo === true),
   });
 }
 
-/** `config diff --spec S [--undo-adopt]`: the unified diff of every file the apply would change ('' when none). */
-export async function diffAdoption(adopted: AdoptedSpec, undo = false): Promise<string> {
-  const { change } = await planAdoptionChange(adopted, undo);
-  return diffTreeChange(change);
+/**
+ * `config diff --spec S [--undo-adopt]`: the unified diff of every file the apply would change ('' when
+ * none), and the warnings the apply would say.
+ */
+export async function diffAdoption(
+  adopted: AdoptedSpec,
+  undo = false,
+): Promise<{ diff: string; warnings: string[] }> {
+  const { change, warnings = [] } = await planAdoptionChange(adopted, undo);
+  return { diff: diffTreeChange(change), warnings };
 }
 
 /** The unified diff of a change, file by file, each labelled by its path. */
@@ -100,5 +122,5 @@ export async function rollbackAdopted(
   say?: (line: string) => void,
 ): Promise<TreeApplyReport> {
   const tree = await readNginxTree(adopted.nginx.conf);
-  return rollbackTree(adopted.state, pidFileOfTree(adopted.nginx, tree.config), say);
+  return rollbackTree(adopted.state, pidFileOfTree(adopted.nginx, tree.config), changeSpecOf(adopted), say);
 }

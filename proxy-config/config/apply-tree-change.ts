@@ -8,6 +8,7 @@ import { versionDir } from '../shell/nginx/config-versions.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { recordTreeVersion, type TreeChangeKind } from '../shell/nginx/tree-history.js';
 import { outsideDeploys } from './apply-config.js';
+import { refuseDroppingServing, type ChangeSpec } from './serving-check.js';
 import { masterOfTree, refuseUnloaded } from './tree-master-check.js';
 import {
   commitTreeChange,
@@ -36,6 +37,8 @@ export interface TreeApplyReport {
 export interface TreeApplyOptions {
   kind: TreeChangeKind;
   state: string;
+  /** The spec the command was given: a change that would cut off a serving instance names it in the fix. */
+  spec: ChangeSpec;
   say?: (line: string) => void;
 }
 
@@ -46,6 +49,8 @@ export interface TreeApplyOptions {
 export interface PlannedTreeChange {
   change: TreeFileSet;
   adoption?: { before: unknown; after: unknown };
+  /** Lines to say before the change is made (a parameter of the user's that costs something); never a refusal. */
+  warnings?: string[];
 }
 
 /**
@@ -53,7 +58,8 @@ export interface PlannedTreeChange {
  * it, and names the pid file of the nginx that runs it), then prepares, records, commits: the
  * version and the adoption record are written before the first file, and taken back when the
  * commit fails, so a live change never goes without its record. An empty change writes nothing
- * and reloads nothing, once the live nginx is known to run what is on disk.
+ * and reloads nothing, once the live nginx is known to run what is on disk. A change that drops the
+ * line of an address where an instance serves is refused before anything else is looked at.
  */
 export async function applyTreeChange(
   options: TreeApplyOptions & { plan: () => Promise<PlannedTreeChange & { pidFile: string }> },
@@ -64,7 +70,9 @@ export async function applyTreeChange(
   return outsideDeploys(state, () =>
     withTargetLock(state, async () => {
       const say = options.say ?? (() => undefined);
-      const { change, adoption, pidFile } = await options.plan();
+      const { change, adoption, pidFile, warnings = [] } = await options.plan();
+      await refuseDroppingServing(state, change, options.spec);
+      for (const warning of warnings) say(warning);
       const files = changedLines(change);
       const base = { kind: options.kind, conf: change.conf, state, files };
       const master = await masterOfTree(change.conf, pidFile);

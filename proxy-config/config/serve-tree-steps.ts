@@ -10,6 +10,7 @@ import { recordTreeChange, refuseRenderedTarget } from './apply-tree-change.js';
 import { outsideDeploys } from './apply-config.js';
 import { diffTreeChange } from './adopt-nginx.js';
 import { planTreeSource } from './plan-tree-source.js';
+import { refuseDroppingServing } from './serving-check.js';
 import type { NextRequest } from './serve-apply-steps.js';
 import { commitTreeChange, prepareTreeChange, undoTreeChange } from './tree-change-steps.js';
 
@@ -59,6 +60,8 @@ export async function serveTreeSteps(
   await outsideDeploys(state, () =>
     withTargetLock(state, async () => {
       const planned = await planTreeSource(state, first.spec, first.source);
+      // The far side is sent the spec, not its path: the commands the refusal names say SPEC.
+      await refuseDroppingServing(state, planned.change, { path: 'SPEC', upstreams: first.spec.upstreams });
       const { versions } = await readVersionState(state);
       const last = versions.at(-1);
       const nextVersion = Number(last?.slice(1) ?? 0) + 1;

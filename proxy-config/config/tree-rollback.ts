@@ -4,6 +4,7 @@ import { ProxyopsError } from '../core/errors.js';
 import { readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readTreeHistory, readTreeVersion } from '../shell/nginx/tree-history.js';
 import { applyTreeChange, type PlannedTreeChange, type TreeApplyReport } from './apply-tree-change.js';
+import type { ChangeSpec } from './serving-check.js';
 
 /**
  * `config rollback` for a hand-written tree: the last recorded change undone, as a change of its
@@ -13,11 +14,13 @@ import { applyTreeChange, type PlannedTreeChange, type TreeApplyReport } from '.
 export function rollbackTree(
   state: string,
   pidFile: string,
+  spec: ChangeSpec,
   say?: (line: string) => void,
 ): Promise<TreeApplyReport> {
   return applyTreeChange({
     kind: 'rollback',
     state,
+    spec,
     ...(say ? { say } : {}),
     plan: async () => ({ pidFile, ...(await planTreeRollback(state, say)) }),
   });

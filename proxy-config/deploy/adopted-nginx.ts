@@ -81,6 +81,8 @@ export function adoptedPathRefusal(
   const server =
     servers.find((s) => at(s) || (s.alternate !== undefined && at(s.alternate))) ??
     servers.find((s) => s.host === first.host && s.alternate === undefined);
+  if (server === undefined && first.notInSpec)
+    return `upstream ${plan.upstream} of ${conf}: an instance serves at ${toAddress(first)}, which ${specPath} names neither as a server nor as an alternate (it was started under a spec that paired it): deploy with the spec the block was adopted with to move it back to its pair, then run proxyops config apply --spec ${specPath}; nothing started or stopped`;
   const named =
     server === undefined || at(server)
       ? toAddress(first)

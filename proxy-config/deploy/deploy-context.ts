@@ -198,7 +198,12 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       host: instance.host,
       port: instance.port,
       ...(instance.slot === undefined ? {} : { slot: instance.slot }),
-      ...(pairs[i] ? { alternate: pairs[i] } : {}),
+      // Behind an adopted config every instance is one address of a pair: one the spec no longer names says so.
+      ...(pairs[i]
+        ? { alternate: pairs[i] }
+        : adopted && !inSpec(pool, instance)
+          ? { notInSpec: true as const }
+          : {}),
     })),
     logDelayMs,
     ...(verdict ? { refusal: verdict } : {}),
@@ -312,16 +317,29 @@ function checkFleetSpec(specPath: string, upstream: string, pool: UpstreamSpec):
 export function pairOf(
   pool: UpstreamSpec,
   instance: { host: string; port: number; slot?: string | undefined },
-): { host: string; port: number; failTimeout: number } | undefined {
+): { host: string; port: number; failTimeout: number; maxFails: number } | undefined {
   if (instance.slot !== undefined) return undefined;
   const same = (a: { host: string; port: number }) => a.host === instance.host && a.port === instance.port;
   for (const server of pool.servers) {
     if (!server.alternate || server.socket !== undefined) continue;
-    if (same(server)) return { ...server.alternate, failTimeout: server.failTimeout };
-    if (same(server.alternate))
-      return { host: server.host, port: server.port, failTimeout: server.failTimeout };
+    const { failTimeout, maxFails } = server;
+    if (same(server)) return { ...server.alternate, failTimeout, maxFails };
+    if (same(server.alternate)) return { host: server.host, port: server.port, failTimeout, maxFails };
   }
   return undefined;
+}
+
+/** Whether the spec names an instance's address, as a server or as an alternate (a slot: as a server's socket). */
+function inSpec(
+  pool: UpstreamSpec,
+  instance: { host: string; port: number; slot?: string | undefined },
+): boolean {
+  const same = (a: { host: string; port: number }) => a.host === instance.host && a.port === instance.port;
+  return pool.servers.some((s) =>
+    instance.slot !== undefined
+      ? s.socket === instance.slot
+      : same(s) || (s.alternate !== undefined && same(s.alternate)),
+  );
 }
 
 /** `HOST:PORT` (or `[IPv6]:PORT`) as an address; BAD_OPTION naming the flag otherwise. */

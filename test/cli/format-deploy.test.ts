@@ -54,6 +54,41 @@ describe('deploy progress for people', () => {
     expect(slotted.steps.filter((s) => s.round === 2).map((s) => s.kind)).toContain('add');
   });
 
+  it('behind an adopted config: warns of an idle address nginx never rests, and names an instance the spec no longer pairs', () => {
+    const adopted = {
+      ...planDeploy({
+        upstream: 'backend',
+        pool: {
+          healthCheck: DEFAULTS.healthCheck,
+          deploy: { ...DEFAULTS.deploy, start: ['start', '{port}'], stop: ['stop', '{port}'] },
+        },
+        instances: [
+          {
+            host: '127.0.0.1',
+            port: 18301,
+            alternate: { host: '127.0.0.1', port: 18311, failTimeout: 0, maxFails: 1 },
+          },
+          {
+            host: '127.0.0.1',
+            port: 18302,
+            alternate: { host: '127.0.0.1', port: 18312, failTimeout: 10, maxFails: 0 },
+          },
+          { host: '127.0.0.1', port: 18313, notInSpec: true },
+        ],
+        logDelayMs: 0,
+      }),
+      adopted: '/etc/nginx/nginx.conf',
+    };
+    const lines = formatDeployPlan(adopted).split('\n');
+    expect(lines.filter((l) => l.includes('warning:'))).toEqual([
+      '  warning: the idle 127.0.0.1:18311 has fail_timeout=0: nginx never rests it, so every request nginx sends there costs a refused connect and an error.log line until a deploy starts an instance on it',
+      '  warning: the idle 127.0.0.1:18312 has max_fails=0: nginx never rests it, so every request nginx sends there costs a refused connect and an error.log line until a deploy starts an instance on it',
+    ]);
+    expect(lines).toContain(
+      '  127.0.0.1:18313: refused: no alternate path (the spec names this address neither as a server nor as an alternate: the instance serving there was started under a spec that paired it, which changed since), and the reload path would change the hand-written config',
+    );
+  });
+
   it('counts waits down and says how it ended', () => {
     expect(formatDeployEvent({ type: 'countdown', step: 8, remainingMs: 12_340 })).toBe(
       '    … 12.4 s left\n',

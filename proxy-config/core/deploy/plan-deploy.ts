@@ -15,7 +15,12 @@ export interface InstanceAddress {
    * The other address of its blue/green pair (the spec's `alternate`), idle now: both are in the
    * rendered upstream, so a new instance there gets traffic without a reload.
    */
-  alternate?: { host: string; port: number; failTimeout: number };
+  alternate?: { host: string; port: number; failTimeout: number; maxFails?: number };
+  /**
+   * Set when the spec names this address neither as a server nor as an alternate: the instance was
+   * started under a spec that paired it, which has changed since.
+   */
+  notInSpec?: true;
 }
 
 /**

@@ -139,6 +139,18 @@ describe('config apply on a hand-written tree', () => {
     const watched = await cli('apply', '--undo-adopt', '--watch', '5');
     expect(watched.code).toBe(2);
     expect(watched.stderr).toContain('--watch, --rollback-on-5xx and --servers-from apply to rendered specs');
+    // The alternate of 127.0.0.2 is what serves: dropping its line would leave nginx nothing.
+    const hashes = await hashTree(tree.dir);
+    const cut = await cli('apply', '--undo-adopt');
+    expect(cut.code).toBe(2);
+    expect(cut.stderr).toMatch(
+      new RegExp(
+        `^proxyops: upstream app: the change drops the line of 127\\.0\\.0\\.2:${a1}, where an instance serves now: .*\\[drops-serving-line\\]\\n$`,
+      ),
+    );
+    expect(await hashTree(tree.dir)).toEqual(hashes);
+    expect(await get()).toEqual({ status: 200, body: 'alternate' });
+    await new Promise((resolve) => alternate.close(resolve));
     const undone = await cli('apply', '--undo-adopt');
     expect(undone.code).toBe(0);
     expect(undone.stdout).toMatch(/^undid the adoption: v0002 /);
