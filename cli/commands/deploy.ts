@@ -192,7 +192,7 @@ export function registerDeploy(program: Command): void {
           process.stdout.write(
             flags.json
               ? `${JSON.stringify({ type: 'plan', plan, ...(refused ? { refused } : {}) })}\n`
-              : `${formatDeployPlan(plan)}${refused ? `refused now: ${refused}\n` : ''}`,
+              : `${formatDeployPlan(plan)}${(refused?.split('\n') ?? []).map((line) => `refused now: ${line}\n`).join('')}`,
           );
           return EXIT.ok;
         }
