@@ -48,7 +48,7 @@ export async function validateAdoptedTree(
     lint,
     testedWith: master
       ? `${master.binary} -p ${master.prefix}, as nginx master ${master.pid} runs it`
-      : `${nginx.binary} (no nginx master runs this tree)`,
+      : `${nginx.binary}, the installed nginx: no master runs this tree`,
     ok: !hasLintErrors(lint),
   };
 }
