@@ -3,18 +3,37 @@ import type { ProxiesApplyReport } from '../proxy-config/config/apply-to-proxies
 import type { HistoryEntry } from '../proxy-config/config/config-history.js';
 import { formatStatusDistribution } from '../proxy-config/core/apply/status-distribution.js';
 import type { ValidateReport } from '../proxy-config/config/validate-config.js';
+import type { TreeValidateReport } from '../proxy-config/config/validate-tree.js';
 import { formatLintReport } from './format-lint-report.js';
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** The human summary of `config validate`: spec, lint findings of the rendered config, nginx -t. */
-export function formatValidateReport(specPath: string, report: ValidateReport, color: boolean): string {
+/**
+ * The human summary of `config validate`: spec, lint findings of the rendered config, nginx -t; for a
+ * spec naming a hand-written config, of that tree (nothing is rendered: never "the rendered config").
+ */
+export function formatValidateReport(
+  specPath: string,
+  report: ValidateReport | TreeValidateReport,
+  color: boolean,
+): string {
+  if ('conf' in report) return formatTreeValidateReport(specPath, report, color);
   const { spec } = report;
   const lines = [
     `${specPath}: spec valid (${plural(Object.keys(spec.upstreams).length, 'upstream')}, ${plural(spec.servers.length, 'server')}, ${spec.mode} mode)`,
     'lint of the rendered config:',
     formatLintReport(report.lint, { color, cwd: '/' }).trimEnd(),
     `nginx -t: ok${report.nginxOutput.trim() ? ` (${report.nginxOutput.trim()})` : ''}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function formatTreeValidateReport(specPath: string, report: TreeValidateReport, color: boolean): string {
+  const lines = [
+    `${specPath}: spec valid (${plural(Object.keys(report.spec.upstreams).length, 'upstream')}, hand-written config ${report.conf})`,
+    `lint of the hand-written tree (${plural(report.fileCount, 'file')}, as config lint ${report.conf} reads it):`,
+    formatLintReport(report.lint, { color, cwd: process.cwd() }).trimEnd(),
+    `nginx -t on a copy of the tree: ok (${report.testedWith}); what adopting would change: config diff --spec ${specPath}`,
   ];
   return `${lines.join('\n')}\n`;
 }

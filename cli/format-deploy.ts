@@ -74,20 +74,22 @@ function restlessIdle(plan: DeployPlan): string[] {
 /** The plan as people read it: the drain arithmetic, then every step with its computed wait. */
 export function formatDeployPlan(plan: DeployPlan): string {
   const d = plan.drain;
+  // Behind a hand-written config only the alternate path runs: a reload path there is refused, so
+  // its drain mode and wait apply to nothing.
+  const reloads = plan.adopted === undefined && plan.paths.some((path) => path === 'reload');
+  const refused = plan.adopted === undefined ? 0 : plan.paths.filter((path) => path !== 'alternate').length;
   const lines = [
     `deploy plan: upstream ${plan.upstream}, ${plan.instances.length} instance(s) (${plan.instances.map(toAddress).join(', ')}), one at a time`,
     // The drain mode is how a reload-path instance leaves nginx; behind a slot nothing is reloaded.
-    plan.paths.every((path) => path !== 'reload')
-      ? stopping(plan)
-      : `drain mode ${plan.drainMode} (reload-path instances), ${stopping(plan)}`,
+    !reloads ? stopping(plan) : `drain mode ${plan.drainMode} (reload-path instances), ${stopping(plan)}`,
     // The stop hook drains an instance it stops its own way: the computed wait is told to no one.
-    plan.launch.kind === 'hooks' && plan.paths.every((path) => path !== 'reload')
+    plan.launch.kind === 'hooks' && !reloads
       ? `drain: the stop hook's own; the deploy measures how long the old instance takes to refuse connections`
       : `drain wait = interval × threshold ${formatWait(d.detectMs)} + margin ${formatWait(d.marginMs)} = ${formatWait(d.waitMs)}`,
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
-    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged once warm (at least ${RULE.minWarmupRequests} requests, then its latency levelled off; a watch whose new instance is not warm yet goes on up to ${LATENCY_WATCH_EXTENSION}x its wait, within the step's "at most"); then each route on ${RULE.sliceRequests} of its own requests in ${RULE.consecutive} slices in a row, a route of ${RULE.minRouteShare * 100} % or more of them keeping the watch going up to the step's "at most"; slower only if also slower than the old release's own start at the same age, where the last deploy recorded it`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged on at least ${RULE.minWarmupRequests + RULE.consecutive * RULE.sliceRequests} of its request times (a warm-up of at least ${RULE.minWarmupRequests} left out, longer while its latency still falls, then ${RULE.consecutive} slices of ${RULE.sliceRequests}); a watch whose new instance is not warm yet goes on up to ${LATENCY_WATCH_EXTENSION}x its wait, within the step's "at most", and one that ends with fewer reports latency "not judged" without failing on it; then each route on ${RULE.sliceRequests} of its own requests in ${RULE.consecutive} slices in a row, a route of ${RULE.minRouteShare * 100} % or more of them keeping the watch going up to the step's "at most"; slower only if also slower than the old release's own start at the same age, where the last deploy recorded it`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
     plan.watch.mode === 'readiness-only'
       ? `watch: readiness only: the new instance must stay alive and ready; its status codes and request times are not judged`
       : `watch: judges the new instance once it answered ${plan.watch.minRequests} requests, waiting up to ${formatWait(plan.watch.maxWatchMs)} for them; else ${plan.watch.keepNotJudged ? 'kept, as a rollback is, and named: not judged' : 'rolled back and stopped: could not judge'}`,
@@ -104,7 +106,9 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.adopted === undefined
       ? []
       : [
-          `behind the hand-written config ${plan.adopted}: every instance takes the alternate path (the adopted upstream lists both addresses of its pair); a deploy never edits or reloads that config`,
+          refused === 0
+            ? `behind the hand-written config ${plan.adopted}: every instance takes the alternate path (the adopted upstream lists both addresses of its pair); a deploy never edits or reloads that config`
+            : `behind the hand-written config ${plan.adopted}: only the alternate path is taken (a deploy never edits or reloads that config), and ${refused} of ${plan.instances.length} instance(s) cannot take it (below): the deploy is refused until each can`,
         ]),
     ...plan.instances.map((instance, i) =>
       plan.adopted !== undefined && plan.paths[i] !== 'alternate'
@@ -168,7 +172,7 @@ export function formatDeployEvent(event: DeployEvent): string {
     case 'step-start':
       return `${onHost(event.host)}→ ${event.step.index}. ${event.step.kind}: ${event.step.title}\n`;
     case 'countdown':
-      return `    … ${formatWait(Math.ceil(event.remainingMs / 100) * 100)} left\n`;
+      return `    … ${formatWait(Math.ceil(event.remainingMs / 100) * 100)} left${event.goesOn ? ` (${event.goesOn})` : ''}\n`;
     case 'step-done':
       return `${onHost(event.host)}  ✓ ${event.step.index}. ${event.outcome} (${formatWait(event.ms)})\n`;
     case 'status': {

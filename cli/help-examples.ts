@@ -30,7 +30,10 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
   'remote access-logs': [
     'remote access-logs --pid-file /run/nginx.pid   # started over ssh by logs stats --host',
   ],
-  'config validate': ['config validate --spec proxy-config/examples/api-front.yaml'],
+  'config validate': [
+    'config validate --spec proxy-config/examples/api-front.yaml',
+    'config validate --spec adopt.yaml  # nginx.conf specs: lint and nginx -t of the hand-written tree',
+  ],
   'config apply': [
     'config apply --spec proxy.yaml --target /etc/proxyops',
     'config apply --spec proxy.yaml --target /etc/proxyops --watch 30 --rollback-on-5xx 0.05',
@@ -43,16 +46,19 @@ export const HELP_EXAMPLES: Record<string, string[]> = {
     'config diff --spec proxy.yaml --target /etc/proxyops --servers-from state',
     'config diff --spec fleet.yaml      # each host under proxies against its live version',
     'config diff --spec hosts.yaml --tree etc-nginx/    # what that tree would change on each host',
+    'config diff --spec adopt.yaml      # nginx.conf specs: what adopting the upstream blocks changes',
   ],
   'config history': [
     'config history --target /etc/proxyops',
     'config history --target /etc/proxyops --json',
     'config history --spec fleet.yaml   # every nginx host under proxies',
+    'config history --spec adopt.yaml   # nginx.conf specs: every change to the hand-written tree',
   ],
   'config rollback': [
     'config rollback --target /etc/proxyops',
     'config rollback --target /etc/proxyops --to v0003',
     'config rollback --target /etc/proxyops --force',
+    'config rollback --spec adopt.yaml  # nginx.conf specs: the last change to the hand-written tree undone',
     'config rollback --spec hosts.yaml  # nginx.conf specs: the last change undone on every host under proxies',
   ],
   'config lint': [

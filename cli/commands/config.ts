@@ -34,7 +34,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
 
   config
     .command('validate')
-    .description('Schema, cross-field checks, lint of the rendered config and a real nginx -t')
+    .description(
+      'Schema, cross-field checks, lint and a real nginx -t: of the rendered config, or (with nginx.conf) of the hand-written tree',
+    )
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
     .action((flags: { spec: string }) =>
       runAction(async () => {
@@ -50,7 +52,7 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
   config
     .command('diff')
     .description(
-      'Show what config apply would change: a unified diff between the live version and the render',
+      'Show what config apply would change: a unified diff between the live version and the render, or (with nginx.conf) of each hand-written file the adoption changes',
     )
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
     .option('--target <dir>', 'config directory given to config apply (default: every host under proxies)')
@@ -92,7 +94,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
 
   config
     .command('apply')
-    .description('Render, validate, swap atomically, reload nginx and confirm; keeps the previous version')
+    .description(
+      'Render, validate, swap atomically, reload nginx and confirm; keeps the previous version. With nginx.conf: adopt the upstream blocks in the hand-written tree (tested on a copy, written in place, reloaded, recorded)',
+    )
     .requiredOption('--spec <file>', 'proxy spec (YAML or JSON)')
     .option(
       '--target <dir>',
@@ -152,7 +156,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
 
   config
     .command('history')
-    .description('List the kept versions: when each was applied, its spec digest and what it changed')
+    .description(
+      'List the kept versions: when each was applied, its spec digest and what it changed; with nginx.conf, each change made to the hand-written tree',
+    )
     .option('--target <dir>', 'config directory given to config apply')
     .option('--spec <file>', 'without --target: the versions on every host under the spec’s proxies')
     .option('--json', 'print the versions as JSON')
@@ -196,7 +202,9 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
 
   config
     .command('rollback')
-    .description('Point the target back at its previous version (or any kept one) and reload nginx')
+    .description(
+      'Point the target back at its previous version (or any kept one) and reload nginx; with nginx.conf, undo the last recorded change to the hand-written tree',
+    )
     .option('--target <dir>', 'config directory given to config apply')
     .option(
       '--spec <file>',

@@ -107,7 +107,7 @@ export function registerDeploy(program: Command): void {
     )
     .option(
       '--max-p99-ratio <ratio>',
-      "roll back when the new instance's median request time exceeds this multiple of the other instances' (or of the log before the deploy) and a Mann-Whitney U test finds it slower (p < 0.001); its first 100 requests are left out as its warm-up; medians under 10 ms count as 10 ms; or off",
+      "roll back when the new instance's median request time exceeds this multiple of the other instances' (or of the log before the deploy) and a Mann-Whitney U test finds it slower (p < 0.001); its first 100 requests (more while its latency still falls) are left out as its warm-up, then 2 slices of 50 are judged (with fewer than 200 request times: not judged, not failed); medians under 10 ms count as 10 ms; or off",
       '2.5',
     )
     .option(
@@ -192,7 +192,7 @@ export function registerDeploy(program: Command): void {
           process.stdout.write(
             flags.json
               ? `${JSON.stringify({ type: 'plan', plan, ...(refused ? { refused } : {}) })}\n`
-              : `${formatDeployPlan(plan)}${refused ? `refused now: ${refused}\n` : ''}`,
+              : `${formatDeployPlan(plan)}${(refused?.split('\n') ?? []).map((line) => `refused now: ${line}\n`).join('')}`,
           );
           return EXIT.ok;
         }

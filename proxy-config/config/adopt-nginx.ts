@@ -9,6 +9,7 @@ import { ProxyopsError } from '../core/errors.js';
 import { unifiedDiff } from '../core/apply/unified-diff.js';
 import type { AdoptedNginxSpec, ProxySpec } from '../core/spec/proxy-spec.js';
 import { ADOPTION_FILE, readAdoptionFile } from '../shell/nginx/adoption-file.js';
+import { withLoadCommand } from '../shell/nginx/drift-load-command.js';
 import { pidFileOfTree, readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
 import { applyTreeChange, type PlannedTreeChange, type TreeApplyReport } from './apply-tree-change.js';
@@ -47,20 +48,29 @@ export async function planAdoptionChange(
 ): Promise<PlannedTreeChange & { pidFile: string }> {
   const tree = await readNginxTree(adopted.nginx.conf);
   const pidFile = pidFileOfTree(adopted.nginx, tree.config);
+  try {
+    return { ...(await planOnTree(adopted, undo, tree)), pidFile };
+  } catch (error) {
+    throw await withLoadCommand(error, pidFile);
+  }
+}
+
+/** The change and record planned on `tree`; a drift refusal here gets its load command above. */
+async function planOnTree(adopted: AdoptedSpec, undo: boolean, tree: NginxTree): Promise<PlannedTreeChange> {
   const record = toAdoptionRecord(await readAdoptionFile(adopted.state), join(adopted.state, ADOPTION_FILE));
   if (!record) refuseMarksWithoutRecord(tree, adopted.state);
   if (undo) {
-    if (!record) return { change: { conf: tree.conf, files: [] }, pidFile };
+    if (!record) return { change: { conf: tree.conf, files: [] } };
     // A hand edit inside the managed lines would be lost: refused (a block put back as it was
     // before adoption is not an edit: then only the record goes).
-    return { change: planUndo(tree, record), pidFile, adoption: { before: record, after: undefined } };
+    return { change: planUndo(tree, record), adoption: { before: record, after: undefined } };
   }
   const planned = planAdoption(tree, adopted.spec.upstreams, record);
   const after = new Map(tree.files);
   for (const file of planned.change.files) after.set(file.path, file.after);
   const warnings = restlessAlternates({ conf: tree.conf, files: after });
-  if (planned.change.files.length === 0) return { change: planned.change, pidFile, warnings };
-  return { change: planned.change, pidFile, warnings, adoption: { before: record, after: planned.record } };
+  if (planned.change.files.length === 0) return { change: planned.change, warnings };
+  return { change: planned.change, warnings, adoption: { before: record, after: planned.record } };
 }
 
 /** The spec as a change names it in a refusal: its path (SPEC on a host that was sent it) and its upstreams. */

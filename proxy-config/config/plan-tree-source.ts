@@ -44,7 +44,8 @@ export async function planTreeSource(
   if (source.kind === 'adopt' || source.kind === 'undo-adopt')
     return { kind, ...(await planAdoptionChange({ spec, nginx, state }, source.kind === 'undo-adopt')) };
   const pidFile = pidFileOfTree(nginx, (await readNginxTree(conf)).config);
-  if (source.kind === 'rollback') return { kind, pidFile, ...(await planTreeRollback(state)) };
+  if (source.kind === 'rollback')
+    return { kind, pidFile, ...(await planTreeRollback(state, undefined, pidFile)) };
   const confDir = dirname(conf);
   const change = planTreeFiles(conf, confDir, source, await readHostTreeView(confDir, source));
   return { kind, pidFile, change };

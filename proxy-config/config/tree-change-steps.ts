@@ -135,7 +135,7 @@ async function checkMaster(
     const [first] = changed;
     throw new ProxyopsError(
       'LIVE_NGINX_DIFFERS',
-      `${first!.path} was changed at ${first!.changed.toISOString()}, after nginx master ${pid}'s workers started: the running config may not be the one on disk; nothing changed. Run ${reloadCommandOf(master)} first, or wait`,
+      `${first!.path} was changed at ${first!.changed.toISOString()}, after nginx master ${pid}'s workers started: the running config may not be the one on disk; nothing changed. Load them with: ${reloadCommandOf(master)} (or wait for whoever is editing)`,
     );
   }
   return master;

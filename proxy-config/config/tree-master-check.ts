@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ProxyopsError } from '../core/errors.js';
 import { filesChangedSince, workersStartedAt } from '../shell/nginx/loaded-since.js';
+import { reloadCommandOf } from '../shell/nginx/master-runs-target.js';
 import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
 import { findRunningNginx, runningNginxAt, type RunningNginx } from '../shell/nginx/running-nginx.js';
 
@@ -53,6 +54,6 @@ export async function refuseUnloaded(master: RunningNginx, files: readonly strin
   if (!first) return;
   throw new ProxyopsError(
     'LIVE_NGINX_DIFFERS',
-    `${first.path} was changed at ${first.changed.toISOString()}, after nginx master ${master.pid}'s workers started: the files hold what this apply would write, but nginx has not loaded them; nothing changed. Load them with: ${master.binary} -t -p ${master.prefix} -c ${master.configFile} && kill -HUP ${master.pid}`,
+    `${first.path} was changed at ${first.changed.toISOString()}, after nginx master ${master.pid}'s workers started: the files hold what this apply would write, but nginx has not loaded them; nothing changed. Load them with: ${reloadCommandOf(master)}`,
   );
 }

@@ -11,6 +11,7 @@ import { readSpecFile } from '../shell/read-spec-file.js';
 import { createTempPrefix } from '../shell/nginx/temp-prefix.js';
 import { writeRenderedFiles } from '../shell/nginx/write-rendered-files.js';
 import { renderSpec } from './render-config.js';
+import { validateAdoptedTree, type TreeValidateReport } from './validate-tree.js';
 
 /** What the rendered files got from lint and from nginx -t. */
 export interface RenderedCheck {
@@ -27,9 +28,13 @@ export interface ValidateReport extends RenderedCheck {
   ok: boolean;
 }
 
-/** Schema and cross-field checks, render, lint of the rendered files, then real `nginx -t` on a temporary prefix. */
-export async function validateConfigFile(specPath: string): Promise<ValidateReport> {
+/**
+ * Schema and cross-field checks, render, lint of the rendered files, then real `nginx -t` on a
+ * temporary prefix; for a spec naming a hand-written config, lint and nginx -t of that tree instead.
+ */
+export async function validateConfigFile(specPath: string): Promise<ValidateReport | TreeValidateReport> {
   const spec = await readSpecFile(specPath);
+  if (spec.nginx) return validateAdoptedTree(specPath, { ...spec, nginx: spec.nginx });
   const files = await renderSpec(spec);
   const check = await checkSpecInTempPrefix(spec);
   return { spec, files, ...check, ok: !hasLintErrors(check.lint) };

@@ -8,6 +8,7 @@ import { ProxyopsError } from '../core/errors.js';
 import type { NginxConfig } from '../core/nginx-config/types.js';
 import type { ProxySpec, UpstreamSpec } from '../core/spec/proxy-spec.js';
 import { ADOPTION_FILE, readAdoptionFile } from '../shell/nginx/adoption-file.js';
+import { withLoadCommand } from '../shell/nginx/drift-load-command.js';
 import { pidFileOfTree, readNginxTree } from '../shell/nginx/read-nginx-tree.js';
 import { readRunningConfig, runningNginxOf } from '../shell/nginx/running-nginx.js';
 import type { DeployContext } from './deploy-context.js';
@@ -136,5 +137,5 @@ export async function checkAdoptedDeploy(context: DeployContext): Promise<void> 
         `proxyops config apply --spec ${context.specPath}${context.target === context.spec.nginx?.state ? '' : ` --target ${context.target}`}`,
       )}; nothing started or stopped`,
     );
-  if (standing.drift) throw driftError(standing.drift);
+  if (standing.drift) throw await withLoadCommand(driftError(standing.drift), context.spec.paths.pidFile);
 }

@@ -6,7 +6,7 @@ import type { BatchSize } from '../core/deploy/plan-batches.js';
 import { planDeploy, toAddress, type DeployPlan, type DeployPlanInput } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
 import { createLogReaderKit, type LogReaderKit } from '../core/logs/log-format-presets.js';
-import { chooseWatch, judgeWatchSight } from '../core/deploy/watch-sight.js';
+import { chooseWatch, judgeWatchSight, unseenBy, watchRefusal } from '../core/deploy/watch-sight.js';
 import { judgeHostsSight } from '../core/deploy/fleet-sight.js';
 import { readLiveAccessLog } from './live-access-log.js';
 import { parseSpecText } from '../core/spec/parse-spec-text.js';
@@ -61,6 +61,8 @@ export interface DeployContext {
   batches?: DeployBatches;
   /** Set when the spec names a hand-written config (`nginx.conf`) run on this machine: the target is proxyops' state dir. */
   adopted?: { conf: string };
+  /** `deploy plan` only: why the deploy would be refused before its first step (a watch that cannot see). */
+  refusedNow?: string;
 }
 
 /** How rounds are grouped: `--batch N|P%`, the first host alone first, failed rounds tolerated. */
@@ -96,6 +98,8 @@ export interface DeployTarget {
    */
   fleet?: Fleet;
   batches?: DeployBatches;
+  /** `deploy plan`: a refusal the plan can still be drawn for is kept in `refusedNow`, not thrown. */
+  planOnly?: boolean;
 }
 
 /** Reads the spec and the recorded instances and computes the plan; nothing runs yet. */
@@ -185,7 +189,13 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
           ? { notRead: "a deploy across hosts does not read the nginx hosts' configs" }
           : await readLiveAccessLog(spec.paths.pidFile, spec.accessLog.path, upstream)),
       });
-  const watch = chooseWatch(sight, where.watch?.watchMode ?? pool.deploy.watchMode, where.rollback === true);
+  const requested = where.watch?.watchMode ?? pool.deploy.watchMode;
+  // `deploy plan` draws the plan of a watch that cannot see and names the refusal after it, as it
+  // does a live nginx's; a deploy refuses here (chooseWatch), before anything starts.
+  const blind = where.planOnly && !where.rollback ? watchRefusal(sight, requested) : undefined;
+  const watch = blind
+    ? { mode: requested, unseen: unseenBy(sight, requested) }
+    : chooseWatch(sight, requested, where.rollback === true);
   // A buffered access log shows a request only after its flush: log windows grow by that much.
   const logDelayMs = sight.logDelayMs;
   const envChanges = where.envChanges ?? {};
@@ -249,6 +259,7 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
     refusal,
     ...(where.batches ? { batches: checkBatches(where.batches, plan) } : {}),
     ...(adopted ? { adopted: { conf: adopted.conf } } : {}),
+    ...(blind ? { refusedNow: blind.message } : {}),
   };
 }
 

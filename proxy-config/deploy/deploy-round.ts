@@ -423,6 +423,7 @@ export class RoundRunner {
     let text = '';
     let offset = from;
     let lastTick = 0;
+    let lastWhy: string | undefined;
     // Not ready is `failureThreshold` failed probes in a row, as a balancer polling readiness judges it:
     // one probe lost to a busy machine (its 1 s timeout) is not a broken version.
     const threshold = context.pool.healthCheck.failureThreshold;
@@ -551,9 +552,17 @@ export class RoundRunner {
       }
       // Past the watch, waiting for enough requests: the time left is the bound's.
       const left = remaining > 0 ? remaining : bound - Date.now();
-      if (Date.now() - lastTick >= COUNTDOWN_TICK_MS) {
-        this.emit({ type: 'countdown', step: step.index, remainingMs: left });
+      // The time left restarts from a later end past the wait: the first tick of each reason says why.
+      const why = progress.goesOn !== lastWhy ? progress.goesOn : undefined;
+      if (Date.now() - lastTick >= COUNTDOWN_TICK_MS || why !== undefined) {
+        this.emit({
+          type: 'countdown',
+          step: step.index,
+          remainingMs: left,
+          ...(why === undefined ? {} : { goesOn: why }),
+        });
         lastTick = Date.now();
+        lastWhy = progress.goesOn;
       }
       await sleep(Math.max(0, Math.min(WATCH_POLL_MS, left)));
     }

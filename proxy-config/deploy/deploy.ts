@@ -245,15 +245,18 @@ export async function deploy(
 
 /**
  * `deploy plan`: the plan, and why the deploy would be refused now (`refused`) by the look it makes
- * before its first step (the live nginx against the plan, the adoption record, drift; the watch's
- * sight is judged as the plan is made). Changes nothing: across hosts, it reads every nginx host
+ * before its first step (the live nginx against the plan, the adoption record, drift, a gated watch
+ * that cannot see: one line each). Changes nothing: across hosts, it reads every nginx host
  * over a session that takes no lock.
  */
 export async function planWithLook(where: DeployTarget): Promise<{ plan: DeployPlan; refused?: string }> {
   const look = async (at: DeployTarget) => {
-    const context = await loadDeployContext(at);
-    const refused = await liveRefusal(context);
-    return { plan: context.plan, ...(refused === undefined ? {} : { refused }) };
+    // A watch that cannot see is named as the live look's refusals are, after a plan drawn anyway.
+    const context = await loadDeployContext({ ...at, planOnly: true });
+    const refusals = [context.refusedNow, await liveRefusal(context)].filter(
+      (line): line is string => line !== undefined,
+    );
+    return { plan: context.plan, ...(refusals.length === 0 ? {} : { refused: refusals.join('\n') }) };
   };
   if (!where.proxies) return look(where);
   const written = await readSpecFile(where.specPath);

@@ -19,6 +19,7 @@ import { readCurrentMain, readLivePicture } from './live-nginx-check.js';
 import { readAdoptedNginx, readAdoptionStanding } from './adopted-nginx.js';
 import { readLiveAccessLog } from './live-access-log.js';
 import { driftError } from '../core/adopt/managed-lines.js';
+import { withLoadCommand } from '../shell/nginx/drift-load-command.js';
 import { withBlockParams } from '../core/deploy/block-server-params.js';
 import { lockDeploys, readStackState, writeStackState, type StackState } from '../shell/stack-state.js';
 
@@ -185,7 +186,16 @@ async function answer(
         ...(picture ? { picture } : {}),
         ...(current ? { current } : {}),
         ...(standing.unadopted === undefined ? {} : { unadopted: standing.unadopted }),
-        ...(standing.drift ? { drift: driftError(standing.drift).message } : {}),
+        ...(standing.drift
+          ? {
+              drift: (
+                (await withLoadCommand(
+                  driftError(standing.drift),
+                  adoptedPidFile ?? request.pidFile,
+                )) as Error
+              ).message,
+            }
+          : {}),
       };
     }
     default:

@@ -25,7 +25,7 @@ describe('deploy progress for people', () => {
       / 4\. \[1\/1\] watch: .*5xx \+1\.0 points or above 5\.0%, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s, at most 60 s\]/,
     );
     expect(text).toContain(
-      `gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged once warm (at least 100 requests, then its latency levelled off; a watch whose new instance is not warm yet goes on up to 3x its wait, within the step's "at most"); then each route on 50 of its own requests in 2 slices in a row, a route of 5 % or more of them keeping the watch going up to the step's "at most"; slower only if also slower than the old release's own start at the same age, where the last deploy recorded it`,
+      `gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged on at least 200 of its request times (a warm-up of at least 100 left out, longer while its latency still falls, then 2 slices of 50); a watch whose new instance is not warm yet goes on up to 3x its wait, within the step's "at most", and one that ends with fewer reports latency "not judged" without failing on it; then each route on 50 of its own requests in 2 slices in a row, a route of 5 % or more of them keeping the watch going up to the step's "at most"; slower only if also slower than the old release's own start at the same age, where the last deploy recorded it`,
     );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
@@ -89,9 +89,57 @@ describe('deploy progress for people', () => {
     );
   });
 
-  it('counts waits down and says how it ended', () => {
+  it('behind a hand-written config: a header that agrees with the refused instances, and no reload drain', () => {
+    const hooks = {
+      ...DEFAULTS.deploy,
+      start: ['start', '{port}'],
+      stop: ['stop', '{port}'],
+    };
+    const adopted = (instances: Parameters<typeof planDeploy>[0]['instances']) => ({
+      ...planDeploy({
+        upstream: 'backend',
+        pool: { healthCheck: DEFAULTS.healthCheck, deploy: hooks },
+        instances,
+        logDelayMs: 0,
+      }),
+      adopted: '/etc/nginx/nginx.conf',
+    });
+    const paired = formatDeployPlan(
+      adopted([
+        { host: '127.0.0.1', port: 18301, alternate: { host: '127.0.0.1', port: 18311, failTimeout: 10 } },
+      ]),
+    );
+    expect(paired).toContain('every instance takes the alternate path');
+    const oneUnpaired = adopted([
+      { host: '127.0.0.1', port: 18301, alternate: { host: '127.0.0.1', port: 18311, failTimeout: 10 } },
+      { host: '127.0.0.1', port: 18312 },
+    ]);
+    expect(oneUnpaired.paths).toEqual(['alternate', 'reload']);
+    const text = formatDeployPlan(oneUnpaired);
+    expect(text).not.toContain('every instance takes the alternate path');
+    expect(text).toContain(
+      'behind the hand-written config /etc/nginx/nginx.conf: only the alternate path is taken (a deploy never edits or reloads that config), and 1 of 2 instance(s) cannot take it (below): the deploy is refused until each can',
+    );
+    expect(text).toContain('  127.0.0.1:18312: refused: no alternate path (the spec gives it no alternate)');
+    // The reload path's drain applies to nothing here: the stop hook's own drain is what runs.
+    expect(text).not.toMatch(/drain mode|drain wait/);
+    expect(text).toContain("drain: the stop hook's own");
+  });
+
+  it('counts waits down, says why the count restarts past the wait, and how it ended', () => {
     expect(formatDeployEvent({ type: 'countdown', step: 8, remainingMs: 12_340 })).toBe(
       '    … 12.4 s left\n',
+    );
+    expect(
+      formatDeployEvent({
+        type: 'countdown',
+        step: 4,
+        remainingMs: 9_800,
+        goesOn:
+          'past its wait: 34 of the 100 requests it needs (deploy.minRequests); waiting for more, up to deploy.maxWatch',
+      }),
+    ).toBe(
+      '    … 9.8 s left (past its wait: 34 of the 100 requests it needs (deploy.minRequests); waiting for more, up to deploy.maxWatch)\n',
     );
     expect(
       formatDeployEvent({

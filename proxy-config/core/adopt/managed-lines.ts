@@ -69,9 +69,7 @@ function changedLines(managed: string, now: string, file: string, first: number)
     line++;
     // A line changed in place: where it differs, since trailing spaces or a tab look alike.
     return edit.kind === '+'
-      ? [
-          `${at}: added ${shown(body)}${was === undefined ? '' : ` (differs at column ${firstDifference(was, body) + 1})`}`,
-        ]
+      ? [`${at}: added ${shown(body)}${was === undefined ? '' : ` (${whereDiffers(was, body)})`}`]
       : [];
   });
 }
@@ -81,18 +79,31 @@ function shown(body: string): string {
   return JSON.stringify(body.trimStart());
 }
 
-function firstDifference(a: string, b: string): number {
+/**
+ * Where a line changed in place first differs, counted as the quote shows it: from its first
+ * character after the indentation (which the quote leaves out), a tab counting as one.
+ */
+function whereDiffers(was: string, now: string): string {
   let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  return i;
+  while (i < was.length && was[i] === now[i]) i++;
+  const indent = (line: string) => line.length - line.trimStart().length;
+  if (indent(was) !== indent(now) || i < indent(now)) return 'differs in its indentation';
+  return `differs at column ${i - indent(now) + 1}`;
 }
 
-/** ADOPT_DRIFT: the refusal of an apply, undo or deploy that finds hand edits in managed lines, in one line. */
-export function driftError(drift: UpstreamDrift[]): ProxyopsError {
+/**
+ * ADOPT_DRIFT: the refusal of an apply, undo or deploy that finds hand edits in managed lines, in
+ * one line; with `loadCommand` (a master runs the tree), the command that loads the lines put back.
+ */
+export function driftError(drift: UpstreamDrift[], loadCommand?: string): ProxyopsError {
   const what = drift.map((d) => `upstream ${d.upstream}: ${d.lines.join(', ')}`).join('; ');
+  const load =
+    loadCommand === undefined
+      ? ''
+      : `, then load them with: ${loadCommand} (nginx must run what is on disk before the next apply)`;
   return new ProxyopsError(
     'ADOPT_DRIFT',
-    `the lines proxyops manages were edited by hand (${what}); nothing changed: put them back as proxyops left them (it does not guess which lines are meant)`,
+    `the lines proxyops manages were edited by hand (${what}); nothing changed: put them back as proxyops left them (it does not guess which lines are meant)${load}`,
     { details: drift },
   );
 }

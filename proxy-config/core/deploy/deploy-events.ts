@@ -12,7 +12,13 @@ export type DeployEvent =
   | { type: 'plan'; plan: DeployPlan; refused?: string }
   /** `host`: the ssh host of the round's instance, in a deploy across hosts. */
   | { type: 'step-start'; step: DeployStep; host?: string }
-  | { type: 'countdown'; step: number; remainingMs: number }
+  | {
+      type: 'countdown';
+      step: number;
+      remainingMs: number;
+      /** Why the watch goes on past its wait (WatchProgress.goesOn): on the first tick of each reason. */
+      goesOn?: string;
+    }
   | { type: 'step-done'; step: DeployStep; ms: number; outcome: string; host?: string }
   | {
       type: 'status';

@@ -49,6 +49,11 @@ export interface WatchProgress {
   routesOnly: boolean;
   /** Set when it ends with fewer than minRequests (past the bound, not interrupted): the reason. */
   notJudged?: string;
+  /**
+   * Past the step's own wait and still going: why, for the countdown, whose time left then restarts
+   * from a later end (the warm-up extension, or deploy.maxWatch).
+   */
+  goesOn?: string;
 }
 
 /**
@@ -72,10 +77,19 @@ export function watchProgress(poll: WatchPoll, describe: string): WatchProgress 
   const pastWait = poll.now >= waitEnd;
   const pastBound = poll.now >= boundEnd;
   const done = (pastWait && (enough || pastBound)) || poll.interrupted;
+  const goesOn =
+    done || !past
+      ? undefined
+      : !pastWait
+        ? routesOnly
+          ? 'past its wait: a route with a share of its requests has too few of them for its own latency slices; waiting for more, up to deploy.maxWatch'
+          : `past its wait: its latency is still levelling off (warm-up); watching on, up to ${LATENCY_WATCH_EXTENSION}x its wait`
+        : `past its wait: ${poll.answered} of the ${poll.minRequests} requests it needs (deploy.minRequests); waiting for more, up to deploy.maxWatch`;
   return {
     done,
     waitEnd,
     routesOnly,
+    ...(goesOn === undefined ? {} : { goesOn }),
     minimum: done ? 1 : EARLY_DECISION_REQUESTS,
     ...(done && !enough && !poll.interrupted
       ? {

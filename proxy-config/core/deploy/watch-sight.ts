@@ -213,15 +213,23 @@ export function judgeWatchSight(input: WatchSightInput): WatchSight {
 
 /**
  * The refusal of a gated watch that cannot see (WATCH_BLIND, exit 2): one line with every cause and
- * its fix, and the blind mode that runs anyway. A readiness-only watch is never refused.
+ * its fix, and the blind mode that runs anyway; undefined when it can see. A readiness-only watch is
+ * never refused.
  */
-export function checkWatchSight(sight: WatchSight, mode: WatchMode): void {
-  if (mode === 'readiness-only' || sight.blind.length === 0) return;
-  const fixes = [...new Set(sight.blind.map((cause) => cause.fix))];
-  throw new ProxyopsError(
+export function watchRefusal(sight: WatchSight, mode: WatchMode): ProxyopsError | undefined {
+  if (mode === 'readiness-only' || sight.blind.length === 0) return undefined;
+  // A fix may end in nginx's own `;` (a directive to copy): no second one after it.
+  const fixes = [...new Set(sight.blind.map((cause) => cause.fix.replace(/;$/, '')))];
+  return new ProxyopsError(
     'WATCH_BLIND',
     `the deploy watch cannot judge the new instance: ${sight.blind.map((cause) => cause.what).join('; ')}; ${fixes.join('; ')}; or deploy with --watch readiness-only (deploy.watchMode), which watches only that it stays alive and ready`,
   );
+}
+
+/** Throws the refusal of a gated watch that cannot see (watchRefusal). */
+export function checkWatchSight(sight: WatchSight, mode: WatchMode): void {
+  const refused = watchRefusal(sight, mode);
+  if (refused) throw refused;
 }
 
 /** What a watch in `mode` does not see: a readiness-only watch names itself first, then what it could not read. */

@@ -28,9 +28,12 @@ export async function readAdoptionFile(state: string): Promise<unknown> {
   }
 }
 
-/** Writes (atomically) or, for undefined, removes the adoption record. */
+/**
+ * Writes (atomically) or, for undefined, removes the adoption record. Private (0600, the state
+ * files' mode): it holds each block's text, which may name what the versions' private copies hide.
+ */
 export async function writeAdoptionFile(state: string, record: unknown): Promise<void> {
   const path = join(state, ADOPTION_FILE);
   if (record === undefined) await rm(path, { force: true });
-  else await writeAtomically(path, `${JSON.stringify(record, null, 2)}\n`, 0o644);
+  else await writeAtomically(path, `${JSON.stringify(record, null, 2)}\n`);
 }

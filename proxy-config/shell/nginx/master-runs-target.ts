@@ -117,8 +117,12 @@ export async function assertMasterRunsConf(
   );
 }
 
-/** The command that makes `master` load its tree again, with its own binary, -p and -c. */
+/**
+ * The one command every refusal names to make `master` load its tree again: nginx -t with its own
+ * binary, -p and -c, then SIGHUP to that very master (`nginx -s reload` would find the master
+ * through the config's `pid`, which may name another file than the one proxyops read).
+ */
 export function reloadCommandOf(master: RunningNginx): string {
-  const nginx = `${master.binary} -p ${master.prefix.endsWith('/') ? master.prefix : `${master.prefix}/`} -c ${master.configFile}`;
-  return `${nginx} -t && ${nginx} -s reload`;
+  const prefix = master.prefix.endsWith('/') ? master.prefix : `${master.prefix}/`;
+  return `${master.binary} -t -p ${prefix} -c ${master.configFile} && kill -HUP ${master.pid}`;
 }

@@ -180,7 +180,7 @@ describe('config apply on a hand-written tree', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(
       new RegExp(
-        `^proxyops: ${gzip} was changed at .* Run \\S*nginx -p \\S+ -c ${tree.conf} -t && \\S*nginx -p \\S+ -c ${tree.conf} -s reload`,
+        `^proxyops: ${gzip} was changed at .* Load them with: \\S*nginx -t -p \\S+/ -c ${tree.conf} && kill -HUP ${pids.master} `,
       ),
     );
     expect(await hashTree(tree.dir)).toEqual(original);

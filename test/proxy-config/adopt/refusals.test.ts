@@ -211,7 +211,7 @@ describe('config apply on a hand-written tree it cannot safely edit', () => {
     await edit(setup.tree.otherUpstreamFile, (t) => t.replace('fail_timeout=30s', 'fail_timeout=20s'));
     await expectRefused(
       setup,
-      /legacy-upstream\.conf was changed at .*after nginx master \d+'s workers started.* Run \S*nginx -p \S+ -c \S+ -t && \S*nginx -p \S+ -c \S+ -s reload first, or wait/,
+      /legacy-upstream\.conf was changed at .*after nginx master \d+'s workers started.* Load them with: \S*nginx -t -p \S+ -c \S+ && kill -HUP \d+ \(or wait/,
       {
         master: true,
       },

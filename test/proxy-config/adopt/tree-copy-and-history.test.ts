@@ -8,12 +8,13 @@ import {
   prepareTreeChange,
   undoTreeChange,
 } from '../../../proxy-config/config/tree-change-steps.js';
+import { ADOPTION_FILE, writeAdoptionFile } from '../../../proxy-config/shell/nginx/adoption-file.js';
 import { testFailure } from '../../../proxy-config/shell/nginx/test-tree-copy.js';
 import { recordTreeVersion } from '../../../proxy-config/shell/nginx/tree-history.js';
 import { freePort } from '../../support/ports.js';
 
 // The shell pieces of a tree change that need no running master: the test copy's links, the
-// history's file modes, and what a permission failure of nginx -t says.
+// history's and the adoption record's file modes, and what a permission failure of nginx -t says.
 describe('tree copy and history', () => {
   let root: string;
   let conf: string;
@@ -84,6 +85,9 @@ describe('tree copy and history', () => {
       'record.json',
     ])
       expect((await stat(join(version, file))).mode & 0o077).toBe(0);
+    // The adoption record holds the blocks' text too: as private as the copies.
+    await writeAdoptionFile(state, { upstreams: { app: { original: 'server 10.0.0.1:80;\n' } } });
+    expect((await stat(join(state, ADOPTION_FILE))).mode & 0o777).toBe(0o600);
   });
 
   it('says a permission failure of nginx -t is the user it ran as, not the change', async () => {

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adoptNginx, readAdoptedSpec, rollbackAdopted } from '../../../proxy-config/config/adopt-nginx.js';
 import { workersStartedAt } from '../../../proxy-config/shell/nginx/loaded-since.js';
@@ -114,8 +115,33 @@ describe('adoption workflow fixes', () => {
     const { master } = await tree.pids();
     const refused = await failure(adopt());
     expect(refused).toMatch(/^LIVE_NGINX_DIFFERS .* nginx has not loaded them; nothing changed/);
-    expect(refused).toContain(`-c ${tree.conf} && kill -HUP ${master}`);
+    // The same command as a refusal with a change to make names (one refusal, one command).
+    expect(refused).toMatch(
+      new RegExp(`Load them with: \\S*nginx -t -p \\S+/ -c ${tree.conf} && kill -HUP ${master}$`),
+    );
     await reloadAndConfirm(master, tree.errorLog);
+    expect((await adopt()).unchanged).toBe(true);
+  });
+
+  it('drift names the command that loads the lines put back, and running it is all the next apply needs', async () => {
+    const adopted = await readFile(tree.upstreamFile, 'utf8');
+    const { master, workers } = await tree.pids();
+    await pastWorkersStart();
+    await writeFile(tree.upstreamFile, adopted.replace(/(# proxyops: alternate of)/, '$1 (edited)'));
+    const load = new RegExp(`\\S*nginx -t -p \\S+/ -c ${tree.conf} && kill -HUP ${master}`);
+    const drift = await failure(adopt());
+    expect(drift).toMatch(/^ADOPT_DRIFT .*put them back as proxyops left them .*, then load them with: /);
+    const command = drift.match(load)?.[0];
+    expect(command).toBeDefined();
+    // Put back byte for byte: nginx may have loaded the edit meanwhile, so the apply still refuses,
+    // naming the same command.
+    await writeFile(tree.upstreamFile, adopted);
+    const unloaded = await failure(adopt());
+    expect(unloaded).toMatch(/^LIVE_NGINX_DIFFERS /);
+    expect(unloaded.match(load)?.[0]).toBe(command);
+    await execa('sh', ['-c', command!]);
+    for (let i = 0; i < 500 && (await tree.pids()).workers.some((pid) => workers.includes(pid)); i++)
+      await sleep(20);
     expect((await adopt()).unchanged).toBe(true);
   });
 

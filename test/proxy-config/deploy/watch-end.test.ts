@@ -39,11 +39,14 @@ describe('when a deploy watch ends', () => {
       routesOnly: false,
       minimum: 1,
     });
+    // Past its wait the countdown restarts from the bound: it says why.
     expect(progress({ now: 30_000, answered: 3 })).toEqual({
       done: false,
       waitEnd: 5_000,
       routesOnly: false,
       minimum: EARLY_DECISION_REQUESTS,
+      goesOn:
+        'past its wait: 3 of the 20 requests it needs (deploy.minRequests); waiting for more, up to deploy.maxWatch',
     });
     expect(progress({ now: 60_000, answered: 3 })).toEqual({
       done: true,
@@ -70,6 +73,7 @@ describe('when a deploy watch ends', () => {
     expect(progress({ now: 5_000, answered: 50, latencyCold: true })).toMatchObject({
       done: false,
       waitEnd: 15_000,
+      goesOn: 'past its wait: its latency is still levelling off (warm-up); watching on, up to 3x its wait',
     });
     expect(progress({ now: 15_000, answered: 50, latencyCold: true })).toMatchObject({
       done: true,
@@ -102,6 +106,8 @@ describe('when a deploy watch ends', () => {
       done: false,
       waitEnd: 60_000,
       routesOnly: true,
+      goesOn:
+        'past its wait: a route with a share of its requests has too few of them for its own latency slices; waiting for more, up to deploy.maxWatch',
     });
     // A cold instance first gets its own extension.
     expect(progress({ now: 5_000, answered: 400, routesShort: true, latencyCold: true })).toMatchObject({

@@ -92,15 +92,19 @@ describe('a deploy watch over a combined access log (no $upstream_addr)', () => 
   }, 60_000);
   afterAll(async () => site?.stop());
 
-  it('deploy plan and deploy refuse to run blind: one line with the fix, exit 2, nothing started or stopped', async () => {
+  it('deploy refuses to run blind (one line with the fix, exit 2, nothing started or stopped); deploy plan prints the plan, then that refusal', async () => {
     const config = await readFile(join(site.target, 'current', 'nginx.conf'), 'utf8');
     const cause =
       /access_log \S+access\.log at \S+:\d+ uses log_format combined, which has no \$upstream_addr/;
+    // As for a live nginx that differs: the plan, then `refused now:` with the deploy's own line, exit 0.
     const plan = await runCli(['deploy', 'plan', '--spec', site.specPath, '--target', site.target]);
-    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(2);
-    expect(plan.stderr.trim().split('\n')).toHaveLength(1);
-    expect(plan.stderr).toMatch(cause);
-    expect(plan.stderr).toContain('or deploy with --watch readiness-only');
+    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0);
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toMatch(/^deploy plan: upstream /);
+    const refusedNow = plan.stdout.trimEnd().split('\n').at(-1)!;
+    expect(refusedNow).toMatch(/^refused now: the deploy watch cannot judge the new instance: /);
+    expect(refusedNow).toMatch(cause);
+    expect(refusedNow).toContain('or deploy with --watch readiness-only');
     const load = startLoad(site.url, {}, { rate: 100 });
     const run = await runCli(['deploy', '--spec', site.specPath, '--target', site.target]);
     const result = await load.stop();
@@ -108,6 +112,7 @@ describe('a deploy watch over a combined access log (no $upstream_addr)', () => 
     expect(run.stdout).toBe('');
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toMatch(cause);
+    expect(run.stderr.replace(/^proxyops: /, 'refused now: ').trimEnd()).toBe(refusedNow);
     // Refused before a plan could be made: --json still says why, in the plan event's `refused`.
     const json = await runCli(['deploy', '--json', '--spec', site.specPath, '--target', site.target]);
     expect(json.exitCode, json.stderr).toBe(2);

@@ -3,6 +3,7 @@ import {
   ADOPTED_LOG_FORMAT,
   checkWatchSight,
   chooseWatch,
+  watchRefusal,
   ROLLBACK_BLIND,
   judgeWatchSight,
   READINESS_ONLY,
@@ -66,6 +67,10 @@ describe('can the deploy watch see the new instance?', () => {
       `log $status and $upstream_addr to ${LOG} (and $request_time for the latency gate), for example: ${ADOPTED_LOG_FORMAT}; access_log ${LOG} upstreams;`,
     ]);
     expect(blind.blind[0]!.fix).not.toContain('config apply renders');
+    // In the refusal the directive's own `;` ends the fix: no `;;` before the next clause.
+    expect(watchRefusal(blind, 'gates')?.message).toContain(
+      `access_log ${LOG} upstreams; or deploy with --watch readiness-only`,
+    );
     const copied = judge({ live: live(`http { ${ADOPTED_LOG_FORMAT}; access_log ${LOG} upstreams; }`) });
     expect(copied.blind).toEqual([]);
     expect(copied.unseen).toEqual([]);

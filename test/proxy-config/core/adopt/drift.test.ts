@@ -42,7 +42,7 @@ describe('findDrift', () => {
         file: FILE,
         lines: [
           `${FILE}:7: removed "server 127.0.0.5:3001 max_fails=2 fail_timeout=5s weight=2;  # proxyops: alternate of 127.0.0.4:3001"`,
-          `${FILE}:7: added "server 127.0.0.6:3001 max_fails=2 fail_timeout=5s weight=2;  # proxyops: alternate of 127.0.0.4:3001" (differs at column 20)`,
+          `${FILE}:7: added "server 127.0.0.6:3001 max_fails=2 fail_timeout=5s weight=2;  # proxyops: alternate of 127.0.0.4:3001" (differs at column 16)`,
           `${FILE}:9: removed "keepalive 16;"`,
         ],
       },
@@ -54,7 +54,13 @@ describe('findDrift', () => {
     const drifted = edit(tree, FILE, (t) => t.replace('\tkeepalive 16;\n', '\tkeepalive\t16; \n'));
     expect(findDrift(drifted, record)[0]!.lines).toEqual([
       `${FILE}:9: removed "keepalive 16;"`,
-      `${FILE}:9: added "keepalive\\t16; " (differs at column 11)`,
+      `${FILE}:9: added "keepalive\\t16; " (differs at column 10)`,
+    ]);
+    // The column counts the quoted text, which leaves the indentation out; a change there says so.
+    const reindented = edit(tree, FILE, (t) => t.replace('\tkeepalive 16;\n', '    keepalive 16;\n'));
+    expect(findDrift(reindented, record)[0]!.lines).toEqual([
+      `${FILE}:9: removed "keepalive 16;"`,
+      `${FILE}:9: added "keepalive 16;" (differs in its indentation)`,
     ]);
   });
 
@@ -77,7 +83,7 @@ describe('findDrift', () => {
     const expected =
       'ADOPT_DRIFT the lines proxyops manages were edited by hand (upstream app: ' +
       `${FILE}:5: removed "server 127.0.0.3:3001 max_fails=3 fail_timeout=10s;  # proxyops: alternate of 127.0.0.2:3001", ` +
-      `${FILE}:5: added "server 127.0.0.3:3001 max_fails=1;  # proxyops: alternate of 127.0.0.2:3001" (differs at column 34)); ` +
+      `${FILE}:5: added "server 127.0.0.3:3001 max_fails=1;  # proxyops: alternate of 127.0.0.2:3001" (differs at column 33)); ` +
       'nothing changed: put them back as proxyops left them (it does not guess which lines are meant)';
     expect(thrown(() => planAdoption(drifted, specUpstreams(PAIRED), record))).toBe(expected);
     expect(thrown(() => planUndo(drifted, record))).toBe(expected);
