@@ -6,8 +6,9 @@ import { EXIT } from './exit-codes.js';
 
 /**
  * `deploy status --spec S`: each nginx host's live version, the instances it records and a deploy
- * holding it, or why it cannot be reached; then each instance's readiness. Exit 0 when every host
- * answers, none is held and they agree; 1 otherwise.
+ * holding it, or why it cannot be reached; then each instance's readiness, and any instance
+ * listening at an address of the spec no host records. Exit 0 when every host answers, none is
+ * held, they agree and nothing strays; 1 otherwise.
  */
 export async function showFleetStatus(
   specPath: string,
@@ -26,7 +27,11 @@ export async function showFleetStatus(
     (p): p is Extract<ProxyStatus, { instances: string[] }> => 'instances' in p,
   );
   const agree = new Set(answered.map((p) => p.instances.join(','))).size <= 1;
-  const settled = answered.length === status.proxies.length && agree && answered.every((p) => !p.deploy);
+  const settled =
+    answered.length === status.proxies.length &&
+    agree &&
+    answered.every((p) => !p.deploy) &&
+    status.strays.length === 0;
   if (json) process.stdout.write(`${JSON.stringify({ upstream, agree, ...status })}\n`);
   else {
     const lines = status.proxies.map((p) =>
@@ -46,6 +51,10 @@ export async function showFleetStatus(
       ...status.instances.map(
         (i) =>
           `  ${i.address}${i.ssh ? ` on ${i.ssh}` : ''}: ${i.status === 200 ? 'ready' : i.status === 0 ? 'not answering' : `readiness ${i.status}`}`,
+      ),
+      ...status.strays.map(
+        (i) =>
+          `  ${i.address}${i.ssh ? ` on ${i.ssh}` : ''}: accepts connections, but no nginx host records it as serving (the new instance of a round a killed deploy left, or an old one left running): nginx may send it requests; stop it if it should not serve`,
       ),
     );
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -197,14 +197,17 @@ export function registerDeploy(program: Command): void {
           return EXIT.ok;
         }
         const { deploy } = await import('../../proxy-config/deploy/deploy.js');
-        // Ctrl-C (or `proxyops down`): finish the step under way, then put the round back as it was
-        // and exit 1. A second one must not kill the deploy half-way through putting it back.
+        // Ctrl-C, `proxyops down` or SIGTERM (a service manager, `timeout`, `kill`): finish the step
+        // under way, then put the round back as it was and exit 1. A second one must not kill the
+        // deploy half-way through putting it back.
         const interrupt = new AbortController();
-        process.on('SIGINT', () => {
+        const onInterrupt = (signal: NodeJS.Signals) => {
           if (!flags.json && !interrupt.signal.aborted)
-            process.stdout.write('interrupted: rolling this round back after the current step\n');
+            process.stdout.write(`interrupted (${signal}): rolling this round back after the current step\n`);
           interrupt.abort();
-        });
+        };
+        process.on('SIGINT', onInterrupt);
+        process.on('SIGTERM', onInterrupt);
         let planned = false;
         const report = await deploy(
           where,

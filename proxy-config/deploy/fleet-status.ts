@@ -5,6 +5,7 @@ import type { ProxySpec } from '../core/spec/proxy-spec.js';
 import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
 import { openStepSession, type StepAnswer } from '../shell/host/step-session.js';
+import { isAccepting } from '../shell/process/tcp-accepting.js';
 import { fetchStatus } from '../shell/process/wait-until-ready.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
 
@@ -46,13 +47,15 @@ export interface InstanceStatus {
 }
 
 /**
- * Every nginx host's state (reached at once; one that cannot be reached says why) and the
- * readiness of every instance they record. Nothing is locked or changed.
+ * Every nginx host's state (reached at once; one that cannot be reached says why), the readiness
+ * of every instance they record, and `strays`: the spec's addresses (either of a pair) that accept
+ * connections while no nginx host records them as serving, and no deploy runs (a round left
+ * unfinished by a killed deploy leaves its new instance there). Nothing is locked or changed.
  */
 export async function readFleetStatus(
   spec: ProxySpec,
   upstream: string,
-): Promise<{ proxies: ProxyStatus[]; instances: InstanceStatus[] }> {
+): Promise<{ proxies: ProxyStatus[]; instances: InstanceStatus[]; strays: InstanceStatus[] }> {
   const proxies = await Promise.all(
     spec.proxies.map(async (proxy): Promise<ProxyStatus> => {
       try {
@@ -83,7 +86,24 @@ export async function readFleetStatus(
       return { address, status, ...(ssh ? { ssh } : {}) };
     }),
   );
-  return { proxies, instances };
+  const deploying = proxies.some((p) => 'deploy' in p && p.deploy);
+  const unrecorded = deploying
+    ? []
+    : pool.servers.flatMap((s) =>
+        [{ host: s.host, port: s.port }, ...(s.alternate ? [s.alternate] : [])]
+          .filter((at) => !addresses.includes(toAddress(at)))
+          .map((at) => ({ at, ssh: s.ssh })),
+      );
+  const strays = (
+    await Promise.all(
+      unrecorded.map(async ({ at, ssh }) =>
+        (await isAccepting(at.host, at.port))
+          ? [{ address: toAddress(at), status: 0, ...(ssh ? { ssh } : {}) }]
+          : [],
+      ),
+    )
+  ).flat();
+  return { proxies, instances, strays };
 }
 
 function serving(state: RecordedState | undefined, upstream: string): string[] {

@@ -23,8 +23,11 @@ export interface HostSession {
 export interface Host {
   /** How messages name the host: `this machine`, or the ssh destination. */
   readonly name: string;
-  /** Runs argv (no shell); resolves with its exit code, whatever it is. `input` goes to its stdin. */
-  run(argv: readonly string[], options?: { input?: string }): Promise<RunResult>;
+  /**
+   * Runs argv (no shell); resolves with its exit code, whatever it is. `input` goes to its stdin.
+   * `signal` ends it early (SIGTERM to the command here, or to ssh: the channel closes).
+   */
+  run(argv: readonly string[], options?: { input?: string; signal?: AbortSignal }): Promise<RunResult>;
   /** Starts argv and streams with it (a step protocol over stdin/stdout). */
   open(argv: readonly string[]): HostSession;
   /** Ends what the host keeps open (an SSH control connection). */

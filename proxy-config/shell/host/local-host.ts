@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { ProxyopsError } from '../../core/errors.js';
 import { describeErrno } from '../describe-path.js';
 import type { Host, HostSession, RunResult } from './host.js';
@@ -7,15 +7,16 @@ import type { Host, HostSession, RunResult } from './host.js';
 export function createLocalHost(): Host {
   return {
     name: 'this machine',
-    run: (argv, options = {}) => collect(start(argv), options.input),
+    run: (argv, options = {}) => collect(start(argv, options.signal), options.input),
     open: (argv) => start(argv),
     close: () => Promise.resolve(),
   };
 }
 
-function start(argv: readonly string[]): HostSession {
+function start(argv: readonly string[], signal?: AbortSignal): HostSession {
   const [command, ...args] = argv;
   const child = spawn(command!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  endOnAbort(child, signal);
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const done = new Promise<RunResult>((resolve, reject) => {
@@ -27,6 +28,15 @@ function start(argv: readonly string[]): HostSession {
     );
   });
   return { stdin: child.stdin, stdout: child.stdout, done };
+}
+
+/** SIGTERM to `child` once `signal` aborts (never spawn's own `signal`: that one errors instead of closing). */
+export function endOnAbort(child: ChildProcess, signal: AbortSignal | undefined): void {
+  if (!signal) return;
+  const end = () => child.kill('SIGTERM');
+  if (signal.aborted) end();
+  else signal.addEventListener('abort', end, { once: true });
+  child.once('close', () => signal.removeEventListener('abort', end));
 }
 
 /** Feeds `input`, gathers stdout, and settles when the command ends. */

@@ -11,7 +11,7 @@ import {
 import { toShellCommand } from '../../core/host/quote-shell.js';
 import { ProxyopsError } from '../../core/errors.js';
 import type { Host, HostSession, RunResult } from './host.js';
-import { collect } from './local-host.js';
+import { collect, endOnAbort } from './local-host.js';
 
 /** An ssh destination proxyops accepts: no option (leading `-`), no space or control character. */
 const DESTINATION = /^[A-Za-z0-9_.@:[\]%+-]+$/;
@@ -52,10 +52,12 @@ export function createSshHost(destination: string): Host {
       return args;
     })());
 
-  const startSsh = (args: string[], argv: readonly string[]): HostSession => {
+  const startSsh = (args: string[], argv: readonly string[], signal?: AbortSignal): HostSession => {
     const child = spawn('ssh', [...args, '--', destination, toShellCommand(argv)], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // ssh ending closes the channel: the command there sees its output closed, nothing waits on it here.
+    endOnAbort(child, signal);
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const done = new Promise<RunResult>((resolve, reject) => {
@@ -71,8 +73,8 @@ export function createSshHost(destination: string): Host {
    * A session whose `done` rejects when ssh itself failed: exit 255 and a failure ssh names (a command
    * killed by a signal also ends in 255, without such a line: that one is the command's result).
    */
-  const open = (argv: readonly string[]): HostSession => {
-    const pending = options().then((args) => startSsh(args, argv));
+  const open = (argv: readonly string[], signal?: AbortSignal): HostSession => {
+    const pending = options().then((args) => startSsh(args, argv, signal));
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     const done = pending.then(async (session) => {
@@ -88,12 +90,10 @@ export function createSshHost(destination: string): Host {
     return { stdin, stdout, done };
   };
 
-  const run = (argv: readonly string[], input?: string) => collect(open(argv), input);
-
   const host: Host = {
     name: destination,
-    run: (argv, runOptions = {}) => run(argv, runOptions.input),
-    open,
+    run: (argv, runOptions = {}) => collect(open(argv, runOptions.signal), runOptions.input),
+    open: (argv) => open(argv),
     async close() {
       if (!ready) return;
       const args = await ready.catch(() => undefined);

@@ -19,6 +19,9 @@ export interface HookRun {
 
 const TAIL_BYTES = 400;
 
+/** How long after its bound a hook still running is killed (SIGKILL), here or on its host. */
+const KILL_AFTER_MS = 2_000;
+
 /**
  * Runs one hook argv (no shell: each argument stays one) and waits for it, for at most `boundMs`
  * (then SIGTERM, and SIGKILL 2 s later). Its output is appended to `logFile` after a line naming the
@@ -40,7 +43,7 @@ export async function runHook(
       reject: false,
       stdio: ['ignore', fd, fd],
       timeout: options.boundMs,
-      forceKillAfterDelay: 2_000,
+      forceKillAfterDelay: KILL_AFTER_MS,
     });
     const end = await fileSize(options.logFile);
     const written = (await readFileRange(options.logFile, Math.max(from, end - TAIL_BYTES), end)).trim();
@@ -57,9 +60,10 @@ export async function runHook(
 }
 
 /**
- * Runs a hook on another host over ssh, bounded there by coreutils `timeout` (TERM, KILL 2 s later)
- * so nothing outlives the bound; its output comes back and goes into `logFile` here. A hook that
- * leaves a service running must not leave it holding its output (redirect it, as a unit file would).
+ * Runs a hook on another host over ssh with the same bound: coreutils `timeout` there (TERM, KILL
+ * 2 s later) so nothing outlives it, and here the ssh channel closed once the kill is due, so a
+ * process the hook left holding its output (a service started with `&`, its output not redirected)
+ * cannot keep the round waiting. Its output comes back and goes into `logFile` here.
  */
 async function runRemoteHook(
   argv: readonly string[],
@@ -71,16 +75,28 @@ async function runRemoteHook(
     `${new Date().toISOString()} run on ${options.on.name}: ${formatArgv(argv)}\n`,
   );
   const seconds = String(Math.max(1, Math.ceil(options.boundMs / 1000)));
-  const result = await options.on.run(['timeout', '-k', '2', seconds, ...argv]);
+  const bound = AbortSignal.timeout(Number(seconds) * 1000 + KILL_AFTER_MS);
+  const result = await options.on
+    .run(['timeout', '-k', String(KILL_AFTER_MS / 1000), seconds, ...argv], { signal: bound })
+    // ssh ended by the bound is the hook's result below, never a lost host.
+    .catch((error: unknown) => {
+      if (bound.aborted) return { exitCode: 255, stdout: '', stderr: '' };
+      throw error;
+    });
   const output = `${result.stdout}${result.stderr}`;
-  if (output) await appendFile(options.logFile, output.endsWith('\n') ? output : `${output}\n`);
+  // The channel still open at the bound: the hook, or what it left running, holds its output.
+  const held = bound.aborted
+    ? `${options.on.name}: its output was still open after ${seconds} s (the bound): a service the hook starts must not write to the hook's output (redirect it, as a unit file does); the ssh channel was closed`
+    : '';
+  const logged = `${output}${output && !output.endsWith('\n') ? '\n' : ''}${held ? `${held}\n` : ''}`;
+  if (logged) await appendFile(options.logFile, logged);
   // timeout(1) exits 124 when the bound ended the hook, 137 when its KILL did.
-  const timedOut = result.exitCode === 124 || result.exitCode === 137;
+  const timedOut = held !== '' || result.exitCode === 124 || result.exitCode === 137;
   return {
     exitCode: timedOut ? null : result.exitCode,
     timedOut,
     ms: Date.now() - started,
-    tail: output.slice(-TAIL_BYTES).trim(),
+    tail: held || output.slice(-TAIL_BYTES).trim(),
   };
 }
 

@@ -1,10 +1,12 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { execa } from 'execa';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeployPlan } from '../../../proxy-config/core/deploy/plan-deploy.js';
 import { isAccepting } from '../../../proxy-config/shell/process/tcp-accepting.js';
 import { fetchStatus } from '../../../proxy-config/shell/process/wait-until-ready.js';
-import { APPS, loadThroughAll, startFleet, storedCount, WEB, type Fleet } from './fleet-harness.js';
+import { APPS, loadThroughAll, serving, startFleet, storedCount, WEB, type Fleet } from './fleet-harness.js';
 
 let fleet: Fleet;
 
@@ -166,6 +168,68 @@ describe('--max-fail across hosts', () => {
       await rm(marker, { force: true });
     }
   }, 240_000);
+});
+
+describe('a start hook over ssh that leaves a process holding its output, and SIGTERM meanwhile', () => {
+  it('the start step ends at its bound naming why, the round is put back, exit 1; no ssh connection or socket dir is left; status names an instance no host records', async () => {
+    const marker = join(fleet.hosts.host('app1').dir, 'apps', 'hold-output');
+    await writeFile(marker, '');
+    const tmp = await mkdtemp(join(tmpdir(), 'hook-bound-'));
+    try {
+      const spec = JSON.parse(await readFile(await fleet.specFor(['web1']), 'utf8'));
+      spec.upstreams.app.deploy.readyTimeout = 3;
+      const specPath = join(tmp, 'spec.json');
+      await writeFile(specPath, JSON.stringify(spec));
+      // Before any deploy, nothing is recorded yet: the instances are the first ones, on the pair's first port.
+      const first = APPS.map((name) => `${fleet.address(name)}:${fleet.pair[0]}`).sort();
+      const recorded = () => fleet.recorded('web1').catch(() => first);
+      const before = await recorded();
+      // Its own temp dir: where its ssh control sockets' directories go (and must be gone from).
+      const deploy = fleet.startDeploy(specPath, { TMPDIR: tmp });
+      await deploy.until(/"type":"step-start"[^\n]*"kind":"start"/);
+      const signalled = Date.now();
+      deploy.kill('SIGTERM');
+      const { code, stdout } = await deploy.done;
+      // The bound (3 s) and the kill 2 s after it; the 20 s of what holds the output are not waited for.
+      expect(Date.now() - signalled).toBeLessThan(15_000);
+      expect(code, stdout).toBe(1);
+      const abort = eventsOf(stdout).find((e) => e.type === 'abort')!;
+      expect(abort, stdout).toMatchObject({ host: 'app1', kind: 'start' });
+      expect(abort.reason).toMatch(
+        /the start hook for .* was killed after \d+ ms: app1: its output was still open after 3 s \(the bound\)/,
+      );
+      expect(await recorded()).toEqual(before);
+      // The new instance the hook started was stopped by its stop hook: its address refuses again.
+      const app1 = before.find((a) => a.startsWith(`${fleet.address('app1')}:`))!;
+      const idle = fleet.pair.find((port) => `${fleet.address('app1')}:${port}` !== app1)!;
+      expect(await fetchStatus(`http://${fleet.address('app1')}:${idle}/health/ready`)).toBe(0);
+      expect((await readdir(tmp)).filter((name) => name.startsWith('proxyops-ssh-'))).toEqual([]);
+      const ssh = await execa('pgrep', ['-f', `ControlPath=${tmp}`], { reject: false });
+      expect(ssh.stdout).toBe('');
+
+      // What a deploy killed outright leaves: an instance on the idle address no nginx host records.
+      await rm(marker, { force: true });
+      const [script, , , , dir] = spec.upstreams.app.deploy.start as string[];
+      const straying = [fleet.address('app1'), String(idle), dir!];
+      const calm = await fleet.proxyops('deploy', 'status', '--spec', specPath);
+      expect(calm.code, calm.stdout).toBe(0);
+      fleet.hosts.exec('app1', [script!, 'start', ...straying]);
+      try {
+        expect(await serving(fleet.address('app1'), idle)).toBe(true);
+        const status = await fleet.proxyops('deploy', 'status', '--spec', specPath);
+        expect(status.code, status.stdout).toBe(1);
+        expect(status.stdout).toContain('the nginx hosts that answered agree (web1)');
+        expect(status.stdout).toContain(
+          `  ${fleet.address('app1')}:${idle} on app1: accepts connections, but no nginx host records it as serving`,
+        );
+      } finally {
+        fleet.hosts.exec('app1', [script!, 'stop', ...straying]);
+      }
+    } finally {
+      await rm(marker, { force: true });
+      await rm(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 /** GET through an nginx host, `times` times: the statuses. */

@@ -30,9 +30,13 @@ export interface Fleet {
   specFor(webs: readonly string[]): Promise<string>;
   /** Runs `deploy --spec SPEC` from this machine's `--dir` with `--json` and more `args`, to its end. */
   deploy(specPath: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** Starts the same deploy; `until` waits for a line of its output matching `pattern`. */
-  startDeploy(specPath: string): {
+  /** Starts the same deploy (`env` added to its own); `until` waits for a line of its output matching `pattern`. */
+  startDeploy(
+    specPath: string,
+    env?: Record<string, string>,
+  ): {
     until(pattern: RegExp): Promise<void>;
+    kill(signal: NodeJS.Signals): void;
     done: Promise<{ code: number; stdout: string }>;
   };
   auth: Record<string, string>;
@@ -52,6 +56,8 @@ start)
   [ -e "$4/fail-start" ] && { echo "start refused on purpose"; exit 1; }
   # And slows it down with this one (a round of a batch that ends after the other).
   [ -e "$4/slow-start" ] && sleep 2
+  # A faulty script: a subshell left holding the hook's output (ssh's, run over ssh).
+  [ -e "$4/hold-output" ] && (sleep 20) &
   DATABASE_URL='${DB_URL}' PROXYOPS_RATE_LIMIT=10000000 PROXYOPS_PROXY_KEEP_ALIVE_MS=2000 \\
   PROXYOPS_HEALTH_INTERVAL_MS=500 PROXYOPS_HEALTH_THRESHOLD=2 PROXYOPS_DRAIN_MARGIN_MS=500 \\
     setsid "$(dirname "$0")/bin/proxyops" api --seed --host "$2" --port "$3" --drain hand-over >> "$4/app-$3.log" 2>&1 < /dev/null &
@@ -162,11 +168,11 @@ export async function startFleet(): Promise<Fleet> {
     specPath,
     specFor,
     deploy: (path, ...args) => proxyops(...deployArgs(path), ...args),
-    startDeploy(path) {
+    startDeploy(path, env = {}) {
       const child = execa('node', [CLI, ...deployArgs(path)], {
         reject: false,
         timeout: 240_000,
-        env: { ...hosts.env, DATABASE_URL: '' },
+        env: { ...hosts.env, DATABASE_URL: '', ...env },
       });
       let out = '';
       const waiting: Array<{ pattern: RegExp; resolve: () => void }> = [];
@@ -187,6 +193,8 @@ export async function startFleet(): Promise<Fleet> {
                   throw new Error(`the deploy ended before ${pattern}: ${r.stdout}`);
                 }),
               ]),
+        // Only the signal (execa's kill would SIGKILL it 5 s later).
+        kill: (signal) => process.kill(child.pid!, signal),
         done,
       };
     },

@@ -308,6 +308,26 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
     expect((await fetch(userUrl(), { headers: auth })).status).toBe(200);
   }, 60_000);
 
+  it('SIGTERM during a deploy is Ctrl-C: it says so, puts the round back, exits 1', async () => {
+    const oldPorts = await ports();
+    const spec = await derivedSpec('long-watch-term', (deploy) => (deploy.watch = 60));
+    const deploying = execa('node', [CLI, 'deploy', '--spec', spec, '--target', target], {
+      reject: false,
+      buffer: false,
+    });
+    let out = '';
+    deploying.stdout!.setEncoding('utf8');
+    deploying.stdout!.on('data', (chunk: string) => (out += chunk));
+    await expect.poll(() => out, { timeout: 30_000 }).toMatch(/✓ 3\. /);
+    deploying.kill('SIGTERM');
+    const exit = await deploying;
+    expect(exit.exitCode, out).toBe(1);
+    expect(out).toContain('interrupted (SIGTERM): rolling this round back after the current step\n');
+    expect(out).toMatch(/interrupted during step 4 \(watch\) of the round of 127\.0\.0\.1:\d+/);
+    expect(await ports()).toEqual(oldPorts);
+    expect((await fetch(userUrl(), { headers: auth })).status).toBe(200);
+  }, 60_000);
+
   it('proxyops down stops nginx, the instances and the database, leaving no process behind', async () => {
     const pids = await stackPids(stack);
     const run = await runCli(['down', '--dir', stack.dir]);
