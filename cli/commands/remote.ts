@@ -26,7 +26,11 @@ export function registerRemote(program: Command, extent: Extent = 'whole'): Comm
         const { serveDeploySteps } = await import('../../proxy-config/deploy/serve-deploy-steps.js');
         const { isTreeRequest, serveTreeSteps } =
           await import('../../proxy-config/config/serve-tree-steps.js');
-        const lines = createInterface({ input: process.stdin, crlfDelay: Infinity })[Symbol.asyncIterator]();
+        const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
+        // The near end gone (its stdin closed, ssh lost): a step under way is stopped where that is safe.
+        const ended = new AbortController();
+        input.once('close', () => ended.abort());
+        const lines = input[Symbol.asyncIterator]();
         const next = async (): Promise<StepRequest | undefined> => {
           const line = await lines.next();
           return line.done ? undefined : (JSON.parse(line.value) as StepRequest);
@@ -39,7 +43,7 @@ export function registerRemote(program: Command, extent: Extent = 'whole'): Comm
           const first = await next();
           if (first?.step === 'hold' || first?.step === 'status')
             await serveDeploySteps(flags.target, first, next, reply);
-          else if (isTreeRequest(first)) await serveTreeSteps(flags.target, first, next, reply);
+          else if (isTreeRequest(first)) await serveTreeSteps(flags.target, first, next, reply, ended.signal);
           else await serveApplySteps(flags.target, first, next, reply);
         } catch (error) {
           const message = isProxyopsError(error)
@@ -47,6 +51,8 @@ export function registerRemote(program: Command, extent: Extent = 'whole'): Comm
             : (describeSystemError(error) ?? (error as Error).message);
           reply({ ok: false, error: { code: isProxyopsError(error) ? error.code : 'FAILED', message } });
         }
+        // Its locks are released: what a stopped step left running (a read, nginx -t) ends with it.
+        if (ended.signal.aborted) process.exit();
       }),
     );
   remote

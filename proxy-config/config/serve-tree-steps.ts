@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { StepReply, StepRequest } from '../core/apply/apply-steps-protocol.js';
+import { ProxyopsError } from '../core/errors.js';
 import { readVersionState, versionDir } from '../shell/nginx/config-versions.js';
 import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
@@ -31,13 +32,16 @@ export function isTreeRequest(request: StepRequest | undefined): request is Tree
  * The far side of a change to the hand-written tree of a spec with `nginx.conf`, on one host: plans
  * the change from this host's own files, tests it (nginx -t on a staged copy), then writes it in
  * place and reloads when asked to switch, under the state directory's locks until the session
- * ends. A session that ends before `finish` puts every byte back and forgets the version.
+ * ends. A session that ends before `finish` puts every byte back and forgets the version. One that
+ * ends (`ended`) while the change is planned or tested stops that work there: nothing was written,
+ * the locks go, and nobody waits for the answer.
  */
 export async function serveTreeSteps(
   stateArg: string,
   first: TreeStepRequest,
   next: NextRequest,
   reply: (answer: StepReply) => void,
+  ended: AbortSignal,
 ): Promise<void> {
   const state = resolve(stateArg);
   if (first.step === 'history') {
@@ -45,7 +49,7 @@ export async function serveTreeSteps(
     return;
   }
   if (first.step === 'diff-tree') {
-    const planned = await planTreeSource(state, first.spec, first.source);
+    const planned = await untilSessionEnds(ended, planTreeSource(state, first.spec, first.source));
     const { current } = await readVersionState(state).catch(() => ({ current: undefined }));
     reply({
       ok: true,
@@ -59,9 +63,12 @@ export async function serveTreeSteps(
   await mkdir(state, { recursive: true, mode: 0o755 });
   await outsideDeploys(state, () =>
     withTargetLock(state, async () => {
-      const planned = await planTreeSource(state, first.spec, first.source);
+      const planned = await untilSessionEnds(ended, planTreeSource(state, first.spec, first.source));
       // The far side is sent the spec, not its path: the commands the refusal names say SPEC.
-      await refuseDroppingServing(state, planned.change, { path: 'SPEC', upstreams: first.spec.upstreams });
+      await untilSessionEnds(
+        ended,
+        refuseDroppingServing(state, planned.change, { path: 'SPEC', upstreams: first.spec.upstreams }),
+      );
       const { versions } = await readVersionState(state);
       const last = versions.at(-1);
       const nextVersion = Number(last?.slice(1) ?? 0) + 1;
@@ -73,7 +80,8 @@ export async function serveTreeSteps(
           reply({ ok: true, step: second.step === 'finish' ? 'finished' : 'undone' });
         return;
       }
-      const prepared = await prepareTreeChange(planned.change, planned.pidFile);
+      // Not raced: nginx -t is stopped and its staged copy removed before the locks go.
+      const prepared = await prepareTreeChange(planned.change, planned.pidFile, ended);
       reply({
         ok: true,
         step: 'prepared',
@@ -122,4 +130,20 @@ export async function serveTreeSteps(
       reply({ ok: true, step: 'undone' });
     }),
   );
+}
+
+/**
+ * `work` (reading and planning: nothing written, nothing to clean up), or REMOTE_SESSION_ENDED as
+ * soon as the session ends, so that the locks go at once; the read left running ends with the
+ * process (remote steps exits once its session has ended). Writing and putting back are never cut
+ * short.
+ */
+function untilSessionEnds<T>(ended: AbortSignal, work: Promise<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const stop = () =>
+      reject(new ProxyopsError('REMOTE_SESSION_ENDED', 'the session ended during the step; nothing changed'));
+    if (ended.aborted) stop();
+    else ended.addEventListener('abort', stop, { once: true });
+    work.then(resolve, reject).finally(() => ended.removeEventListener('abort', stop));
+  });
 }

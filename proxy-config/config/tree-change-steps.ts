@@ -47,8 +47,15 @@ export interface PreparedTreeChange {
   errorLog?: string;
 }
 
-/** Checks the live master and the disk, and tests the change on a copy; nothing is written. */
-export async function prepareTreeChange(change: TreeFileSet, pidFile: string): Promise<PreparedTreeChange> {
+/**
+ * Checks the live master and the disk, and tests the change on a copy; nothing is written. `cancel`
+ * stops the test (nginx -t killed, the copy removed): the change is then refused.
+ */
+export async function prepareTreeChange(
+  change: TreeFileSet,
+  pidFile: string,
+  cancel?: AbortSignal,
+): Promise<PreparedTreeChange> {
   const conf = resolve(change.conf);
   const { readNginxConfig } = await import('../shell/nginx/read-nginx-config.js');
   const config = await readNginxConfig(conf, { checkDirectives: false });
@@ -61,6 +68,7 @@ export async function prepareTreeChange(change: TreeFileSet, pidFile: string): P
     config.files,
     change.files,
     master ? { binary: master.binary, prefix: master.prefix } : { binary: findNginxBinary() },
+    cancel,
   );
   const errorLog = master ? mainErrorLog(config, master.prefix) : undefined;
   return {

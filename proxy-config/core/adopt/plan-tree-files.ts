@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { ProxyopsError } from '../errors.js';
 import type { TreeChange } from './tree.js';
 
@@ -8,6 +8,11 @@ export interface HostTreeView {
   files: Record<string, string | undefined>;
   /** Absent when that path is not a symlink there. */
   links: Record<string, string | undefined>;
+  /**
+   * For each link of the shipped tree: true when the file its target names exists there (through
+   * any link on the way). Absent: not known to exist.
+   */
+  linkedFiles?: Record<string, boolean>;
 }
 
 /**
@@ -15,8 +20,8 @@ export interface HostTreeView {
  * DIR whose text differs from the host's, new files included; files the host has beyond DIR stay.
  * Paths are relative to DIR, which stands for `confDir` (the directory of nginx.conf) there. A link
  * is never made or moved: one that the host lacks or points elsewhere is refused (TREE_LINK_DIFFERS,
- * naming the `ln -s` that would make it), as is a file of DIR where the host has a link or the
- * reverse, since writing it would change what another path reads.
+ * saying how to get there), as is a file of DIR where the host has a link or the reverse, since
+ * writing it would change what another path reads.
  */
 export function planTreeFiles(
   conf: string,
@@ -31,7 +36,7 @@ export function planTreeFiles(
         'TREE_LINK_DIFFERS',
         `${join(confDir, name)} is a link to ${target} in the tree and ` +
           (there === undefined ? 'not a link here' : `a link to ${there} here`) +
-          `; proxyops writes files, not links: make it first (ln -sfn ${target} ${join(confDir, name)})`,
+          `; proxyops writes files, not links: ${linkAdvice(confDir, name, target, shipped.files, host)}`,
       );
   }
   const files = Object.entries(shipped.files).flatMap(([name, after]) => {
@@ -47,4 +52,26 @@ export function planTreeFiles(
       : [{ path: join(confDir, name), before, after }];
   });
   return { conf, files };
+}
+
+/**
+ * How to make a link the tree has and the host lacks. Never a link to a file the host does not
+ * have: nginx's wildcard include would match it and fail to open it (nginx -t and every reload fail,
+ * and proxyops refuses to read the tree), so the file goes in first, then the link.
+ */
+function linkAdvice(
+  confDir: string,
+  name: string,
+  target: string,
+  shippedFiles: Record<string, string>,
+  host: HostTreeView,
+): string {
+  const path = join(confDir, name);
+  const ln = `ln -sfn ${target} ${path}`;
+  if (host.linkedFiles?.[name] === true) return `make it first (${ln})`;
+  const named = isAbsolute(target) ? normalize(target) : join(dirname(path), target);
+  const inTree = named.startsWith(`${confDir}/`) ? named.slice(confDir.length + 1) : undefined;
+  if (inTree !== undefined && shippedFiles[inTree] !== undefined)
+    return `${named}, the file it names, is not here yet: ship the tree without this link first (the file arrives, nothing includes it), then make the link (${ln}) and reload nginx`;
+  return `${named}, the file it names, is not here: put it in place first, then make the link (${ln})`;
 }

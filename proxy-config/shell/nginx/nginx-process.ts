@@ -32,10 +32,12 @@ async function runNginx(
   code: string,
   what: string,
   stdout: 'pipe' | 'ignore' = 'pipe',
+  cancel?: AbortSignal,
 ): Promise<string> {
   try {
     const result = await execa(target.binary ?? findNginxBinary(), [...baseArgs(target), ...extra], {
       stdout,
+      ...(cancel ? { cancelSignal: cancel } : {}),
       timeout: TIMEOUT_MS,
       forceKillAfterDelay: 2_000,
       all: true,
@@ -50,11 +52,14 @@ async function runNginx(
   }
 }
 
-/** Runs `nginx -t` on a config; resolves with nginx's own output, throws NGINX_TEST_FAILED with it. */
-export function testNginxConfig(target: NginxTarget): Promise<string> {
+/**
+ * Runs `nginx -t` on a config; resolves with nginx's own output, throws NGINX_TEST_FAILED with it
+ * (also when `cancel` stops it: nginx is killed).
+ */
+export function testNginxConfig(target: NginxTarget, cancel?: AbortSignal): Promise<string> {
   // nginx -t reports on stderr. Its stdout must not be Node's socket pair: a config logging to
   // /dev/stdout (container mode) cannot open a socket that way (ENXIO), so it gets /dev/null.
-  return runNginx(target, ['-t', '-q'], 'NGINX_TEST_FAILED', 'nginx -t', 'ignore');
+  return runNginx(target, ['-t', '-q'], 'NGINX_TEST_FAILED', 'nginx -t', 'ignore', cancel);
 }
 
 /** Starts an nginx master that daemonizes; the config's `pid` directive says where its pid goes. */

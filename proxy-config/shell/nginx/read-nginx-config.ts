@@ -15,6 +15,7 @@ import { describeErrno } from '../describe-path.js';
 import { readInputFile } from '../logs/read-input-file.js';
 import { splitNginxDump } from '../../core/nginx-config/split-nginx-dump.js';
 import { GLOB_CHARS, globPath, globSegment } from '../../core/nginx-config/glob-path.js';
+import { walkLinks } from '../../core/nginx-config/walk-links.js';
 
 /** Why an include of a dump names no file: nginx -T dumps every file it read. */
 const NOT_IN_DUMP = 'not in the nginx -T output being linted';
@@ -119,6 +120,7 @@ export async function readNginxConfig(
             : await locate(file, remap);
           if (found.missing && options.missingIncludes === 'keep')
             out.push({ ...node, missing: found.missing });
+          else if (found.missing && found.dangling) throw danglingLink(file, node, found.missing);
           else out.push(...(await load(found.path, chain, depth, node)));
         }
         continue;
@@ -153,8 +155,19 @@ function unreadableError(file: string, from?: NginxDirective) {
     });
 }
 
-/** Symlinks followed before giving up, as the kernel's ELOOP limit. */
-const MAX_LINKS = 40;
+/**
+ * An include naming a link whose file is not there. nginx's glob lists the link and then fails to
+ * open it (`open() "…" failed (2: No such file or directory)`), so `nginx -t` and a reload fail on
+ * the tree as it is: refused here with the same cause, naming the link and the ways out.
+ */
+function danglingLink(file: string, from: NginxDirective, reason: string): ProxyopsError {
+  return unreadableError(
+    file,
+    from,
+  )(
+    `${reason}; nginx -t fails on it too (open() failed): put the file it names in place, or remove the link (rm ${file}) until it is there`,
+  );
+}
 
 /**
  * The path to read for a file an include names, and why it cannot be found (ENOENT, ENOTDIR, a
@@ -168,18 +181,27 @@ const MAX_LINKS = 40;
 async function locate(
   file: string,
   remap: ((path: string) => string) | undefined,
-): Promise<{ path: string; missing?: string }> {
+): Promise<{ path: string; missing?: string; dangling?: true }> {
   if (!remap) {
     const error = await stat(file).then(
       () => undefined,
       (failure: NodeJS.ErrnoException) => failure,
     );
     if (!error || (error.code !== 'ENOENT' && error.code !== 'ENOTDIR')) return { path: file };
-    const { links } = await walkLinks(file, (path) => path);
-    return { path: file, missing: missingReason(links, error) };
+    const { links } = await walkLinks(file, readLinkAt);
+    return {
+      path: file,
+      missing: missingReason(links, error),
+      ...(links.length > 0 ? { dangling: true } : {}),
+    };
   }
-  const walked = await walkLinks(file, remap);
-  if (walked.error) return { path: file, missing: missingReason(walked.links, walked.error) };
+  const walked = await walkLinks(file, readLinkAt, remap);
+  if (walked.error)
+    return {
+      path: file,
+      missing: missingReason(walked.links, walked.error),
+      ...(walked.links.length > 0 ? { dangling: true } : {}),
+    };
   return { path: walked.moved ? walked.path : file };
 }
 
@@ -191,71 +213,16 @@ function missingReason(links: string[], error: NodeJS.ErrnoException): string {
   return `${links.join(', ')}, which does not exist (${reason})`;
 }
 
-/**
- * Resolves `file` one component at a time, as the kernel does (a relative link target is read from
- * the directory the link really sits in), with `remap` applied to every absolute target and to any
- * path the walk reaches. Returns the resolved path, the links followed (each once) and the error
- * that stopped the walk when it is ENOENT, ENOTDIR or a loop; any other error is left for the read.
- */
-async function walkLinks(
-  file: string,
-  remap: (path: string) => string,
-): Promise<{ path: string; links: string[]; moved: boolean; error?: NodeJS.ErrnoException }> {
-  // /etc/nginx itself (a link to the directory) is remapped as the paths under it are.
-  const mapped = (path: string) => remap(`${path}${sep}` === NGINX_CONF_DIR ? NGINX_CONF_DIR : path);
-  const links = new Set<string>();
-  let done: string = sep;
-  let rest = file.split(sep).filter(Boolean);
-  let moved = false;
-  let hops = 0;
-  while (rest.length > 0) {
-    const name = rest.shift() as string;
-    if (name === '.') continue;
-    if (name === '..') {
-      done = dirname(done);
-      continue;
-    }
-    const path = join(done, name);
-    const inCopy = mapped(path);
-    if (inCopy !== path) {
-      // A relative link that climbed into /etc/nginx.
-      moved = true;
-      done = sep;
-      rest = [...inCopy.split(sep).filter(Boolean), ...rest];
-      continue;
-    }
-    const stats = await lstat(path).catch((error: NodeJS.ErrnoException) => error);
-    if (stats instanceof Error) {
-      const error = stats as NodeJS.ErrnoException;
-      const found = join(path, ...rest);
-      if (error.code !== 'ENOENT' && error.code !== 'ENOTDIR')
-        return { path: found, links: [...links], moved };
-      return { path: found, links: [...links], moved, error };
-    }
-    if (!stats.isSymbolicLink()) {
-      done = path;
-      continue;
-    }
-    if (++hops > MAX_LINKS) {
-      const error: NodeJS.ErrnoException = new Error('ELOOP: too many levels of symbolic links');
-      error.code = 'ELOOP';
-      return { path: join(path, ...rest), links: [...links], moved, error };
-    }
-    const target = await readlink(path);
-    const next = isAbsolute(target) ? mapped(target) : target;
-    links.add(`${path} is a symlink to ${target}${next !== target ? ` (read as ${next})` : ''}`);
-    if (next !== target) moved = true;
-    if (isAbsolute(next)) done = sep;
-    rest = [...next.split(sep).filter(Boolean), ...rest];
-  }
-  return { path: done, links: [...links], moved };
+/** The target of `path` when it is a symlink; rejects with lstat's error when it cannot be looked at. */
+async function readLinkAt(path: string): Promise<string | undefined> {
+  return (await lstat(path)).isSymbolicLink() ? readlink(path) : undefined;
 }
 
 /** Paths matching a glob whose wildcards (`*`, `?`, `[...]`) may sit in any segment, sorted like glob(3). */
 async function expandGlob(pattern: string, remap?: (path: string) => string): Promise<string[]> {
   // In a copy, a directory on the way may be a link into /etc/nginx: list the copy's, not this host's.
   const list = async (base: string) => {
-    const walked = remap ? await walkLinks(base, remap) : { path: base };
+    const walked = remap ? await walkLinks(base, readLinkAt, remap) : { path: base };
     return 'error' in walked && walked.error ? [] : readdir(walked.path).catch(() => [] as string[]);
   };
   const segments = pattern.split(sep).filter(Boolean);

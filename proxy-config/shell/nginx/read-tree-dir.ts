@@ -1,5 +1,6 @@
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { HostTreeView } from '../../core/adopt/plan-tree-files.js';
 import { ProxyopsError } from '../../core/errors.js';
 import { describeErrno } from '../describe-path.js';
 
@@ -67,16 +68,20 @@ export async function readTreeDir(dir: string, main: string): Promise<TreeDir> {
 
 /**
  * What this host holds at each path of a shipped tree, under `confDir` (the directory of its
- * nginx.conf): a file's text, a link's target, or nothing there.
+ * nginx.conf): a file's text, a link's target, or nothing there; and whether each shipped link's
+ * file is here.
  */
-export async function readHostTreeView(
-  confDir: string,
-  shipped: TreeDir,
-): Promise<{ files: Record<string, string | undefined>; links: Record<string, string | undefined> }> {
+export async function readHostTreeView(confDir: string, shipped: TreeDir): Promise<HostTreeView> {
   const view = {
     files: {} as Record<string, string | undefined>,
     links: {} as Record<string, string | undefined>,
+    linkedFiles: {} as Record<string, boolean>,
   };
+  // Whether the file each shipped link would name is here: a link to a missing file is never advised.
+  for (const [name, target] of Object.entries(shipped.links)) {
+    const named = resolve(dirname(join(confDir, name)), target);
+    view.linkedFiles[name] = (await stat(named).catch(() => undefined))?.isFile() === true;
+  }
   for (const name of [...Object.keys(shipped.files), ...Object.keys(shipped.links)]) {
     const path = join(confDir, name);
     const stats = await lstat(path).catch(() => undefined);

@@ -32,13 +32,15 @@ export interface StagedFile {
 /**
  * Copies the tree of `conf`, makes `changes` there and runs `binary -t` on it with the master's
  * `prefix` (paths relative to it, as Debian's `load_module modules/…`, must resolve as they do for
- * the master; none running: the binary's own); NGINX_TEST_FAILED with nginx's words.
+ * the master; none running: the binary's own); NGINX_TEST_FAILED with nginx's words. `cancel`
+ * stops nginx -t (the copy is removed all the same).
  */
 export async function testTreeCopy(
   conf: string,
   treeFiles: readonly string[],
   changes: readonly StagedFile[],
   nginx: { binary: string; prefix?: string },
+  cancel?: AbortSignal,
 ): Promise<void> {
   const root = dirname(resolve(conf));
   const scratch = await createTempPrefix('tree');
@@ -61,7 +63,7 @@ export async function testTreeCopy(
       else if (change || remap(text) !== text) await writeInCopy(copy, into, remap(text), path);
     }
     await assertReadsCopy(join(copy, relative(root, resolve(conf))), copy, byPath, remap);
-    await runTest(nginx, scratch.dir, join(copy, relative(root, resolve(conf))), root, copy);
+    await runTest(nginx, scratch.dir, join(copy, relative(root, resolve(conf))), root, copy, cancel);
   } finally {
     await scratch.remove();
   }
@@ -138,15 +140,19 @@ async function runTest(
   main: string,
   root: string,
   copy: string,
+  cancel?: AbortSignal,
 ): Promise<void> {
   try {
     // The error log nginx writes before it has read the config's own: the scratch dir's.
-    await testNginxConfig({
-      confPath: main,
-      binary: nginx.binary,
-      ...(nginx.prefix ? { prefix: nginx.prefix } : {}),
-      startupErrorLog: join(scratch, 'logs', 'error.log'),
-    });
+    await testNginxConfig(
+      {
+        confPath: main,
+        binary: nginx.binary,
+        ...(nginx.prefix ? { prefix: nginx.prefix } : {}),
+        startupErrorLog: join(scratch, 'logs', 'error.log'),
+      },
+      cancel,
+    );
   } catch (error) {
     if (!isProxyopsError(error) || error.code !== 'NGINX_TEST_FAILED') throw error;
     // nginx names the copy's files: the person knows them by their real paths.

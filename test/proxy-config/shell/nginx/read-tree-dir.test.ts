@@ -44,11 +44,16 @@ describe('readTreeDir: a hand-written tree to ship', () => {
   it("reads what a host holds at each shipped path: a file's text, a link's target, or nothing", async () => {
     const shipped = {
       files: { 'conf.d/a.conf': '', 'conf.d/new.conf': '' },
-      links: { 'sites-enabled/app': '' },
+      links: {
+        'sites-enabled/app': '../sites-available/app',
+        'sites-enabled/status': '../sites-available/status',
+      },
     };
     expect(await readHostTreeView(dir, shipped)).toEqual({
       files: { 'conf.d/a.conf': '\t# é, tabs and CRLF\r\n' },
       links: { 'sites-enabled/app': '../sites-available/app' },
+      // Whether the file each link would name is here: a new site's is not.
+      linkedFiles: { 'sites-enabled/app': true, 'sites-enabled/status': false },
     });
   });
 });
