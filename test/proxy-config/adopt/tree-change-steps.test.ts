@@ -204,7 +204,9 @@ describe('tree change steps', () => {
       await expect(prepareTreeChange(change, pidFile)).rejects.toMatchObject({
         code: 'LIVE_NGINX_DIFFERS',
         message: expect.stringMatching(
-          new RegExp(`${linked} was changed at .* Run \\S*nginx -p /usr/share/nginx/ -c ${conf} -t && `),
+          new RegExp(
+            `${linked} was changed at .* Load them with: \\S*nginx -t -p /usr/share/nginx/ -c ${conf} && kill -HUP `,
+          ),
         ),
       });
     } finally {
