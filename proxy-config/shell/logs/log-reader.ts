@@ -28,15 +28,20 @@ interface Open {
   /** The bytes read after the last newline. */
   pieces: LinePieces;
   idleSince: number;
+  /** The file's first bytes (up to HEAD_BYTES) as read: other bytes there mean it was truncated. */
+  head: Buffer;
 }
 
 const READ_BYTES = 1024 * 1024;
+/** Enough to tell two logs apart: their first line's time and request id differ. */
+const HEAD_BYTES = 64;
 
 /**
  * Opens `path` for reading across rotation and truncation without losing or repeating a line: after
  * `mv` + reopen it drains the old file (until it has been idle for the grace time, counted between
- * reads) while reading the new one from its start; when the file shrinks (copytruncate) it starts
- * again at 0. An absent file is opened, from its start, once it appears.
+ * reads) while reading the new one from its start; when the file was truncated (copytruncate: it
+ * shrank, or its first bytes changed as it grew past the read position again) it starts again at 0.
+ * An absent file is opened, from its start, once it appears.
  */
 export function openLogReader(path: string, options: LogReaderOptions = {}): LogReader {
   const grace = options.rotateGraceMs ?? 6_000;
@@ -59,16 +64,30 @@ export function openLogReader(path: string, options: LogReaderOptions = {}): Log
       pos: fromEnd ? stat.size : 0,
       pieces: createLinePieces({ reusesChunks: true }),
       idleSince: Date.now(),
+      head: readHead(fd),
     };
+  };
+
+  const readHead = (fd: number): Buffer => {
+    const head = Buffer.alloc(HEAD_BYTES);
+    return head.subarray(0, readSync(fd, head, 0, HEAD_BYTES, 0));
+  };
+
+  /** Shrunk, or truncated and written past where it was read between two reads (its head differs). */
+  const truncated = (file: Open, size: number): boolean => {
+    if (size < file.pos) return true;
+    if (file.head.length === 0) return false;
+    const now = readHead(file.fd);
+    return !now.subarray(0, file.head.length).equals(file.head);
   };
 
   /** Reads everything new; true when anything was read. */
   const drain = (file: Open): boolean => {
-    const size = fstatSync(file.fd).size;
-    if (size < file.pos) {
+    if (truncated(file, fstatSync(file.fd).size)) {
       // Truncated in place: everything now in the file was written after the truncation.
       file.pos = 0;
       file.pieces.reset();
+      file.head = Buffer.alloc(0);
     }
     let grew = false;
     for (;;) {
@@ -78,6 +97,7 @@ export function openLogReader(path: string, options: LogReaderOptions = {}): Log
       file.pos += got;
       const text = file.pieces.push(buf.subarray(0, got));
       if (text !== undefined) texts.push(text);
+      if (file.head.length < HEAD_BYTES) file.head = readHead(file.fd);
     }
   };
 

@@ -59,7 +59,7 @@ describe("a deploy's access log marks, over a log a real nginx writes, across ro
       await new Promise((resolve) => setTimeout(resolve, 30));
       await rename(nginx.accessLog, `${nginx.accessLog}.1`);
       await poll();
-      const master = Number((await readFile(join(nginx.target.prefix, 'nginx.pid'), 'utf8')).trim());
+      const master = Number((await readFile(join(nginx.prefix, 'nginx.pid'), 'utf8')).trim());
       process.kill(master, 'SIGUSR1');
       await during;
       await send(40);
