@@ -1,7 +1,9 @@
+import { createLogTape, type LogTape } from '../core/logs/log-tape.js';
 import { fileSize } from '../shell/logs/read-file-range.js';
-import { readLastLines, readLogSince } from '../shell/logs/read-log-since.js';
+import { openLogReader, type LogReader } from '../shell/logs/log-reader.js';
+import { readLastLines } from '../shell/logs/read-log-since.js';
 
-/** Where each access log a deploy watches ends (one offset per nginx host). */
+/** Where each access log a deploy watches ends (one mark per nginx host, see `LogTape`). */
 export type LogMark = readonly number[];
 
 /**
@@ -14,16 +16,35 @@ export interface AccessLogs {
   since(mark: LogMark): Promise<{ text: string; end: LogMark }>;
   /** The last lines before now in every log: the gates' baseline. */
   baseline(): Promise<string>;
+  /** Closes what reads the logs here (the deploy is over). */
+  close(): void;
+}
+
+/** One access log read by descriptor across rotation, with marks over it: a deploy's, here or on a far nginx host. */
+export interface FollowedLog extends LogTape {
+  close(): void;
+}
+
+/** Opened at the end of the log as it is now: a deploy reads what is written after it began. */
+export function followedLog(path: string): FollowedLog {
+  const reader: LogReader = openLogReader(path);
+  return { ...createLogTape(() => reader.read()), close: () => void reader.close() };
 }
 
 /** The access log of this machine. */
 export function localAccessLogs(path: string): AccessLogs {
+  let log: FollowedLog | undefined;
+  const opened = () => (log ??= followedLog(path));
   return {
-    end: async () => [await fileSize(path)],
+    end: async () => [opened().end()],
     async since([from = 0]) {
-      const chunk = await readLogSince(path, from);
+      const chunk = opened().since(from);
       return { text: chunk.text, end: [chunk.end] };
     },
     baseline: async () => readLastLines(path, await fileSize(path)),
+    close() {
+      log?.close();
+      log = undefined;
+    },
   };
 }

@@ -140,10 +140,15 @@ export async function runDeploy(
     { ...(batch ? { batch } : {}), canary: canary ?? false },
   );
   let failed = 0;
-  for (const rounds of batches) {
-    const ended = await Promise.all(rounds.map(runRound));
-    failed += ended.filter((e) => e !== 'ok').length;
-    if (failed > maxFail || ended.includes('fatal') || (failed > 0 && control.interrupted.aborted)) break;
+  try {
+    for (const rounds of batches) {
+      const ended = await Promise.all(rounds.map(runRound));
+      failed += ended.filter((e) => e !== 'ok').length;
+      if (failed > maxFail || ended.includes('fatal') || (failed > 0 && control.interrupted.aborted)) break;
+    }
+  } finally {
+    // The rounds' watches are over: what reads the log lets go of its descriptors.
+    context.logs.close();
   }
   if (failed > 0) {
     const report = {

@@ -173,6 +173,8 @@ export async function openFleet(spec: ProxySpec, upstream: string, look = false)
         (await Promise.all(sessions.map((s) => ask(s, { step: 'log', baseline: true }))))
           .map(textOf)
           .join(''),
+      // Each far side reads its log for its session: it closes it when the session ends.
+      close: () => undefined,
     },
     refusalHosts,
     ...(spec.nginx ? { adopted } : {}),

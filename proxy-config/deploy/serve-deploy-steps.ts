@@ -6,7 +6,8 @@ import { serveOneChange, type NextRequest } from '../config/serve-apply-steps.js
 import { checkTargetLayout, readVersionState } from '../shell/nginx/config-versions.js';
 import { readDeployProgress, removeDeployProgress, writeDeployProgress } from '../shell/deploy-progress.js';
 import { fileSize } from '../shell/logs/read-file-range.js';
-import { readLastLines, readLogSince } from '../shell/logs/read-log-since.js';
+import { readLastLines } from '../shell/logs/read-log-since.js';
+import { followedLog, type FollowedLog } from './access-logs.js';
 import { isAlive } from '../shell/process/proc-process-tree.js';
 import { isRefusable, type RefusedAddress } from '../core/deploy/refusal.js';
 import {
@@ -57,6 +58,8 @@ export async function serveDeploySteps(
   // Allowed again when the session ends, however it ends, or once its bound has passed: a deploy
   // that lost this host (a link down: the session may take long to end) leaves no rule for long.
   const refused = new Map<string, Refused>();
+  // The access log, read by descriptor across rotation from the session's first `log` on: one deploy's marks.
+  const accessLog: { followed?: FollowedLog } = {};
   try {
     reply({
       ok: true,
@@ -73,13 +76,14 @@ export async function serveDeploySteps(
           );
         if (request.step === 'prepare') await serveOneChange(target, request, next, reply);
         else if (request.step === 'refuse') reply(await refuse(support, refused, request));
-        else reply(await answer(target, log, request, adopted?.pidFile));
+        else reply(await answer(target, log, accessLog, request, adopted?.pidFile));
       } catch (error) {
         if (!isProxyopsError(error)) throw error;
         reply({ ok: false, error: { code: error.code, message: error.message } });
       }
     }
   } finally {
+    accessLog.followed?.close();
     for (const { address, expiry } of refused.values()) {
       clearTimeout(expiry);
       await allowConnects(address).catch(() => undefined);
@@ -156,15 +160,17 @@ function unlockAnd(unlock: () => Promise<void>): (error: unknown) => Promise<nev
 async function answer(
   target: string,
   log: string,
+  accessLog: { followed?: FollowedLog },
   request: StepRequest,
   adoptedPidFile?: string,
 ): Promise<StepReply> {
   switch (request.step) {
     case 'log': {
-      if (request.from !== undefined)
-        return { ok: true, step: 'log', ...(await readLogSince(log, request.from)) };
-      const end = await fileSize(log);
-      return { ok: true, step: 'log', text: request.baseline ? await readLastLines(log, end) : '', end };
+      const followed = (accessLog.followed ??= followedLog(log));
+      if (request.from !== undefined) return { ok: true, step: 'log', ...followed.since(request.from) };
+      const end = followed.end();
+      const text = request.baseline ? await readLastLines(log, await fileSize(log)) : '';
+      return { ok: true, step: 'log', text, end };
     }
     case 'read-state': {
       const state = await readStackState(target);

@@ -73,7 +73,10 @@ export type StepRequest =
    * What the session refused is allowed again when it ends, however it ends, or after `boundMs`.
    */
   | { step: 'refuse'; host: string; port: number; refuse: boolean; boundMs: number }
-  /** The access log's complete lines from byte `from` on; without `from`, where it ends (and, asked, the last lines before). */
+  /**
+   * The access log's complete lines after mark `from`; without `from`, the mark where it ends (and,
+   * asked, the last lines before). Marks are the session's, read across rotation (see LogTape).
+   */
   | { step: 'log'; from?: number; baseline?: boolean }
   /** The state recorded under the target (instances.json). */
   | { step: 'read-state' }

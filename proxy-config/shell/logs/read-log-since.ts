@@ -1,31 +1,5 @@
 import { open } from 'node:fs/promises';
 
-/** Complete lines read from a log and the offset just after the last of them. */
-export interface LogChunk {
-  text: string;
-  end: number;
-}
-
-/**
- * The complete lines of `path` from byte `start` on (a line still being written stays for the next
- * read), as latin1 so byte offsets and string offsets agree. An absent file reads as empty.
- */
-export async function readLogSince(path: string, start: number): Promise<LogChunk> {
-  const handle = await open(path, 'r').catch(() => undefined);
-  if (!handle) return { text: '', end: start };
-  try {
-    const size = (await handle.stat()).size;
-    if (size <= start) return { text: '', end: start };
-    const buffer = Buffer.alloc(size - start);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
-    const last = buffer.subarray(0, bytesRead).lastIndexOf(0x0a);
-    if (last < 0) return { text: '', end: start };
-    return { text: buffer.subarray(0, last + 1).toString('latin1'), end: start + last + 1 };
-  } finally {
-    await handle.close();
-  }
-}
-
 /** The complete lines in the `maxBytes` before `end` (the stretch of log before a deploy). */
 export async function readLogBefore(path: string, end: number, maxBytes: number): Promise<string> {
   const start = Math.max(0, end - maxBytes);

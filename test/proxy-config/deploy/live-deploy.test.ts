@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -268,6 +268,48 @@ describe('proxyops deploy on the local stack (reload path), under constant load 
     expect(now).toHaveLength(2);
     expect(now.filter((p) => old.some((o) => o.port === p))).toEqual([]);
     expect((await fetch(userUrl(), { headers: auth })).status).toBe(200);
+  }, 120_000);
+
+  it('the access log rotated mid-watch (mv + USR1 to the master): the watch follows it and judges the new instance (issue 35)', async () => {
+    const accessLog = join(stack.dir, 'logs', 'access.log');
+    // A big log before the deploy: read by path and offset, the new file stayed below the watch's
+    // offset for the whole watch and the round ended "could not judge".
+    await appendFile(accessLog, `${'#'.repeat(1023)}\n`.repeat(8 * 1024));
+    const spec = await derivedSpec('rotated-watch', (deploy) => {
+      deploy.watch = 5;
+      deploy.minRequests = 100;
+      deploy.maxWatch = 20;
+    });
+    const load = startLoad(userUrl(), auth);
+    // Fresh lines after the padding: the gates' baseline is the last 1000.
+    await new Promise((resolve) => setTimeout(resolve, 8_000));
+    const deploying = execa('node', [CLI, 'deploy', '--spec', spec, '--target', target, '--json'], {
+      reject: false,
+      buffer: false,
+    });
+    let out = '';
+    deploying.stdout!.setEncoding('utf8');
+    deploying.stdout!.on('data', (chunk: string) => (out += chunk));
+    await expect.poll(() => out, { timeout: 30_000 }).toMatch(/"type":"step-start","step":\{"index":4,/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await rename(accessLog, `${accessLog}.1`);
+    const master = Number((await readFile((await stack.state()).stack!.nginxPidFile, 'utf8')).trim());
+    process.kill(master, 'SIGUSR1');
+    const exit = await deploying;
+    const result = await load.stop();
+    const events = out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(exit.exitCode, out + exit.stderr).toBe(0);
+    expect(events.at(-1)).toMatchObject({ type: 'done', outcome: 'deployed' });
+    const watches = events.filter(
+      (e) => e.type === 'step-done' && (e.step as { kind: string }).kind === 'watch',
+    );
+    expect(watches).toHaveLength(2);
+    for (const watch of watches)
+      expect(String(watch.outcome)).not.toMatch(/could not judge|kept as a rollback/);
+    expect(result).toMatchObject({ errors: 0, non2xx: 0 });
   }, 120_000);
 
   it('Ctrl-C during a deploy puts the round back; a second deploy meanwhile is refused', async () => {
