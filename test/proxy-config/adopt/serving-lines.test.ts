@@ -11,7 +11,8 @@ import { freePort } from '../../support/ports.js';
 // pool nothing serves (issue 36, trial findings 1-3). Each is refused with exit 2 and nothing
 // changes (every byte of the tree and the state dir, the master and its workers), while the site
 // keeps serving; once the instances are deployed back onto the primaries, the undo goes through.
-describe('a change that would cut off the instances that serve', () => {
+// Each case runs the built CLI several times against a real nginx: minutes on a loaded CI machine.
+describe('a change that would cut off the instances that serve', { timeout: 120_000 }, () => {
   let tree: DebianTree;
   let state: string;
   let spec: string;

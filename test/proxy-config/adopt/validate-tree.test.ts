@@ -7,7 +7,8 @@ import { runCli } from '../../support/run-cli.js';
 
 // `config validate` of a spec naming a hand-written config: nothing is rendered, so it lints the
 // tree as `config lint` does and runs nginx -t on a copy, with the running master's binary and prefix.
-describe('config validate of a spec naming a hand-written config', () => {
+// Each case runs the built CLI several times against a real nginx: minutes on a loaded CI machine.
+describe('config validate of a spec naming a hand-written config', { timeout: 120_000 }, () => {
   let tree: DebianTree;
   let spec: string;
 
