@@ -240,7 +240,7 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
       expect(run.stderr.trim().split('\n')).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^proxyops: web1: upstream app of ${mp}/etc/nginx/nginx\\.conf: ${mp}/state/adoption\\.json does not exist, but \\S+:\\d+ .*proxyops added .*: ${mp}/state is likely not the state directory of that adoption \\(check --target, nginx\\.state, or the host's target under proxies\\)$`,
+            `^proxyops: web1: upstream app of ${mp}/etc/nginx/nginx\\.conf: ${mp}/state/adoption\\.json does not exist, but \\S+:\\d+.* proxyops added .*: ${mp}/state is likely not the state directory of that adoption \\(check --target, nginx\\.state, or the host's target under proxies\\)$`,
           ),
         ),
         'proxyops: nothing started or stopped on any host',
