@@ -64,7 +64,13 @@ export function formatProxiesApplyReport(report: ProxiesApplyReport): string {
   if (report.version === undefined)
     return `unchanged on ${count(unchanged.length)}: ${unchanged.join(', ')} (nothing written, no reload)\n`;
   const also = unchanged.length > 0 ? `; unchanged: ${unchanged.join(', ')}` : '';
-  return `applied ${report.version} to ${count(changed.length)}: ${changed.join(', ')}${also}\n`;
+  const on = `${count(changed.length)}: ${changed.join(', ')}${also}`;
+  // Said as one host's change is (format-tree.ts), with the version every host recorded it as.
+  if (report.kind === 'adopt') return `adopted: ${report.version} on ${on}\n`;
+  if (report.kind === 'undo-adopt') return `undid the adoption: ${report.version} on ${on}\n`;
+  if (report.kind === 'rollback')
+    return `rolled back ${report.undid ?? 'the last change'}: ${report.version} on ${on}\n`;
+  return `applied ${report.version} to ${on}\n`;
 }
 
 /** The summary of `config rollback`. */

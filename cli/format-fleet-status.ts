@@ -32,12 +32,15 @@ export async function showFleetStatus(
     agree &&
     answered.every((p) => !p.deploy) &&
     status.strays.length === 0;
+  // A hand-written tree has no rendered version live: its history's last change is what it holds.
+  const version = (live: string | undefined) =>
+    spec.nginx ? `last change ${live ?? 'none recorded'}` : `live ${live ?? 'none'}`;
   if (json) process.stdout.write(`${JSON.stringify({ upstream, agree, ...status })}\n`);
   else {
     const lines = status.proxies.map((p) =>
       'error' in p
         ? `${p.host}: unreachable: ${p.error}`
-        : `${p.host}: live ${p.live ?? 'none'}; upstream ${upstream} serves ${p.instances.join(', ') || 'nothing recorded'}` +
+        : `${p.host}: ${version(p.live)}; upstream ${upstream} serves ${p.instances.join(', ') || 'nothing recorded'}` +
           (p.deploy
             ? `; a deploy (pid ${p.deploy.pid}) holds it, at round ${p.deploy.round} step ${p.deploy.step} (${p.deploy.kind})`
             : '; no deploy running'),
@@ -47,7 +50,7 @@ export async function showFleetStatus(
         ? 'no nginx host answered'
         : agree
           ? `the nginx hosts that answered agree (${answered.map((p) => p.host).join(', ')})`
-          : 'the nginx hosts that answered record different instances',
+          : `the nginx hosts that answered record different instances (a host lost mid-deploy keeps the record of that round): the next deploy takes the record of ${spec.proxies[0]!.ssh}, the first under proxies, checks every host's live nginx against it before any step, and records it on every host`,
       ...status.instances.map(
         (i) =>
           `  ${i.address}${i.ssh ? ` on ${i.ssh}` : ''}: ${i.status === 200 ? 'ready' : i.status === 0 ? 'not answering' : `readiness ${i.status}`}`,

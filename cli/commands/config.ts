@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { ServersFrom } from '../../proxy-config/config/reconcile-servers.js';
+import { EXIT } from '../exit-codes.js';
 import { runAction } from '../run-action.js';
 import { registerConfigLint } from './config-lint.js';
 import type { Extent } from './index.js';
@@ -68,28 +69,32 @@ export function registerConfig(program: Command, extent: Extent = 'whole'): Comm
         serversFrom: ServersFrom;
         undoAdopt?: boolean;
       }) =>
-        runAction(async () => {
-          const { adoptedHere, diffAdopted } = await import('./config-adopted.js');
-          const adopted = flags.tree === undefined ? await adoptedHere(flags.spec, flags.target) : undefined;
-          if (adopted) return diffAdopted(adopted, flags);
-          if (flags.target === undefined) {
-            const { diffOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
-            const diffs = await diffOnHosts(flags.spec, flags);
-            for (const { host, live, diff } of diffs) {
-              process.stdout.write(diff ? `== ${host}\n${diff}` : '');
-              if (!diff)
-                process.stderr.write(`${host}: no change${live ? `, ${live} already holds it` : ''}\n`);
+        runAction(
+          async () => {
+            const { adoptedHere, diffAdopted } = await import('./config-adopted.js');
+            const adopted =
+              flags.tree === undefined ? await adoptedHere(flags.spec, flags.target) : undefined;
+            if (adopted) return diffAdopted(adopted, flags);
+            if (flags.target === undefined) {
+              const { diffOnHosts } = await import('../../proxy-config/config/tree-to-proxies.js');
+              const diffs = await diffOnHosts(flags.spec, flags);
+              for (const { host, live, diff } of diffs) {
+                process.stdout.write(diff ? `== ${host}\n${diff}` : '');
+                if (!diff)
+                  process.stderr.write(`${host}: no change${live ? `, ${live} already holds it` : ''}\n`);
+              }
+              return diffs.some((d) => d.diff) ? 1 : 0;
             }
-            return diffs.some((d) => d.diff) ? 1 : 0;
-          }
-          const { diffConfig } = await import('../../proxy-config/config/diff-config.js');
-          const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
-            process.stderr.write(`${line}\n`),
-          );
-          process.stdout.write(report.diff);
-          if (!report.diff) process.stderr.write(`no change: ${report.live} already holds this render\n`);
-          return report.diff ? 1 : 0;
-        }),
+            const { diffConfig } = await import('../../proxy-config/config/diff-config.js');
+            const report = await diffConfig(flags.spec, flags.target, flags.serversFrom, (line) =>
+              process.stderr.write(`${line}\n`),
+            );
+            process.stdout.write(report.diff);
+            if (!report.diff) process.stderr.write(`no change: ${report.live} already holds this render\n`);
+            return report.diff ? 1 : 0;
+          },
+          { trouble: EXIT.usage },
+        ),
     );
 
   config

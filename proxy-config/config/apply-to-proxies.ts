@@ -1,11 +1,12 @@
 import { digestSpec } from '../core/apply/config-change.js';
 import { renderVersionManifest, VERSION_MANIFEST_FILE } from '../core/apply/version-manifest.js';
 import type { VersionFiles } from '../core/apply/config-change.js';
-import type { StepRequest } from '../core/apply/apply-steps-protocol.js';
+import type { StepRequest, TreeSource } from '../core/apply/apply-steps-protocol.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { ProxyHostSpec, ProxySpec } from '../core/spec/proxy-spec.js';
 import { toVersionName } from '../shell/nginx/config-versions.js';
 import type { ReloadResult } from '../shell/nginx/reload-nginx.js';
+import type { TreeChangeKind } from '../shell/nginx/tree-history.js';
 import { checkRemoteProxyops } from '../shell/host/remote-proxyops.js';
 import { createSshHost } from '../shell/host/ssh-host.js';
 import { openStepSession, type StepAnswer, type StepSession } from '../shell/host/step-session.js';
@@ -29,6 +30,10 @@ export interface HostApplyReport {
 export interface ProxiesApplyReport {
   /** The version every changed host now runs; absent when every host already held this render. */
   version?: string;
+  /** A change to hand-written trees: what it was (absent for a render), so the summary says it as one host's does. */
+  kind?: TreeChangeKind;
+  /** A rollback: the version it undid (the last one recorded before it). */
+  undid?: string;
   hosts: HostApplyReport[];
 }
 
@@ -153,8 +158,9 @@ export async function changeEveryHost(
       ...(answer.previous ? { previous: answer.previous } : {}),
       ...(answer.reload ? { reload: answer.reload } : {}),
     });
+    // A host with no version before (the first adoption, a first render) says only the new one.
     say(
-      `${session.host.name}: ${answer.previous ?? 'empty'} -> ${answer.version}, ` +
+      `${session.host.name}: ${answer.previous ? `${answer.previous} -> ` : ''}${answer.version}, ` +
         (answer.reload
           ? `reloaded, workers ${answer.reload.workersBefore.join(',')} -> ${answer.reload.workersAfter.join(',')}`
           : request.step === 'prepare'
@@ -163,7 +169,19 @@ export async function changeEveryHost(
     );
   }
   await Promise.all(sessions.map((s) => s.request({ step: 'finish' })));
-  return { ...(switched.length > 0 ? { version } : {}), hosts: reports };
+  const kind = request.step === 'prepare-tree' ? treeKindOf(request.source.kind) : undefined;
+  const undid = kind === 'rollback' ? reports.find((r) => !r.unchanged)?.previous : undefined;
+  return {
+    ...(switched.length > 0 ? { version } : {}),
+    ...(kind ? { kind } : {}),
+    ...(undid ? { undid } : {}),
+    hosts: reports,
+  };
+}
+
+/** The history's kind of a change to hand-written trees, from what was asked. */
+function treeKindOf(source: TreeSource['kind']): TreeChangeKind {
+  return source === 'files' ? 'tree' : source;
 }
 
 /** What `config diff` shows with `proxies`: each host's diff against its live version. */
@@ -172,18 +190,25 @@ export async function diffProxies(
 ): Promise<Array<{ host: string; live?: string; diff: string }>> {
   const spec = await readProxiesSpec(specPath);
   const files = await renderOnce(spec);
-  return withSessions(spec.proxies, (sessions) =>
-    Promise.all(
-      sessions.map(async (session) => {
-        const answer = await session.request({ step: 'diff', files });
-        if (answer.step !== 'diffed')
-          throw new ProxyopsError(
-            'REMOTE_STEP_FAILED',
-            `${session.host.name}: answered ${answer.step} to diff`,
-          );
-        return { host: session.host.name, diff: answer.diff, ...(answer.live ? { live: answer.live } : {}) };
-      }),
-    ),
+  return withSessions(
+    spec.proxies,
+    (sessions) =>
+      Promise.all(
+        sessions.map(async (session) => {
+          const answer = await session.request({ step: 'diff', files });
+          if (answer.step !== 'diffed')
+            throw new ProxyopsError(
+              'REMOTE_STEP_FAILED',
+              `${session.host.name}: answered ${answer.step} to diff`,
+            );
+          return {
+            host: session.host.name,
+            diff: answer.diff,
+            ...(answer.live ? { live: answer.live } : {}),
+          };
+        }),
+      ),
+    true,
   );
 }
 
@@ -192,35 +217,41 @@ export async function readProxiesHistory(
   specPath: string,
 ): Promise<Array<{ host: string; versions: HistoryEntry[] }>> {
   const spec = await readProxiesSpec(specPath);
-  return withSessions(spec.proxies, (sessions) =>
-    Promise.all(
-      sessions.map(async (session) => {
-        const answer = await session.request({ step: 'history' });
-        if (answer.step !== 'history')
-          throw new ProxyopsError(
-            'REMOTE_STEP_FAILED',
-            `${session.host.name}: answered ${answer.step} to history`,
-          );
-        return { host: session.host.name, versions: answer.versions };
-      }),
-    ),
+  return withSessions(
+    spec.proxies,
+    (sessions) =>
+      Promise.all(
+        sessions.map(async (session) => {
+          const answer = await session.request({ step: 'history' });
+          if (answer.step !== 'history')
+            throw new ProxyopsError(
+              'REMOTE_STEP_FAILED',
+              `${session.host.name}: answered ${answer.step} to history`,
+            );
+          return { host: session.host.name, versions: answer.versions };
+        }),
+      ),
+    true,
   );
 }
 
 /**
  * Connects to every host at once, checks the proxyops there and opens its step session; ends them
- * all (an unfinished far side undoes its part) and closes the connections whatever happens.
+ * all (an unfinished far side undoes its part) and closes the connections whatever happens. A host
+ * that cannot be reached fails it with one line per host, ending "no host changed" for a change
+ * (`readOnly` false): a read-only command (diff, history) has nothing to reassure about.
  */
 export async function withSessions<T>(
   proxies: ProxyHostSpec[],
   work: (sessions: StepSession[]) => Promise<T>,
+  readOnly = false,
 ): Promise<T> {
   const hosts = proxies.map((p) => createSshHost(p.ssh));
   const sessions: StepSession[] = [];
   try {
     const checks = await Promise.allSettled(hosts.map((host) => checkRemoteProxyops(host)));
     const failed = checks.flatMap((c) => (c.status === 'rejected' ? [c.reason as Error] : []));
-    if (failed.length > 0) throw withSuffix(failed, 'no host changed');
+    if (failed.length > 0) throw withSuffix(failed, readOnly ? undefined : 'no host changed');
     for (const [index, host] of hosts.entries()) sessions.push(openStepSession(host, proxies[index]!.target));
     return await work(sessions);
   } finally {
@@ -250,8 +281,11 @@ async function undoAll(switched: StepSession[], cause: Error, say: (line: string
 }
 
 /** One error for several hosts' failures: the first one's code, every host's message, then `suffix`. */
-function withSuffix(errors: Error[], suffix: string): ProxyopsError {
+function withSuffix(errors: Error[], suffix: string | undefined): ProxyopsError {
   const code = (errors[0] as { code?: string }).code ?? 'FAILED';
   const message = errors.map((e) => e.message).join('\n');
-  return new ProxyopsError(code, `${message}; ${suffix}`, { cause: errors[0] });
+  return new ProxyopsError(code, suffix === undefined ? message : `${message}; ${suffix}`, {
+    cause: errors[0],
+    perLine: true,
+  });
 }

@@ -1,4 +1,4 @@
-import { lstat, mkdir, rm } from 'node:fs/promises';
+import { lstat, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { countChangedLines } from '../core/apply/unified-diff.js';
 import { ProxyopsError } from '../core/errors.js';
@@ -6,6 +6,7 @@ import type { ReloadResult } from '../shell/nginx/reload-nginx.js';
 import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
 import { versionDir } from '../shell/nginx/config-versions.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
+import { inMadeDir } from '../shell/made-dir.js';
 import { recordTreeVersion, type TreeChangeKind } from '../shell/nginx/tree-history.js';
 import { outsideDeploys } from './apply-config.js';
 import { refuseDroppingServing, type ChangeSpec } from './serving-check.js';
@@ -66,49 +67,44 @@ export async function applyTreeChange(
 ): Promise<TreeApplyReport> {
   const state = resolve(options.state);
   await refuseRenderedTarget(state);
-  await mkdir(state, { recursive: true, mode: 0o755 });
-  return outsideDeploys(state, () =>
-    withTargetLock(state, async () => {
-      const say = options.say ?? (() => undefined);
-      const { change, adoption, pidFile, warnings = [] } = await options.plan();
-      await refuseDroppingServing(state, change, options.spec);
-      for (const warning of warnings) say(warning);
-      const files = changedLines(change);
-      const base = { kind: options.kind, conf: change.conf, state, files };
-      const master = await masterOfTree(change.conf, pidFile);
-      if (change.files.length === 0) {
-        if (master) await refuseUnloaded(master, await filesOfTree(change.conf));
-        // An undo of blocks already put back by hand: only the record goes.
-        if (adoption) await writeAdoptionFile(state, adoption.after);
-        return { ...base, unchanged: true as const, ...(adoption ? { recordDropped: true as const } : {}) };
-      }
-      const prepared = await prepareTreeChange(change, pidFile);
-      say('validated: nginx -t ok on a copy of the changed tree');
-      const planned = { change, ...(adoption ? { adoption } : {}) };
-      const version = await recordTreeChange(
-        state,
-        options.kind,
-        new Date().toISOString(),
-        planned,
-        prepared,
-      );
-      try {
-        const { reload } = await commitTreeChange(prepared);
-        return { ...base, version, ...(reload ? { reload } : {}) };
-      } catch (error) {
-        // commitTreeChange put every byte back: the version and the record go too.
-        await rm(versionDir(state, version), { recursive: true, force: true });
-        if (adoption) await writeAdoptionFile(state, adoption.before);
-        throw error;
-      }
-    }),
+  return inMadeDir(state, () =>
+    outsideDeploys(state, () =>
+      withTargetLock(state, async () => {
+        const say = options.say ?? (() => undefined);
+        const { change, adoption, pidFile, warnings = [] } = await options.plan();
+        await refuseDroppingServing(state, change, options.spec);
+        for (const warning of warnings) say(warning);
+        const files = changedLines(change);
+        const base = { kind: options.kind, conf: change.conf, state, files };
+        const master = await masterOfTree(change.conf, pidFile);
+        if (change.files.length === 0) {
+          if (master) await refuseUnloaded(master, change.conf);
+          // An undo of blocks already put back by hand: only the record goes.
+          if (adoption) await writeAdoptionFile(state, adoption.after);
+          return { ...base, unchanged: true as const, ...(adoption ? { recordDropped: true as const } : {}) };
+        }
+        const prepared = await prepareTreeChange(change, pidFile);
+        say('validated: nginx -t ok on a copy of the changed tree');
+        const planned = { change, ...(adoption ? { adoption } : {}) };
+        const version = await recordTreeChange(
+          state,
+          options.kind,
+          new Date().toISOString(),
+          planned,
+          prepared,
+        );
+        try {
+          const { reload } = await commitTreeChange(prepared);
+          return { ...base, version, ...(reload ? { reload } : {}) };
+        } catch (error) {
+          // commitTreeChange put every byte back: the version and the record go too.
+          await rm(versionDir(state, version), { recursive: true, force: true });
+          if (adoption) await writeAdoptionFile(state, adoption.before);
+          throw error;
+        }
+      }),
+    ),
   );
-}
-
-/** Every file nginx reads of the tree whose main file is `conf`. */
-async function filesOfTree(conf: string): Promise<string[]> {
-  const { readNginxConfig } = await import('../shell/nginx/read-nginx-config.js');
-  return (await readNginxConfig(resolve(conf), { checkDirectives: false })).files;
 }
 
 /** How many lines each file of a change adds and removes. */

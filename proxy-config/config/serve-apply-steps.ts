@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { inMadeDir } from '../shell/made-dir.js';
 import { resolve } from 'node:path';
 import type { StepReply, StepRequest } from '../core/apply/apply-steps-protocol.js';
 import { diffVersions } from '../core/apply/config-change.js';
@@ -43,8 +43,7 @@ export async function serveApplySteps(
     return;
   }
   if (first?.step !== 'prepare') return;
-  await mkdir(target, { recursive: true, mode: 0o755 });
-  await outsideDeploys(target, () => serveOneChange(target, first, next, reply));
+  await inMadeDir(target, () => outsideDeploys(target, () => serveOneChange(target, first, next, reply)));
 }
 
 /**

@@ -1,9 +1,11 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { StepReply, StepRequest } from '../core/apply/apply-steps-protocol.js';
 import { ProxyopsError } from '../core/errors.js';
 import { readVersionState, versionDir } from '../shell/nginx/config-versions.js';
+import { assertMasterRunsConf } from '../shell/nginx/master-runs-target.js';
 import { readLiveMasterPid } from '../shell/nginx/nginx-master.js';
+import { inMadeDir } from '../shell/made-dir.js';
 import { withTargetLock } from '../shell/nginx/target-lock.js';
 import { readTreeHistory } from '../shell/nginx/tree-history.js';
 import { writeAdoptionFile } from '../shell/nginx/adoption-file.js';
@@ -14,6 +16,7 @@ import { planTreeSource } from './plan-tree-source.js';
 import { refuseDroppingServing } from './serving-check.js';
 import type { NextRequest } from './serve-apply-steps.js';
 import { commitTreeChange, prepareTreeChange, undoTreeChange } from './tree-change-steps.js';
+import { refuseUnloaded } from './tree-master-check.js';
 
 /** The requests that open a session on a hand-written tree. */
 export type TreeStepRequest =
@@ -60,75 +63,85 @@ export async function serveTreeSteps(
     return;
   }
   await refuseRenderedTarget(state);
-  await mkdir(state, { recursive: true, mode: 0o755 });
-  await outsideDeploys(state, () =>
-    withTargetLock(state, async () => {
-      const planned = await untilSessionEnds(ended, planTreeSource(state, first.spec, first.source));
-      // The far side is sent the spec, not its path: the commands the refusal names say SPEC.
-      await untilSessionEnds(
-        ended,
-        refuseDroppingServing(state, planned.change, { path: 'SPEC', upstreams: first.spec.upstreams }),
-      );
-      const { versions } = await readVersionState(state);
-      const last = versions.at(-1);
-      const nextVersion = Number(last?.slice(1) ?? 0) + 1;
-      if (planned.change.files.length === 0) {
-        const nginxRunning = (await readLiveMasterPid(planned.pidFile)) !== undefined;
-        reply({ ok: true, step: 'prepared', nextVersion, unchanged: last ?? 'its tree', nginxRunning });
-        const second = await next();
-        if (second?.step === 'finish' || second?.step === 'undo')
-          reply({ ok: true, step: second.step === 'finish' ? 'finished' : 'undone' });
-        return;
-      }
-      // Not raced: nginx -t is stopped and its staged copy removed before the locks go.
-      const prepared = await prepareTreeChange(planned.change, planned.pidFile, ended);
-      reply({
-        ok: true,
-        step: 'prepared',
-        nextVersion,
-        nginxRunning: prepared.masterPid !== undefined,
-        ...(last ? { current: last } : {}),
-      });
-      const second = await next();
-      if (second?.step !== 'switch') {
-        if (second?.step === 'undo') reply({ ok: true, step: 'undone' });
-        if (second?.step === 'finish') reply({ ok: true, step: 'finished' });
-        return;
-      }
-      const { reload } = await commitTreeChange(prepared);
-      let version: string;
-      try {
-        version = await recordTreeChange(
-          state,
-          planned.kind,
-          first.appliedAt,
-          planned,
-          prepared,
-          second.version,
+  // A refused run, or one with nothing to write, leaves no directory it made (a wrong target).
+  await inMadeDir(state, () =>
+    outsideDeploys(state, () =>
+      withTargetLock(state, async () => {
+        const planned = await untilSessionEnds(ended, planTreeSource(state, first.spec, first.source));
+        // The far side is sent the spec, not its path: the commands the refusal names say SPEC.
+        await untilSessionEnds(
+          ended,
+          refuseDroppingServing(state, planned.change, { path: 'SPEC', upstreams: first.spec.upstreams }),
         );
-      } catch (error) {
+        const { versions } = await readVersionState(state);
+        const last = versions.at(-1);
+        const nextVersion = Number(last?.slice(1) ?? 0) + 1;
+        if (planned.change.files.length === 0) {
+          // As on one host: "unchanged" only when the master behind the pid file (the one a change
+          // here would reload, as prepareTreeChange checks it) loaded the tree as it is on disk.
+          const pid = await readLiveMasterPid(planned.pidFile);
+          const master =
+            pid === undefined
+              ? undefined
+              : await assertMasterRunsConf(pid, planned.change.conf, planned.pidFile);
+          if (master) await refuseUnloaded(master, planned.change.conf);
+          const nginxRunning = master !== undefined;
+          reply({ ok: true, step: 'prepared', nextVersion, unchanged: last ?? 'its tree', nginxRunning });
+          const second = await next();
+          if (second?.step === 'finish' || second?.step === 'undo')
+            reply({ ok: true, step: second.step === 'finish' ? 'finished' : 'undone' });
+          return;
+        }
+        // Not raced: nginx -t is stopped and its staged copy removed before the locks go.
+        const prepared = await prepareTreeChange(planned.change, planned.pidFile, ended);
+        reply({
+          ok: true,
+          step: 'prepared',
+          nextVersion,
+          nginxRunning: prepared.masterPid !== undefined,
+          ...(last ? { current: last } : {}),
+        });
+        const second = await next();
+        if (second?.step !== 'switch') {
+          if (second?.step === 'undo') reply({ ok: true, step: 'undone' });
+          if (second?.step === 'finish') reply({ ok: true, step: 'finished' });
+          return;
+        }
+        const { reload } = await commitTreeChange(prepared);
+        let version: string;
+        try {
+          version = await recordTreeChange(
+            state,
+            planned.kind,
+            first.appliedAt,
+            planned,
+            prepared,
+            second.version,
+          );
+        } catch (error) {
+          await undoTreeChange(prepared);
+          if (planned.adoption) await writeAdoptionFile(state, planned.adoption.before);
+          throw error;
+        }
+        reply({
+          ok: true,
+          step: 'switched',
+          version,
+          ...(last ? { previous: last } : {}),
+          ...(reload ? { reload } : {}),
+        });
+        const third = await next();
+        if (third?.step === 'finish') {
+          reply({ ok: true, step: 'finished' });
+          return;
+        }
+        // Undo asked for, or the session ended without a word: every byte back, and no version of it.
         await undoTreeChange(prepared);
+        await rm(versionDir(state, version), { recursive: true, force: true });
         if (planned.adoption) await writeAdoptionFile(state, planned.adoption.before);
-        throw error;
-      }
-      reply({
-        ok: true,
-        step: 'switched',
-        version,
-        ...(last ? { previous: last } : {}),
-        ...(reload ? { reload } : {}),
-      });
-      const third = await next();
-      if (third?.step === 'finish') {
-        reply({ ok: true, step: 'finished' });
-        return;
-      }
-      // Undo asked for, or the session ended without a word: every byte back, and no version of it.
-      await undoTreeChange(prepared);
-      await rm(versionDir(state, version), { recursive: true, force: true });
-      if (planned.adoption) await writeAdoptionFile(state, planned.adoption.before);
-      reply({ ok: true, step: 'undone' });
-    }),
+        reply({ ok: true, step: 'undone' });
+      }),
+    ),
   );
 }
 

@@ -47,13 +47,19 @@ export async function masterOfTree(conf: string, pidFile: string): Promise<Runni
  * "unchanged". LIVE_NGINX_DIFFERS with the exact command that loads it; nothing is signalled,
  * because what is on disk may not be what the user means to serve.
  */
-export async function refuseUnloaded(master: RunningNginx, files: readonly string[]): Promise<void> {
+export async function refuseUnloaded(master: RunningNginx, conf: string): Promise<void> {
   const started = await workersStartedAt(master.pid);
   if (started === undefined) return;
-  const [first] = await filesChangedSince(files, started);
+  const [first] = await filesChangedSince(await filesOfTree(conf), started);
   if (!first) return;
   throw new ProxyopsError(
     'LIVE_NGINX_DIFFERS',
     `${first.path} was changed at ${first.changed.toISOString()}, after nginx master ${master.pid}'s workers started: the files hold what this apply would write, but nginx has not loaded them; nothing changed. Load them with: ${reloadCommandOf(master)}`,
   );
+}
+
+/** Every file nginx reads of the tree whose main file is `conf`. */
+async function filesOfTree(conf: string): Promise<string[]> {
+  const { readNginxConfig } = await import('../shell/nginx/read-nginx-config.js');
+  return (await readNginxConfig(resolve(conf), { checkDirectives: false })).files;
 }

@@ -66,18 +66,25 @@ export async function diffTreeOnProxies(
 ): Promise<Array<{ host: string; live?: string; diff: string }>> {
   confOf(spec); // a rendered spec is refused before any host is reached
   const source = await sourceOf(spec, ask);
-  return withSessions(spec.proxies, (sessions) =>
-    Promise.all(
-      sessions.map(async (session) => {
-        const answer = await session.request({ step: 'diff-tree', spec, source });
-        if (answer.step !== 'diffed')
-          throw new ProxyopsError(
-            'REMOTE_STEP_FAILED',
-            `${session.host.name}: answered ${answer.step} to diff`,
-          );
-        return { host: session.host.name, diff: answer.diff, ...(answer.live ? { live: answer.live } : {}) };
-      }),
-    ),
+  return withSessions(
+    spec.proxies,
+    (sessions) =>
+      Promise.all(
+        sessions.map(async (session) => {
+          const answer = await session.request({ step: 'diff-tree', spec, source });
+          if (answer.step !== 'diffed')
+            throw new ProxyopsError(
+              'REMOTE_STEP_FAILED',
+              `${session.host.name}: answered ${answer.step} to diff`,
+            );
+          return {
+            host: session.host.name,
+            diff: answer.diff,
+            ...(answer.live ? { live: answer.live } : {}),
+          };
+        }),
+      ),
+    true,
   );
 }
 
@@ -91,19 +98,22 @@ export interface TreeHistoryEntry {
 export async function readTreeHistoryOnProxies(
   spec: ProxySpec,
 ): Promise<Array<{ host: string; tree: TreeHistoryEntry[] }>> {
-  return withSessions(spec.proxies, (sessions) =>
-    Promise.all(
-      sessions.map(async (session) => {
-        const answer = await session.request({ step: 'history', tree: true });
-        if (answer.step !== 'tree-history')
-          throw new ProxyopsError(
-            'REMOTE_STEP_FAILED',
-            `${session.host.name}: answered ${answer.step} to history`,
-          );
-        // Both ends run the same proxyops (checked first): the record is tree-history.ts's.
-        return { host: session.host.name, tree: answer.versions as TreeHistoryEntry[] };
-      }),
-    ),
+  return withSessions(
+    spec.proxies,
+    (sessions) =>
+      Promise.all(
+        sessions.map(async (session) => {
+          const answer = await session.request({ step: 'history', tree: true });
+          if (answer.step !== 'tree-history')
+            throw new ProxyopsError(
+              'REMOTE_STEP_FAILED',
+              `${session.host.name}: answered ${answer.step} to history`,
+            );
+          // Both ends run the same proxyops (checked first): the record is tree-history.ts's.
+          return { host: session.host.name, tree: answer.versions as TreeHistoryEntry[] };
+        }),
+      ),
+    true,
   );
 }
 

@@ -1,6 +1,7 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { driftError, findDrift, type UpstreamDrift } from '../core/adopt/managed-lines.js';
 import { toAdoptionRecord } from '../core/adopt/adoption-record.js';
+import { ALTERNATE_MARK, alternateLinesOf } from '../core/adopt/alternate-marks.js';
 import { withBlockParams } from '../core/deploy/block-server-params.js';
 import { servedAccessLogFiles } from '../core/deploy/live-logs.js';
 import { toAddress, type DeployPlan } from '../core/deploy/plan-deploy.js';
@@ -93,24 +94,41 @@ export function adoptedPathRefusal(
 
 /**
  * How the adoption of `upstream` stands in the state dir `target`, against the tree as the one
- * reader reads it now: not recorded there (`unadopted`, the record's path), or its managed lines
- * edited by hand since (`drift`, the lines changed), or neither (as the adoption left them).
+ * reader reads it now: not recorded there (`unadopted`, the record's path; `marked`, the lines of
+ * the tree that carry proxyops' mark when there is no record at all), or its managed lines edited
+ * by hand since (`drift`, the lines changed), or neither (as the adoption left them).
  */
 export async function readAdoptionStanding(
   target: string,
   conf: string,
   upstream: string,
-): Promise<{ unadopted?: string; drift?: UpstreamDrift[] }> {
+): Promise<{ unadopted?: string; marked?: string[]; drift?: UpstreamDrift[] }> {
   const source = join(target, ADOPTION_FILE);
   const record = toAdoptionRecord(await readAdoptionFile(target), source);
   const entry = record?.upstreams[upstream];
-  if (!record || !entry) return { unadopted: source };
+  if (!record) {
+    const marked = alternateLinesOf(await readNginxTree(conf));
+    return { unadopted: source, ...(marked.length > 0 ? { marked } : {}) };
+  }
+  if (!entry) return { unadopted: source };
   const drift = findDrift(await readNginxTree(conf), { upstreams: { [upstream]: entry } });
   return drift.length > 0 ? { drift } : {};
 }
 
-/** The refusal when `upstream` is not adopted: the record at `source` does not list it. */
-export function unadoptedMessage(upstream: string, conf: string, source: string, adopt: string): string {
+/**
+ * The refusal when `upstream` is not adopted: the record at `source` does not list it. When the tree
+ * carries proxyops' marks (`marked`) the record is elsewhere and `config apply` would refuse too
+ * (adopt-nginx.ts): the fix named is the state directory, not an adoption.
+ */
+export function unadoptedMessage(
+  upstream: string,
+  conf: string,
+  source: string,
+  adopt: string,
+  marked: readonly string[] = [],
+): string {
+  if (marked.length > 0)
+    return `upstream ${upstream} of ${conf}: ${source} does not exist, but ${marked.join(', ')} ${marked.length === 1 ? 'is a line' : 'are lines'} proxyops added ("${ALTERNATE_MARK}"): ${dirname(source)} is likely not the state directory of that adoption (check --target, nginx.state, or the host's target under proxies)`;
   return `upstream ${upstream} of ${conf} is not adopted (${source} does not record it): adopt it first with ${adopt}`;
 }
 
@@ -135,6 +153,7 @@ export async function checkAdoptedDeploy(context: DeployContext): Promise<void> 
         conf,
         standing.unadopted,
         `proxyops config apply --spec ${context.specPath}${context.target === context.spec.nginx?.state ? '' : ` --target ${context.target}`}`,
+        standing.marked,
       )}; nothing started or stopped`,
     );
   if (standing.drift) throw await withLoadCommand(driftError(standing.drift), context.spec.paths.pidFile);

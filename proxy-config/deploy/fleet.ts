@@ -94,6 +94,7 @@ export async function openFleet(spec: ProxySpec, upstream: string, look = false)
         (checks.find((c) => c.status === 'rejected') as PromiseRejectedResult).reason.code ??
           'HOST_UNREACHABLE',
         `${failed.join('\n')}; nothing changed`,
+        { perLine: true },
       );
     for (const [index, host] of proxyHosts.entries()) {
       const session = openStepSession(host, spec.proxies[index]!.target);

@@ -144,7 +144,7 @@ async function checkFleetAdoption(context: DeployContext, conf: string, fleet: F
   const refused = hosts.flatMap((h) =>
     h.unadopted !== undefined
       ? [
-          `${h.host}: ${unadoptedMessage(context.upstream, conf, h.unadopted, `proxyops config apply --spec ${context.specPath}`)}`,
+          `${h.host}: ${unadoptedMessage(context.upstream, conf, h.unadopted, `proxyops config apply --spec ${context.specPath}`, h.marked)}`,
         ]
       : h.drift !== undefined
         ? [`${h.host}: ${h.drift}`]
@@ -154,6 +154,7 @@ async function checkFleetAdoption(context: DeployContext, conf: string, fleet: F
   throw new ProxyopsError(
     hosts.some((h) => h.drift !== undefined) ? 'ADOPT_DRIFT' : 'ADOPT_REFUSED',
     `${refused.join('\n')}\nnothing started or stopped on any host`,
+    { perLine: true },
   );
 }
 

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { inMadeDir } from '../shell/made-dir.js';
 import { resolve } from 'node:path';
 import type { RecordedState, StepReply, StepRequest } from '../core/apply/apply-steps-protocol.js';
 import { ProxyopsError, isProxyopsError } from '../core/errors.js';
@@ -43,8 +43,19 @@ export async function serveDeploySteps(
     reply({ ok: true, step: 'status', ...(await readStatus(target)) });
     return;
   }
+  if (first.look === true) return serveHold(target, first, next, reply);
+  // A deploy refused here (a wrong target, an upstream not adopted) leaves no empty directory behind.
+  return inMadeDir(target, () => serveHold(target, first, next, reply));
+}
+
+/** The session of `hold` on `target` (made beforehand unless it is a look). */
+async function serveHold(
+  target: string,
+  first: Extract<StepRequest, { step: 'hold' }>,
+  next: NextRequest,
+  reply: (answer: StepReply) => void,
+): Promise<void> {
   const look = first.look === true;
-  if (!look) await mkdir(target, { recursive: true, mode: 0o755 });
   const unlock = look ? async () => undefined : await lockDeploys(target);
   // Behind a hand-written config this host's own tree names its pid file and the log it writes.
   const adopted = first.adopted
@@ -192,6 +203,7 @@ async function answer(
         ...(picture ? { picture } : {}),
         ...(current ? { current } : {}),
         ...(standing.unadopted === undefined ? {} : { unadopted: standing.unadopted }),
+        ...(standing.marked ? { marked: standing.marked } : {}),
         ...(standing.drift
           ? {
               drift: (
@@ -213,11 +225,14 @@ async function answer(
 async function readStatus(
   target: string,
 ): Promise<Omit<Extract<StepReply, { step: 'status' }>, 'ok' | 'step'>> {
-  const { current } = await readVersionState(target);
+  const { current, versions } = await readVersionState(target);
+  // A state directory of a hand-written tree has no `current` link: its last recorded change is
+  // what its files hold (loaded, or an apply refuses until they are).
+  const live = current ?? versions.at(-1);
   const state = await readStackState(target);
   const progress = await readDeployProgress(target);
   return {
-    ...(current ? { live: current } : {}),
+    ...(live ? { live } : {}),
     ...(state ? { state: state as unknown as RecordedState } : {}),
     ...(progress && isAlive(progress.pid)
       ? { deploy: { pid: progress.pid, round: progress.round, step: progress.step, kind: progress.kind } }

@@ -80,7 +80,7 @@ export async function runLogsStatsOnHosts(
       throw new ProxyopsError(
         code,
         `${failed.map((e) => e.message).join('\n')}; no report (${read} of ${destinations.length} hosts read: totals without the others would pass for all)`,
-        { cause: failed[0] },
+        { cause: failed[0], perLine: true },
       );
     }
     const states = outcomes.map((o) => (o as PromiseFulfilledResult<HostState>).value);

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { formatApplyReport, formatRollbackReport } from '../../cli/format-config.js';
+import {
+  formatApplyReport,
+  formatProxiesApplyReport,
+  formatRollbackReport,
+} from '../../cli/format-config.js';
 import { countStatusCodes } from '../../proxy-config/core/apply/status-distribution.js';
 
 const line = (status: string) =>
@@ -33,6 +37,25 @@ describe('config apply/rollback output', () => {
   it('says what a rollback did', () => {
     expect(formatRollbackReport({ from: 'v0003', to: 'v0002' })).toBe(
       'rolled back v0003 -> v0002; nginx not running, files only\n',
+    );
+  });
+
+  it('says a change to hand-written trees across hosts as one host does: adopted, undid, rolled back what', () => {
+    const hosts = [
+      { host: 'web1', target: '/var/lib/proxyops', version: 'v0003' },
+      { host: 'web2', target: '/var/lib/proxyops', version: 'v0002', unchanged: true as const },
+    ];
+    expect(formatProxiesApplyReport({ version: 'v0001', kind: 'adopt', hosts: hosts.slice(0, 1) })).toBe(
+      'adopted: v0001 on 1 host: web1\n',
+    );
+    expect(formatProxiesApplyReport({ version: 'v0003', kind: 'undo-adopt', hosts })).toBe(
+      'undid the adoption: v0003 on 1 host: web1; unchanged: web2 v0002\n',
+    );
+    expect(formatProxiesApplyReport({ version: 'v0003', kind: 'rollback', undid: 'v0002', hosts })).toBe(
+      'rolled back v0002: v0003 on 1 host: web1; unchanged: web2 v0002\n',
+    );
+    expect(formatProxiesApplyReport({ version: 'v0003', kind: 'tree', hosts: hosts.slice(0, 1) })).toBe(
+      'applied v0003 to 1 host: web1\n',
     );
   });
 });

@@ -221,7 +221,7 @@ describe('config apply to every nginx host of the spec, as one change', () => {
     }
   }, 60_000);
 
-  it('an unknown host key stops the change before anything runs, in one line naming the fix', async () => {
+  it('an unknown host key stops the change before anything runs, in one line naming the fix (ssh -F as proxyops reads it)', async () => {
     const result = await proxyops(
       'config',
       'apply',
@@ -233,7 +233,7 @@ describe('config apply to every nginx host of the spec, as one change', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toBe(
       `proxyops: web3: its host key is not in ${hosts.knownHosts}; nothing was done. Check the key and add it with: ` +
-        `ssh-keyscan ${hosts.host('web3').address} >> ${hosts.knownHosts} (or connect once with: ssh web3); no host changed`,
+        `ssh-keyscan ${hosts.host('web3').address} >> ${hosts.knownHosts} (or connect once with: ssh -F ${hosts.sshConfig} web3); no host changed`,
     );
     expect(await current('web1')).toBe('versions/v0002');
   });

@@ -152,6 +152,8 @@ export type StepReply =
       current?: { file: string; text: string };
       /** Asked with `adopted`: the record that does not list the upstream, or the managed lines edited by hand. */
       unadopted?: string;
+      /** With `unadopted` and no record at all: the lines of the tree that carry proxyops' mark (the record is elsewhere). */
+      marked?: string[];
       drift?: string;
     }
   | { ok: false; error: { code: string; message: string } };

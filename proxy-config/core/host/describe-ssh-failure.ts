@@ -4,6 +4,8 @@ export interface SshDestination {
   port: number;
   /** The first known_hosts file ssh reads for that host. */
   knownHostsFile: string;
+  /** The ssh config proxyops reads instead of ~/.ssh/config (PROXYOPS_SSH_CONFIG): a command named to the user needs it too. */
+  configFile?: string;
 }
 
 /** One kind of ssh failure a person acts on, and its code. */
@@ -28,7 +30,7 @@ export const SSH_FAILURES: readonly SshFailureRow[] = [
     message: (host, where) =>
       `${host}: its host key is not in ${where.knownHostsFile}; nothing was done. Check the key and add it with: ` +
       `ssh-keyscan${where.port === 22 ? '' : ` -p ${where.port}`} ${where.hostname} >> ${where.knownHostsFile} ` +
-      `(or connect once with: ssh ${host})`,
+      `(or connect once with: ssh ${where.configFile ? `-F ${where.configFile} ` : ''}${host})`,
   },
   {
     code: 'SSH_AUTH_FAILED',

@@ -127,7 +127,11 @@ async function resolveDestination(
   });
   const result = await collect({ stdin: new PassThrough(), stdout: child.stdout, done: exitOf(child) });
   const dump = result.stdout;
-  return { ...parseSshConfigDump(dump), connectTimeout: /^connecttimeout \d/m.test(dump) };
+  return {
+    ...parseSshConfigDump(dump),
+    ...(config ? { configFile: config } : {}),
+    connectTimeout: /^connecttimeout \d/m.test(dump),
+  };
 }
 
 function exitOf(child: ReturnType<typeof spawn>): Promise<RunResult> {

@@ -35,10 +35,17 @@ export function openStepSession(host: Host, target: string): StepSession {
       if (line.done) {
         const end = await ended;
         if ('error' in end) throw end.error;
-        const why = end.result.stderr.trim().split('\n').at(-1) || `exit ${end.result.exitCode}`;
+        const why = end.result.stderr.trim().split('\n').at(-1);
+        // ssh's 255 with nothing said: its control connection went away under it (a link down), or
+        // the far proxyops was killed by a signal; ssh cannot tell which.
+        if (!why && end.result.exitCode === 255)
+          throw new ProxyopsError(
+            'HOST_UNREACHABLE',
+            `${host.name}: lost or unreachable over ssh, or proxyops there was killed (it ended without answering ${request.step}; ssh exit 255)`,
+          );
         throw new ProxyopsError(
           'REMOTE_STEP_FAILED',
-          `${host.name}: proxyops there ended without answering ${request.step}: ${why}`,
+          `${host.name}: proxyops there ended without answering ${request.step}: ${why || `exit ${end.result.exitCode}`}`,
         );
       }
       const reply = JSON.parse(line.value) as StepReply;

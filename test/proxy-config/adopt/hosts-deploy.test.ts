@@ -207,7 +207,7 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
         expect.stringMatching(
           /^proxyops: web2: the lines proxyops manages were edited by hand .*keepalive 32;/,
         ),
-        'nothing started or stopped on any host',
+        'proxyops: nothing started or stopped on any host',
       ]);
       // And how to load them once put back, with web2's own master (whose pid only web2 knows).
       expect(lines[0]).toMatch(
@@ -230,7 +230,7 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
     }
   }, 120_000);
 
-  it("web1's state dir without its adoption record: refused before anything starts, naming web1 and the apply to run, exit 2", async () => {
+  it("web1's state dir without its adoption record (its tree adopted): refused before anything starts, naming web1's state dir, not an apply that would refuse, exit 2", async () => {
     const record = join(hosts.host('web1').dir, 'state', 'adoption.json');
     await rename(record, `${record}.away`);
     try {
@@ -238,9 +238,14 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
       const run = await deploy();
       expect(run.code, run.stdout + run.stderr).toBe(2);
       expect(run.stderr.trim().split('\n')).toEqual([
-        `proxyops: web1: upstream app of ${mp}/etc/nginx/nginx.conf is not adopted (${mp}/state/adoption.json does not record it): adopt it first with proxyops config apply --spec ${spec}`,
-        'nothing started or stopped on any host',
+        expect.stringMatching(
+          new RegExp(
+            `^proxyops: web1: upstream app of ${mp}/etc/nginx/nginx\\.conf: ${mp}/state/adoption\\.json does not exist, but \\S+:\\d+.* proxyops added .*: ${mp}/state is likely not the state directory of that adoption \\(check --target, nginx\\.state, or the host's target under proxies\\)$`,
+          ),
+        ),
+        'proxyops: nothing started or stopped on any host',
       ]);
+      expect(run.stderr).not.toContain('adopt it first');
       expect(run.stdout).not.toContain('step-start');
       expect(await snapshot()).toEqual(before);
     } finally {

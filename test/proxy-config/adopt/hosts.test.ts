@@ -216,7 +216,9 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
 
     const result = await proxyops('config', 'apply', '--spec', spec);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toBe('applied v0001 to 2 hosts: web1, web2');
+    expect(result.stdout).toBe('adopted: v0001 on 2 hosts: web1, web2');
+    // A host with no version before says only the new one (no "empty ->").
+    expect(result.stderr).toMatch(/^web1: v0001, reloaded/m);
     for (const [index, name] of NAMES.entries()) {
       const site = await readFile(siteOf(name), 'utf8');
       expect(site).toContain(
@@ -263,12 +265,72 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
     }
   }, 120_000);
 
+  it('a managed line edited on web2 and put back byte for byte without a reload: apply refuses as on one host, then after the reload says unchanged', async () => {
+    const site = siteOf('web2');
+    const text = await readFile(site, 'utf8');
+    await writeFile(site, text.replace('keepalive 16;', 'keepalive 32;'));
+    await writeFile(site, text);
+    const before = await snapshot();
+    const result = await proxyops('config', 'apply', '--spec', spec);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^proxyops: web2: ${mp}/etc/nginx/sites-(available|enabled)/app was changed at \\S+, after nginx master \\d+'s workers started: .*nginx has not loaded them; nothing changed\\. Load them with: .*kill -HUP ${pidsOf('web2').master}; no host changed$`,
+        'm',
+      ),
+    );
+    expect(result.stdout).toBe('');
+    expect(await snapshot()).toEqual(before);
+    await reloadOn('web2');
+    const again = await proxyops('config', 'apply', '--spec', spec);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^unchanged on 2 hosts/);
+  }, 120_000);
+
+  it('a wrong target on web1 (no adoption record there, its tree adopted): apply names the state directory, exit 2, and leaves no directory behind', async () => {
+    const wrong = join(hosts.root, 'wrong-target-spec.json');
+    const written = JSON.parse(await readFile(spec, 'utf8')) as {
+      proxies: Array<{ ssh: string; target: string }>;
+    };
+    written.proxies[0]!.target = `${mp}/state-new`;
+    await writeFile(wrong, JSON.stringify(written));
+    const before = await snapshot();
+    for (const args of [['apply'], ['diff']]) {
+      const result = await proxyops('config', ...args, '--spec', wrong);
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(
+        `${mp}/state-new/adoption.json does not exist: this is likely not the state directory`,
+      );
+    }
+    expect(existsSync(join(hosts.host('web1').dir, 'state-new'))).toBe(false);
+    expect(await snapshot()).toEqual(before);
+  }, 120_000);
+
+  it('config diff with a host it cannot reach: exit 2 (diff(1)\'s trouble, not "changes pending"), one prefixed line per host, no "no host changed"', async () => {
+    const unreachable = join(hosts.root, 'unreachable-spec.json');
+    const written = JSON.parse(await readFile(spec, 'utf8')) as {
+      proxies: Array<{ ssh: string; target: string }>;
+    };
+    written.proxies.push({ ssh: 'web9.invalid', target: `${mp}/state` });
+    written.proxies.push({ ssh: 'web8.invalid', target: `${mp}/state` });
+    await writeFile(unreachable, JSON.stringify(written));
+    const result = await proxyops('config', 'diff', '--spec', unreachable);
+    expect(result.code, result.stderr).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/^proxyops: web9\.invalid: ssh cannot resolve that name/),
+      expect.stringMatching(/^proxyops: web8\.invalid: ssh cannot resolve that name/),
+    ]);
+    expect(result.stderr).not.toContain('changed');
+  }, 120_000);
+
   it('undo-adopt on both hosts: every file of both trees back to the bytes before adoption', async () => {
     const diff = await proxyops('config', 'diff', '--spec', spec, '--undo-adopt');
     expect(diff.code, diff.stderr).toBe(1);
     expect(diff.stdout).toContain(`-\tserver 127.0.0.1:${appPort + 1}`);
     const result = await proxyops('config', 'apply', '--spec', spec, '--undo-adopt');
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^undid the adoption: v\d{4} on 2 hosts: web1, web2$/);
     for (const [index, name] of NAMES.entries()) {
       expect(await hashTree(treeOf(name))).toEqual(unadopted[index]);
       expect(existsSync(join(hosts.host(name).dir, 'state', 'adoption.json'))).toBe(false);
@@ -298,7 +360,7 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
     expect(lines).toEqual([
       `proxyops: web1: ${mp}/etc/nginx/sites-enabled/default is a link to ${mp}/etc/nginx/sites-available/default in the tree and not a link here; ` +
         `proxyops writes files, not links: make it first (ln -sfn ${mp}/etc/nginx/sites-available/default ${mp}/etc/nginx/sites-enabled/default)`,
-      expect.stringMatching(/^web2: .* is a link to .*; no host changed$/),
+      expect.stringMatching(/^proxyops: web2: .* is a link to .*; no host changed$/),
     ]);
     expect(await snapshot()).toEqual(before);
   }, 120_000);
@@ -384,6 +446,8 @@ describe('a hand-written tree on two nginx hosts, as one change', () => {
 
     const back = await proxyops('config', 'rollback', '--spec', spec);
     expect(back.code, back.stderr).toBe(0);
+    // It names what it undid, and the version every host recorded the rollback as.
+    expect(back.stdout).toMatch(new RegExp(`^rolled back ${version}: v\\d{4} on 2 hosts: web1, web2$`));
     for (const name of NAMES) {
       expect(await hashTree(treeOf(name))).toEqual(before[`${name} files`]);
       expect(existsSync(join(treeOf(name), 'conf.d', 'status.conf'))).toBe(false);

@@ -277,7 +277,9 @@ describe('logs stats --host: each host reads its logs there, one report over all
       expect(lines[0]).toMatch(
         /^proxyops: edge-b runs proxyops 0\.0\.1, this is \d+\.\d+\.\d+; install proxyops/,
       );
-      expect(lines[1]).toMatch(/^edge-c: lost or unreachable over ssh .*; no report \(1 of 3 hosts read/);
+      expect(lines[1]).toMatch(
+        /^proxyops: edge-c: lost or unreachable over ssh .*; no report \(1 of 3 hosts read/,
+      );
     } finally {
       await writeFile(wrapper, real);
       await rm(join(hosts.host('edge-b').dir, 'old-proxyops'));

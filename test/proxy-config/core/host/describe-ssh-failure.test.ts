@@ -33,6 +33,10 @@ describe('ssh failures', () => {
     expect(unknown.message('web3', where)).toContain(
       'ssh-keyscan -p 2222 10.0.1.3 >> /home/ops/.ssh/known_hosts (or connect once with: ssh web3)',
     );
+    // With PROXYOPS_SSH_CONFIG, plain `ssh web3` would read another config (another address, known_hosts).
+    expect(unknown.message('web3', { ...where, configFile: '/etc/proxyops/ssh_config' })).toContain(
+      '(or connect once with: ssh -F /etc/proxyops/ssh_config web3)',
+    );
     const changed = matchSshFailure('REMOTE HOST IDENTIFICATION HAS CHANGED')!;
     expect(changed.message('web3', where)).toContain(
       'ssh-keygen -R [10.0.1.3]:2222 -f /home/ops/.ssh/known_hosts',
