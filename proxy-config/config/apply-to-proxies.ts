@@ -190,12 +190,20 @@ export async function diffProxies(
 ): Promise<Array<{ host: string; live?: string; diff: string }>> {
   const spec = await readProxiesSpec(specPath);
   const files = await renderOnce(spec);
+  return diffEveryHost(spec.proxies, { step: 'diff', files });
+}
+
+/** Each host's answer to one read-only diff request (rendered files, or a hand-written tree), headed by the host. */
+export async function diffEveryHost(
+  proxies: ProxyHostSpec[],
+  request: Extract<StepRequest, { step: 'diff' | 'diff-tree' }>,
+): Promise<Array<{ host: string; live?: string; diff: string }>> {
   return withSessions(
-    spec.proxies,
+    proxies,
     (sessions) =>
       Promise.all(
         sessions.map(async (session) => {
-          const answer = await session.request({ step: 'diff', files });
+          const answer = await session.request(request);
           if (answer.step !== 'diffed')
             throw new ProxyopsError(
               'REMOTE_STEP_FAILED',

@@ -7,6 +7,7 @@ import type { TreeVersionRecord } from '../shell/nginx/tree-history.js';
 import {
   applyToProxies,
   changeEveryHost,
+  diffEveryHost,
   diffProxies,
   readProxiesHistory,
   readProxiesSpec,
@@ -66,26 +67,7 @@ export async function diffTreeOnProxies(
 ): Promise<Array<{ host: string; live?: string; diff: string }>> {
   confOf(spec); // a rendered spec is refused before any host is reached
   const source = await sourceOf(spec, ask);
-  return withSessions(
-    spec.proxies,
-    (sessions) =>
-      Promise.all(
-        sessions.map(async (session) => {
-          const answer = await session.request({ step: 'diff-tree', spec, source });
-          if (answer.step !== 'diffed')
-            throw new ProxyopsError(
-              'REMOTE_STEP_FAILED',
-              `${session.host.name}: answered ${answer.step} to diff`,
-            );
-          return {
-            host: session.host.name,
-            diff: answer.diff,
-            ...(answer.live ? { live: answer.live } : {}),
-          };
-        }),
-      ),
-    true,
-  );
+  return diffEveryHost(spec.proxies, { step: 'diff-tree', spec, source });
 }
 
 /** One kept version of a hand-written tree's changes, as `config history` lists it. */
