@@ -14,9 +14,21 @@
 // Every deploy's access log is also judged again by the latency rules compared in _gate-options.mjs.
 // Env: BENCH_GATES_GOOD (30), BENCH_GATES_BAD (10), BENCH_GATES_KINDS (slow,errors),
 // BENCH_GATES_ROUTE (POST /orders), BENCH_GATES_PATHS (slot,alternate), BENCH_GATES_CORES (quiet,busy),
-// BENCH_GATES_LOADS (steady,saturated), BENCH_RATE (200).
+// BENCH_GATES_LOADS (steady,saturated), BENCH_RATE (200); BENCH_GATES_SAVE, a directory to keep each
+// deploy's appended access log and verdict in (one JSON file each), to judge other rules on the same
+// deploys later with `npm run bench:gates-replay -- DIR`.
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +59,8 @@ for (const kind of KINDS) if (!(kind in BAD_KINDS)) throw new Error(`BENCH_GATES
 const WATCH_S = 5;
 /** The latency gate's floor (ms): a slow version adds twice it at least. */
 const FLOOR_MS = 40;
+const SAVE = process.env.BENCH_GATES_SAVE;
+if (SAVE) mkdirSync(SAVE, { recursive: true });
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const env = { ...process.env, PROXYOPS_RATE_LIMIT: '10000000' };
 
@@ -248,6 +262,11 @@ async function condition(path, core, load) {
     // The last deploy that went through: its new instances are the old release's own start.
     const keep = (d) => {
       if (!d.rolledBack) stack.deployed = { text: d.text, news: d.news };
+      if (SAVE) {
+        const file = `${name.replace(/\W+/g, '-')}-${String(deploys.length).padStart(3, '0')}.json`;
+        const { kind, rolledBack, reason, text, news } = d;
+        writeFileSync(join(SAVE, file), JSON.stringify({ condition: name, kind, rolledBack, reason, news, text }));
+      }
       delete d.text;
     };
     for (let i = 0; i < GOOD; i++) {
