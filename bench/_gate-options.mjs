@@ -123,12 +123,12 @@ function routeSlices(at, watchS) {
  * Rolled back when two slices in a row past the minimum warm-up are slower than those of the old
  * start at the same request numbers; without a record (a first deploy), the shipped rule alone.
  */
-function ownStartToo(at, watchS, ownStart) {
+const ownStartToo = (maxRatio) => (at, watchS, ownStart) => {
   if (!routeSlices(at, watchS)) return false;
   if (!ownStart) return true;
   const { mine } = at(MAX_WATCH_S);
   const rule = DEFAULT_LATENCY_RULE;
-  const effect = { ...rule, maxRatio: 2.5 };
+  const effect = { ...rule, maxRatio };
   let run = 0;
   for (const { from, to } of sliceRequests(mine.ms.length, rule)) {
     if (from < rule.minWarmupRequests) continue;
@@ -139,7 +139,7 @@ function ownStartToo(at, watchS, ownStart) {
     if (run === rule.consecutive) return true;
   }
   return false;
-}
+};
 
 /**
  * The options, by name: each says whether it would have rolled the new instance back, given `at`,
@@ -156,7 +156,9 @@ export const LATENCY_OPTIONS = {
   '+ 40 ms floor on median and fastest tenth': slices({}),
   '+ one route of a slice, where it holds 15 of its 50 requests (before)': mixedSliceRoutes,
   '+ each route on slices of 50 of its own requests, its watch going on to 60 s (shipped)': routeSlices,
-  '+ also slower than the old release at the same age, recorded when it was deployed': ownStartToo,
+  '+ also slower than the old release at the same age, recorded when it was deployed': ownStartToo(2.5),
+  '+ also 1.5x slower than the old release at the same age': ownStartToo(1.5),
+  '+ also 1.25x slower than the old release at the same age': ownStartToo(1.25),
 };
 
 /**

@@ -64,15 +64,24 @@ if (SAVE) mkdirSync(SAVE, { recursive: true });
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const env = { ...process.env, PROXYOPS_RATE_LIMIT: '10000000' };
 
-const run = (args) =>
+const run = (args, timed = false) =>
   new Promise((resolve) =>
     execFile(
-      process.execPath,
-      [cli, ...args],
+      timed ? '/bin/sh' : process.execPath,
+      timed ? ['-c', '"$@"; s=$?; times >&2; exit $s', 'sh', process.execPath, cli, ...args] : [cli, ...args],
       { env, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => resolve({ status: error ? (error.code ?? 1) : 0, stdout, stderr }),
     ),
   );
+
+const medianOf = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? NaN;
+
+/** The children's user + system CPU seconds from the last line of sh's `times` ("0m1.23s 0m0.45s"). */
+function timesOf(stderr) {
+  const last = stderr.trim().split('\n').at(-1) ?? '';
+  const [user, system] = [...last.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => 60 * Number(m[1]) + Number(m[2]));
+  return user === undefined || system === undefined ? NaN : user + system;
+}
 
 /** What was appended to a file since `from` (bytes). */
 function appended(path, from) {
@@ -200,7 +209,10 @@ function latencySaid(events, text, news) {
 /** One deploy: rolled back or not, why, and what the latency options say of its new instances. */
 async function deploy(stack, kind, delayMs) {
   const from = statSync(stack.accessLog).size;
-  const result = await run([...stack.deployArgs(kind, delayMs), '--json']);
+  // Through sh, whose `times` says the CPU the deploy process took: the cores it shares with the new
+  // instance it judges.
+  const result = await run([...stack.deployArgs(kind, delayMs), '--json'], true);
+  const cpuS = timesOf(result.stderr);
   const events = result.stdout
     .split('\n')
     .filter(Boolean)
@@ -216,6 +228,7 @@ async function deploy(stack, kind, delayMs) {
     // A bad version let through: what the latency gate saw of it.
     reason: abort?.reason ?? (kind === 'good' ? '' : latencySaid(events, text, news)),
     options: judgeOptions(text, news, WATCH_S, stack.deployed),
+    cpuS,
     text,
     news,
   };
@@ -264,8 +277,11 @@ async function condition(path, core, load) {
       if (!d.rolledBack) stack.deployed = { text: d.text, news: d.news };
       if (SAVE) {
         const file = `${name.replace(/\W+/g, '-')}-${String(deploys.length).padStart(3, '0')}.json`;
-        const { kind, rolledBack, reason, text, news } = d;
-        writeFileSync(join(SAVE, file), JSON.stringify({ condition: name, kind, rolledBack, reason, news, text }));
+        const { kind, rolledBack, reason, cpuS, text, news } = d;
+        writeFileSync(
+          join(SAVE, file),
+          JSON.stringify({ condition: name, kind, rolledBack, reason, cpuS, news, text }),
+        );
       }
       delete d.text;
     };
@@ -313,6 +329,7 @@ async function condition(path, core, load) {
         )
         .join('; '),
       minutes: (performance.now() - started) / 60_000,
+      cpuS: medianOf(deploys.map((d) => d.cpuS)),
       loadAverage: loads1m.length
         ? `${Math.min(...loads1m).toFixed(1)} to ${Math.max(...loads1m).toFixed(1)}`
         : loadavg()[0].toFixed(1),
@@ -333,7 +350,7 @@ for (const path of PATHS)
       results.push(result);
       for (const reason of result.reasons) console.log(`deploy-gates: ${result.name}: missed: ${reason}`);
       console.log(
-        `deploy-gates: ${result.name}: median ${result.medianMs.toFixed(0)} ms, slow version +${result.delays.slow} ms${KINDS.includes('route') ? `; ${ROUTE} median ${result.routeMedianMs.toFixed(0)} ms, +${result.delays.route} ms on it` : ''}; load ${result.served}; ${result.minutes.toFixed(1)} min; load average ${result.loadAverage}`,
+        `deploy-gates: ${result.name}: median ${result.medianMs.toFixed(0)} ms, slow version +${result.delays.slow} ms${KINDS.includes('route') ? `; ${ROUTE} median ${result.routeMedianMs.toFixed(0)} ms, +${result.delays.route} ms on it` : ''}; load ${result.served}; ${result.minutes.toFixed(1)} min; load average ${result.loadAverage}; deploy process CPU ${result.cpuS.toFixed(2)} s a deploy (median)`,
       );
     }
 console.log(

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from '../core/deploy/deploy-events.js';
-import type { FivexxEvidence } from '../core/deploy/fivexx-gate.js';
 import { fillHook } from '../core/deploy/instance-command.js';
-import { summarizeLogWindow, type LogWindow } from '../core/deploy/log-window.js';
+import { summarizeLogWindow, tallyInstance, type LogWindow } from '../core/deploy/log-window.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
 import { latencyWaiting } from '../core/deploy/latency-verdict.js';
@@ -383,14 +382,6 @@ export class RoundRunner {
       : `${toAddress(old)} stopped accepting after ${measuredMs} ms and exited`;
   }
 
-  /** The 5xx gate's numbers for the new instance, against the release before only (see newInstance5xx). */
-  private fivexxOf(text: string, fresh: InstanceRecord, mine: LogWindow, minimum: number): FivexxEvidence {
-    const { context } = this;
-    const earlier = (this.input.deployed?.() ?? []).filter((i) => i !== fresh);
-    const oldRelease = this.traffic.split(context.kit, text, fresh, earlier);
-    return newInstance5xx(this.input.before, mine, oldRelease.others, context.plan.gates, minimum);
-  }
-
   /**
    * Reads the log from `from` for the step's wait, counting down. The new instance must stay alive
    * and ready, no proxy-generated 502 may name it, and its status codes and request times must pass the gates;
@@ -413,7 +404,17 @@ export class RoundRunner {
     // Only it runs the status gates (see judgesStatus).
     const judged = judgesStatus(step.kind, readinessOnly);
     const bound = deadline + (judged ? (step.boundMs ?? 0) : 0);
-    let text = '';
+    const fresh = this.fresh!;
+    // This deploy's earlier new instances run the same release: the 5xx gate compares with the release
+    // before only (see newInstance5xx).
+    const earlier = (this.input.deployed?.() ?? []).filter((i) => i !== fresh);
+    const key = this.traffic.key(fresh);
+    const tally = tallyInstance(
+      context.kit,
+      freshBelowMs,
+      key,
+      earlier.map((i) => this.traffic.key(i)),
+    );
     let offset = from;
     let lastTick = 0;
     let lastWhy: string | undefined;
@@ -425,11 +426,9 @@ export class RoundRunner {
     let wholeUpTo: number | undefined;
     for (;;) {
       const chunk = await context.logs.since(offset);
-      text += chunk.text;
+      tally.add(chunk.text);
       offset = chunk.end;
-      const window = summarizeLogWindow(context.kit, text, freshBelowMs);
-      const fresh = this.fresh!;
-      const split = this.traffic.split(context.kit, text, fresh);
+      const { window, split, excluding } = tally.look();
       // Only a judging watch reads request times: confirm-idle and readiness-only report none.
       const latency =
         judged && maxRatio !== null
@@ -455,7 +454,15 @@ export class RoundRunner {
       const { done, notJudged } = progress;
       if (progress.routesOnly) wholeUpTo ??= split.mine.latencyMs.length;
       const remaining = progress.waitEnd - Date.now();
-      const fivexx = judged ? this.fivexxOf(text, fresh, split.mine, progress.minimum) : undefined;
+      const fivexx = judged
+        ? newInstance5xx(
+            this.input.before,
+            split.mine,
+            excluding.others,
+            context.plan.gates,
+            progress.minimum,
+          )
+        : undefined;
       const gate = judged
         ? ((fivexx && fivexxFired(fivexx)) ??
           judgeNewInstance(this.input.before, split.mine, split.others, gates, progress.minimum, latency))
@@ -504,7 +511,7 @@ export class RoundRunner {
             ...(outcome.kind === 'failed' ? { reason: outcome.reason } : {}),
             newInstance: {
               address: toAddress(fresh),
-              ...(split.instance === undefined ? {} : { instance: split.instance }),
+              ...('instance' in key ? { instance: key.instance } : {}),
               mine: split.mine,
               separated: split.separated,
             },

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { splitByInstance } from '../core/deploy/log-window.js';
 import { ACCEPT_QUEUE_BOUND_MS, toAddress } from '../core/deploy/plan-deploy.js';
 import { ProxyopsError } from '../core/errors.js';
 import type { Host } from '../shell/host/host.js';
@@ -97,13 +96,7 @@ export function alternateSwitch(options: AlternateOptions): TrafficSwitch {
       await sleep(QUEUE_UNSEEN_WAIT_MS);
       return `${refused}; its accept queue cannot be seen (${queue.unknown}): waited ${QUEUE_UNSEEN_WAIT_MS} ms`;
     },
-    split: (kit, text, fresh, exclude = []) =>
-      splitByInstance(
-        kit,
-        text,
-        { address: toAddress(fresh) },
-        exclude.map((i) => ({ address: toAddress(i) })),
-      ),
+    key: (instance) => ({ address: toAddress(instance) }),
     // An instance that left refuses by itself. One told to stop that did not leave keeps its
     // refusal: nginx must not send it new requests again (it may still be stopping, or be stuck).
     release(instance, left) {

@@ -1,4 +1,3 @@
-import { splitByInstance } from '../core/deploy/log-window.js';
 import { toAddress } from '../core/deploy/plan-deploy.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
 import { pickFreePort } from '../shell/process/tcp-accepting.js';
@@ -29,13 +28,7 @@ export function reloadSwitch(
     switchBack: (_fresh, _old, servers) => apply(servers),
     takeOut: (_old, rest) => apply(rest),
     // The new instance's own requests are the ones whose last attempt went to its address.
-    split: (kit, text, fresh, exclude = []) =>
-      splitByInstance(
-        kit,
-        text,
-        { address: toAddress(fresh) },
-        exclude.map((i) => ({ address: toAddress(i) })),
-      ),
+    key: (instance) => ({ address: toAddress(instance) }),
     release: () => Promise.resolve(),
   };
 }

@@ -1,6 +1,5 @@
 import { basename } from 'node:path';
 import { instanceName } from '../core/deploy/instance-command.js';
-import { splitByInstance } from '../core/deploy/log-window.js';
 import { signalRecorded } from '../shell/process/instance-process.js';
 import { freshSocketPath, pointSlotAt, probeSocket, removeSocketName } from '../shell/process/slot-socket.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
@@ -48,18 +47,7 @@ export const slotSwitch: TrafficSwitch = {
     return Promise.reject(new Error('a slot round takes no instance out of the upstream'));
   },
   // Behind a slot `$upstream_addr` names the slot: the new process is told apart by the name it logs.
-  split(kit, text, fresh, exclude = []) {
-    const instance = instanceName(fresh);
-    return {
-      ...splitByInstance(
-        kit,
-        text,
-        { instance },
-        exclude.map((i) => ({ instance: instanceName(i) })),
-      ),
-      instance,
-    };
-  },
+  key: (instance) => ({ instance: instanceName(instance) }),
   release: (instance: InstanceRecord) => removeSocketName(instance.socket),
 };
 

@@ -1,5 +1,4 @@
-import type { LogReaderKit } from '../core/logs/log-format-presets.js';
-import type { InstanceWindows } from '../core/deploy/log-window.js';
+import type { NewInstanceKey } from '../core/deploy/log-window.js';
 import type { InstanceAddress, ReplacePath } from '../core/deploy/plan-deploy.js';
 import type { InstanceRecord } from '../shell/stack-state.js';
 
@@ -34,13 +33,8 @@ export interface TrafficSwitch {
   switchBack(fresh: InstanceRecord, old: InstanceRecord, servers: InstanceRecord[]): Promise<void>;
   /** Takes `old` out of nginx's upstream, leaving `rest` (the `remove` step); says how, where it has more to say. */
   takeOut(old: InstanceRecord, rest: InstanceRecord[]): Promise<string | void>;
-  /** The new instance's requests in the access log text, apart from the others' (leaving out those of `exclude`). */
-  split(
-    kit: LogReaderKit,
-    text: string,
-    fresh: InstanceRecord,
-    exclude?: InstanceRecord[],
-  ): InstanceWindows & { instance?: string };
+  /** Who an instance is in the access log: the name it sends, or its address (see splitByInstance). */
+  key(instance: InstanceRecord): NewInstanceKey;
   /**
    * Forgets what the switch made for an instance the round is done with (a slot's own socket name,
    * a refusal); `left` is false for an old instance told to stop that was not seen leaving.

@@ -48,7 +48,9 @@ export function summarizeLogWindow(
   freshBelowMs = 0,
   pick: LinePick = () => true,
 ): LogWindow {
-  return summarize(kit, text, freshBelowMs, [pick])[0]!;
+  const tally = tallyWindows(kit, freshBelowMs, [pick]);
+  tally.add(text);
+  return tally.windows()[0]!;
 }
 
 /** What one window has counted so far. */
@@ -64,8 +66,21 @@ interface Tally {
   all: number[];
 }
 
-/** One window per pick, in one pass over the text: each line is parsed once, whichever windows keep it. */
-function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, picks: LinePick[]): LogWindow[] {
+/**
+ * Windows that grow as whole lines of log arrive: what summarize gives for all the text added so
+ * far, each line parsed once when it is added. A watch adds what each look read, so the cost of a
+ * look is the new lines, not the whole watch again (a saturated log is thousands of lines a second,
+ * on the cores the new instance needs).
+ */
+export interface WindowTally {
+  /** Whole lines read after those added before; their line numbers go on from them. */
+  add(text: string): void;
+  /** One window per pick over every line added; the next add goes on growing them. */
+  windows(): LogWindow[];
+}
+
+/** One window per pick: each line is parsed once, whichever windows keep it. */
+export function tallyWindows(kit: LogReaderKit, freshBelowMs: number, picks: LinePick[]): WindowTally {
   const { read } = kit.createReader();
   const facts = createLineFacts();
   const tallies = picks.map((): Tally => ({
@@ -81,36 +96,43 @@ function summarize(kit: LogReaderKit, text: string, freshBelowMs: number, picks:
   }));
   let skipped = 0;
   let lineNo = 0;
-  let start = 0;
-  while (start < text.length) {
-    lineNo++;
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    if (end > start) {
-      if (!read(text, start, end, facts)) skipped++;
-      else
-        for (let i = 0; i < picks.length; i++)
-          if (picks[i]!(facts)) count(tallies[i]!, facts, lineNo, freshBelowMs);
-    }
-    start = end + 1;
-  }
-  return tallies.map((t) => {
-    const sorted = t.all.sort((a, b) => a - b);
-    return {
-      distribution: {
-        total: t.total,
-        byStatus: t.byStatus,
-        share5xx: t.total === 0 ? 0 : t.fivexx / t.total,
-      },
-      byAddress: t.byAddress,
-      skipped,
-      named: t.named,
-      p99Ms: sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
-      latencyMs: t.times,
-      latencyLines: t.timeLines,
-      latencyRoutes: t.timeRoutes,
-    };
-  });
+  return {
+    add(text) {
+      let start = 0;
+      while (start < text.length) {
+        lineNo++;
+        let end = text.indexOf('\n', start);
+        if (end < 0) end = text.length;
+        if (end > start) {
+          if (!read(text, start, end, facts)) skipped++;
+          else
+            for (let i = 0; i < picks.length; i++)
+              if (picks[i]!(facts)) count(tallies[i]!, facts, lineNo, freshBelowMs);
+        }
+        start = end + 1;
+      }
+    },
+    windows: () =>
+      tallies.map((t) => {
+        // Sorted in place: the next look sorts an array already sorted but for the lines added since.
+        const sorted = t.all.sort((a, b) => a - b);
+        return {
+          distribution: {
+            total: t.total,
+            byStatus: { ...t.byStatus },
+            share5xx: t.total === 0 ? 0 : t.fivexx / t.total,
+          },
+          byAddress: Object.fromEntries(Object.entries(t.byAddress).map(([a, c]) => [a, { ...c }])),
+          skipped,
+          named: t.named,
+          p99Ms:
+            sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!,
+          latencyMs: t.times.slice(),
+          latencyLines: t.timeLines.slice(),
+          latencyRoutes: t.timeRoutes.slice(),
+        };
+      }),
+  };
 }
 
 function count(t: Tally, facts: LineFacts, lineNo: number, freshBelowMs: number): void {
@@ -180,6 +202,7 @@ export interface InstanceWindows {
  * client got). Behind a slot `$upstream_addr` names the slot, so the instance's own name is used; on
  * the reload path its address. A log without instance names cannot be split by name: `mine` is then
  * the whole window (the old process behind the slot closes each connection after its next answer).
+ * `exclude`: instances whose lines are neither the new one's nor the others'.
  */
 export function splitByInstance(
   kit: LogReaderKit,
@@ -187,28 +210,68 @@ export function splitByInstance(
   key: NewInstanceKey,
   exclude: NewInstanceKey[] = [],
 ): InstanceWindows {
+  const tally = tallyInstance(kit, 0, key, exclude);
+  tally.add(text);
+  return tally.look().excluding;
+}
+
+/** A new instance's watch, as its lines arrive. */
+export interface InstanceTally {
+  add(text: string): void;
+  look(): {
+    /** Every line added (its `fresh` counts by `freshBelowMs`). */
+    window: LogWindow;
+    /** splitByInstance over every line added. */
+    split: InstanceWindows;
+    /** The same, `exclude` left out of the others. */
+    excluding: InstanceWindows;
+  };
+}
+
+/**
+ * One pass over each line for everything a watch looks at: the whole window, the new instance's
+ * requests, the others', and the others' apart from `exclude` (this deploy's earlier new instances,
+ * which run the same release: the 5xx gate compares with the release before only).
+ */
+export function tallyInstance(
+  kit: LogReaderKit,
+  freshBelowMs: number,
+  key: NewInstanceKey,
+  exclude: NewInstanceKey[] = [],
+): InstanceTally {
   // A cache hit logs the instance name stored with the answer but reached no instance (no attempt):
   // it is neither the new process's answer nor the others'.
   const isMine: LinePick =
     'instance' in key
       ? (f) => f.attempts > 0 && f.instance === key.instance
       : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === key.address;
-  // `exclude`: instances whose lines are neither the new one's nor the others' (this deploy's
-  // earlier new instances, which run the same release).
   const excluded = exclude.map((k): LinePick =>
     'instance' in k
       ? (f) => f.instance === k.instance
       : (f) => f.attempts > 0 && f.addr[f.attempts - 1] === k.address,
   );
-  const [mine, others] = summarize(kit, text, 0, [
+  const isOther: LinePick = (f) => f.attempts > 0 && !isMine(f);
+  const tally = tallyWindows(kit, freshBelowMs, [
+    () => true,
     isMine,
-    (f) => f.attempts > 0 && !isMine(f) && !excluded.some((x) => x(f)),
-  ]) as [LogWindow, LogWindow];
-  if ('instance' in key && mine.named + others.named === 0)
-    return {
-      mine: summarizeLogWindow(kit, text),
-      others: summarizeLogWindow(kit, ''),
-      separated: false,
-    };
-  return { mine, others, separated: true };
+    isOther,
+    (f) => isOther(f) && !excluded.some((x) => x(f)),
+  ]);
+  const none = summarizeLogWindow(kit, '');
+  return {
+    add: (text) => tally.add(text),
+    look() {
+      const [window, mine, others, rest] = tally.windows() as [LogWindow, LogWindow, LogWindow, LogWindow];
+      // A log without instance names cannot be split by name: the new instance's is every line.
+      if ('instance' in key && mine.named + others.named === 0) {
+        const whole = { mine: window, others: none, separated: false };
+        return { window, split: whole, excluding: whole };
+      }
+      return {
+        window,
+        split: { mine, others, separated: true },
+        excluding: { mine, others: rest, separated: true },
+      };
+    },
+  };
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { splitByInstance, summarizeLogWindow } from '../../../proxy-config/core/deploy/log-window.js';
+import {
+  splitByInstance,
+  summarizeLogWindow,
+  tallyInstance,
+} from '../../../proxy-config/core/deploy/log-window.js';
 import { latencyEvidence } from '../../../proxy-config/core/deploy/watch-gates.js';
 import { createLogReaderKit, presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
 
@@ -162,5 +166,38 @@ describe('the request times the latency gate compares', () => {
       'GET /',
       'GET /a',
     ]);
+  });
+});
+
+describe('tallyInstance', () => {
+  it('grown look by look, says what splitting the whole text at once says, earlier looks unchanged', () => {
+    const lines = Array.from({ length: 90 }, (_, i) =>
+      line(i % 7 === 0 ? 500 : 200, `127.0.0.1:900${i % 3}`, (0.001 * (1 + (i % 11))).toFixed(3)),
+    );
+    const text = `${lines.join('\n')}\n`;
+    const key = { address: '127.0.0.1:9001' };
+    const exclude = [{ address: '127.0.0.1:9002' }];
+    const tally = tallyInstance(kit, 5, key, exclude);
+    const looks = [];
+    for (let at = 0; at < lines.length; at += 25) {
+      tally.add(`${lines.slice(at, at + 25).join('\n')}\n`);
+      looks.push(tally.look());
+    }
+    const last = looks.at(-1)!;
+    expect(last.window).toEqual(summarizeLogWindow(kit, text, 5));
+    // The same split but for `fresh`, which only the whole window counts by the time since a reload.
+    const whole = splitByInstance(kit, text, key, exclude);
+    for (const side of ['mine', 'others'] as const) {
+      expect(last.excluding[side].distribution).toEqual(whole[side].distribution);
+      expect(last.excluding[side].latencyMs).toEqual(whole[side].latencyMs);
+      expect(last.excluding[side].latencyLines).toEqual(whole[side].latencyLines);
+    }
+    expect(last.split.others.distribution.total).toBe(60);
+    expect(last.excluding.others.distribution.total).toBe(30);
+    // A look handed out earlier is a snapshot: the lines added after it do not grow it.
+    const first = splitByInstance(kit, `${lines.slice(0, 25).join('\n')}\n`, key);
+    expect(looks[0]!.split.mine.latencyMs).toEqual(first.mine.latencyMs);
+    expect(looks[0]!.split.others.distribution).toEqual(first.others.distribution);
+    expect(looks[0]!.window.distribution.total).toBe(25);
   });
 });
