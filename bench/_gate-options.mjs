@@ -10,6 +10,7 @@ import {
   latencyWaiting,
 } from '../dist/proxy-config/core/deploy/latency-verdict.js';
 import { mannWhitneyGreater, median } from '../dist/proxy-config/core/deploy/mann-whitney.js';
+import { recordStart, withOwnStart } from '../dist/proxy-config/core/deploy/own-start.js';
 import { sameStretches, sliceRequests } from '../dist/proxy-config/core/deploy/warm-up.js';
 import { MONTHS } from '../dist/proxy-config/core/logs/parse-log-time.js';
 
@@ -98,14 +99,17 @@ function byRoute(side, { from, to }) {
  * The shipped rule, looked at each second from the end of the watch as the deploy's watch does: it
  * ends at its wait, at 3 times it while the instance is cold, at MAX_WATCH_S while a route with a
  * meaningful share is short of its slices (the slices of all requests stopping at its own end);
- * rolled back at the first look that finds it slower.
+ * rolled back at the first look that finds it slower. With `ownStart` (the old release's own start,
+ * recorded by the last deploy that went through), a look that finds it slower than its peers also
+ * judges it against that record at the same age, as the deploy's watch does (withOwnStart).
  */
-function routeSlices(at, watchS) {
+function routeSlices(at, watchS, ownStart) {
   let wholeUpTo;
   for (let s = watchS; s <= MAX_WATCH_S; s++) {
     const { mine, others } = at(s);
     const rule = DEFAULT_LATENCY_RULE;
-    const evidence = judgeLatencySlices([], mine, others, 2.5, rule, wholeUpTo ?? mine.ms.length);
+    const peers = judgeLatencySlices([], mine, others, 2.5, rule, wholeUpTo ?? mine.ms.length);
+    const evidence = withOwnStart(peers, mine, ownStart?.record);
     if (evidence.verdict === 'slower') return true;
     const waiting = latencyWaiting(evidence);
     const ownEnd = waiting.cold ? 3 * watchS : watchS;
@@ -116,30 +120,35 @@ function routeSlices(at, watchS) {
 }
 
 /**
- * Kayenta's like with like, from the log alone: the shipped rule, and then only if the new instance
- * is also slower than the old release was at the same age. `ownStart` holds the request times of the
- * old release's own new instances over their first seconds, in the last deploy that went through (by
- * each one's request count, pooled): both sides fresh, on the same machine under the same load.
- * Rolled back when two slices in a row past the minimum warm-up are slower than those of the old
- * start at the same request numbers; without a record (a first deploy), the shipped rule alone.
+ * Kayenta's like with like, from the log alone, as first tried: the rule before it, and then only if
+ * the new instance is also `maxRatio` slower than the old release was at the same age. `ownStart`
+ * holds the request times of the old release's own new instances over their first seconds, in the
+ * last deploy that went through (by each one's request count, pooled): both sides fresh, on the same
+ * machine under the same load. Rolled back when two slices in a row past the minimum warm-up are
+ * slower than those of the old start at the same request numbers; without a record (a first deploy),
+ * the rule before it alone. `scaled`: the record made faster (never slower) by how much faster the
+ * warm peers are now than when it was recorded.
  */
-const ownStartToo = (maxRatio) => (at, watchS, ownStart) => {
-  if (!routeSlices(at, watchS)) return false;
-  if (!ownStart) return true;
-  const { mine } = at(MAX_WATCH_S);
-  const rule = DEFAULT_LATENCY_RULE;
-  const effect = { ...rule, maxRatio };
-  let run = 0;
-  for (const { from, to } of sliceRequests(mine.ms.length, rule)) {
-    if (from < rule.minWarmupRequests) continue;
-    const theirs = ownStart.flatMap((ms) => ms.slice(from, to));
-    const slower =
-      theirs.length >= rule.minPeerRequests && judgeEffect(mine.ms.slice(from, to), theirs, effect).slower;
-    run = slower ? run + 1 : 0;
-    if (run === rule.consecutive) return true;
-  }
-  return false;
-};
+const ownStartToo =
+  (maxRatio, scaled = false) =>
+  (at, watchS, ownStart) => {
+    if (!routeSlices(at, watchS)) return false;
+    if (!ownStart) return true;
+    const { mine, others } = at(MAX_WATCH_S);
+    const rule = DEFAULT_LATENCY_RULE;
+    const effect = { ...rule, maxRatio };
+    const factor = scaled ? Math.min(1, median(others.ms) / ownStart.peersMs) : 1;
+    let run = 0;
+    for (const { from, to } of sliceRequests(mine.ms.length, rule)) {
+      if (from < rule.minWarmupRequests) continue;
+      const theirs = ownStart.starts.flatMap((ms) => ms.slice(from, to)).map((ms) => ms * factor);
+      const slower =
+        theirs.length >= rule.minPeerRequests && judgeEffect(mine.ms.slice(from, to), theirs, effect).slower;
+      run = slower ? run + 1 : 0;
+      if (run === rule.consecutive) return true;
+    }
+    return false;
+  };
 
 /**
  * The options, by name: each says whether it would have rolled the new instance back, given `at`,
@@ -155,10 +164,14 @@ export const LATENCY_OPTIONS = {
   '+ 2 slices in a row, once levelled off': slices({ minEffectMs: -Infinity }),
   '+ 40 ms floor on median and fastest tenth': slices({}),
   '+ one route of a slice, where it holds 15 of its 50 requests (before)': mixedSliceRoutes,
-  '+ each route on slices of 50 of its own requests, its watch going on to 60 s (shipped)': routeSlices,
-  '+ also slower than the old release at the same age, recorded when it was deployed': ownStartToo(2.5),
-  '+ also 1.5x slower than the old release at the same age': ownStartToo(1.5),
-  '+ also 1.25x slower than the old release at the same age': ownStartToo(1.25),
+  '+ each route on slices of 50 of its own requests, its watch going on to 60 s (before)': (at, watchS) =>
+    routeSlices(at, watchS),
+  '+ also 2.5x slower than the old release at the same age (recorded when it went through), 2 slices in a row':
+    ownStartToo(2.5),
+  '+ also 1.5x slower than it, 2 slices in a row': ownStartToo(1.5),
+  '+ also 1.5x slower than it, 2 slices in a row, the record scaled by the warm peers then and now':
+    ownStartToo(1.5, true),
+  '+ also 1.5x slower than the old release at the same age, 3 slices in a row (shipped)': routeSlices,
 };
 
 /**
@@ -203,13 +216,22 @@ const readRows = (text) =>
 const mineOf = (who) => (r) =>
   r.address !== null && (who.instance ? r.instance === who.instance : r.address === who.address);
 
-/** Each new instance's request times over its first `seconds` of log time. */
+/**
+ * The new instances' request times (and routes) over their first `seconds` of log time: the record a
+ * deploy keeps, the same as lists of times, and the others' median then.
+ */
 function startsOf(rows, news, seconds) {
-  return news.flatMap((who) => {
+  const isNew = (r) => news.some((who) => mineOf(who)(r));
+  const peersMs = median(rows.filter((r) => r.address !== null && !isNew(r)).map((r) => r.ms));
+  const samples = news.flatMap((who) => {
     const isMine = mineOf(who);
     const first = rows.find(isMine);
-    return first
-      ? [rows.filter((r) => isMine(r) && r.seconds <= first.seconds + seconds).map((r) => r.ms)]
-      : [];
+    const own = first ? rows.filter((r) => isMine(r) && r.seconds <= first.seconds + seconds) : [];
+    return first ? [{ ms: own.map((r) => r.ms), routes: own.map((r) => r.route) }] : [];
   });
+  return {
+    record: recordStart(samples, 'the last deploy that went through'),
+    starts: samples.map((s) => s.ms),
+    peersMs,
+  };
 }

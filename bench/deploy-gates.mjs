@@ -285,6 +285,17 @@ async function condition(path, core, load) {
       }
       delete d.text;
     };
+    // A deploy that went through leaves the record of its new instances' start that the next one is
+    // judged against as well; a first deploy has none and is judged against its peers alone. The
+    // counted deploys follow one that went through, as every deploy after the first does.
+    for (let tries = 1; !stack.deployed; tries++) {
+      const first = await deploy(stack, 'good');
+      if (!first.rolledBack) stack.deployed = { text: first.text, news: first.news };
+      process.stderr.write(
+        `deploy-gates: ${name}: first deploy (not counted): ${first.rolledBack ? `rolled back: ${first.reason}` : 'deployed'}\n`,
+      );
+      if (tries === 3 && !stack.deployed) throw new Error(`${name}: no first deploy went through in 3`);
+    }
     for (let i = 0; i < GOOD; i++) {
       deploys.push(await deploy(stack, 'good'));
       keep(deploys.at(-1));

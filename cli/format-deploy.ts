@@ -7,6 +7,7 @@ import {
   type LatencyEvidence,
   type RouteEvidence,
 } from '../proxy-config/core/deploy/latency-verdict.js';
+import { describeOwnStart, vetoedByOwnStart } from '../proxy-config/core/deploy/own-start.js';
 import {
   toAddress,
   type DeployPlan,
@@ -88,7 +89,7 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...(plan.logDelayMs > 0
       ? [`the access log is buffered: log windows grow by its flush, ${formatWait(plan.logDelayMs)}`]
       : []),
-    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged on at least ${RULE.minWarmupRequests + RULE.consecutive * RULE.sliceRequests} of its request times (a warm-up of at least ${RULE.minWarmupRequests} left out, longer while its latency still falls, then ${RULE.consecutive} slices of ${RULE.sliceRequests}); a watch whose new instance is not warm yet goes on up to ${LATENCY_WATCH_EXTENSION}x its wait, within the step's "at most", and one that ends with fewer reports latency "not judged" without failing on it; then each route on ${RULE.sliceRequests} of its own requests in ${RULE.consecutive} slices in a row, a route of ${RULE.minRouteShare * 100} % or more of them keeping the watch going up to the step's "at most"`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
+    `gates: 5xx ${gate5xx(plan.gates)}, 4xx ${gate(plan.gates.max4xxIncrease)} (429, 401/403, 404 shown), latency ${plan.gates.maxP99Ratio === null ? 'report only' : `median at most ${plan.gates.maxP99Ratio}x the other instances' (or the log before), or at most ${RULE.minEffectMs} ms more (its fastest tenth too), in ${RULE.consecutive} slices of ${RULE.sliceRequests} requests in a row, Mann-Whitney U; judged on at least ${RULE.minWarmupRequests + RULE.consecutive * RULE.sliceRequests} of its request times (a warm-up of at least ${RULE.minWarmupRequests} left out, longer while its latency still falls, then ${RULE.consecutive} slices of ${RULE.sliceRequests}); a watch whose new instance is not warm yet goes on up to ${LATENCY_WATCH_EXTENSION}x its wait, within the step's "at most", and one that ends with fewer reports latency "not judged" without failing on it; then each route on ${RULE.sliceRequests} of its own requests in ${RULE.consecutive} slices in a row, a route of ${RULE.minRouteShare * 100} % or more of them keeping the watch going up to the step's "at most"; slower only if also slower than the old release's own start at the same age, where the last deploy recorded it`}${plan.canaryMs > 0 ? `; canary: the first new instance is watched ${formatWait(plan.canaryMs)}` : ''}`,
     plan.watch.mode === 'readiness-only'
       ? `watch: readiness only: the new instance must stay alive and ready; its status codes and request times are not judged`
       : `watch: judges the new instance once it answered ${plan.watch.minRequests} requests, waiting up to ${formatWait(plan.watch.maxWatchMs)} for them; else ${plan.watch.keepNotJudged ? 'kept, as a rollback is, and named: not judged' : 'rolled back and stopped: could not judge'}`,
@@ -135,7 +136,8 @@ function onHost(host: string | undefined): string {
 
 /**
  * The latency gate's evidence in one line: its verdict, the warm-up cut, each slice's medians (the new
- * instance's / the comparison's, ms; `|` where the warm-up ends, `*` a slice found slower) and the limits.
+ * instance's / the comparison's, ms; `|` where the warm-up ends, `*` a slice found slower), the limits,
+ * and the old release's own start where it was judged against it (the verdict, when it overruled the peers').
  */
 export function formatLatency(e: LatencyEvidence): string {
   const cut = e.warmupCut / e.rule.sliceRequests;
@@ -145,9 +147,12 @@ export function formatLatency(e: LatencyEvidence): string {
         `${i === cut ? '| ' : ''}${s.medians.mine}/${s.medians.against}${s.slower && s.judged ? '*' : ''}`,
     )
     .join(' ');
-  const verdict = e.verdict === 'not judged' ? `not judged (${e.note})` : e.verdict;
+  const ownStart = e.ownStart && describeOwnStart(e.ownStart);
+  const verdict =
+    e.verdict === 'not judged' ? `not judged (${e.note})` : vetoedByOwnStart(e) ? ownStart : e.verdict;
   const routes = e.routes.map(formatRoute).join('; ');
-  return `latency: ${verdict}; ${e.samples.mine} request times of the new instance against ${e.samples.others} of the others (${e.samples.before} before), warm-up ${e.warmupCut}; slice medians new/comparison ms: ${slices || 'none complete'}${routes ? `; by route, after the warm-up: ${routes}` : ''}; limits ${e.rule.maxRatio}x and +${e.rule.minEffectMs} ms (median and fastest tenth), p < ${e.rule.alpha}, ${e.rule.consecutive} slices of ${e.rule.sliceRequests} in a row`;
+  const against = ownStart && !vetoedByOwnStart(e) ? `; ${ownStart}` : '';
+  return `latency: ${verdict}; ${e.samples.mine} request times of the new instance against ${e.samples.others} of the others (${e.samples.before} before), warm-up ${e.warmupCut}; slice medians new/comparison ms: ${slices || 'none complete'}${routes ? `; by route, after the warm-up: ${routes}` : ''}; limits ${e.rule.maxRatio}x and +${e.rule.minEffectMs} ms (median and fastest tenth), p < ${e.rule.alpha}, ${e.rule.consecutive} slices of ${e.rule.sliceRequests} in a row${against}`;
 }
 
 /** A route's own slices: `POST /orders (12 %): slower, 9/9 89/10* 90/9*`, or its note when not judged. */

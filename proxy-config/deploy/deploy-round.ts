@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { fillHook } from '../core/deploy/instance-command.js';
 import { summarizeLogWindow, tallyInstance, type LogWindow } from '../core/deploy/log-window.js';
+import type { RecordedStart } from '../core/deploy/own-start.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
 import { latencyWaiting } from '../core/deploy/latency-verdict.js';
@@ -14,6 +15,7 @@ import {
 } from '../core/deploy/watch-gates.js';
 import { judgesStatus, watchOutcome, watchProgress, watchUnseen } from '../core/deploy/watch-end.js';
 import { READINESS_ONLY } from '../core/deploy/watch-sight.js';
+import type { RoutedSample } from '../core/deploy/warm-up.js';
 import { isProxyopsError } from '../core/errors.js';
 import type { LogMark } from './access-logs.js';
 import type { DeployContext } from './deploy-context.js';
@@ -70,6 +72,8 @@ export interface RoundInput {
   emit: (event: DeployEvent) => void;
   /** The access log before the deploy: the gates' baseline. */
   before: LogWindow;
+  /** The old release's own start, recorded by the last deploy that went through (the latency gate's like with like). */
+  start?: RecordedStart;
   /** The instances in the upstream, changed in place as the round goes. */
   current: InstanceRecord[];
   old: InstanceRecord;
@@ -92,6 +96,8 @@ export interface RoundInput {
  */
 export class RoundRunner {
   stepIndex = 0;
+  /** The new instance's request times as its watch read them, once the watch passed: this release's own start. */
+  start: RoutedSample | undefined;
   private fresh: InstanceRecord | undefined;
   private watchFrom: LogMark = [];
   private removedAt = 0;
@@ -268,6 +274,7 @@ export class RoundRunner {
       }
       case 'watch': {
         const window = await this.watch(step, this.watchFrom);
+        this.start = window.start;
         if (window.notJudged !== undefined)
           return `new instance alive and ready; kept as a rollback is: ${window.notJudged}`;
         return plan.watch.mode === 'readiness-only'
@@ -392,7 +399,7 @@ export class RoundRunner {
     from: LogMark,
     freshBelowMs = 0,
     windowMs = step.waitMs!,
-  ): Promise<LogWindow & { notJudged?: string }> {
+  ): Promise<LogWindow & { notJudged?: string; start?: RoutedSample }> {
     const { context } = this;
     const began = Date.now();
     const deadline = began + windowMs;
@@ -432,7 +439,14 @@ export class RoundRunner {
       // Only a judging watch reads request times: confirm-idle and readiness-only report none.
       const latency =
         judged && maxRatio !== null
-          ? latencyEvidence(this.input.before, split.mine, split.others, maxRatio, wholeUpTo)
+          ? latencyEvidence(
+              this.input.before,
+              split.mine,
+              split.others,
+              maxRatio,
+              wholeUpTo,
+              this.input.start,
+            )
           : undefined;
       const waiting = latency && latencyWaiting(latency);
       const answered = split.mine.distribution.total;
@@ -534,7 +548,14 @@ export class RoundRunner {
             );
           throw new Abort(`${outcome.reason}: rolled back`, true);
         }
-        return outcome.kind === 'kept-not-judged' ? { ...window, notJudged: outcome.reason } : window;
+        // Only the new instance's own request times are its start (a log that names none gives the whole window's).
+        const timed = judged && split.separated && split.mine.latencyMs.length > 0;
+        const start = timed ? { ms: split.mine.latencyMs, routes: split.mine.latencyRoutes } : undefined;
+        return {
+          ...window,
+          ...(outcome.kind === 'kept-not-judged' ? { notJudged: outcome.reason } : {}),
+          ...(start ? { start } : {}),
+        };
       }
       // Past the watch, waiting for enough requests: the time left is the bound's.
       const left = remaining > 0 ? remaining : bound - Date.now();

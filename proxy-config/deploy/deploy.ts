@@ -3,6 +3,8 @@ import { applyConfig } from '../config/apply-config.js';
 import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { summarizeLogWindow } from '../core/deploy/log-window.js';
 import { toAddress, type DeployPlan } from '../core/deploy/plan-deploy.js';
+import { recordStart } from '../core/deploy/own-start.js';
+import type { RoutedSample } from '../core/deploy/warm-up.js';
 import { isProxyopsError } from '../core/errors.js';
 import { changeProxies } from '../config/apply-to-proxies.js';
 import { readSpecFile } from '../shell/read-spec-file.js';
@@ -57,6 +59,10 @@ export async function runDeploy(
   emit({ type: 'plan', plan });
   const current = [...context.instances];
   const before = summarizeLogWindow(context.kit, await context.logs.baseline());
+  // The old release's own start, as the last deploy that went through recorded it; this deploy's
+  // new instances' starts replace it only if it goes through too.
+  const start = context.state.starts?.[context.upstream];
+  const starts: RoutedSample[] = [];
   const save = async () => {
     const others = (context.state.upstreams[context.upstream] ?? []).filter(
       (i) => !i.inUpstream && !current.includes(i),
@@ -99,6 +105,7 @@ export async function runDeploy(
       context,
       emit: appHost ? withHost(emit, appHost) : emit,
       before,
+      ...(start ? { start } : {}),
       current,
       old,
       traffic,
@@ -110,6 +117,7 @@ export async function runDeploy(
     });
     try {
       for (const step of plan.steps.filter((s) => s.round === round)) await round_.run(step);
+      if (round_.start) starts.push(round_.start);
       return 'ok';
     } catch (error) {
       const putBack = error instanceof Abort ? error.rolledBack : await round_.putBack().catch(() => false);
@@ -169,7 +177,15 @@ export async function runDeploy(
       [context.upstream]: { current: plan.version, ...(release ? { previous: release.current } : {}) },
     };
   if (plan.envChanges.length > 0) context.state.instanceEnv = context.instanceEnv;
-  if (plan.envChanges.length > 0 || plan.version !== undefined) await context.saveState(context.state);
+  // So does its start; a deploy that read none (readiness-only) leaves no record of an older release's.
+  const { [context.upstream]: _replaced, ...otherStarts } = context.state.starts ?? {};
+  const recorded =
+    starts.length > 0 ? recordStart(starts, new Date().toISOString(), plan.version) : undefined;
+  const startsNow = recorded ? { ...otherStarts, [context.upstream]: recorded } : otherStarts;
+  if (Object.keys(startsNow).length > 0) context.state.starts = startsNow;
+  else delete context.state.starts;
+  if (plan.envChanges.length > 0 || plan.version !== undefined || recorded || start)
+    await context.saveState(context.state);
   const report = {
     outcome: 'deployed' as const,
     instances: current.map(toAddress),

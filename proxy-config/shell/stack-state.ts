@@ -1,5 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { startProblem, type RecordedStart } from '../core/deploy/own-start.js';
 import { ProxyopsError } from '../core/errors.js';
 import { writeFileAtomically } from './atomic-write.js';
 import type { ProcessIdentity } from './process/process-identity.js';
@@ -35,6 +36,11 @@ export interface StackState {
   instanceSecrets?: { file: string; names: string[] };
   /** Per upstream, the release (`deploy --version`) running and the one before it (`deploy rollback`). */
   releases?: Record<string, { current: string; previous?: string }>;
+  /**
+   * Per upstream, the new instances' own starts in the last deploy that went through: the next
+   * deploy's latency gate compares its new instance with them at the same age (core/deploy/own-start.ts).
+   */
+  starts?: Record<string, RecordedStart>;
   /** Set by `proxyops up`: the supervising process and what it started. */
   stack?: {
     supervisorPid: number;
@@ -93,6 +99,13 @@ export async function readStackState(target: string): Promise<StackState | undef
   const upstreams = (state as { upstreams?: unknown } | null)?.upstreams;
   if (typeof upstreams !== 'object' || upstreams === null || !Object.values(upstreams).every(Array.isArray))
     throw new ProxyopsError('STATE_UNREADABLE', `${path} has no "upstreams" object of instance lists`);
+  const starts = Object.entries((state as StackState).starts ?? {});
+  const bad = starts.map(([upstream, start]) => [upstream, startProblem(start)]).find(([, p]) => p);
+  if (bad)
+    throw new ProxyopsError(
+      'STATE_UNREADABLE',
+      `${path}: starts.${bad[0]} is not a recorded start (${bad[1]}); remove it, and the next deploy that goes through records it again`,
+    );
   return withSecrets(target, state as StackState);
 }
 
@@ -141,7 +154,17 @@ export async function writeStackState(target: string, state: StackState): Promis
     onDisk.instanceSecrets = { file: SECRETS_FILE, names: secretNames };
   }
   if (!state.instanceEnv) delete onDisk.instanceEnv;
-  await writeAtomically(stackStatePath(target), `${JSON.stringify(onDisk, null, 2)}\n`);
+  await writeAtomically(stackStatePath(target), `${compactNumbers(JSON.stringify(onDisk, null, 2))}\n`);
+}
+
+/**
+ * Lists of numbers on one line: a recorded start holds thousands of request times, one a line
+ * otherwise. Only a `[` that ends its line opens such a list: a JSON string holds no raw newline.
+ */
+function compactNumbers(json: string): string {
+  const number = String.raw`-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?`;
+  const list = new RegExp(String.raw`\[\n\s*(${number}(?:,\n\s*${number})*)\n\s*\]`, 'g');
+  return json.replace(list, (_, items: string) => `[${items.replace(/,\n\s*/g, ',')}]`);
 }
 
 /** Removes the state file and its secrets (the stack is down). */

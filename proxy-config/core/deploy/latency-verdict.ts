@@ -1,4 +1,5 @@
 import { judgeEffect, type EffectRule } from './effect-size.js';
+import type { OwnStartEvidence } from './own-start.js';
 import {
   judgeRoutes,
   routesShort,
@@ -39,7 +40,11 @@ export const DEFAULT_LATENCY_RULE: LatencyRule = {
 
 /** Everything the latency verdict rests on, for the status event and the fired gate's text. */
 export interface LatencyEvidence {
-  /** Slower as a whole or on one route; not judged while the whole instance cannot be judged. */
+  /**
+   * Slower as a whole or on one route; not judged while the whole instance cannot be judged. `not
+   * slower` also where it was slower than its peers but not than the old release's own start
+   * (`ownStart`; `fired` or `firedRoute` then say what the peers found).
+   */
   verdict: 'slower' | 'not slower' | 'not judged';
   /** Why it could not judge, when it could not. */
   note?: string;
@@ -61,6 +66,8 @@ export interface LatencyEvidence {
   /** The route whose slices fired the gate, when the whole instance's did not. */
   firedRoute?: string;
   rule: LatencyRule & { maxRatio: number };
+  /** Where it was slower than its peers and a record exists: against the old release's own start (withOwnStart). */
+  ownStart?: OwnStartEvidence;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe5xx, judge5xx, type FivexxEvidence } from './fivexx-gate.js';
 import { describeSlower, firedSlices, judgeLatencySlices, type LatencyEvidence } from './latency-verdict.js';
 import type { LogWindow } from './log-window.js';
+import { describeOwnStart, withOwnStart, type RecordedStart } from './own-start.js';
 
 /** The limits a watch holds the new version to; null turns a gate into a report only. */
 export interface GateLimits {
@@ -135,11 +136,17 @@ function latencyGate(evidence: LatencyEvidence): FiredGate | undefined {
     limit: evidence.rule.maxRatio,
     p: Math.max(...fired.map((s) => s.p)),
     latency: evidence,
-    text: describeSlower(evidence),
+    text: evidence.ownStart
+      ? `${describeSlower(evidence)}; ${describeOwnStart(evidence.ownStart)}`
+      : describeSlower(evidence),
   };
 }
 
-/** The latency verdict of a new instance's request times against its peers' (or the log before), for the watch's report. */
+/**
+ * The latency verdict of a new instance's request times against its peers' (or the log before),
+ * for the watch's report; one that finds it slower stands only if it is also slower than the old
+ * release's own start (`start`, recorded by the last deploy that went through; withOwnStart).
+ */
 export function latencyEvidence(
   before: LogWindow,
   mine: LogWindow,
@@ -147,9 +154,10 @@ export function latencyEvidence(
   maxRatio: number,
   /** Where the slices of all its requests stop (judgeLatencySlices): set once the watch goes on for a route only. */
   wholeUpTo?: number,
+  start?: RecordedStart,
 ): LatencyEvidence {
   const own = timed(mine);
-  return judgeLatencySlices(
+  const peers = judgeLatencySlices(
     timed(before),
     own,
     timed(others),
@@ -157,6 +165,7 @@ export function latencyEvidence(
     undefined,
     wholeUpTo ?? own.ms.length,
   );
+  return withOwnStart(peers, own, start);
 }
 
 /**

@@ -269,6 +269,13 @@ describe('a deploy watch with too little traffic: never "ok" on nothing', () => 
     expect(status.verdict).toMatchObject({ verdict: 'ok' });
     expect((status.newInstance as { total: number }).total).toBeGreaterThanOrEqual(20);
     expect(result).toMatchObject({ errors: 0, non2xx: 0 });
+    // The deploy went through: its new instance's start, as the watch read it, is the next deploy's like with like.
+    const { starts } = JSON.parse(await readFile(join(site.target, 'instances.json'), 'utf8')) as {
+      starts: Record<string, { recordedAt: string; instances: Array<{ ms: number[] }> }>;
+    };
+    expect(starts.app!.instances).toHaveLength(1);
+    expect(starts.app!.instances[0]!.ms.length).toBe((status.newInstance as { total: number }).total);
+    expect(Date.parse(starts.app!.recordedAt)).toBeGreaterThan(Date.now() - 60_000);
   }, 90_000);
 
   it('deploy rollback with no traffic keeps the known-good release it could not judge: exit 0, named not-judged', async () => {
@@ -297,7 +304,10 @@ describe('a deploy watch with too little traffic: never "ok" on nothing', () => 
     expect(await site.serving()).not.toEqual(before);
     const state = JSON.parse(await readFile(join(site.target, 'instances.json'), 'utf8')) as {
       releases: Record<string, { current: string }>;
+      starts?: unknown;
     };
     expect(state.releases.app!.current).toBe('v1');
+    // Deploys that read no request time of their new instance leave no record of an older release's start.
+    expect(state.starts).toBeUndefined();
   }, 90_000);
 });

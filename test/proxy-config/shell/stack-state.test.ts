@@ -10,6 +10,7 @@ import {
   writeStackState,
   type StackState,
 } from '../../../proxy-config/shell/stack-state.js';
+import { recordStart } from '../../../proxy-config/core/deploy/own-start.js';
 
 describe('lockDeploys', () => {
   let target: string;
@@ -86,5 +87,30 @@ describe('the state file (instances.json)', () => {
     await writeStackState(target, state);
     await removeStackState(target);
     expect(await readdir(target)).toEqual([]);
+  });
+
+  it("keeps the old release's own start, its request times one line per instance, and reads it back", async () => {
+    const start = recordStart(
+      [
+        { ms: Array.from({ length: 300 }, (_, i) => 100 - (i % 90)), routes: Array(300).fill('GET /[a]') },
+        { ms: [12, 9.6], routes: ['POST /orders', 'GET /[a]'] },
+      ],
+      '2026-12-06T10:00:00.000Z',
+      'v1',
+    );
+    const withStart: StackState = { ...state, starts: { api: start } };
+    await writeStackState(target, withStart);
+    const text = await readFile(stackStatePath(target), 'utf8');
+    expect(text.split('\n').length).toBeLessThan(60);
+    expect(text).toContain('"ms": [12,10]');
+    expect(text).toContain('"routes": [\n');
+    expect(await readStackState(target)).toEqual(withStart);
+    const onDisk = JSON.parse(text);
+    onDisk.starts.api.instances[1].route = [5, 0];
+    await writeFile(stackStatePath(target), JSON.stringify(onDisk));
+    await expect(readStackState(target)).rejects.toMatchObject({
+      code: 'STATE_UNREADABLE',
+      message: expect.stringContaining('starts.api is not a recorded start (instance 2 has no request times'),
+    });
   });
 });

@@ -1,0 +1,206 @@
+import { judgeEffect, type EffectVerdict } from './effect-size.js';
+import type { LatencyEvidence, LatencyRule } from './latency-verdict.js';
+import { sliceRequests, type RoutedSample } from './warm-up.js';
+
+/**
+ * The request times of the new instances of the last deploy that went through, as its watch read
+ * them: the old release's own start, for the next deploy to compare its new instance with at the
+ * same age (Kayenta's baseline started at the same time, from the log alone). Compact: the route of
+ * each request is an index into `routes`.
+ */
+export interface RecordedStart {
+  /** The release that deploy put in (`deploy --version`), when it named one. */
+  release?: string;
+  /** When it was recorded (ISO 8601). */
+  recordedAt: string;
+  /** The routes the requests went to, when the log format names them. */
+  routes?: string[];
+  /** Per new instance, its request times in order (whole ms) and each one's route (index into `routes`). */
+  instances: Array<{ ms: number[]; route?: number[] }>;
+}
+
+/**
+ * How much slower than the old release's own start at the same age a new instance must be, and in
+ * how many slices in a row, for the peers' verdict to stand. Looser than the peers' 2.5x, because a
+ * cold start beside a busy core is itself several times slower than warm peers, so a release 80 ms
+ * slower is seldom 2.5x slower than that start (at 2.5x, 5 of 5 such releases went through on the
+ * slot path); one slice more than the peers' two, because a fresh process starved by a stall of the
+ * core (a collection, a compile) answers 100 requests slower even than the old start did. bench:gates
+ * replayed on 60 unchanged and 8 3x slower deploys, saturating load beside a busy core: the peers
+ * alone rolled back 35 unchanged; 1.5x on two slices, 7; on three, 1; every slower one rolled back
+ * in each (docs/benchmarks.md, issue 35).
+ */
+export const OWN_START_LIMITS = { maxRatio: 1.5, consecutive: 3 } as const;
+
+/** Request times kept per instance: enough for 40 slices of 50, small enough for the state file. */
+export const START_CAP = 2000;
+
+/** The record of a deploy's new instances (`samples`, as the watch read each), capped and compact. */
+export function recordStart(
+  samples: readonly RoutedSample[],
+  recordedAt: string,
+  release?: string,
+): RecordedStart {
+  const names = [...new Set(samples.flatMap((s) => (s.routes ?? []).slice(0, START_CAP)))];
+  const routed = names.some((name) => name !== '');
+  return {
+    ...(release === undefined ? {} : { release }),
+    recordedAt,
+    ...(routed ? { routes: names } : {}),
+    instances: samples.map((s) => ({
+      ms: s.ms.slice(0, START_CAP).map((ms) => Math.round(ms)),
+      ...(routed && s.routes ? { route: s.routes.slice(0, START_CAP).map((r) => names.indexOf(r)) } : {}),
+    })),
+  };
+}
+
+/** Why a stored record cannot be read as one (a hand-edited state file), or undefined when it can. */
+export function startProblem(value: unknown): string | undefined {
+  const record = value as Partial<RecordedStart> | null;
+  const numbers = (list: unknown) => Array.isArray(list) && list.every((n) => typeof n === 'number');
+  if (typeof record !== 'object' || record === null || typeof record.recordedAt !== 'string')
+    return 'no recordedAt';
+  if (
+    record.routes !== undefined &&
+    !(Array.isArray(record.routes) && record.routes.every((r) => typeof r === 'string'))
+  )
+    return 'routes is not a list of routes';
+  if (!Array.isArray(record.instances)) return 'no instances';
+  const routes = record.routes?.length ?? 0;
+  const bad = record.instances.findIndex(
+    (i) =>
+      typeof i !== 'object' ||
+      i === null ||
+      !numbers(i.ms) ||
+      (i.route !== undefined &&
+        !(numbers(i.route) && i.route.length === i.ms.length && i.route.every((r) => r >= 0 && r < routes))),
+  );
+  return bad === -1 ? undefined : `instance ${bad + 1} has no request times (or routes) of its own`;
+}
+
+/** One slice of the new instance's requests against the recorded instances' at the same request numbers, pooled. */
+export interface OwnStartSlice extends EffectVerdict {
+  /** Its requests, 1-based and inclusive: of the instance, or of the route after the minimum warm-up. */
+  requests: [number, number];
+  /** False when fewer than `minPeerRequests` were recorded at those numbers: not slower, not compared. */
+  compared: boolean;
+}
+
+/** The new instance against the old release's own start at the same age, for the latency evidence. */
+export interface OwnStartEvidence {
+  recordedAt: string;
+  release?: string;
+  /** The route judged on its own requests (the one whose slices fired against the peers). */
+  route?: string;
+  /** Request times: the new instance's judged (its route's past the warm-up), each recorded instance's. */
+  samples: { mine: number; recorded: number[] };
+  /** Its slices past the minimum warm-up. */
+  slices: OwnStartSlice[];
+  /** `not judged`: fewer than `consecutive` slices could be compared, and the peers' verdict stands. */
+  verdict: 'slower' | 'not slower' | 'not judged';
+  /** The slices (1-based, of `slices`) that made it slower. */
+  fired?: number[];
+  note?: string;
+}
+
+/**
+ * A side's requests as the rule numbers them: all of them; for a route, its requests logged after the
+ * minimum warm-up of the whole instance, numbered among themselves (the n-th GET /users past the warm-up).
+ */
+function numbered(sample: RoutedSample, route: string | undefined, warmup: number): readonly number[] {
+  if (route === undefined) return sample.ms;
+  return sample.ms.filter((_, i) => i >= warmup && sample.routes?.[i] === route);
+}
+
+const recordedSamples = (record: RecordedStart): RoutedSample[] =>
+  record.instances.map((i) => ({
+    ms: i.ms,
+    ...(i.route ? { routes: i.route.map((r) => record.routes![r]!) } : {}),
+  }));
+
+/**
+ * The new instance's requests (`mine`) against the old release's own start at the same request
+ * numbers: slice by slice past the minimum warm-up (for a route, on its own requests after it),
+ * each against the recorded instances' requests at the same numbers pooled, by the effect rule;
+ * slower when `consecutive` slices in a row are. A fresh process on a busy core answers its first
+ * hundreds of requests several times slower than its warm peers, and the old release did as much
+ * when it was deployed: like with like. A slice with fewer than `minPeerRequests` recorded is not
+ * compared (and breaks a run); fewer than `consecutive` compared, and it cannot say.
+ */
+export function judgeOwnStart(
+  mine: RoutedSample,
+  record: RecordedStart,
+  rule: LatencyRule & { maxRatio: number },
+  route?: string,
+): OwnStartEvidence {
+  const own = numbered(mine, route, rule.minWarmupRequests);
+  const theirs = recordedSamples(record).map((s) => numbered(s, route, rule.minWarmupRequests));
+  const skip = route === undefined ? rule.minWarmupRequests : 0;
+  const slices = sliceRequests(own.length, rule)
+    .filter(({ from }) => from >= skip)
+    .map(({ from, to }): OwnStartSlice => {
+      const recorded = theirs.flatMap((ms) => ms.slice(from, to));
+      const compared = recorded.length >= rule.minPeerRequests;
+      const verdict = judgeEffect(own.slice(from, to), recorded, rule);
+      return { requests: [from + 1, to], compared, ...verdict, slower: compared && verdict.slower };
+    });
+  const base = {
+    recordedAt: record.recordedAt,
+    ...(record.release === undefined ? {} : { release: record.release }),
+    ...(route === undefined ? {} : { route }),
+    samples: { mine: own.length, recorded: theirs.map((ms) => ms.length) },
+    slices,
+  };
+  let run = 0;
+  for (let i = 0; i < slices.length; i++) {
+    run = slices[i]!.slower ? run + 1 : 0;
+    if (run === rule.consecutive)
+      return { ...base, verdict: 'slower', fired: Array.from({ length: run }, (_, k) => i - run + k + 2) };
+  }
+  const compared = slices.filter((s) => s.compared).length;
+  if (compared >= rule.consecutive) return { ...base, verdict: 'not slower' };
+  return {
+    ...base,
+    verdict: 'not judged',
+    note: `${compared} of its ${slices.length} slice(s) past the warm-up had ${rule.minPeerRequests} recorded requests at the same numbers, ${rule.consecutive} needed`,
+  };
+}
+
+/**
+ * The latency verdict with the old release's own start: one that found the new instance slower
+ * than its peers stands only if it is also slower than `record` at the same age (judgeOwnStart on
+ * the route that fired, if one did); when that cannot be compared, or there is no record (a first
+ * deploy), the peers' verdict stands as it is.
+ */
+export function withOwnStart(
+  evidence: LatencyEvidence,
+  mine: RoutedSample,
+  record: RecordedStart | undefined,
+): LatencyEvidence {
+  if (evidence.verdict !== 'slower' || !record) return evidence;
+  const rule = { ...evidence.rule, ...OWN_START_LIMITS };
+  const ownStart = judgeOwnStart(mine, record, rule, evidence.firedRoute);
+  return { ...evidence, ownStart, ...(ownStart.verdict === 'not slower' ? { verdict: 'not slower' } : {}) };
+}
+
+/** A verdict against the peers that the old release's own start overruled (not rolled back). */
+export const vetoedByOwnStart = (e: LatencyEvidence): boolean => e.ownStart?.verdict === 'not slower';
+
+/** One line for people: the record, and its slices that decided (the fired ones, or all compared). */
+export function describeOwnStart(o: OwnStartEvidence): string {
+  const what = `the old release's own start (recorded ${o.recordedAt}${o.release === undefined ? '' : `, release ${o.release}`}, ${o.samples.recorded.length} instance(s))`;
+  const whose = o.route === undefined ? 'its requests' : `its ${o.route} requests after the warm-up`;
+  const slice = (s: OwnStartSlice) =>
+    `${whose} ${s.requests[0]}–${s.requests[1]}: median ${s.medians.against} → ${s.medians.mine} ms (${s.ratio.toFixed(2)}x, +${s.effectMs} ms, fastest tenth +${s.fastShiftMs} ms, p = ${s.p.toExponential(1)})`;
+  const limit = `its limits ${OWN_START_LIMITS.maxRatio}x in ${OWN_START_LIMITS.consecutive} slices in a row`;
+  if (o.verdict === 'slower')
+    return `and against ${what}, ${limit}: ${o.fired!.map((n) => slice(o.slices[n - 1]!)).join('; ')}`;
+  if (o.verdict === 'not judged')
+    return `against ${what}: could not compare (${o.note}), so the peers' verdict stands`;
+  const medians = o.slices
+    .filter((s) => s.compared)
+    .map((s) => `${s.medians.mine}/${s.medians.against}`)
+    .join(' ');
+  const past = o.route === undefined ? `${whose} past the warm-up` : whose;
+  return `slower than the warm peers, not than ${what} at the same age (${limit}): not rolled back (${past}, slice medians new/recorded ms: ${medians})`;
+}

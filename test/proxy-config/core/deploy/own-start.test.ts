@@ -1,0 +1,251 @@
+import { describe, expect, it } from 'vitest';
+import { judgeLatencySlices } from '../../../../proxy-config/core/deploy/latency-verdict.js';
+import {
+  describeOwnStart,
+  judgeOwnStart,
+  recordStart,
+  startProblem,
+  START_CAP,
+  vetoedByOwnStart,
+  withOwnStart,
+  type RecordedStart,
+} from '../../../../proxy-config/core/deploy/own-start.js';
+import { seededRandom, testSeed } from '../../../support/seeded-random.js';
+
+type Random = ReturnType<typeof seededRandom>;
+
+const jittered = (random: Random) => (ms: number) => Math.round(ms * (0.7 + random.int(0, 60) / 100));
+
+/**
+ * A new instance and its warm peers answering alternately, each request going to a route drawn by
+ * `shares`; the new one's i-th request takes `mine(i, route)` ms, its peers' `peers(route)` (±30 %).
+ */
+function watch(
+  count: number,
+  shares: Record<string, number>,
+  mine: (i: number, route: string) => number,
+  peers: (route: string) => number,
+  random: Random,
+) {
+  const jitter = jittered(random);
+  const names = Object.keys(shares);
+  const draw = () => {
+    let at = random.int(0, 999) / 1000;
+    for (const name of names) if ((at -= shares[name]!) < 0) return name;
+    return names.at(-1)!;
+  };
+  const side = (own: boolean) => {
+    const routes = Array.from({ length: count }, draw);
+    return {
+      ms: routes.map((r, i) => jitter(own ? mine(i, r) : peers(r))),
+      lines: routes.map((_, i) => 2 * i + (own ? 1 : 2)),
+      routes,
+    };
+  };
+  return { mine: side(true), others: side(false) };
+}
+
+/** The old release's own start: `instances` new instances of `count` requests each, as `watch` makes them. */
+function recorded(
+  instances: number,
+  count: number,
+  shares: Record<string, number>,
+  ms: (i: number, route: string) => number,
+  random: Random,
+): RecordedStart {
+  const starts = Array.from({ length: instances }, () => watch(count, shares, ms, () => 0, random).mine);
+  return recordStart(starts, '2026-12-06T10:00:00.000Z', 'v1');
+}
+
+const ONE = { 'GET /': 1 };
+/**
+ * A fresh process on a starved core: 130 ms for its first 400 requests, even in its fastest tenth,
+ * then its peers' 10 ms (the issue's 3-10x, after it levelled off: its warm-up rule cannot tell).
+ */
+const cold = (i: number) => (i < 400 ? 130 : 10);
+
+describe("judging against the old release's own start", () => {
+  it('leaves the verdict unchanged without a record (a first deploy: the rule before it exactly)', () => {
+    const random = seededRandom(testSeed());
+    const { mine, others } = watch(400, ONE, cold, () => 10, random);
+    const peers = judgeLatencySlices([], mine, others, 2.5);
+    expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
+    expect(withOwnStart(peers, mine, undefined)).toBe(peers);
+  });
+
+  it('does not roll back a cold start of an unchanged release: the old release started as slowly', () => {
+    const random = seededRandom(testSeed());
+    const { mine, others } = watch(400, ONE, cold, () => 10, random);
+    const peers = judgeLatencySlices([], mine, others, 2.5);
+    expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
+    const evidence = withOwnStart(peers, mine, recorded(2, 600, ONE, cold, random));
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('not slower');
+    expect(vetoedByOwnStart(evidence)).toBe(true);
+    expect(evidence.fired).toEqual(peers.fired);
+    expect(evidence.ownStart).toMatchObject({
+      verdict: 'not slower',
+      samples: { mine: 400, recorded: [600, 600] },
+    });
+    // Judged past the minimum warm-up only: requests 101 to 400.
+    expect(evidence.ownStart!.slices.map((s) => s.requests)).toEqual([
+      [101, 150],
+      [151, 200],
+      [201, 250],
+      [251, 300],
+      [301, 350],
+      [351, 400],
+    ]);
+    expect(evidence.ownStart!.slices.every((s) => s.compared && s.samples.against === 100)).toBe(true);
+    expect(describeOwnStart(evidence.ownStart!)).toMatch(
+      /^slower than the warm peers, not than the old release's own start \(recorded 2026-12-06T10:00:00.000Z, release v1, 2 instance\(s\)\) at the same age \(its limits 1.5x in 3 slices in a row\): not rolled back \(its requests past the warm-up, slice medians new\/recorded ms: [\d.]+\/[\d.]+ /,
+    );
+  });
+
+  it('rolls back a release 3x slower than the old one was at the same age', () => {
+    const random = seededRandom(testSeed());
+    const { mine, others } = watch(
+      400,
+      ONE,
+      (i) => 3 * cold(i),
+      () => 10,
+      random,
+    );
+    const record = recorded(2, 600, ONE, cold, random);
+    const evidence = withOwnStart(judgeLatencySlices([], mine, others, 2.5), mine, record);
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('slower');
+    expect(evidence.ownStart).toMatchObject({ verdict: 'slower', fired: [1, 2, 3] });
+    expect(describeOwnStart(evidence.ownStart!)).toMatch(
+      /^and against the old release's own start \(recorded .*\), its limits 1.5x in 3 slices in a row: its requests 101–150: median [\d.]+ → [\d.]+ ms \(\d\.\d\dx, .*; its requests 151–200: /,
+    );
+  });
+
+  it('rolls back a release 100 ms slower, which a cold start on a busy core hides from a 2.5x bar', () => {
+    const random = seededRandom(testSeed());
+    // 230 ms against the old start's 130 ms at the same age: 1.8x, +100 ms, in its fastest tenth too.
+    const { mine, others } = watch(
+      400,
+      ONE,
+      (i) => cold(i) + 100,
+      () => 10,
+      random,
+    );
+    const record = recorded(2, 600, ONE, cold, random);
+    const evidence = withOwnStart(judgeLatencySlices([], mine, others, 2.5), mine, record);
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('slower');
+    expect(evidence.ownStart!.verdict).toBe('slower');
+    const ratios = evidence.ownStart!.slices.filter((s) => s.compared).map((s) => s.ratio);
+    expect(Math.max(...ratios), `seed ${random.seed}`).toBeLessThan(2.5);
+  });
+
+  it("lets the peers' verdict stand where too few requests were recorded at the same numbers", () => {
+    const random = seededRandom(testSeed());
+    const { mine, others } = watch(400, ONE, cold, () => 10, random);
+    const peers = judgeLatencySlices([], mine, others, 2.5);
+    // 120 requests: only requests 101–150 have 20 recorded (and one slice is not three in a row).
+    const evidence = withOwnStart(peers, mine, recorded(1, 120, ONE, cold, random));
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('slower');
+    expect(evidence.ownStart).toMatchObject({
+      verdict: 'not judged',
+      note: '1 of its 6 slice(s) past the warm-up had 20 recorded requests at the same numbers, 3 needed',
+    });
+    expect(evidence.ownStart!.slices.map((s) => s.compared)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(describeOwnStart(evidence.ownStart!)).toContain('could not compare (1 of its 6 slice(s)');
+  });
+
+  const SHOP = { 'GET /items': 0.6, 'GET /users': 0.3, 'POST /orders': 0.1 };
+  const SHOP_MS: Record<string, number> = { 'GET /items': 10, 'GET /users': 15, 'POST /orders': 40 };
+  const slowPost = (_: number, r: string) => (r === 'POST /orders' ? 3 : 1) * SHOP_MS[r]!;
+
+  it("on the route whose slices fired, judges that route's own requests against the record's of it", () => {
+    const random = seededRandom(testSeed());
+    const { mine, others } = watch(2_000, SHOP, slowPost, (r) => SHOP_MS[r]!, random);
+    const peers = judgeLatencySlices({ ms: [] }, mine, others, 2.5);
+    expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
+    expect(peers.firedRoute).toBe('POST /orders');
+    // The old release was as fast as its peers on POST /orders: this one is slower there.
+    const unchanged = recorded(2, 2_000, SHOP, (_, r) => SHOP_MS[r]!, random);
+    const slower = withOwnStart(peers, mine, unchanged);
+    expect(slower.verdict, `seed ${random.seed}`).toBe('slower');
+    expect(slower.ownStart).toMatchObject({ route: 'POST /orders', verdict: 'slower' });
+    const posts = mine.routes.filter((r, i) => i >= 100 && r === 'POST /orders').length;
+    expect(slower.ownStart!.samples.mine).toBe(posts);
+    expect(describeOwnStart(slower.ownStart!)).toContain(
+      'its POST /orders requests after the warm-up 1–50: median',
+    );
+    // The old release's POSTs were as slow when it started: like with like, not rolled back.
+    const slowAtStart = recorded(2, 2_000, SHOP, slowPost, random);
+    const vetoed = withOwnStart(peers, mine, slowAtStart);
+    expect(vetoed.verdict, `seed ${random.seed}`).toBe('not slower');
+    expect(vetoed.ownStart).toMatchObject({ route: 'POST /orders', verdict: 'not slower' });
+  });
+
+  it('lets an unchanged cold start through over many seeded watches, and rolls back every 3x slower one', () => {
+    const random = seededRandom(testSeed());
+    let unchanged = 0;
+    let bad = 0;
+    for (let run = 0; run < 50; run++) {
+      const record = recorded(2, 600, ONE, cold, random);
+      const a = watch(400, ONE, cold, () => 10, random);
+      if (withOwnStart(judgeLatencySlices([], a.mine, a.others, 2.5), a.mine, record).verdict === 'slower')
+        unchanged++;
+      const b = watch(
+        400,
+        ONE,
+        (i) => 3 * cold(i),
+        () => 10,
+        random,
+      );
+      if (withOwnStart(judgeLatencySlices([], b.mine, b.others, 2.5), b.mine, record).verdict === 'slower')
+        bad++;
+    }
+    expect({ unchanged, bad }, `seed ${random.seed}`).toEqual({ unchanged: 0, bad: 50 });
+  });
+});
+
+describe('recordStart', () => {
+  it("keeps each instance's first request times, whole, with routes as indices into one list", () => {
+    const long = { ms: Array.from({ length: START_CAP + 5 }, (_, i) => i + 0.4), routes: [] as string[] };
+    long.routes = long.ms.map((_, i) => (i % 2 ? 'POST /orders' : 'GET /items'));
+    const record = recordStart([long, { ms: [3], routes: ['GET /users'] }], '2026-12-06T10:00:00.000Z');
+    expect(record.routes).toEqual(['GET /items', 'POST /orders', 'GET /users']);
+    expect(record.instances[0]!.ms).toHaveLength(START_CAP);
+    expect(record.instances[0]!.ms.slice(0, 3)).toEqual([0, 1, 2]);
+    expect(record.instances[0]!.route!.slice(0, 3)).toEqual([0, 1, 0]);
+    expect(record.instances[1]).toEqual({ ms: [3], route: [2] });
+    expect(record).not.toHaveProperty('release');
+    expect(startProblem(record)).toBeUndefined();
+    // A log format without the request: no routes at all.
+    expect(recordStart([{ ms: [1, 2], routes: ['', ''] }], 'now', 'v2')).toEqual({
+      release: 'v2',
+      recordedAt: 'now',
+      instances: [{ ms: [1, 2] }],
+    });
+  });
+
+  it('names what a hand-edited record lacks', () => {
+    expect(startProblem({ instances: [] })).toBe('no recordedAt');
+    expect(startProblem({ recordedAt: 'x', instances: [{ ms: ['1'] }] })).toBe(
+      'instance 1 has no request times (or routes) of its own',
+    );
+    expect(startProblem({ recordedAt: 'x', routes: ['GET /'], instances: [{ ms: [1], route: [1] }] })).toBe(
+      'instance 1 has no request times (or routes) of its own',
+    );
+  });
+
+  it('judges nothing slower on a record of nothing', () => {
+    const random = seededRandom(testSeed());
+    const { mine } = watch(400, ONE, cold, () => 10, random);
+    const rule = { ...judgeLatencySlices([], mine, mine, 2.5).rule };
+    expect(judgeOwnStart(mine, { recordedAt: 'x', instances: [] }, rule)).toMatchObject({
+      verdict: 'not judged',
+      samples: { mine: 400, recorded: [] },
+    });
+  });
+});
