@@ -59,15 +59,19 @@ describe('the latency gate on a busy host: blue/green under supervisord, one cor
   const latencyOf = (run: Awaited<ReturnType<typeof runCli>>) =>
     run.events.filter((e) => e.type === 'status').map((e) => e.latency as LatencyEvidence);
 
-  // A retry, and why: bench:gates measures a residual 3 of 30 unchanged releases rolled back in this
-  // very condition (saturating load beside a busy core: a fresh process the scheduler puts on the
-  // busy core is starved, fastest tenth +46..+60 ms; issue 35 is open on it, docs/benchmarks.md). This
-  // test guards against the systematic cry-wolf the issue found (4 of 4 rolled back); three runs of
-  // two deploys all failing is that, not the residual rate.
+  // Every deploy but a first is judged against the old release's own start too, recorded by the last
+  // deploy that went through: a first deploy is judged by its warm peers alone, as on a new stack
+  // (bench:gates: more than half of such deploys rolled back in this condition), so this one leaves
+  // the record first and is not what the test asserts. A retry, and why: bench:gates measures a
+  // residual 1 of 60 unchanged releases rolled back here with the record (docs/benchmarks.md), and
+  // in CI another test file shares the two cores. The test guards against the systematic cry-wolf
+  // the issue found (4 of 4 rolled back); three runs of two deploys all failing is that.
   it(
     'two deploys of the unchanged version are not rolled back, each new instance judged once warm',
-    { retry: 2, timeout: 300_000 },
+    { retry: 2, timeout: 420_000 },
     async () => {
+      const first = await deployUnderLoad('app');
+      if (first.exitCode !== 0) await deployUnderLoad('app');
       for (let i = 0; i < 2; i++) {
         const run = await deployUnderLoad('app');
         const latency = latencyOf(run);
