@@ -96,7 +96,7 @@ function byRoute(side, { from, to }) {
 }
 
 /**
- * The shipped rule, looked at each second from the end of the watch as the deploy's watch does: it
+ * The shipped rule, looked at each second of the watch as the deploy's watch does (every 250 ms): it
  * ends at its wait, at 3 times it while the instance is cold, at MAX_WATCH_S while a route with a
  * meaningful share is short of its slices (the slices of all requests stopping at its own end);
  * rolled back at the first look that finds it slower. With `ownStart` (the old release's own start,
@@ -105,7 +105,7 @@ function byRoute(side, { from, to }) {
  */
 function routeSlices(at, watchS, ownStart) {
   let wholeUpTo;
-  for (let s = watchS; s <= MAX_WATCH_S; s++) {
+  for (let s = 1; s <= MAX_WATCH_S; s++) {
     const { mine, others } = at(s);
     const rule = DEFAULT_LATENCY_RULE;
     const peers = judgeLatencySlices([], mine, others, 2.5, rule, wholeUpTo ?? mine.ms.length);

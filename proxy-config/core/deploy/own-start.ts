@@ -169,8 +169,10 @@ export function judgeOwnStart(
 /**
  * The latency verdict with the old release's own start: one that found the new instance slower
  * than its peers stands only if it is also slower than `record` at the same age (judgeOwnStart on
- * the route that fired, if one did); when that cannot be compared, or there is no record (a first
- * deploy), the peers' verdict stands as it is.
+ * the route that fired, if one did). While the new instance has too few slices of its own for
+ * that (the peers' two slower slices in a row come before the record's three can), it waits: not
+ * judged yet, so the watch goes on. Where the record itself holds too few requests at those
+ * numbers, or there is no record (a first deploy), the peers' verdict stands as it is.
  */
 export function withOwnStart(
   evidence: LatencyEvidence,
@@ -180,7 +182,15 @@ export function withOwnStart(
   if (evidence.verdict !== 'slower' || !record) return evidence;
   const rule = { ...evidence.rule, ...OWN_START_LIMITS };
   const ownStart = judgeOwnStart(mine, record, rule, evidence.firedRoute);
-  return { ...evidence, ownStart, ...(ownStart.verdict === 'not slower' ? { verdict: 'not slower' } : {}) };
+  if (ownStart.verdict === 'not slower') return { ...evidence, ownStart, verdict: 'not slower' };
+  if (ownStart.verdict === 'not judged' && ownStart.slices.every((s) => s.compared))
+    return {
+      ...evidence,
+      ownStart,
+      verdict: 'not judged',
+      note: `slower than the warm peers; ${ownStart.slices.length} of the ${rule.consecutive} slices in a row needed against the old release's own start so far`,
+    };
+  return { ...evidence, ownStart };
 }
 
 /** A verdict against the peers that the old release's own start overruled (not rolled back). */

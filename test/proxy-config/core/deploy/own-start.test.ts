@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeLatencySlices } from '../../../../proxy-config/core/deploy/latency-verdict.js';
+import { judgeLatencySlices, latencyWaiting } from '../../../../proxy-config/core/deploy/latency-verdict.js';
 import {
   describeOwnStart,
   judgeOwnStart,
@@ -135,6 +135,25 @@ describe("judging against the old release's own start", () => {
     expect(evidence.ownStart!.verdict).toBe('slower');
     const ratios = evidence.ownStart!.slices.filter((s) => s.compared).map((s) => s.ratio);
     expect(Math.max(...ratios), `seed ${random.seed}`).toBeLessThan(2.5);
+  });
+
+  it('waits, not judged, while the new instance has fewer than 3 slices to compare with the record', () => {
+    const random = seededRandom(testSeed());
+    // The peers' two slower slices in a row come at requests 101–200: two slices past the warm-up.
+    const { mine, others } = watch(200, ONE, cold, () => 10, random);
+    const peers = judgeLatencySlices([], mine, others, 2.5);
+    expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
+    const record = recorded(2, 600, ONE, cold, random);
+    const early = withOwnStart(peers, mine, record);
+    expect(early.verdict, `seed ${random.seed}`).toBe('not judged');
+    expect(early.note).toBe(
+      "slower than the warm peers; 2 of the 3 slices in a row needed against the old release's own start so far",
+    );
+    expect(latencyWaiting(early).cold).toBe(true);
+    // A slice later, the record can say: as slow as the old release's start, not rolled back.
+    const later = watch(250, ONE, cold, () => 10, random);
+    const judged = withOwnStart(judgeLatencySlices([], later.mine, later.others, 2.5), later.mine, record);
+    expect(judged.verdict, `seed ${random.seed}`).toBe('not slower');
   });
 
   it("lets the peers' verdict stand where too few requests were recorded at the same numbers", () => {
