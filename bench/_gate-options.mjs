@@ -10,7 +10,7 @@ import {
   latencyWaiting,
 } from '../dist/proxy-config/core/deploy/latency-verdict.js';
 import { mannWhitneyGreater, median } from '../dist/proxy-config/core/deploy/mann-whitney.js';
-import { recordStart, withOwnStart } from '../dist/proxy-config/core/deploy/own-start.js';
+import { recordStart, settleOwnStart, withOwnStart } from '../dist/proxy-config/core/deploy/own-start.js';
 import { sameStretches, sliceRequests } from '../dist/proxy-config/core/deploy/warm-up.js';
 import { MONTHS } from '../dist/proxy-config/core/logs/parse-log-time.js';
 
@@ -114,7 +114,9 @@ function routeSlices(at, watchS, ownStart) {
     const waiting = latencyWaiting(evidence);
     const ownEnd = waiting.cold ? 3 * watchS : watchS;
     if (s >= ownEnd && waiting.routes.length > 0) wholeUpTo ??= mine.ms.length;
-    if (s >= (waiting.routes.length > 0 ? MAX_WATCH_S : ownEnd)) return false;
+    // Ends pending against the old release's own start: the peers' verdict stands.
+    const end = waiting.routes.length > 0 || waiting.pending ? MAX_WATCH_S : ownEnd;
+    if (s >= end) return settleOwnStart(evidence).verdict === 'slower';
   }
   return false;
 }
@@ -181,7 +183,8 @@ export const LATENCY_OPTIONS = {
  */
 export function judgeOptions(text, news, watchS, deployed) {
   const rows = readRows(text);
-  const ownStart = deployed && startsOf(readRows(deployed.text), deployed.news, MAX_WATCH_S);
+  // What that deploy's watch read of its new instances: its wait at least (longer where it went on).
+  const ownStart = deployed && startsOf(readRows(deployed.text), deployed.news, watchS);
   return news.map((who) => {
     const isMine = mineOf(who);
     const first = rows.find(isMine);

@@ -273,10 +273,10 @@ async function condition(path, core, load) {
         `deploy-gates: ${name}: ${d.kind} ${i + 1}/${of}: ${d.rolledBack ? `rolled back: ${d.reason}` : `deployed${d.reason ? `; ${d.reason}` : ''}`}\n`,
       );
     // The last deploy that went through: its new instances are the old release's own start.
-    const keep = (d) => {
+    const keep = (d, number = deploys.length, suffix = '') => {
       if (!d.rolledBack) stack.deployed = { text: d.text, news: d.news };
       if (SAVE) {
-        const file = `${name.replace(/\W+/g, '-')}-${String(deploys.length).padStart(3, '0')}.json`;
+        const file = `${name.replace(/\W+/g, '-')}-${String(number).padStart(3, '0')}${suffix}.json`;
         const { kind, rolledBack, reason, cpuS, text, news } = d;
         writeFileSync(
           join(SAVE, file),
@@ -290,7 +290,7 @@ async function condition(path, core, load) {
     // counted deploys follow one that went through, as every deploy after the first does.
     for (let tries = 1; !stack.deployed; tries++) {
       const first = await deploy(stack, 'good');
-      if (!first.rolledBack) stack.deployed = { text: first.text, news: first.news };
+      keep({ ...first, kind: 'first' }, 0);
       process.stderr.write(
         `deploy-gates: ${name}: first deploy (not counted): ${first.rolledBack ? `rolled back: ${first.reason}` : 'deployed'}\n`,
       );
@@ -312,6 +312,17 @@ async function condition(path, core, load) {
       deploys.push(await deploy(stack, kind, delays[kind]));
       keep(deploys.at(-1));
       say(deploys.at(-1), i, BAD);
+      // A bad version let through now serves: the next bad one would be judged against it, not
+      // against the good one. The good one goes back first (not counted).
+      for (let tries = 1; !deploys.at(-1).rolledBack && deploys.at(-1).kind !== 'good'; tries++) {
+        const back = await deploy(stack, 'good');
+        keep({ ...back, kind: 'back' }, deploys.length, `r${tries}`);
+        process.stderr.write(
+          `deploy-gates: ${name}: the good version back (not counted): ${back.rolledBack ? `rolled back: ${back.reason}` : 'deployed'}\n`,
+        );
+        if (!back.rolledBack) break;
+        if (tries === 3) throw new Error(`${name}: the good version did not go back in 3 deploys`);
+      }
     }
     const of = (kind) => deploys.filter((d) => d.kind === kind);
     const back = (kind) => `${of(kind).filter((d) => d.rolledBack).length} of ${of(kind).length}`;

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeployEvent } from '../core/deploy/deploy-events.js';
 import { fillHook } from '../core/deploy/instance-command.js';
 import { summarizeLogWindow, tallyInstance, type LogWindow } from '../core/deploy/log-window.js';
-import type { RecordedStart } from '../core/deploy/own-start.js';
+import { settleOwnStart, START_CAP, type RecordedStart } from '../core/deploy/own-start.js';
 import { toAddress, type DeployStep } from '../core/deploy/plan-deploy.js';
 import { watchStatusEvent } from '../core/deploy/status-event.js';
 import { latencyWaiting } from '../core/deploy/latency-verdict.js';
@@ -437,7 +437,7 @@ export class RoundRunner {
       offset = chunk.end;
       const { window, split, excluding } = tally.look();
       // Only a judging watch reads request times: confirm-idle and readiness-only report none.
-      const latency =
+      const looked =
         judged && maxRatio !== null
           ? latencyEvidence(
               this.input.before,
@@ -448,7 +448,7 @@ export class RoundRunner {
               this.input.start,
             )
           : undefined;
-      const waiting = latency && latencyWaiting(latency);
+      const waiting = looked && latencyWaiting(looked);
       const answered = split.mine.distribution.total;
       const progress = watchProgress(
         {
@@ -462,10 +462,13 @@ export class RoundRunner {
           interrupted: this.interrupted.aborted,
           latencyCold: split.mine.latencyMs.length > 0 && waiting?.cold === true,
           routesShort: (waiting?.routes.length ?? 0) > 0,
+          latencyPending: waiting?.pending === true,
         },
         this.describe(fresh),
       );
       const { done, notJudged } = progress;
+      // A watch that ends while the old release's own start is pending: the peers' verdict stands.
+      const latency = done && looked ? settleOwnStart(looked) : looked;
       if (progress.routesOnly) wholeUpTo ??= split.mine.latencyMs.length;
       const remaining = progress.waitEnd - Date.now();
       const fivexx = judged
@@ -550,7 +553,12 @@ export class RoundRunner {
         }
         // Only the new instance's own request times are its start (a log that names none gives the whole window's).
         const timed = judged && split.separated && split.mine.latencyMs.length > 0;
-        const start = timed ? { ms: split.mine.latencyMs, routes: split.mine.latencyRoutes } : undefined;
+        const start = timed
+          ? {
+              ms: split.mine.latencyMs.slice(0, START_CAP),
+              routes: split.mine.latencyRoutes.slice(0, START_CAP),
+            }
+          : undefined;
         return {
           ...window,
           ...(outcome.kind === 'kept-not-judged' ? { notJudged: outcome.reason } : {}),

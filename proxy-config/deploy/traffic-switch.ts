@@ -33,7 +33,7 @@ export interface TrafficSwitch {
   switchBack(fresh: InstanceRecord, old: InstanceRecord, servers: InstanceRecord[]): Promise<void>;
   /** Takes `old` out of nginx's upstream, leaving `rest` (the `remove` step); says how, where it has more to say. */
   takeOut(old: InstanceRecord, rest: InstanceRecord[]): Promise<string | void>;
-  /** Who an instance is in the access log: the name it sends, or its address (see splitByInstance). */
+  /** Who an instance is in the access log: the name it sends, or its address (see tallyInstance). */
   key(instance: InstanceRecord): NewInstanceKey;
   /**
    * Forgets what the switch made for an instance the round is done with (a slot's own socket name,

@@ -68,6 +68,12 @@ export interface LatencyEvidence {
   rule: LatencyRule & { maxRatio: number };
   /** Where it was slower than its peers and a record exists: against the old release's own start (withOwnStart). */
   ownStart?: OwnStartEvidence;
+  /**
+   * Slower than its peers, and too few of its slices yet to compare with the old release's own
+   * start: `not judged` while the watch goes on (to deploy.maxWatch); the peers' verdict stands if
+   * it ends so (settleOwnStart).
+   */
+  ownStartPending?: true;
 }
 
 /**
@@ -158,11 +164,17 @@ const cut = (sample: RoutedSample, slice: RequestSlice) => sample.ms.slice(slice
 
 /**
  * What keeps a watch going for the latency gate: the new instance not judged yet (cold, or too few
- * requests), or a route with a meaningful share of its requests short of its slices (routesShort).
+ * requests), slower than its peers with its old release's own start pending (withOwnStart), or a
+ * route with a meaningful share of its requests short of its slices (routesShort).
  */
-export function latencyWaiting(evidence: LatencyEvidence): { cold: boolean; routes: RouteEvidence[] } {
+export function latencyWaiting(evidence: LatencyEvidence): {
+  cold: boolean;
+  pending: boolean;
+  routes: RouteEvidence[];
+} {
   return {
-    cold: evidence.verdict === 'not judged',
+    cold: evidence.verdict === 'not judged' && !evidence.ownStartPending,
+    pending: evidence.ownStartPending === true,
     routes: evidence.verdict === 'not slower' ? routesShort(evidence.routes, evidence.rule) : [],
   };
 }

@@ -67,12 +67,12 @@ interface Tally {
 }
 
 /**
- * Windows that grow as whole lines of log arrive: what summarize gives for all the text added so
- * far, each line parsed once when it is added. A watch adds what each look read, so the cost of a
- * look is the new lines, not the whole watch again (a saturated log is thousands of lines a second,
- * on the cores the new instance needs).
+ * Windows that grow as whole lines of log arrive: what summarizeLogWindow gives for all the text
+ * added so far, each line parsed once when it is added. A watch adds what each look read, so it
+ * parses only the new lines, not the whole watch again (a saturated log is thousands of lines a
+ * second, on the cores the new instance needs); each look still copies the windows it hands out.
  */
-export interface WindowTally {
+interface WindowTally {
   /** Whole lines read after those added before; their line numbers go on from them. */
   add(text: string): void;
   /** One window per pick over every line added; the next add goes on growing them. */
@@ -80,7 +80,7 @@ export interface WindowTally {
 }
 
 /** One window per pick: each line is parsed once, whichever windows keep it. */
-export function tallyWindows(kit: LogReaderKit, freshBelowMs: number, picks: LinePick[]): WindowTally {
+function tallyWindows(kit: LogReaderKit, freshBelowMs: number, picks: LinePick[]): WindowTally {
   const { read } = kit.createReader();
   const facts = createLineFacts();
   const tallies = picks.map((): Tally => ({
@@ -197,31 +197,13 @@ export interface InstanceWindows {
   separated: boolean;
 }
 
-/**
- * Splits a window by which instance answered (the last upstream attempt: its status is the one the
- * client got). Behind a slot `$upstream_addr` names the slot, so the instance's own name is used; on
- * the reload path its address. A log without instance names cannot be split by name: `mine` is then
- * the whole window (the old process behind the slot closes each connection after its next answer).
- * `exclude`: instances whose lines are neither the new one's nor the others'.
- */
-export function splitByInstance(
-  kit: LogReaderKit,
-  text: string,
-  key: NewInstanceKey,
-  exclude: NewInstanceKey[] = [],
-): InstanceWindows {
-  const tally = tallyInstance(kit, 0, key, exclude);
-  tally.add(text);
-  return tally.look().excluding;
-}
-
 /** A new instance's watch, as its lines arrive. */
 export interface InstanceTally {
   add(text: string): void;
   look(): {
     /** Every line added (its `fresh` counts by `freshBelowMs`). */
     window: LogWindow;
-    /** splitByInstance over every line added. */
+    /** The new instance's requests and the others', over every line added. */
     split: InstanceWindows;
     /** The same, `exclude` left out of the others. */
     excluding: InstanceWindows;
@@ -231,7 +213,11 @@ export interface InstanceTally {
 /**
  * One pass over each line for everything a watch looks at: the whole window, the new instance's
  * requests, the others', and the others' apart from `exclude` (this deploy's earlier new instances,
- * which run the same release: the 5xx gate compares with the release before only).
+ * which run the same release: the 5xx gate compares with the release before only). Who answered is
+ * the last upstream attempt (its status is the one the client got). Behind a slot `$upstream_addr`
+ * names the slot, so the instance's own name is used; on the reload path its address. A log without
+ * instance names cannot be split by name: the new instance's is then the whole window (the old
+ * process behind the slot closes each connection after its next answer).
  */
 export function tallyInstance(
   kit: LogReaderKit,

@@ -1,5 +1,5 @@
 import { judgeEffect, type EffectVerdict } from './effect-size.js';
-import type { LatencyEvidence, LatencyRule } from './latency-verdict.js';
+import { firedSlices, type LatencyEvidence, type LatencyRule } from './latency-verdict.js';
 import { sliceRequests, type RoutedSample } from './warm-up.js';
 
 /**
@@ -26,7 +26,7 @@ export interface RecordedStart {
  * slower is seldom 2.5x slower than that start (at 2.5x, 5 of 5 such releases went through on the
  * slot path); one slice more than the peers' two, because a fresh process starved by a stall of the
  * core (a collection, a compile) answers 100 requests slower even than the old start did. bench:gates
- * replayed on 60 unchanged and 8 3x slower deploys, saturating load beside a busy core: the peers
+ * replayed on 60 unchanged and 10 3x slower deploys, saturating load beside a busy core: the peers
  * alone rolled back 35 unchanged; 1.5x on two slices, 7; on three, 1; every slower one rolled back
  * in each (docs/benchmarks.md, issue 35).
  */
@@ -169,10 +169,12 @@ export function judgeOwnStart(
 /**
  * The latency verdict with the old release's own start: one that found the new instance slower
  * than its peers stands only if it is also slower than `record` at the same age (judgeOwnStart on
- * the route that fired, if one did). While the new instance has too few slices of its own for
- * that (the peers' two slower slices in a row come before the record's three can), it waits: not
- * judged yet, so the watch goes on. Where the record itself holds too few requests at those
- * numbers, or there is no record (a first deploy), the peers' verdict stands as it is.
+ * the route that fired, if one did), and is overruled only where the record reaches the slices the
+ * peers found slower (a later stall past what the record holds is the peers' to judge). While the
+ * new instance has too few slices of its own for that (the peers' two slower slices in a row come
+ * before the record's three can), it is pending: not judged yet, and the watch goes on
+ * (`ownStartPending`; settleOwnStart if it ends so). Where the record itself holds too few requests
+ * at those numbers, or there is no record (a first deploy), the peers' verdict stands as it is.
  */
 export function withOwnStart(
   evidence: LatencyEvidence,
@@ -182,15 +184,29 @@ export function withOwnStart(
   if (evidence.verdict !== 'slower' || !record) return evidence;
   const rule = { ...evidence.rule, ...OWN_START_LIMITS };
   const ownStart = judgeOwnStart(mine, record, rule, evidence.firedRoute);
-  if (ownStart.verdict === 'not slower') return { ...evidence, ownStart, verdict: 'not slower' };
+  if (ownStart.verdict === 'not slower') {
+    const reach = Math.max(0, ...ownStart.slices.filter((s) => s.compared).map((s) => s.requests[1]));
+    const firedTo = firedSlices(evidence).at(-1)?.requests[1] ?? 0;
+    if (reach >= firedTo) return { ...evidence, ownStart, verdict: 'not slower' };
+    const note = `the record reaches ${ownStart.route === undefined ? 'request' : `${ownStart.route} request`} ${reach}, not the slices the peers found slower (to ${firedTo})`;
+    return { ...evidence, ownStart: { ...ownStart, verdict: 'not judged', note } };
+  }
   if (ownStart.verdict === 'not judged' && ownStart.slices.every((s) => s.compared))
     return {
       ...evidence,
       ownStart,
       verdict: 'not judged',
+      ownStartPending: true,
       note: `slower than the warm peers; ${ownStart.slices.length} of the ${rule.consecutive} slices in a row needed against the old release's own start so far`,
     };
   return { ...evidence, ownStart };
+}
+
+/** A watch that ended while the own start was pending: the peers' verdict stands (it was slower than they). */
+export function settleOwnStart(evidence: LatencyEvidence): LatencyEvidence {
+  if (!evidence.ownStartPending) return evidence;
+  const { ownStartPending: _pending, note: _note, ...rest } = evidence;
+  return { ...rest, verdict: 'slower' };
 }
 
 /** A verdict against the peers that the old release's own start overruled (not rolled back). */
@@ -205,6 +221,8 @@ export function describeOwnStart(o: OwnStartEvidence): string {
   const limit = `its limits ${OWN_START_LIMITS.maxRatio}x in ${OWN_START_LIMITS.consecutive} slices in a row`;
   if (o.verdict === 'slower')
     return `and against ${what}, ${limit}: ${o.fired!.map((n) => slice(o.slices[n - 1]!)).join('; ')}`;
+  if (o.verdict === 'not judged' && o.slices.every((s) => s.compared))
+    return `against ${what}: ${o.slices.length} of the ${OWN_START_LIMITS.consecutive} slices in a row it needs compared so far; the peers' verdict stands if the watch ends so`;
   if (o.verdict === 'not judged')
     return `against ${what}: could not compare (${o.note}), so the peers' verdict stands`;
   const medians = o.slices

@@ -22,6 +22,8 @@ export interface WatchPoll {
    * the latency gate's slices of that route (routesShort in core/deploy/route-slices.ts).
    */
   routesShort: boolean;
+  /** Slower than its peers, waiting for enough of its slices to compare with the old release's own start (withOwnStart). */
+  latencyPending: boolean;
 }
 
 /** A watch whose new instance serves but is not warm yet goes on, up to this many times its wait, for the latency gate. */
@@ -63,7 +65,9 @@ export interface WatchProgress {
  * to LATENCY_WATCH_EXTENSION times its wait, never past the bound (deploy.maxWatch, the plan's "at
  * most"). A warm instance with a route short of its own slices (a route of 10 % of the requests
  * fills two slices of 50 in 1 000 of them) goes on up to the bound: too little traffic to judge a
- * route the users use is what the bound is for, as for too few requests at all. An interrupt ends it at once, judged on what it saw (the deploy stops anyway).
+ * route the users use is what the bound is for, as for too few requests at all; so does one slower
+ * than its peers while its old release's own start is pending (its verdict then the peers'). An
+ * interrupt ends it at once, judged on what it saw (the deploy stops anyway).
  */
 export function watchProgress(poll: WatchPoll, describe: string): WatchProgress {
   const enough = !poll.judged || poll.answered >= poll.minRequests;
@@ -73,7 +77,8 @@ export function watchProgress(poll: WatchPoll, describe: string): WatchProgress 
   const ownEnd =
     past && poll.latencyCold ? Math.max(poll.deadline, Math.min(extended, boundEnd)) : poll.deadline;
   const routesOnly = past && poll.routesShort && !poll.latencyCold;
-  const waitEnd = routesOnly ? boundEnd : ownEnd;
+  const pending = past && poll.latencyPending;
+  const waitEnd = routesOnly || pending ? boundEnd : ownEnd;
   const pastWait = poll.now >= waitEnd;
   const pastBound = poll.now >= boundEnd;
   const done = (pastWait && (enough || pastBound)) || poll.interrupted;
@@ -81,9 +86,11 @@ export function watchProgress(poll: WatchPoll, describe: string): WatchProgress 
     done || !past
       ? undefined
       : !pastWait
-        ? routesOnly
-          ? 'past its wait: a route with a share of its requests has too few of them for its own latency slices; waiting for more, up to deploy.maxWatch'
-          : `past its wait: its latency is still levelling off (warm-up); watching on, up to ${LATENCY_WATCH_EXTENSION}x its wait`
+        ? pending
+          ? "past its wait: slower than its warm peers; waiting for enough of its requests to compare with the old release's own start, up to deploy.maxWatch"
+          : routesOnly
+            ? 'past its wait: a route with a share of its requests has too few of them for its own latency slices; waiting for more, up to deploy.maxWatch'
+            : `past its wait: its latency is still levelling off (warm-up); watching on, up to ${LATENCY_WATCH_EXTENSION}x its wait`
         : `past its wait: ${poll.answered} of the ${poll.minRequests} requests it needs (deploy.minRequests); waiting for more, up to deploy.maxWatch`;
   return {
     done,

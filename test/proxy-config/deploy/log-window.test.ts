@@ -1,13 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import {
-  splitByInstance,
   summarizeLogWindow,
   tallyInstance,
+  type NewInstanceKey,
 } from '../../../proxy-config/core/deploy/log-window.js';
 import { latencyEvidence } from '../../../proxy-config/core/deploy/watch-gates.js';
-import { createLogReaderKit, presetFormat } from '../../../proxy-config/core/logs/log-format-presets.js';
+import {
+  createLogReaderKit,
+  presetFormat,
+  type LogReaderKit,
+} from '../../../proxy-config/core/logs/log-format-presets.js';
 
 const kit = createLogReaderKit(presetFormat('proxyops'));
+
+/** The split a watch makes of `text` read at once, `exclude` left out of the others. */
+function splitByInstance(
+  kit: LogReaderKit,
+  text: string,
+  key: NewInstanceKey,
+  exclude: NewInstanceKey[] = [],
+) {
+  const tally = tallyInstance(kit, 0, key, exclude);
+  tally.add(text);
+  return tally.look().excluding;
+}
 const line = (status: number, ua: string, rt: string, ui = '-') =>
   `127.0.0.1 - - [22/Nov/2026:03:00:00 +0000] "GET /users HTTP/1.1" ${status} 12 "-" "load" rt=${rt} uct="0.000" uht="0.001" urt="${rt}" ua="${ua}" us="${status}" rid="abc" ui="${ui}"`;
 
@@ -41,7 +57,7 @@ describe('summarizeLogWindow', () => {
   });
 });
 
-describe('splitByInstance', () => {
+describe('tallyInstance: the split of a window by who answered', () => {
   const SLOT = 'unix:/srv/slots/slot-0.sock';
 
   it('behind a slot, tells the new process apart by the name it logs, though every line names the slot', () => {
@@ -185,7 +201,7 @@ describe('tallyInstance', () => {
     }
     const last = looks.at(-1)!;
     expect(last.window).toEqual(summarizeLogWindow(kit, text, 5));
-    // The same split but for `fresh`, which only the whole window counts by the time since a reload.
+    // The same split but for `fresh` (counted here by the time since a reload, there by none).
     const whole = splitByInstance(kit, text, key, exclude);
     for (const side of ['mine', 'others'] as const) {
       expect(last.excluding[side].distribution).toEqual(whole[side].distribution);

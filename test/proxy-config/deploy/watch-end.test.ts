@@ -20,6 +20,7 @@ const poll = (over: Partial<WatchPoll>): WatchPoll => ({
   interrupted: false,
   latencyCold: false,
   routesShort: false,
+  latencyPending: false,
   ...over,
 });
 
@@ -127,6 +128,23 @@ describe('when a deploy watch ends', () => {
     expect(progress({ now: 4_000, answered: 400, routesShort: true }).waitEnd).toBe(5_000);
     expect(progress({ now: 5_000, judged: false, routesShort: true }).done).toBe(true);
     expect(progress({ now: 5_000, answered: 400, bound: 1_000, routesShort: true }).done).toBe(true);
+  });
+
+  it("past its wait, slower than its peers with the old release's own start pending, goes on up to the bound", () => {
+    expect(progress({ now: 5_000, answered: 400, latencyPending: true })).toMatchObject({
+      done: false,
+      waitEnd: 60_000,
+      routesOnly: false,
+      goesOn:
+        "past its wait: slower than its warm peers; waiting for enough of its requests to compare with the old release's own start, up to deploy.maxWatch",
+    });
+    // Not pending any more (compared: slower, or vetoed): it ends at its own wait.
+    expect(progress({ now: 6_000, answered: 500 })).toMatchObject({ done: true, waitEnd: 5_000 });
+    // Still pending at the bound: it ends there (and the peers' verdict stands: settleOwnStart).
+    expect(progress({ now: 60_000, answered: 4_000, latencyPending: true })).toMatchObject({
+      done: true,
+      waitEnd: 60_000,
+    });
   });
 
   it('interrupted, ends at once and calls nothing "not judged": the deploy stops anyway', () => {

@@ -4,6 +4,7 @@ import {
   describeOwnStart,
   judgeOwnStart,
   recordStart,
+  settleOwnStart,
   startProblem,
   START_CAP,
   vetoedByOwnStart,
@@ -149,11 +150,42 @@ describe("judging against the old release's own start", () => {
     expect(early.note).toBe(
       "slower than the warm peers; 2 of the 3 slices in a row needed against the old release's own start so far",
     );
-    expect(latencyWaiting(early).cold).toBe(true);
+    expect(latencyWaiting(early)).toMatchObject({ cold: false, pending: true });
+    expect(describeOwnStart(early.ownStart!)).toMatch(
+      /: 2 of the 3 slices in a row it needs compared so far; the peers' verdict stands if the watch ends so$/,
+    );
+    // Should the watch end so (its bound), the peers' verdict stands.
+    const settled = settleOwnStart(early);
+    expect(settled.verdict).toBe('slower');
+    expect(settled.fired).toEqual(peers.fired);
+    expect(settled.ownStartPending).toBeUndefined();
+    expect(settleOwnStart(peers)).toBe(peers);
     // A slice later, the record can say: as slow as the old release's start, not rolled back.
     const later = watch(250, ONE, cold, () => 10, random);
     const judged = withOwnStart(judgeLatencySlices([], later.mine, later.others, 2.5), later.mine, record);
     expect(judged.verdict, `seed ${random.seed}`).toBe('not slower');
+  });
+
+  it('overrules the peers only where the record reaches the slices they found slower', () => {
+    const random = seededRandom(testSeed());
+    // As fast as its peers, then a stall 10x slower at its requests 301–450.
+    const stalled = (i: number) => (i >= 300 && i < 450 ? 100 : 10);
+    const { mine, others } = watch(500, ONE, stalled, () => 10, random);
+    const peers = judgeLatencySlices([], mine, others, 2.5);
+    expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
+    // A record of 300 requests as fast: compared up to request 300, where nothing was slower.
+    const short = withOwnStart(
+      peers,
+      mine,
+      recorded(2, 300, ONE, () => 10, random),
+    );
+    expect(short.verdict, `seed ${random.seed}`).toBe('slower');
+    expect(short.ownStart!.note).toMatch(
+      /^the record reaches request 300, not the slices the peers found slower \(to \d+\)$/,
+    );
+    // A record that reaches the stall, as slow there: overruled.
+    const long = withOwnStart(peers, mine, recorded(2, 500, ONE, stalled, random));
+    expect(long.verdict, `seed ${random.seed}`).toBe('not slower');
   });
 
   it("lets the peers' verdict stand where too few requests were recorded at the same numbers", () => {
