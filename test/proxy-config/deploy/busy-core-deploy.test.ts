@@ -85,17 +85,25 @@ describe('the latency gate on a busy host: blue/green under supervisord, one cor
     },
   );
 
-  it('a release 100 ms slower is rolled back by the latency gate, with its slices as evidence', async () => {
-    const run = await deployUnderLoad('slow');
-    expect(run.exitCode, run.stdout.slice(-4000)).toBe(1);
-    const abort = run.events.find((e) => e.type === 'abort')!;
-    expect(abort).toMatchObject({ rolledBack: true });
-    expect(String(abort.reason)).toMatch(/median request time rose in 2 consecutive slices/);
-    const [fired] = latencyOf(run);
-    expect(fired!.verdict).toBe('slower');
-    expect(fired!.fired).toHaveLength(2);
-    for (const n of fired!.fired!)
-      expect(fired!.slices[n - 1]!.effectMs).toBeGreaterThan(fired!.rule.minEffectMs);
-    expect(stack.supervisorctl('status')).not.toMatch(/slow-\S+\s+RUNNING/);
-  });
+  it(
+    'a release 100 ms slower is rolled back by the latency gate, with its slices as evidence',
+    { timeout: 120_000 },
+    async () => {
+      const run = await deployUnderLoad('slow');
+      expect(run.exitCode, run.stdout.slice(-4000)).toBe(1);
+      const abort = run.events.find((e) => e.type === 'abort')!;
+      expect(abort).toMatchObject({ rolledBack: true });
+      expect(String(abort.reason)).toMatch(/median request time rose in 2 consecutive slices/);
+      // The deploys above recorded the old release's start: it was slower than that too.
+      expect(String(abort.reason)).toMatch(
+        /and against the old release's own start .*its limits 1\.5x in 3 slices/,
+      );
+      const [fired] = latencyOf(run);
+      expect(fired!.verdict).toBe('slower');
+      expect(fired!.fired).toHaveLength(2);
+      for (const n of fired!.fired!)
+        expect(fired!.slices[n - 1]!.effectMs).toBeGreaterThan(fired!.rule.minEffectMs);
+      expect(stack.supervisorctl('status')).not.toMatch(/slow-\S+\s+RUNNING/);
+    },
+  );
 });

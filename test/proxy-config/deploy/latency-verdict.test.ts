@@ -289,7 +289,7 @@ describe('judgeLatencySlices', () => {
     expect(evidence.routes.find((r) => r.route === 'GET /admin')).toMatchObject({ verdict: 'not judged' });
     expect(evidence.routes.find((r) => r.route === 'GET /items')).toMatchObject({ verdict: 'not slower' });
     // GET /admin, 2 % of the requests, is said not judged but does not hold the watch to maxWatch.
-    expect(latencyWaiting(evidence)).toEqual({ cold: false, routes: [post] });
+    expect(latencyWaiting(evidence)).toEqual({ cold: false, pending: false, routes: [post] });
   });
 
   it('stops the slices of all requests where the watch went on for a route alone, and judges the routes on', () => {
