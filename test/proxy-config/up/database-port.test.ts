@@ -18,7 +18,9 @@ describe('proxyops up --database-port: the embedded PostgreSQL on a port the use
     const port = await freePort();
     stack = await startStack(['--instances', '1', '--database-port', String(port)]);
     const url = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
-    expect(stack.output()).toContain(`  database: ${url} (embedded; --database-port sets its port)`);
+    const line = `  database: ${url} (embedded; --database-port sets its port)`;
+    // The summary goes on after "local stack is up", which is all startStack waits for.
+    await expect.poll(() => stack!.output(), { timeout: 10_000 }).toContain(line);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {

@@ -81,6 +81,7 @@ describe('a lifecycle hook run on an app host over ssh is bounded as one run her
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(ran).toMatchObject({ exitCode: null, timedOut: true });
     expect(describeHookRun(ran)).toMatch(/^was killed after \d+ ms/);
-    await expect.poll(() => running('sleep 42'), { timeout: 5_000 }).toEqual([]);
-  }, 20_000);
+    // Killed over ssh on a host that may be as loaded as CI's: gone within 15 s, not 42.
+    await expect.poll(() => running('sleep 42'), { timeout: 15_000 }).toEqual([]);
+  }, 30_000);
 });
