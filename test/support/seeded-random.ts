@@ -19,3 +19,16 @@ export function testSeed(): number {
   const given = Number(process.env.TEST_SEED);
   return Number.isInteger(given) && given > 0 ? given : Math.floor(Math.random() * 2 ** 31) + 1;
 }
+
+/** A drawer of names by their shares (which add up to 1), for requests spread over routes. */
+export function weightedDraw(
+  random: ReturnType<typeof seededRandom>,
+  shares: Record<string, number>,
+): () => string {
+  const names = Object.keys(shares);
+  return () => {
+    let at = random.int(0, 999) / 1000;
+    for (const name of names) if ((at -= shares[name]!) < 0) return name;
+    return names.at(-1)!;
+  };
+}

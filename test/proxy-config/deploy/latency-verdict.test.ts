@@ -6,7 +6,7 @@ import {
   judgeLatencySlices,
   latencyWaiting,
 } from '../../../proxy-config/core/deploy/latency-verdict.js';
-import { seededRandom, testSeed } from '../../support/seeded-random.js';
+import { seededRandom, testSeed, weightedDraw } from '../../support/seeded-random.js';
 
 type Random = ReturnType<typeof seededRandom>;
 
@@ -207,12 +207,7 @@ describe('judgeLatencySlices', () => {
     ms: (route: string, mine: boolean) => number,
     random: Random,
   ) {
-    const names = Object.keys(shares);
-    const draw = () => {
-      let at = random.int(0, 999) / 1000;
-      for (const name of names) if ((at -= shares[name]!) < 0) return name;
-      return names.at(-1)!;
-    };
+    const draw = weightedDraw(random, shares);
     const side = (mine: boolean) => {
       const routes = Array.from({ length: count }, draw);
       return {

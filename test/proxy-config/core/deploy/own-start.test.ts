@@ -11,7 +11,7 @@ import {
   withOwnStart,
   type RecordedStart,
 } from '../../../../proxy-config/core/deploy/own-start.js';
-import { seededRandom, testSeed } from '../../../support/seeded-random.js';
+import { seededRandom, testSeed, weightedDraw } from '../../../support/seeded-random.js';
 
 type Random = ReturnType<typeof seededRandom>;
 
@@ -29,12 +29,7 @@ function watch(
   random: Random,
 ) {
   const jitter = jittered(random);
-  const names = Object.keys(shares);
-  const draw = () => {
-    let at = random.int(0, 999) / 1000;
-    for (const name of names) if ((at -= shares[name]!) < 0) return name;
-    return names.at(-1)!;
-  };
+  const draw = weightedDraw(random, shares);
   const side = (own: boolean) => {
     const routes = Array.from({ length: count }, draw);
     return {
