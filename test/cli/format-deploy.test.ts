@@ -356,10 +356,13 @@ describe('deploy progress for people', () => {
   });
 
   it("says when the old release's own start overruled the peers: slower than they, not than it at the same age", () => {
-    // 300 requests at 130 ms against warm peers at 10 ms: slower than they. The old release's instance
-    // started at 120 ms over as many requests.
+    // 200 requests at 130 ms against warm peers at 10 ms, then 100 as fast as they: slower than they
+    // at first. The old release's instance started at 120 ms over as many requests.
     const lines = (n: number, first: number) => Array.from({ length: n }, (_, i) => 2 * i + first);
-    const mine = { ms: Array<number>(300).fill(130), lines: lines(300, 1) };
+    const mine = {
+      ms: [...Array<number>(200).fill(130), ...Array<number>(100).fill(10)],
+      lines: lines(300, 1),
+    };
     const peers = judgeLatencySlices(
       [],
       mine,
@@ -369,7 +372,17 @@ describe('deploy progress for people', () => {
     expect(peers.verdict).toBe('slower');
     const start = recordStart([{ ms: Array<number>(300).fill(120) }], '2026-12-06T10:00:00.000Z', 'v1');
     expect(formatLatency(withOwnStart(peers, mine, start))).toMatch(
-      /^latency: slower than the warm peers, not than the old release's own start \(recorded 2026-12-06T10:00:00\.000Z, release v1, 1 instance\(s\)\) at the same age \(its limits 1.5x in 3 slices in a row\): not rolled back \(its requests past the warm-up, slice medians new\/recorded ms: 130\/120 130\/120 130\/120 130\/120\); 300 request times/,
+      /^latency: slower than the warm peers, not than the old release's own start \(recorded 2026-12-06T10:00:00\.000Z, release v1, 1 instance\(s\)\) at the same age \(its limits 1.5x in 3 slices in a row\): not rolled back \(its requests past the warm-up, slice medians new\/recorded ms: 130\/120 130\/120 10\/120 10\/120\); 300 request times/,
+    );
+    // Still at 130 ms by its newest slices: not judged yet, the watch goes on for it to be warm.
+    const cold = { ms: Array<number>(300).fill(130), lines: lines(300, 1) };
+    const waiting = withOwnStart(
+      judgeLatencySlices([], cold, { ms: Array<number>(300).fill(10), lines: lines(300, 2) }, 2.5),
+      cold,
+      start,
+    );
+    expect(formatLatency(waiting)).toMatch(
+      /^latency: not judged \(as slow as the old release's own start at the same age, and its newest slices still slower than its warm peers: judged once it is as fast as they\); .*; as slow as the old release's own start \(.*\) at the same age \(its limits 1.5x in 3 slices in a row; slice medians new\/recorded ms: 130\/120 130\/120 130\/120 130\/120\), and its newest slices still slower than its warm peers: watching until it is as fast as they, up to deploy.maxWatch$/,
     );
   });
 });

@@ -101,6 +101,12 @@ export interface OwnStartEvidence {
   /** The slices (1-based, of `slices`) that made it slower. */
   fired?: number[];
   note?: string;
+  /**
+   * Not slower than the record, but its newest slices still slower than its warm peers: `waiting`
+   * while the watch goes on for it to converge (to deploy.maxWatch); `at the end` when the watch
+   * ended so, and the peers' verdict on its newest slices stands (withOwnStart).
+   */
+  unconverged?: 'waiting' | 'at the end';
 }
 
 /**
@@ -167,6 +173,18 @@ export function judgeOwnStart(
 }
 
 /**
+ * The slices the peers' verdict rests on (the whole instance's, or its fired route's): the newest
+ * `consecutive` of them (1-based), when every one is judged and slower than the warm peers.
+ */
+function newestSlower(evidence: LatencyEvidence): number[] | undefined {
+  const { slices } = evidence.routes.find((r) => r.route === evidence.firedRoute) ?? evidence;
+  const n = evidence.rule.consecutive;
+  const newest = slices.slice(-n);
+  if (newest.length < n || !newest.every((s) => s.judged && s.slower)) return undefined;
+  return Array.from({ length: n }, (_, k) => slices.length - n + k + 1);
+}
+
+/**
  * The latency verdict with the old release's own start: one that found the new instance slower
  * than its peers stands only if it is also slower than `record` at the same age (judgeOwnStart on
  * the route that fired, if one did), and is overruled only where the record reaches the slices the
@@ -175,6 +193,12 @@ export function judgeOwnStart(
  * before the record's three can), it is pending: not judged yet, and the watch goes on
  * (`ownStartPending`; settleOwnStart if it ends so). Where the record itself holds too few requests
  * at those numbers, or there is no record (a first deploy), the peers' verdict stands as it is.
+ *
+ * Overruled, it is judged once warm: while its newest slices are still slower than its warm peers,
+ * it is pending too (`unconverged`), until they are not. Under a saturating load beside a busy core
+ * a cold start and a release 80 ms slower are both 60 to 100 ms above their peers and as slow as the
+ * old start was at that age; the cold start is as fast as its peers 15 to 25 s in, the slower
+ * release never is (docs/benchmarks.md, issue 35).
  */
 export function withOwnStart(
   evidence: LatencyEvidence,
@@ -187,9 +211,18 @@ export function withOwnStart(
   if (ownStart.verdict === 'not slower') {
     const reach = Math.max(0, ...ownStart.slices.filter((s) => s.compared).map((s) => s.requests[1]));
     const firedTo = firedSlices(evidence).at(-1)?.requests[1] ?? 0;
-    if (reach >= firedTo) return { ...evidence, ownStart, verdict: 'not slower' };
-    const note = `the record reaches ${ownStart.route === undefined ? 'request' : `${ownStart.route} request`} ${reach}, not the slices the peers found slower (to ${firedTo})`;
-    return { ...evidence, ownStart: { ...ownStart, verdict: 'not judged', note } };
+    if (reach < firedTo) {
+      const note = `the record reaches ${ownStart.route === undefined ? 'request' : `${ownStart.route} request`} ${reach}, not the slices the peers found slower (to ${firedTo})`;
+      return { ...evidence, ownStart: { ...ownStart, verdict: 'not judged', note } };
+    }
+    if (newestSlower(evidence) === undefined) return { ...evidence, ownStart, verdict: 'not slower' };
+    return {
+      ...evidence,
+      ownStart: { ...ownStart, unconverged: 'waiting' },
+      verdict: 'not judged',
+      ownStartPending: true,
+      note: "as slow as the old release's own start at the same age, and its newest slices still slower than its warm peers: judged once it is as fast as they",
+    };
   }
   if (ownStart.verdict === 'not judged' && ownStart.slices.every((s) => s.compared))
     return {
@@ -202,15 +235,25 @@ export function withOwnStart(
   return { ...evidence, ownStart };
 }
 
-/** A watch that ended while the own start was pending: the peers' verdict stands (it was slower than they). */
+/**
+ * A watch that ended while the own start was pending: the peers' verdict stands (it was slower than
+ * they); where it was waiting to converge, on its newest slices, the ones still slower at the end.
+ */
 export function settleOwnStart(evidence: LatencyEvidence): LatencyEvidence {
   if (!evidence.ownStartPending) return evidence;
   const { ownStartPending: _pending, note: _note, ...rest } = evidence;
-  return { ...rest, verdict: 'slower' };
+  const newest = newestSlower(rest);
+  if (rest.ownStart?.unconverged !== 'waiting' || newest === undefined) return { ...rest, verdict: 'slower' };
+  const ownStart = { ...rest.ownStart, unconverged: 'at the end' as const };
+  const routes = rest.routes.map((r) => (r.route === rest.firedRoute ? { ...r, fired: newest } : r));
+  return rest.firedRoute === undefined
+    ? { ...rest, ownStart, fired: newest, verdict: 'slower' }
+    : { ...rest, ownStart, routes, verdict: 'slower' };
 }
 
 /** A verdict against the peers that the old release's own start overruled (not rolled back). */
-export const vetoedByOwnStart = (e: LatencyEvidence): boolean => e.ownStart?.verdict === 'not slower';
+export const vetoedByOwnStart = (e: LatencyEvidence): boolean =>
+  e.ownStart?.verdict === 'not slower' && e.ownStart.unconverged === undefined;
 
 /** One line for people: the record, and its slices that decided (the fired ones, or all compared). */
 export function describeOwnStart(o: OwnStartEvidence): string {
@@ -221,14 +264,18 @@ export function describeOwnStart(o: OwnStartEvidence): string {
   const limit = `its limits ${OWN_START_LIMITS.maxRatio}x in ${OWN_START_LIMITS.consecutive} slices in a row`;
   if (o.verdict === 'slower')
     return `and against ${what}, ${limit}: ${o.fired!.map((n) => slice(o.slices[n - 1]!)).join('; ')}`;
-  if (o.verdict === 'not judged' && o.slices.every((s) => s.compared))
-    return `against ${what}: ${o.slices.length} of the ${OWN_START_LIMITS.consecutive} slices in a row it needs compared so far; the peers' verdict stands if the watch ends so`;
-  if (o.verdict === 'not judged')
-    return `against ${what}: could not compare (${o.note}), so the peers' verdict stands`;
   const medians = o.slices
     .filter((s) => s.compared)
     .map((s) => `${s.medians.mine}/${s.medians.against}`)
     .join(' ');
+  if (o.unconverged === 'waiting')
+    return `as slow as ${what} at the same age (${limit}; slice medians new/recorded ms: ${medians}), and its newest slices still slower than its warm peers: watching until it is as fast as they, up to deploy.maxWatch`;
+  if (o.unconverged === 'at the end')
+    return `not slower than ${what} at the same age (${limit}; slice medians new/recorded ms: ${medians}), but still slower than its warm peers when the watch ended: a cold start is as fast as they well before that`;
+  if (o.verdict === 'not judged' && o.slices.every((s) => s.compared))
+    return `against ${what}: ${o.slices.length} of the ${OWN_START_LIMITS.consecutive} slices in a row it needs compared so far; the peers' verdict stands if the watch ends so`;
+  if (o.verdict === 'not judged')
+    return `against ${what}: could not compare (${o.note}), so the peers' verdict stands`;
   const past = o.route === undefined ? `${whose} past the warm-up` : whose;
   return `slower than the warm peers, not than ${what} at the same age (${limit}): not rolled back (${past}, slice medians new/recorded ms: ${medians})`;
 }

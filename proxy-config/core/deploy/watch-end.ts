@@ -22,7 +22,10 @@ export interface WatchPoll {
    * the latency gate's slices of that route (routesShort in core/deploy/route-slices.ts).
    */
   routesShort: boolean;
-  /** Slower than its peers, waiting for enough of its slices to compare with the old release's own start (withOwnStart). */
+  /**
+   * Slower than its peers, waiting for enough of its slices to compare with the old release's own
+   * start, or as slow as that start and waiting to be as fast as its peers (withOwnStart).
+   */
   latencyPending: boolean;
 }
 
@@ -87,7 +90,7 @@ export function watchProgress(poll: WatchPoll, describe: string): WatchProgress 
       ? undefined
       : !pastWait
         ? pending
-          ? "past its wait: slower than its warm peers; waiting for enough of its requests to compare with the old release's own start, up to deploy.maxWatch"
+          ? "past its wait: slower than its warm peers, as the old release's own start may have been at that age; watching until it can be compared with that start, and is warm, up to deploy.maxWatch"
           : routesOnly
             ? 'past its wait: a route with a share of its requests has too few of them for its own latency slices; waiting for more, up to deploy.maxWatch'
             : `past its wait: its latency is still levelling off (warm-up); watching on, up to ${LATENCY_WATCH_EXTENSION}x its wait`

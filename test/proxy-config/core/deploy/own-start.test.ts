@@ -71,7 +71,7 @@ describe("judging against the old release's own start", () => {
 
   it('does not roll back a cold start of an unchanged release: the old release started as slowly', () => {
     const random = seededRandom(testSeed());
-    const { mine, others } = watch(400, ONE, cold, () => 10, random);
+    const { mine, others } = watch(600, ONE, cold, () => 10, random);
     const peers = judgeLatencySlices([], mine, others, 2.5);
     expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
     const evidence = withOwnStart(peers, mine, recorded(2, 600, ONE, cold, random));
@@ -80,17 +80,13 @@ describe("judging against the old release's own start", () => {
     expect(evidence.fired).toEqual(peers.fired);
     expect(evidence.ownStart).toMatchObject({
       verdict: 'not slower',
-      samples: { mine: 400, recorded: [600, 600] },
+      samples: { mine: 600, recorded: [600, 600] },
     });
-    // Judged past the minimum warm-up only: requests 101 to 400.
-    expect(evidence.ownStart!.slices.map((s) => s.requests)).toEqual([
-      [101, 150],
-      [151, 200],
-      [201, 250],
-      [251, 300],
-      [301, 350],
-      [351, 400],
-    ]);
+    expect(evidence.ownStart!.unconverged).toBeUndefined();
+    // Judged past the minimum warm-up only: requests 101 to 600.
+    expect(evidence.ownStart!.slices.map((s) => s.requests)).toEqual(
+      Array.from({ length: 10 }, (_, k) => [101 + 50 * k, 150 + 50 * k]),
+    );
     expect(evidence.ownStart!.slices.every((s) => s.compared && s.samples.against === 100)).toBe(true);
     expect(describeOwnStart(evidence.ownStart!)).toMatch(
       /^slower than the warm peers, not than the old release's own start \(recorded 2026-12-06T10:00:00.000Z, release v1, 2 instance\(s\)\) at the same age \(its limits 1.5x in 3 slices in a row\): not rolled back \(its requests past the warm-up, slice medians new\/recorded ms: [\d.]+\/[\d.]+ /,
@@ -155,10 +151,58 @@ describe("judging against the old release's own start", () => {
     expect(settled.fired).toEqual(peers.fired);
     expect(settled.ownStartPending).toBeUndefined();
     expect(settleOwnStart(peers)).toBe(peers);
-    // A slice later, the record can say: as slow as the old release's start, not rolled back.
+    // A slice later, the record can say: as slow as the old release's start at the same age, but
+    // still slower than its warm peers, so it waits on; once as fast as they, not rolled back.
     const later = watch(250, ONE, cold, () => 10, random);
-    const judged = withOwnStart(judgeLatencySlices([], later.mine, later.others, 2.5), later.mine, record);
+    const asSlow = withOwnStart(judgeLatencySlices([], later.mine, later.others, 2.5), later.mine, record);
+    expect(asSlow.verdict, `seed ${random.seed}`).toBe('not judged');
+    expect(asSlow.ownStart).toMatchObject({ verdict: 'not slower', unconverged: 'waiting' });
+    const warm = watch(600, ONE, cold, () => 10, random);
+    const judged = withOwnStart(judgeLatencySlices([], warm.mine, warm.others, 2.5), warm.mine, record);
     expect(judged.verdict, `seed ${random.seed}`).toBe('not slower');
+  });
+
+  it('judges it once warm: as slow as an old start that was cold, it waits; still slower than its peers at the end, rolled back', () => {
+    const random = seededRandom(testSeed());
+    // The record ends while the old start was still cold (a short watch beside a busy core).
+    const record = recorded(2, 400, ONE, cold, random);
+    // A release 80 ms slower whose own cold start hides it: as slow as the old start at first.
+    const slower = watch(
+      600,
+      ONE,
+      (i) => (i < 400 ? 130 : 90),
+      () => 10,
+      random,
+    );
+    const peers = judgeLatencySlices([], slower.mine, slower.others, 2.5);
+    expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
+    const waiting = withOwnStart(peers, slower.mine, record);
+    expect(waiting.verdict, `seed ${random.seed}`).toBe('not judged');
+    expect(waiting.ownStartPending).toBe(true);
+    expect(waiting.ownStart).toMatchObject({ verdict: 'not slower', unconverged: 'waiting' });
+    expect(vetoedByOwnStart(waiting)).toBe(false);
+    expect(latencyWaiting(waiting)).toMatchObject({ cold: false, pending: true });
+    expect(describeOwnStart(waiting.ownStart!)).toMatch(
+      /^as slow as the old release's own start \(.*\) at the same age \(its limits 1.5x in 3 slices in a row; slice medians new\/recorded ms: .*\), and its newest slices still slower than its warm peers: watching until it is as fast as they, up to deploy.maxWatch$/,
+    );
+    // The watch ends so: rolled back on its newest slices (requests 501–600), not its first ones.
+    const settled = settleOwnStart(waiting);
+    expect(settled.verdict).toBe('slower');
+    expect(settled.fired).toEqual([11, 12]);
+    expect(settled.ownStartPending).toBeUndefined();
+    expect(settled.ownStart!.unconverged).toBe('at the end');
+    expect(describeOwnStart(settled.ownStart!)).toMatch(
+      /^not slower than the old release's own start .*, but still slower than its warm peers when the watch ended: a cold start is as fast as they well before that$/,
+    );
+    // An unchanged release against the same record: as fast as its peers by then, not rolled back.
+    const unchanged = watch(600, ONE, cold, () => 10, random);
+    const through = withOwnStart(
+      judgeLatencySlices([], unchanged.mine, unchanged.others, 2.5),
+      unchanged.mine,
+      record,
+    );
+    expect(through.verdict, `seed ${random.seed}`).toBe('not slower');
+    expect(vetoedByOwnStart(through)).toBe(true);
   });
 
   it('overrules the peers only where the record reaches the slices they found slower', () => {
@@ -225,11 +269,43 @@ describe("judging against the old release's own start", () => {
     expect(describeOwnStart(slower.ownStart!)).toContain(
       'its POST /orders requests after the warm-up 1–50: median',
     );
-    // The old release's POSTs were as slow when it started: like with like, not rolled back.
-    const slowAtStart = recorded(2, 2_000, SHOP, slowPost, random);
-    const vetoed = withOwnStart(peers, mine, slowAtStart);
+    // POSTs 3x slower for their first 100 past the warm-up, then as fast as the peers': a cold start.
+    const coldPosts = () => {
+      let posts = 0;
+      return (i: number, r: string) =>
+        r !== 'POST /orders' ? SHOP_MS[r]! : (i >= 100 && ++posts > 100 ? 1 : 3) * SHOP_MS[r]!;
+    };
+    const slowAtStart = recordStart(
+      [0, 1].map(() => watch(2_000, SHOP, coldPosts(), () => 0, random).mine),
+      '2026-12-06T10:00:00.000Z',
+    );
+    const started = watch(2_000, SHOP, coldPosts(), (r) => SHOP_MS[r]!, random);
+    const coldPeers = judgeLatencySlices({ ms: [] }, started.mine, started.others, 2.5);
+    expect(coldPeers.firedRoute, `seed ${random.seed}`).toBe('POST /orders');
+    // The old release's POSTs were as slow when it started, and these are as fast as the peers' by
+    // their newest slices: like with like, not rolled back.
+    const vetoed = withOwnStart(coldPeers, started.mine, slowAtStart);
     expect(vetoed.verdict, `seed ${random.seed}`).toBe('not slower');
     expect(vetoed.ownStart).toMatchObject({ route: 'POST /orders', verdict: 'not slower' });
+    // A release 4x slower on POST against that record: near as slow at first (1.3x), still slower
+    // than the peers at its newest slices.
+    const fourTimes = watch(
+      2_000,
+      SHOP,
+      (_, r) => (r === 'POST /orders' ? 4 : 1) * SHOP_MS[r]!,
+      (r) => SHOP_MS[r]!,
+      random,
+    );
+    const notYet = withOwnStart(
+      judgeLatencySlices({ ms: [] }, fourTimes.mine, fourTimes.others, 2.5),
+      fourTimes.mine,
+      slowAtStart,
+    );
+    expect(notYet.ownStart, `seed ${random.seed}`).toMatchObject({ unconverged: 'waiting' });
+    const settled = settleOwnStart(notYet);
+    expect(settled.verdict).toBe('slower');
+    const route = settled.routes.find((r) => r.route === 'POST /orders')!;
+    expect(route.fired).toEqual([route.slices.length - 1, route.slices.length]);
   });
 
   it('lets an unchanged cold start through over many seeded watches, and rolls back every 3x slower one', () => {
@@ -238,9 +314,9 @@ describe("judging against the old release's own start", () => {
     let bad = 0;
     for (let run = 0; run < 50; run++) {
       const record = recorded(2, 600, ONE, cold, random);
-      const a = watch(400, ONE, cold, () => 10, random);
-      if (withOwnStart(judgeLatencySlices([], a.mine, a.others, 2.5), a.mine, record).verdict === 'slower')
-        unchanged++;
+      const a = watch(600, ONE, cold, () => 10, random);
+      const verdict = withOwnStart(judgeLatencySlices([], a.mine, a.others, 2.5), a.mine, record);
+      if (settleOwnStart(verdict).verdict === 'slower') unchanged++;
       const b = watch(
         400,
         ONE,
