@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { appendFile, chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -218,6 +218,8 @@ async function startHost(
   ip('netns', 'exec', netns, 'ip', 'link', 'set', 'eth0', 'up');
   ip('netns', 'exec', netns, 'ip', 'link', 'set', 'lo', 'up');
 
+  const emptyRc = join(root, 'bashrc');
+  await writeFile(emptyRc, '');
   const hostKey = join(root, `hostkey-${name}`);
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
   const conf = join(root, `sshd-${name}.conf`);
@@ -252,12 +254,16 @@ async function startHost(
       'private',
       'sh',
       '-c',
-      'mount --bind "$1" "$2" && exec "$3" -D -e -f "$4"',
+      // Its own login scripts too: bash sources ~/.bashrc for every ssh command, and this machine's
+      // (a pyenv init here) cost 0.5 s and a hundred processes per session, a host apart has none.
+      'mount --bind "$1" "$2" && { [ ! -e "$5" ] || mount --bind "$6" "$5"; } && exec "$3" -D -e -f "$4"',
       'sh',
       dir,
       mountPoint,
       SSHD,
       conf,
+      join(homedir(), '.bashrc'),
+      emptyRc,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
