@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { formatDeployEvent, formatDeployPlan, formatLatency } from '../../cli/format-deploy.js';
 import { DEFAULT_5XX, judge5xx } from '../../proxy-config/core/deploy/fivexx-gate.js';
 import { judgeLatencySlices } from '../../proxy-config/core/deploy/latency-verdict.js';
-import { recordStart, withOwnStart } from '../../proxy-config/core/deploy/own-start.js';
+import { recordStart, settleOwnStart, withOwnStart } from '../../proxy-config/core/deploy/own-start.js';
 import { planDeploy } from '../../proxy-config/core/deploy/plan-deploy.js';
 import { DEFAULTS } from '../../proxy-config/core/spec/defaults.js';
 
@@ -25,7 +25,7 @@ describe('deploy progress for people', () => {
       / 4\. \[1\/1\] watch: .*5xx \+1\.0 points or above 5\.0%, 4xx \+5\.0 points, latency 2\.5x \(median, Mann-Whitney U\).*\[wait 5 s, at most 60 s\]/,
     );
     expect(text).toContain(
-      `gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged on at least 200 of its request times (a warm-up of at least 100 left out, longer while its latency still falls, then 2 slices of 50); a watch whose new instance is not warm yet goes on up to 3x its wait, within the step's "at most", and one that ends with fewer reports latency "not judged" without failing on it; then each route on 50 of its own requests in 2 slices in a row, a route of 5 % or more of them keeping the watch going up to the step's "at most"; slower only if also slower than the old release's own start at the same age, where the last deploy recorded it`,
+      `gates: 5xx at most +1.0 points over the other instances' share (or the log before) once Fisher's exact test finds it higher, never above 5.0% (binomial test); p < 0.001, 4xx at most +5.0 points (429, 401/403, 404 shown), latency median at most 2.5x the other instances' (or the log before), or at most 40 ms more (its fastest tenth too), in 2 slices of 50 requests in a row, Mann-Whitney U; judged on at least 200 of its request times (a warm-up of at least 100 left out, longer while its latency still falls, then 2 slices of 50); a watch whose new instance is not warm yet goes on up to 3x its wait, within the step's "at most", and one that ends with fewer reports latency "not judged" without failing on it; then each route on 50 of its own requests in 2 slices in a row, a route of 5 % or more of them keeping the watch going up to the step's "at most"; slower only if also slower than the old release's own start at the same age, where the last deploy recorded it, or, not slower than that start, still slower than its peers after the slices that first fired and not 3 slices in a row as fast as they when the watch ends (it goes on up to the step's "at most" for that)`,
     );
     expect(text).toMatch(/ 8\. \[1\/1\] wait-exit: .*after 20 s.*\[at most 31 s\]/);
     expect(text).toContain('  127.0.0.1:8080: reload path (config change and nginx reload per step)');
@@ -356,23 +356,23 @@ describe('deploy progress for people', () => {
   });
 
   it("says when the old release's own start overruled the peers: slower than they, not than it at the same age", () => {
-    // 200 requests at 130 ms against warm peers at 10 ms, then 100 as fast as they: slower than they
+    // 200 requests at 130 ms against warm peers at 10 ms, then 150 as fast as they: slower than they
     // at first. The old release's instance started at 120 ms over as many requests.
     const lines = (n: number, first: number) => Array.from({ length: n }, (_, i) => 2 * i + first);
     const mine = {
-      ms: [...Array<number>(200).fill(130), ...Array<number>(100).fill(10)],
-      lines: lines(300, 1),
+      ms: [...Array<number>(200).fill(130), ...Array<number>(150).fill(10)],
+      lines: lines(350, 1),
     };
     const peers = judgeLatencySlices(
       [],
       mine,
-      { ms: Array<number>(300).fill(10), lines: lines(300, 2) },
+      { ms: Array<number>(350).fill(10), lines: lines(350, 2) },
       2.5,
     );
     expect(peers.verdict).toBe('slower');
-    const start = recordStart([{ ms: Array<number>(300).fill(120) }], '2026-12-06T10:00:00.000Z', 'v1');
+    const start = recordStart([{ ms: Array<number>(350).fill(120) }], '2026-12-06T10:00:00.000Z', 'v1');
     expect(formatLatency(withOwnStart(peers, mine, start))).toMatch(
-      /^latency: slower than the warm peers, not than the old release's own start \(recorded 2026-12-06T10:00:00\.000Z, release v1, 1 instance\(s\)\) at the same age \(its limits 1.5x in 3 slices in a row\): not rolled back \(its requests past the warm-up, slice medians new\/recorded ms: 130\/120 130\/120 10\/120 10\/120\); 300 request times/,
+      /^latency: slower than the warm peers, not than the old release's own start \(recorded 2026-12-06T10:00:00\.000Z, release v1, 1 instance\(s\)\) at the same age \(its limits 1.5x in 3 slices in a row\): not rolled back \(its requests past the warm-up, slice medians new\/recorded ms: 130\/120 130\/120 10\/120 10\/120 10\/120\); 350 request times/,
     );
     // Still at 130 ms by its newest slices: not judged yet, the watch goes on for it to be warm.
     const cold = { ms: Array<number>(300).fill(130), lines: lines(300, 1) };
@@ -382,7 +382,13 @@ describe('deploy progress for people', () => {
       start,
     );
     expect(formatLatency(waiting)).toMatch(
-      /^latency: not judged \(as slow as the old release's own start at the same age, and its newest slices still slower than its warm peers: judged once it is as fast as they\); .*; as slow as the old release's own start \(.*\) at the same age \(its limits 1.5x in 3 slices in a row; slice medians new\/recorded ms: 130\/120 130\/120 130\/120 130\/120\), and its newest slices still slower than its warm peers: watching until it is as fast as they, up to deploy.maxWatch$/,
+      /^latency: not judged \(slower than its warm peers, not than the old release's own start at the same age: judged once 3 of its slices in a row are not slower than its peers\); .*; not slower than the old release's own start \(.*\) at the same age \(its limits 1.5x in 3 slices in a row; slice medians new\/recorded ms: 130\/120 130\/120 130\/120 130\/120\), but not yet 3 slices in a row as fast as its warm peers: watching on, up to deploy.maxWatch$/,
+    );
+    // The watch ends so: rolled back on its later slower slices, the peers' first ones named.
+    const settled = settleOwnStart(waiting);
+    expect(settled.fired).toEqual([5, 6]);
+    expect(formatLatency(settled)).toMatch(
+      /^latency: slower; .*; not slower than the old release's own start \(.*\), but slower than its warm peers again after the slices they first found slower \(3, 4\), and not 3 slices in a row as fast as they when the watch ended$/,
     );
   });
 });

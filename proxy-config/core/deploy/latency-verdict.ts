@@ -41,9 +41,10 @@ export const DEFAULT_LATENCY_RULE: LatencyRule = {
 /** Everything the latency verdict rests on, for the status event and the fired gate's text. */
 export interface LatencyEvidence {
   /**
-   * Slower as a whole or on one route; not judged while the whole instance cannot be judged. `not
-   * slower` also where it was slower than its peers but not than the old release's own start
-   * (`ownStart`; `fired` or `firedRoute` then say what the peers found).
+   * Slower as a whole or on one route; not judged while the whole instance cannot be judged, or
+   * while its own start is pending (`ownStartPending`). `not slower` also where it was slower than
+   * its peers but not than the old release's own start, and then as fast as they (`ownStart`;
+   * `fired` or `firedRoute` then say what the peers found).
    */
   verdict: 'slower' | 'not slower' | 'not judged';
   /** Why it could not judge, when it could not. */
@@ -70,8 +71,8 @@ export interface LatencyEvidence {
   ownStart?: OwnStartEvidence;
   /**
    * Slower than its peers, and too few of its slices yet to compare with the old release's own
-   * start: `not judged` while the watch goes on (to deploy.maxWatch); the peers' verdict stands if
-   * it ends so (settleOwnStart).
+   * start, or not slower than that start but not yet as fast as its peers (`ownStart.unconverged`):
+   * `not judged` while the watch goes on (to deploy.maxWatch); settleOwnStart decides if it ends so.
    */
   ownStartPending?: true;
 }

@@ -102,11 +102,13 @@ export interface OwnStartEvidence {
   fired?: number[];
   note?: string;
   /**
-   * Not slower than the record, but its newest slices still slower than its warm peers: `waiting`
-   * while the watch goes on for it to converge (to deploy.maxWatch); `at the end` when the watch
-   * ended so, and the peers' verdict on its newest slices stands (withOwnStart).
+   * Not slower than the record, but not yet warm as its peers (3 slices in a row not slower than
+   * they): `waiting` while the watch goes on (to deploy.maxWatch); `at the end` when the watch ended
+   * so, slower than its peers again after the slices that first fired, and rolled back on those.
    */
   unconverged?: 'waiting' | 'at the end';
+  /** At the end: the slices the peers first found slower (the verdict's `fired` are the later ones). */
+  peersFired?: number[];
 }
 
 /**
@@ -172,16 +174,35 @@ export function judgeOwnStart(
   };
 }
 
+/** The slices the peers' verdict rests on: the whole instance's, or its fired route's. */
+const peerSlices = (evidence: LatencyEvidence) =>
+  (evidence.routes.find((r) => r.route === evidence.firedRoute) ?? evidence).slices;
+
 /**
- * The slices the peers' verdict rests on (the whole instance's, or its fired route's): the newest
- * `consecutive` of them (1-based), when every one is judged and slower than the warm peers.
+ * Warm as its peers: its newest OWN_START_LIMITS.consecutive slices each judged and not slower than
+ * they. Three, not one: a moment when the peers stall too (a busy core's) must not let through a
+ * release that stays slower.
  */
-function newestSlower(evidence: LatencyEvidence): number[] | undefined {
-  const { slices } = evidence.routes.find((r) => r.route === evidence.firedRoute) ?? evidence;
+function warmAsPeers(evidence: LatencyEvidence): boolean {
+  const newest = peerSlices(evidence).slice(-OWN_START_LIMITS.consecutive);
+  return newest.length === OWN_START_LIMITS.consecutive && newest.every((s) => s.judged && !s.slower);
+}
+
+/**
+ * The last `consecutive` slices in a row slower than the peers (1-based), when they end past the
+ * slices that first fired: it was still slower after that, not only then.
+ */
+function slowerSinceFired(evidence: LatencyEvidence): number[] | undefined {
+  const slices = peerSlices(evidence);
+  const route = evidence.routes.find((r) => r.route === evidence.firedRoute);
+  const firedEnd = (route ?? evidence).fired?.at(-1) ?? slices.length;
   const n = evidence.rule.consecutive;
-  const newest = slices.slice(-n);
-  if (newest.length < n || !newest.every((s) => s.judged && s.slower)) return undefined;
-  return Array.from({ length: n }, (_, k) => slices.length - n + k + 1);
+  for (let end = slices.length; end > firedEnd; end--) {
+    const run = slices.slice(end - n, end);
+    if (run.length === n && run.every((s) => s.judged && s.slower))
+      return Array.from({ length: n }, (_, k) => end - n + k + 1);
+  }
+  return undefined;
 }
 
 /**
@@ -215,13 +236,13 @@ export function withOwnStart(
       const note = `the record reaches ${ownStart.route === undefined ? 'request' : `${ownStart.route} request`} ${reach}, not the slices the peers found slower (to ${firedTo})`;
       return { ...evidence, ownStart: { ...ownStart, verdict: 'not judged', note } };
     }
-    if (newestSlower(evidence) === undefined) return { ...evidence, ownStart, verdict: 'not slower' };
+    if (warmAsPeers(evidence)) return { ...evidence, ownStart, verdict: 'not slower' };
     return {
       ...evidence,
       ownStart: { ...ownStart, unconverged: 'waiting' },
       verdict: 'not judged',
       ownStartPending: true,
-      note: "as slow as the old release's own start at the same age, and its newest slices still slower than its warm peers: judged once it is as fast as they",
+      note: `slower than its warm peers, not than the old release's own start at the same age: judged once ${OWN_START_LIMITS.consecutive} of its slices in a row are not slower than its peers`,
     };
   }
   if (ownStart.verdict === 'not judged' && ownStart.slices.every((s) => s.compared))
@@ -237,17 +258,28 @@ export function withOwnStart(
 
 /**
  * A watch that ended while the own start was pending: the peers' verdict stands (it was slower than
- * they); where it was waiting to converge, on its newest slices, the ones still slower at the end.
+ * they). Where it was waiting to be as warm as its peers, only if it was slower than they again after
+ * the slices that first fired, on those slices; with no such slices (the watch ended at its wait, a
+ * route's requests stopped), the old release's start overrules the peers as before.
  */
 export function settleOwnStart(evidence: LatencyEvidence): LatencyEvidence {
   if (!evidence.ownStartPending) return evidence;
   const { ownStartPending: _pending, note: _note, ...rest } = evidence;
-  const newest = newestSlower(rest);
-  if (rest.ownStart?.unconverged !== 'waiting' || newest === undefined) return { ...rest, verdict: 'slower' };
-  const ownStart = { ...rest.ownStart, unconverged: 'at the end' as const };
-  const routes = rest.routes.map((r) => (r.route === rest.firedRoute ? { ...r, fired: newest } : r));
+  if (rest.ownStart?.unconverged !== 'waiting') return { ...rest, verdict: 'slower' };
+  const later = slowerSinceFired(rest);
+  if (later === undefined) {
+    const { unconverged: _waiting, ...ownStart } = rest.ownStart;
+    return { ...rest, ownStart, verdict: 'not slower' };
+  }
+  const peersFired = (rest.routes.find((r) => r.route === rest.firedRoute) ?? rest).fired;
+  const ownStart = {
+    ...rest.ownStart,
+    unconverged: 'at the end' as const,
+    ...(peersFired ? { peersFired } : {}),
+  };
+  const routes = rest.routes.map((r) => (r.route === rest.firedRoute ? { ...r, fired: later } : r));
   return rest.firedRoute === undefined
-    ? { ...rest, ownStart, fired: newest, verdict: 'slower' }
+    ? { ...rest, ownStart, fired: later, verdict: 'slower' }
     : { ...rest, ownStart, routes, verdict: 'slower' };
 }
 
@@ -269,9 +301,9 @@ export function describeOwnStart(o: OwnStartEvidence): string {
     .map((s) => `${s.medians.mine}/${s.medians.against}`)
     .join(' ');
   if (o.unconverged === 'waiting')
-    return `as slow as ${what} at the same age (${limit}; slice medians new/recorded ms: ${medians}), and its newest slices still slower than its warm peers: watching until it is as fast as they, up to deploy.maxWatch`;
+    return `not slower than ${what} at the same age (${limit}; slice medians new/recorded ms: ${medians}), but not yet ${OWN_START_LIMITS.consecutive} slices in a row as fast as its warm peers: watching on, up to deploy.maxWatch`;
   if (o.unconverged === 'at the end')
-    return `not slower than ${what} at the same age (${limit}; slice medians new/recorded ms: ${medians}), but still slower than its warm peers when the watch ended: a cold start is as fast as they well before that`;
+    return `not slower than ${what} at the same age (${limit}; slice medians new/recorded ms: ${medians}), but slower than its warm peers again after the slices they first found slower (${o.peersFired?.join(', ') ?? '?'}), and not ${OWN_START_LIMITS.consecutive} slices in a row as fast as they when the watch ended`;
   if (o.verdict === 'not judged' && o.slices.every((s) => s.compared))
     return `against ${what}: ${o.slices.length} of the ${OWN_START_LIMITS.consecutive} slices in a row it needs compared so far; the peers' verdict stands if the watch ends so`;
   if (o.verdict === 'not judged')

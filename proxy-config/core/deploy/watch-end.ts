@@ -90,7 +90,7 @@ export function watchProgress(poll: WatchPoll, describe: string): WatchProgress 
       ? undefined
       : !pastWait
         ? pending
-          ? "past its wait: slower than its warm peers, as the old release's own start may have been at that age; watching until it can be compared with that start, and is warm, up to deploy.maxWatch"
+          ? "past its wait: slower than its warm peers; watching on until it is judged against the old release's own start at the same age and, if not slower than that, until it is as fast as its peers, up to deploy.maxWatch"
           : routesOnly
             ? 'past its wait: a route with a share of its requests has too few of them for its own latency slices; waiting for more, up to deploy.maxWatch'
             : `past its wait: its latency is still levelling off (warm-up); watching on, up to ${LATENCY_WATCH_EXTENSION}x its wait`

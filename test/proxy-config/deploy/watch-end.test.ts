@@ -136,7 +136,7 @@ describe('when a deploy watch ends', () => {
       waitEnd: 60_000,
       routesOnly: false,
       goesOn:
-        "past its wait: slower than its warm peers, as the old release's own start may have been at that age; watching until it can be compared with that start, and is warm, up to deploy.maxWatch",
+        "past its wait: slower than its warm peers; watching on until it is judged against the old release's own start at the same age and, if not slower than that, until it is as fast as its peers, up to deploy.maxWatch",
     });
     // Not pending any more (compared: slower, or vetoed): it ends at its own wait.
     expect(progress({ now: 6_000, answered: 500 })).toMatchObject({ done: true, waitEnd: 5_000 });

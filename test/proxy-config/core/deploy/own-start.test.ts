@@ -162,7 +162,7 @@ describe("judging against the old release's own start", () => {
     expect(judged.verdict, `seed ${random.seed}`).toBe('not slower');
   });
 
-  it('judges it once warm: as slow as an old start that was cold, it waits; still slower than its peers at the end, rolled back', () => {
+  it('judges it once warm: not slower than an old start that was cold, it waits; slower than its peers again at the end, rolled back', () => {
     const random = seededRandom(testSeed());
     // The record ends while the old start was still cold (a short watch beside a busy core).
     const record = recorded(2, 400, ONE, cold, random);
@@ -182,17 +182,23 @@ describe("judging against the old release's own start", () => {
     expect(waiting.ownStart).toMatchObject({ verdict: 'not slower', unconverged: 'waiting' });
     expect(vetoedByOwnStart(waiting)).toBe(false);
     expect(latencyWaiting(waiting)).toMatchObject({ cold: false, pending: true });
-    expect(describeOwnStart(waiting.ownStart!)).toMatch(
-      /^as slow as the old release's own start \(.*\) at the same age \(its limits 1.5x in 3 slices in a row; slice medians new\/recorded ms: .*\), and its newest slices still slower than its warm peers: watching until it is as fast as they, up to deploy.maxWatch$/,
+    expect(waiting.note).toBe(
+      "slower than its warm peers, not than the old release's own start at the same age: judged once 3 of its slices in a row are not slower than its peers",
     );
-    // The watch ends so: rolled back on its newest slices (requests 501–600), not its first ones.
+    expect(describeOwnStart(waiting.ownStart!)).toMatch(
+      /^not slower than the old release's own start \(.*\) at the same age \(its limits 1.5x in 3 slices in a row; slice medians new\/recorded ms: .*\), but not yet 3 slices in a row as fast as its warm peers: watching on, up to deploy.maxWatch$/,
+    );
+    // The watch ends so: rolled back on its last slower slices (requests 501–600), the peers' first
+    // ones kept beside them.
     const settled = settleOwnStart(waiting);
     expect(settled.verdict).toBe('slower');
     expect(settled.fired).toEqual([11, 12]);
     expect(settled.ownStartPending).toBeUndefined();
-    expect(settled.ownStart!.unconverged).toBe('at the end');
+    expect(settled.ownStart).toMatchObject({ unconverged: 'at the end', peersFired: peers.fired });
     expect(describeOwnStart(settled.ownStart!)).toMatch(
-      /^not slower than the old release's own start .*, but still slower than its warm peers when the watch ended: a cold start is as fast as they well before that$/,
+      new RegExp(
+        `^not slower than the old release's own start .*, but slower than its warm peers again after the slices they first found slower \\(${peers.fired!.join(', ')}\\), and not 3 slices in a row as fast as they when the watch ended$`,
+      ),
     );
     // An unchanged release against the same record: as fast as its peers by then, not rolled back.
     const unchanged = watch(600, ONE, cold, () => 10, random);
@@ -205,11 +211,58 @@ describe("judging against the old release's own start", () => {
     expect(vetoedByOwnStart(through)).toBe(true);
   });
 
+  it('a moment when the peers stall too does not let a slower release through', () => {
+    const random = seededRandom(testSeed());
+    const record = recorded(2, 400, ONE, cold, random);
+    const slower = watch(
+      1_000,
+      ONE,
+      (i) => (i < 400 ? 130 : 90),
+      () => 10,
+      random,
+    );
+    // One slice in eight, the peers answer at 60 ms too (a stall of the busy core): not slower there.
+    const others = {
+      ...slower.others,
+      ms: slower.others.ms.map((ms, i) => (Math.floor(i / 50) % 8 === 7 ? ms * 6 : ms)),
+    };
+    const peers = judgeLatencySlices([], slower.mine, others, 2.5);
+    expect(
+      peers.slices.some((s) => s.judged && !s.slower),
+      `seed ${random.seed}`,
+    ).toBe(true);
+    const evidence = withOwnStart(peers, slower.mine, record);
+    expect(evidence.verdict, `seed ${random.seed}`).toBe('not judged');
+    expect(settleOwnStart(evidence).verdict).toBe('slower');
+  });
+
+  it("a watch that ends with no slice after the ones that fired keeps the record's verdict, as before", () => {
+    const random = seededRandom(testSeed());
+    // A moment fast at its requests 101–150: the peers' slices 4 and 5 fired, its last ones, and the
+    // watch ended there (its own wait, or an interrupt).
+    const { mine, others } = watch(
+      250,
+      ONE,
+      (i) => (i >= 100 && i < 150 ? 10 : 130),
+      () => 10,
+      random,
+    );
+    const record = recorded(2, 600, ONE, cold, random);
+    const peers = judgeLatencySlices([], mine, others, 2.5);
+    expect(peers.fired, `seed ${random.seed}`).toEqual([4, 5]);
+    const pending = withOwnStart(peers, mine, record);
+    expect(pending.ownStart, `seed ${random.seed}`).toMatchObject({ unconverged: 'waiting' });
+    const settled = settleOwnStart(pending);
+    expect(settled.verdict).toBe('not slower');
+    expect(settled.ownStart!.unconverged).toBeUndefined();
+    expect(vetoedByOwnStart(settled)).toBe(true);
+  });
+
   it('overrules the peers only where the record reaches the slices they found slower', () => {
     const random = seededRandom(testSeed());
     // As fast as its peers, then a stall 10x slower at its requests 301–450.
     const stalled = (i: number) => (i >= 300 && i < 450 ? 100 : 10);
-    const { mine, others } = watch(500, ONE, stalled, () => 10, random);
+    const { mine, others } = watch(600, ONE, stalled, () => 10, random);
     const peers = judgeLatencySlices([], mine, others, 2.5);
     expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
     // A record of 300 requests as fast: compared up to request 300, where nothing was slower.
@@ -279,7 +332,7 @@ describe("judging against the old release's own start", () => {
       [0, 1].map(() => watch(2_000, SHOP, coldPosts(), () => 0, random).mine),
       '2026-12-06T10:00:00.000Z',
     );
-    const started = watch(2_000, SHOP, coldPosts(), (r) => SHOP_MS[r]!, random);
+    const started = watch(3_000, SHOP, coldPosts(), (r) => SHOP_MS[r]!, random);
     const coldPeers = judgeLatencySlices({ ms: [] }, started.mine, started.others, 2.5);
     expect(coldPeers.firedRoute, `seed ${random.seed}`).toBe('POST /orders');
     // The old release's POSTs were as slow when it started, and these are as fast as the peers' by
