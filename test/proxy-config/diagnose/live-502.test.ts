@@ -148,6 +148,9 @@ describe('diagnose 502 against a live nginx', () => {
       await expect
         .poll(() => nginx!.readErrorLog(), { timeout: 15_000 })
         .toContain('(24: Too many open files)');
+      // The error log line comes as the worker fails to open a descriptor; the request it failed is
+      // logged once it ends (CI once diagnosed an access log still empty).
+      await waitForLines(nginx!.accessLog, 1);
       const evidence = expectTopFinding(
         await diagnose({ symptom: '502', ...sourcesOf(nginx!) }),
         'fd-exhausted',
