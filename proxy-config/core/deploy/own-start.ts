@@ -174,9 +174,9 @@ export function judgeOwnStart(
   };
 }
 
-/** The slices the peers' verdict rests on: the whole instance's, or its fired route's. */
-const peerSlices = (evidence: LatencyEvidence) =>
-  (evidence.routes.find((r) => r.route === evidence.firedRoute) ?? evidence).slices;
+/** What the peers' verdict rests on: its fired route's slices, or else the whole instance's. */
+const firedSide = (evidence: LatencyEvidence) =>
+  evidence.routes.find((r) => r.route === evidence.firedRoute) ?? evidence;
 
 /**
  * Warm as its peers: its newest OWN_START_LIMITS.consecutive slices each judged and not slower than
@@ -184,7 +184,7 @@ const peerSlices = (evidence: LatencyEvidence) =>
  * release that stays slower.
  */
 function warmAsPeers(evidence: LatencyEvidence): boolean {
-  const newest = peerSlices(evidence).slice(-OWN_START_LIMITS.consecutive);
+  const newest = firedSide(evidence).slices.slice(-OWN_START_LIMITS.consecutive);
   return newest.length === OWN_START_LIMITS.consecutive && newest.every((s) => s.judged && !s.slower);
 }
 
@@ -193,9 +193,8 @@ function warmAsPeers(evidence: LatencyEvidence): boolean {
  * slices that first fired: it was still slower after that, not only then.
  */
 function slowerSinceFired(evidence: LatencyEvidence): number[] | undefined {
-  const slices = peerSlices(evidence);
-  const route = evidence.routes.find((r) => r.route === evidence.firedRoute);
-  const firedEnd = (route ?? evidence).fired?.at(-1) ?? slices.length;
+  const { slices, fired } = firedSide(evidence);
+  const firedEnd = fired?.at(-1) ?? slices.length;
   const n = evidence.rule.consecutive;
   for (let end = slices.length; end > firedEnd; end--) {
     const run = slices.slice(end - n, end);
@@ -215,8 +214,8 @@ function slowerSinceFired(evidence: LatencyEvidence): number[] | undefined {
  * (`ownStartPending`; settleOwnStart if it ends so). Where the record itself holds too few requests
  * at those numbers, or there is no record (a first deploy), the peers' verdict stands as it is.
  *
- * Overruled, it is judged once warm: while its newest slices are still slower than its warm peers,
- * it is pending too (`unconverged`), until they are not. Under a saturating load beside a busy core
+ * Overruled, it is judged once warm: until its newest 3 slices in a row are not slower than its
+ * warm peers, it is pending too (`unconverged`; settleOwnStart if the watch ends so). Under a saturating load beside a busy core
  * a cold start and a release 80 ms slower are both 60 to 100 ms above their peers and as slow as the
  * old start was at that age; the cold start is as fast as its peers 15 to 25 s in, the slower
  * release never is (docs/benchmarks.md, issue 35).
@@ -271,7 +270,7 @@ export function settleOwnStart(evidence: LatencyEvidence): LatencyEvidence {
     const { unconverged: _waiting, ...ownStart } = rest.ownStart;
     return { ...rest, ownStart, verdict: 'not slower' };
   }
-  const peersFired = (rest.routes.find((r) => r.route === rest.firedRoute) ?? rest).fired;
+  const peersFired = firedSide(rest).fired;
   const ownStart = {
     ...rest.ownStart,
     unconverged: 'at the end' as const,
