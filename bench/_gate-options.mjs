@@ -103,13 +103,13 @@ function byRoute(side, { from, to }) {
  * recorded by the last deploy that went through), a look that finds it slower than its peers also
  * judges it against that record at the same age, as the deploy's watch does (withOwnStart).
  */
-function routeSlices(at, watchS, ownStart) {
+function routeSlices(at, watchS, ownStart, peersAlone = false) {
   let wholeUpTo;
   for (let s = 1; s <= MAX_WATCH_S; s++) {
     const { mine, others } = at(s);
     const rule = DEFAULT_LATENCY_RULE;
     const peers = judgeLatencySlices([], mine, others, 2.5, rule, wholeUpTo ?? mine.ms.length);
-    const evidence = withOwnStart(peers, mine, ownStart?.record);
+    const evidence = peersAlone ? peers : withOwnStart(peers, mine, ownStart?.record);
     if (evidence.verdict === 'slower') return true;
     const waiting = latencyWaiting(evidence);
     const ownEnd = waiting.cold ? 3 * watchS : watchS;
@@ -134,7 +134,7 @@ function routeSlices(at, watchS, ownStart) {
 const ownStartToo =
   (maxRatio, scaled = false) =>
   (at, watchS, ownStart) => {
-    if (!routeSlices(at, watchS)) return false;
+    if (!routeSlices(at, watchS, undefined, true)) return false;
     if (!ownStart) return true;
     const { mine, others } = at(MAX_WATCH_S);
     const rule = DEFAULT_LATENCY_RULE;
@@ -167,13 +167,15 @@ export const LATENCY_OPTIONS = {
   '+ 40 ms floor on median and fastest tenth': slices({}),
   '+ one route of a slice, where it holds 15 of its 50 requests (before)': mixedSliceRoutes,
   '+ each route on slices of 50 of its own requests, its watch going on to 60 s (before)': (at, watchS) =>
-    routeSlices(at, watchS),
+    routeSlices(at, watchS, undefined, true),
   '+ also 2.5x slower than the old release at the same age (recorded when it went through), 2 slices in a row':
     ownStartToo(2.5),
   '+ also 1.5x slower than it, 2 slices in a row': ownStartToo(1.5),
   '+ also 1.5x slower than it, 2 slices in a row, the record scaled by the warm peers then and now':
     ownStartToo(1.5, true),
   '+ also 1.5x slower than the old release at the same age, 3 slices in a row (shipped)': routeSlices,
+  'the shipped rule on a first deploy: no record, judged once warm (as fast as its peers in 3 slices in a row) up to 60 s':
+    (at, watchS) => routeSlices(at, watchS),
 };
 
 /**

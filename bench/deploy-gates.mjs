@@ -16,7 +16,8 @@
 // BENCH_GATES_ROUTE (POST /orders), BENCH_GATES_PATHS (slot,alternate), BENCH_GATES_CORES (quiet,busy),
 // BENCH_GATES_LOADS (steady,saturated), BENCH_RATE (200); BENCH_GATES_SAVE, a directory to keep each
 // deploy's appended access log and verdict in (one JSON file each), to judge other rules on the same
-// deploys later with `npm run bench:gates-replay -- DIR`.
+// deploys later with `npm run bench:gates-replay -- DIR`; BENCH_GATES_FIRST=1, every counted deploy a
+// first deploy: the record of the old release's own start removed from the state file before each.
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -24,6 +25,8 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
+  readFileSync,
   readSync,
   rmSync,
   statSync,
@@ -60,6 +63,7 @@ const WATCH_S = 5;
 /** The latency gate's floor (ms): a slow version adds twice it at least. */
 const FLOOR_MS = 40;
 const SAVE = process.env.BENCH_GATES_SAVE;
+const FIRST = process.env.BENCH_GATES_FIRST === '1';
 if (SAVE) mkdirSync(SAVE, { recursive: true });
 const DATABASE_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const env = { ...process.env, PROXYOPS_RATE_LIMIT: '10000000' };
@@ -110,6 +114,19 @@ function loggedMedianMs(accessLog, count, route) {
   return times[Math.floor(times.length / 2)] ?? 0;
 }
 
+/**
+ * Makes the next deploy a first deploy: the record of the old release's own start taken out of
+ * every stack state file (instances.json) under `root`.
+ */
+function forgetStarts(root) {
+  for (const entry of readdirSync(root, { recursive: true })) {
+    if (!String(entry).endsWith('instances.json')) continue;
+    const path = join(root, String(entry));
+    const { starts: _starts, ...state } = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`);
+  }
+}
+
 /** `proxyops up` with 2 instances behind slots; bad versions by `deploy --env`. */
 async function slotStack() {
   const root = mkdtempSync(join(tmpdir(), 'proxyops-bench-gates-'));
@@ -132,6 +149,7 @@ async function slotStack() {
   }
   return {
     port,
+    stateRoot: dir,
     accessLog: join(dir, 'logs', 'access.log'),
     deployArgs: (kind, delayMs) => [
       'deploy',
@@ -164,6 +182,7 @@ async function alternateStack() {
   const delays = { slow: -1, route: -1 };
   return {
     port,
+    stateRoot: stack.target,
     accessLog: stack.accessLog,
     deployArgs(kind, delayMs) {
       if (kind in delays && delayMs !== delays[kind])
@@ -208,6 +227,7 @@ function latencySaid(events, text, news) {
 
 /** One deploy: rolled back or not, why, and what the latency options say of its new instances. */
 async function deploy(stack, kind, delayMs) {
+  if (FIRST) forgetStarts(stack.stateRoot);
   const from = statSync(stack.accessLog).size;
   // Through sh, whose `times` says the CPU the deploy process took: the cores it shares with the new
   // instance it judges.
@@ -227,7 +247,7 @@ async function deploy(stack, kind, delayMs) {
     rolledBack: result.status !== 0,
     // A bad version let through: what the latency gate saw of it.
     reason: abort?.reason ?? (kind === 'good' ? '' : latencySaid(events, text, news)),
-    options: judgeOptions(text, news, WATCH_S, stack.deployed),
+    options: judgeOptions(text, news, WATCH_S, FIRST ? undefined : stack.deployed),
     cpuS,
     text,
     news,
@@ -242,7 +262,7 @@ async function condition(path, core, load) {
   const stack = path === 'slot' ? await slotStack() : await alternateStack();
   const busy = core === 'busy' ? startBusyCore() : undefined;
   const loads = [];
-  const name = `${path}, ${core} core, ${load === 'steady' ? `${RATE} req/s` : 'saturated'}`;
+  const name = `${path}, ${core} core, ${load === 'steady' ? `${RATE} req/s` : 'saturated'}${FIRST ? ', first deploys' : ''}`;
   try {
     const token = spawnSync(
       process.execPath,

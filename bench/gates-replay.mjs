@@ -26,8 +26,14 @@ if (saved.length === 0) {
 const conditions = new Map();
 for (const d of saved) {
   const c = conditions.get(d.condition) ?? { deploys: [], deployed: undefined };
-  // The last deploy that went through before this one: the old release's own start.
-  d.options = judgeOptions(d.text, d.news, WATCH_S, c.deployed);
+  // The last deploy that went through before this one: the old release's own start (none where
+  // every deploy was a first deploy, BENCH_GATES_FIRST).
+  d.options = judgeOptions(
+    d.text,
+    d.news,
+    WATCH_S,
+    d.condition.endsWith('first deploys') ? undefined : c.deployed,
+  );
   if (!d.rolledBack) c.deployed = { text: d.text, news: d.news };
   c.deploys.push(d);
   conditions.set(d.condition, c);

@@ -7,7 +7,11 @@ import {
   type LatencyEvidence,
   type RouteEvidence,
 } from '../proxy-config/core/deploy/latency-verdict.js';
-import { describeOwnStart, vetoedByOwnStart } from '../proxy-config/core/deploy/own-start.js';
+import {
+  describeOwnStart,
+  describeWithoutRecord,
+  vetoedByOwnStart,
+} from '../proxy-config/core/deploy/own-start.js';
 import {
   toAddress,
   type DeployPlan,
@@ -148,10 +152,22 @@ export function formatLatency(e: LatencyEvidence): string {
     )
     .join(' ');
   const ownStart = e.ownStart && describeOwnStart(e.ownStart);
+  const withoutRecord = describeWithoutRecord(e);
   const verdict =
-    e.verdict === 'not judged' ? `not judged (${e.note})` : vetoedByOwnStart(e) ? ownStart : e.verdict;
+    e.verdict === 'not judged'
+      ? `not judged (${e.note})`
+      : vetoedByOwnStart(e)
+        ? ownStart
+        : e.withoutRecord === 'warm'
+          ? withoutRecord
+          : e.verdict;
   const routes = e.routes.map(formatRoute).join('; ');
-  const against = ownStart && !vetoedByOwnStart(e) ? `; ${ownStart}` : '';
+  const against =
+    ownStart && !vetoedByOwnStart(e)
+      ? `; ${ownStart}`
+      : withoutRecord && e.withoutRecord !== 'warm'
+        ? `; ${withoutRecord}`
+        : '';
   return `latency: ${verdict}; ${e.samples.mine} request times of the new instance against ${e.samples.others} of the others (${e.samples.before} before), warm-up ${e.warmupCut}; slice medians new/comparison ms: ${slices || 'none complete'}${routes ? `; by route, after the warm-up: ${routes}` : ''}; limits ${e.rule.maxRatio}x and +${e.rule.minEffectMs} ms (median and fastest tenth), p < ${e.rule.alpha}, ${e.rule.consecutive} slices of ${e.rule.sliceRequests} in a row${against}`;
 }
 

@@ -467,7 +467,7 @@ export class RoundRunner {
         this.describe(fresh),
       );
       const { done, notJudged } = progress;
-      // A watch that ends while the old release's own start is pending: the peers' verdict stands.
+      // A watch that ends while the latency verdict is pending: settled on what it saw (settleOwnStart).
       const latency = done && looked ? settleOwnStart(looked) : looked;
       if (progress.routesOnly) wholeUpTo ??= split.mine.latencyMs.length;
       const remaining = progress.waitEnd - Date.now();

@@ -391,4 +391,23 @@ describe('deploy progress for people', () => {
       /^latency: slower; .*; not slower than the old release's own start \(.*\), but slower than its warm peers again after the slices they first found slower \(3, 4\), and not 3 slices in a row as fast as they when the watch ended$/,
     );
   });
+
+  it("says how a first deploy's new instance, slower than its peers with no record of the old start, was judged once warm", () => {
+    const lines = (n: number, first: number) => Array.from({ length: n }, (_, i) => 2 * i + first);
+    const judge = (ms: number[]) => {
+      const mine = { ms, lines: lines(ms.length, 1) };
+      const peers = { ms: ms.map(() => 10), lines: lines(ms.length, 2) };
+      return withOwnStart(judgeLatencySlices([], mine, peers, 2.5), mine, undefined);
+    };
+    const cold = Array<number>(200).fill(130);
+    expect(formatLatency(judge(cold))).toMatch(
+      /^latency: not judged \(slower than its warm peers, with no record of the old release's own start \(a first deploy\): judged once 3 of its slices in a row are not slower than its peers\); .*; slower than its warm peers in slices 3, 4, with no record .*: judged once 3 of its slices in a row are not slower than its peers; watching on, up to deploy.maxWatch$/,
+    );
+    expect(formatLatency(judge([...cold, ...Array<number>(150).fill(10)]))).toMatch(
+      /^latency: slower than its warm peers in slices 3, 4, with no record of the old release's own start \(a first deploy\), then not slower than they in its last 3 slices in a row \(5–7\): warm, not rolled back; 350 request times/,
+    );
+    expect(formatLatency(settleOwnStart(judge([...cold, ...Array<number>(100).fill(10)])))).toMatch(
+      /^latency: slower; .*; slower than its warm peers in slices 3, 4, with no record .*, and not 3 slices in a row as fast as they when the watch ended$/,
+    );
+  });
 });

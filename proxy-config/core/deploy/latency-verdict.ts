@@ -42,9 +42,10 @@ export const DEFAULT_LATENCY_RULE: LatencyRule = {
 export interface LatencyEvidence {
   /**
    * Slower as a whole or on one route; not judged while the whole instance cannot be judged, or
-   * while its own start is pending (`ownStartPending`). `not slower` also where it was slower than
-   * its peers but not than the old release's own start, and then as fast as they (`ownStart`;
-   * `fired` or `firedRoute` then say what the peers found).
+   * while the verdict is `pending`. `not slower` also where it was slower than its peers but not
+   * than the old release's own start, and then as fast as they (`ownStart`), or, with no record of
+   * that start, then as fast as they (`withoutRecord: 'warm'`); `fired` or `firedRoute` then say
+   * what the peers found.
    */
   verdict: 'slower' | 'not slower' | 'not judged';
   /** Why it could not judge, when it could not. */
@@ -70,11 +71,18 @@ export interface LatencyEvidence {
   /** Where it was slower than its peers and a record exists: against the old release's own start (withOwnStart). */
   ownStart?: OwnStartEvidence;
   /**
-   * Slower than its peers, and too few of its slices yet to compare with the old release's own
-   * start, or not slower than that start but not yet as fast as its peers (`ownStart.unconverged`):
-   * `not judged` while the watch goes on (to deploy.maxWatch); settleOwnStart decides if it ends so.
+   * Where it was slower than its peers and no record of the old release's own start exists (a first
+   * deploy): `waiting` to be as fast as they, `warm` once it was (not rolled back), `never warm` when
+   * the watch ended first (rolled back). See withOwnStart.
    */
-  ownStartPending?: true;
+  withoutRecord?: 'waiting' | 'warm' | 'never warm';
+  /**
+   * Slower than its peers, and too few of its slices yet to compare with the old release's own
+   * start, or not slower than that start (or with no record of it) but not yet as fast as its peers
+   * (`ownStart.unconverged`, `withoutRecord`): `not judged` while the watch goes on (to
+   * deploy.maxWatch); settleOwnStart decides if it ends so.
+   */
+  pending?: true;
 }
 
 /**
@@ -165,7 +173,7 @@ const cut = (sample: RoutedSample, slice: RequestSlice) => sample.ms.slice(slice
 
 /**
  * What keeps a watch going for the latency gate: the new instance not judged yet (cold, or too few
- * requests), slower than its peers with its old release's own start pending (withOwnStart), or a
+ * requests), slower than its peers with its verdict pending (withOwnStart), or a
  * route with a meaningful share of its requests short of its slices (routesShort).
  */
 export function latencyWaiting(evidence: LatencyEvidence): {
@@ -174,8 +182,8 @@ export function latencyWaiting(evidence: LatencyEvidence): {
   routes: RouteEvidence[];
 } {
   return {
-    cold: evidence.verdict === 'not judged' && !evidence.ownStartPending,
-    pending: evidence.ownStartPending === true,
+    cold: evidence.verdict === 'not judged' && !evidence.pending,
+    pending: evidence.pending === true,
     routes: evidence.verdict === 'not slower' ? routesShort(evidence.routes, evidence.rule) : [],
   };
 }

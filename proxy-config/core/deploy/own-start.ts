@@ -211,8 +211,8 @@ function slowerSinceFired(evidence: LatencyEvidence): number[] | undefined {
  * peers found slower (a later stall past what the record holds is the peers' to judge). While the
  * new instance has too few slices of its own for that (the peers' two slower slices in a row come
  * before the record's three can), it is pending: not judged yet, and the watch goes on
- * (`ownStartPending`; settleOwnStart if it ends so). Where the record itself holds too few requests
- * at those numbers, or there is no record (a first deploy), the peers' verdict stands as it is.
+ * (`pending`; settleOwnStart if it ends so). Where the record itself holds too few requests
+ * at those numbers, the peers' verdict stands as it is.
  *
  * Overruled, it is judged once warm: until its newest 3 slices in a row are not slower than its
  * warm peers, it is pending too (`unconverged`; settleOwnStart if the watch ends so). Under a saturating load beside a busy core
@@ -225,7 +225,8 @@ export function withOwnStart(
   mine: RoutedSample,
   record: RecordedStart | undefined,
 ): LatencyEvidence {
-  if (evidence.verdict !== 'slower' || !record) return evidence;
+  if (evidence.verdict !== 'slower') return evidence;
+  if (!record) return onceWarm(evidence);
   const rule = { ...evidence.rule, ...OWN_START_LIMITS };
   const ownStart = judgeOwnStart(mine, record, rule, evidence.firedRoute);
   if (ownStart.verdict === 'not slower') {
@@ -240,7 +241,7 @@ export function withOwnStart(
       ...evidence,
       ownStart: { ...ownStart, unconverged: 'waiting' },
       verdict: 'not judged',
-      ownStartPending: true,
+      pending: true,
       note: `slower than its warm peers, not than the old release's own start at the same age: judged once ${OWN_START_LIMITS.consecutive} of its slices in a row are not slower than its peers`,
     };
   }
@@ -249,10 +250,31 @@ export function withOwnStart(
       ...evidence,
       ownStart,
       verdict: 'not judged',
-      ownStartPending: true,
+      pending: true,
       note: `slower than the warm peers; ${ownStart.slices.length} of the ${rule.consecutive} slices in a row needed against the old release's own start so far`,
     };
   return { ...evidence, ownStart };
+}
+
+/**
+ * With no record of the old release's own start (a first deploy, or a state file without one), a
+ * new instance slower than its warm peers is judged once warm alone: as fast as they in 3 slices in
+ * a row, it is not rolled back; until then it is pending, and rolled back if the watch ends so
+ * (settleOwnStart). The peers alone rolled back 35 of 60 unchanged releases, under a saturating
+ * load beside a busy core (docs/benchmarks.md, issue 35), and CI rolled back an unchanged one on a
+ * busy machine, 6 to 9 times slower than its peers and getting slower over its first 200 requests;
+ * a release slower from its first request is slower still in the slices after, and is rolled back
+ * at deploy.maxWatch instead of at once.
+ */
+function onceWarm(evidence: LatencyEvidence): LatencyEvidence {
+  if (warmAsPeers(evidence)) return { ...evidence, verdict: 'not slower', withoutRecord: 'warm' };
+  return {
+    ...evidence,
+    verdict: 'not judged',
+    pending: true,
+    withoutRecord: 'waiting',
+    note: `slower than its warm peers, with no record of the old release's own start (a first deploy): judged once ${OWN_START_LIMITS.consecutive} of its slices in a row are not slower than its peers`,
+  };
 }
 
 /**
@@ -262,8 +284,9 @@ export function withOwnStart(
  * route's requests stopped), the old release's start overrules the peers as before.
  */
 export function settleOwnStart(evidence: LatencyEvidence): LatencyEvidence {
-  if (!evidence.ownStartPending) return evidence;
-  const { ownStartPending: _pending, note: _note, ...rest } = evidence;
+  if (!evidence.pending) return evidence;
+  const { pending: _pending, note: _note, ...rest } = evidence;
+  if (rest.withoutRecord === 'waiting') return { ...rest, withoutRecord: 'never warm', verdict: 'slower' };
   if (rest.ownStart?.unconverged !== 'waiting') return { ...rest, verdict: 'slower' };
   const later = slowerSinceFired(rest);
   if (later === undefined) {
@@ -285,6 +308,20 @@ export function settleOwnStart(evidence: LatencyEvidence): LatencyEvidence {
 /** A verdict against the peers that the old release's own start overruled (not rolled back). */
 export const vetoedByOwnStart = (e: LatencyEvidence): boolean =>
   e.ownStart?.verdict === 'not slower' && e.ownStart.unconverged === undefined;
+
+/** One line for people: how a new instance slower than its peers, with no record of the old release's own start, was judged. */
+export function describeWithoutRecord(e: LatencyEvidence): string | undefined {
+  if (e.withoutRecord === undefined) return undefined;
+  const side = firedSide(e);
+  const fired = side.fired?.join(', ') ?? '?';
+  const what = `slower than its warm peers in slices ${fired}${'route' in side ? ` of ${side.route}` : ''}, with no record of the old release's own start (a first deploy)`;
+  const n = OWN_START_LIMITS.consecutive;
+  if (e.withoutRecord === 'waiting')
+    return `${what}: judged once ${n} of its slices in a row are not slower than its peers; watching on, up to deploy.maxWatch`;
+  if (e.withoutRecord === 'warm')
+    return `${what}, then not slower than they in its last ${n} slices in a row (${side.slices.length - n + 1}–${side.slices.length}): warm, not rolled back`;
+  return `${what}, and not ${n} slices in a row as fast as they when the watch ended`;
+}
 
 /** One line for people: the record, and its slices that decided (the fired ones, or all compared). */
 export function describeOwnStart(o: OwnStartEvidence): string {

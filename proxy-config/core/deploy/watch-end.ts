@@ -24,7 +24,8 @@ export interface WatchPoll {
   routesShort: boolean;
   /**
    * Slower than its peers, waiting for enough of its slices to compare with the old release's own
-   * start, or as slow as that start and waiting to be as fast as its peers (withOwnStart).
+   * start, or as slow as that start (or with no record of it) and waiting to be as fast as its
+   * peers (withOwnStart).
    */
   latencyPending: boolean;
 }
@@ -69,7 +70,7 @@ export interface WatchProgress {
  * most"). A warm instance with a route short of its own slices (a route of 10 % of the requests
  * fills two slices of 50 in 1 000 of them) goes on up to the bound: too little traffic to judge a
  * route the users use is what the bound is for, as for too few requests at all; so does one slower
- * than its peers while its old release's own start is pending (its verdict then the peers'). An
+ * than its peers while its verdict is pending (settled then on what it saw). An
  * interrupt ends it at once, judged on what it saw (the deploy stops anyway).
  */
 export function watchProgress(poll: WatchPoll, describe: string): WatchProgress {
@@ -90,7 +91,7 @@ export function watchProgress(poll: WatchPoll, describe: string): WatchProgress 
       ? undefined
       : !pastWait
         ? pending
-          ? "past its wait: slower than its warm peers; watching on until it is judged against the old release's own start at the same age and, if not slower than that, until it is as fast as its peers, up to deploy.maxWatch"
+          ? "past its wait: slower than its warm peers; watching on until it is judged against the old release's own start at the same age (where one is recorded) and, if not slower than that, until it is as fast as its peers, up to deploy.maxWatch"
           : routesOnly
             ? 'past its wait: a route with a share of its requests has too few of them for its own latency slices; waiting for more, up to deploy.maxWatch'
             : `past its wait: its latency is still levelling off (warm-up); watching on, up to ${LATENCY_WATCH_EXTENSION}x its wait`

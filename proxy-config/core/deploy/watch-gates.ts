@@ -1,7 +1,13 @@
 import { describe5xx, judge5xx, type FivexxEvidence } from './fivexx-gate.js';
 import { describeSlower, firedSlices, judgeLatencySlices, type LatencyEvidence } from './latency-verdict.js';
 import type { LogWindow } from './log-window.js';
-import { describeOwnStart, withOwnStart, type RecordedStart } from './own-start.js';
+import {
+  describeOwnStart,
+  describeWithoutRecord,
+  settleOwnStart,
+  withOwnStart,
+  type RecordedStart,
+} from './own-start.js';
 
 /** The limits a watch holds the new version to; null turns a gate into a report only. */
 export interface GateLimits {
@@ -136,9 +142,13 @@ function latencyGate(evidence: LatencyEvidence): FiredGate | undefined {
     limit: evidence.rule.maxRatio,
     p: Math.max(...fired.map((s) => s.p)),
     latency: evidence,
-    text: evidence.ownStart
-      ? `${describeSlower(evidence)}; ${describeOwnStart(evidence.ownStart)}`
-      : describeSlower(evidence),
+    text: [
+      describeSlower(evidence),
+      evidence.ownStart && describeOwnStart(evidence.ownStart),
+      describeWithoutRecord(evidence),
+    ]
+      .filter(Boolean)
+      .join('; '),
   };
 }
 
@@ -182,10 +192,11 @@ export function judgeNewInstance(
   others: LogWindow,
   limits: GateLimits,
   minRequests = 1,
-  // The watch's latencyEvidence of this poll, computed once for its report and this verdict.
+  // The watch's latencyEvidence of this poll, computed once for its report and this verdict; by
+  // default the windows' as at the end of a watch.
   latency = limits.maxP99Ratio === null
     ? undefined
-    : latencyEvidence(before, mine, others, limits.maxP99Ratio),
+    : settleOwnStart(latencyEvidence(before, mine, others, limits.maxP99Ratio)),
 ): FiredGate | undefined {
   const useOthers = others.distribution.total >= PEER_MIN_REQUESTS;
   const fourxx = judge4xx(useOthers ? others : before, mine, limits.max4xxIncrease, minRequests);

@@ -226,11 +226,11 @@ describe('judgeNewInstance', () => {
     const random = seededRandom(testSeed());
     const before = window({ '200': 300 }, times(300, 120, random));
     // Six times slower than its peers while they served beside it; then, alone (its peers gone),
-    // no slower than the log before the deploy.
+    // no slower than the log before the deploy in two slices (three would be warm: see withOwnStart).
     const [early, others] = sideBySide(times(300, 120, random), times(300, 20, random));
-    const late = times(200, 120, random);
+    const late = times(100, 120, random);
     const mine = window(
-      { '200': 500 },
+      { '200': 400 },
       [...early.latencyMs, ...late],
       [...early.latencyLines, ...late.map((_, i) => 2_000 + i)],
     );

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { judgeLatencySlices, latencyWaiting } from '../../../../proxy-config/core/deploy/latency-verdict.js';
 import {
   describeOwnStart,
+  describeWithoutRecord,
   judgeOwnStart,
   recordStart,
   settleOwnStart,
@@ -61,12 +62,68 @@ const ONE = { 'GET /': 1 };
 const cold = (i: number) => (i < 400 ? 130 : 10);
 
 describe("judging against the old release's own start", () => {
-  it('leaves the verdict unchanged without a record (a first deploy: the rule before it exactly)', () => {
+  it('with no record (a first deploy), judges a cold start once warm: pending while slower than its peers, not rolled back once as fast as they', () => {
     const random = seededRandom(testSeed());
     const { mine, others } = watch(400, ONE, cold, () => 10, random);
     const peers = judgeLatencySlices([], mine, others, 2.5);
     expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
-    expect(withOwnStart(peers, mine, undefined)).toBe(peers);
+    const waiting = withOwnStart(peers, mine, undefined);
+    expect(waiting).toMatchObject({ verdict: 'not judged', pending: true, withoutRecord: 'waiting' });
+    expect(waiting.ownStart).toBeUndefined();
+    expect(latencyWaiting(waiting)).toMatchObject({ cold: false, pending: true });
+    expect(describeWithoutRecord(waiting)).toMatch(
+      /^slower than its warm peers in slices 3, 4, with no record of the old release's own start \(a first deploy\): judged once 3 of its slices in a row are not slower than its peers; watching on, up to deploy.maxWatch$/,
+    );
+    // 150 requests later, three slices at its peers' 10 ms: warm, not rolled back.
+    const later = watch(550, ONE, cold, () => 10, random);
+    const warm = withOwnStart(judgeLatencySlices([], later.mine, later.others, 2.5), later.mine, undefined);
+    expect(warm, `seed ${random.seed}`).toMatchObject({
+      verdict: 'not slower',
+      withoutRecord: 'warm',
+      fired: [3, 4],
+    });
+    expect(warm.pending).toBeUndefined();
+    expect(describeWithoutRecord(warm)).toMatch(
+      /then not slower than they in its last 3 slices in a row \(9–11\): warm, not rolled back$/,
+    );
+    // Two of them are not enough: a watch that ends so rolls it back.
+    const short = watch(500, ONE, cold, () => 10, random);
+    const settled = settleOwnStart(
+      withOwnStart(judgeLatencySlices([], short.mine, short.others, 2.5), short.mine, undefined),
+    );
+    expect(settled, `seed ${random.seed}`).toMatchObject({ verdict: 'slower', withoutRecord: 'never warm' });
+    expect(settled.pending).toBeUndefined();
+  });
+
+  it('with no record, rolls back a release slower from its first request when the watch ends: it is never as fast as its peers', () => {
+    const random = seededRandom(testSeed());
+    const { mine, others } = watch(
+      1_000,
+      ONE,
+      () => 110,
+      () => 10,
+      random,
+    );
+    const peers = judgeLatencySlices([], mine, others, 2.5);
+    expect(peers.fired, `seed ${random.seed}`).toEqual([3, 4]);
+    const pending = withOwnStart(peers, mine, undefined);
+    expect(pending).toMatchObject({ verdict: 'not judged', pending: true, withoutRecord: 'waiting' });
+    const settled = settleOwnStart(pending);
+    expect(settled).toMatchObject({ verdict: 'slower', withoutRecord: 'never warm', fired: [3, 4] });
+    expect(describeWithoutRecord(settled)).toMatch(
+      /, and not 3 slices in a row as fast as they when the watch ended$/,
+    );
+    // A stall of its peers (one slice in eight at 6x) is not three slices as fast as they.
+    const stalled = {
+      ...others,
+      ms: others.ms.map((ms, i) => (Math.floor(i / 50) % 8 === 7 ? ms * 6 : ms)),
+    };
+    const withStalls = judgeLatencySlices([], mine, stalled, 2.5);
+    expect(
+      withStalls.slices.some((s) => s.judged && !s.slower),
+      `seed ${random.seed}`,
+    ).toBe(true);
+    expect(withOwnStart(withStalls, mine, undefined).verdict).toBe('not judged');
   });
 
   it('does not roll back a cold start of an unchanged release: the old release started as slowly', () => {
@@ -149,7 +206,7 @@ describe("judging against the old release's own start", () => {
     const settled = settleOwnStart(early);
     expect(settled.verdict).toBe('slower');
     expect(settled.fired).toEqual(peers.fired);
-    expect(settled.ownStartPending).toBeUndefined();
+    expect(settled.pending).toBeUndefined();
     expect(settleOwnStart(peers)).toBe(peers);
     // A slice later, the record can say: as slow as the old release's start at the same age, but
     // still slower than its warm peers, so it waits on; once as fast as they, not rolled back.
@@ -178,7 +235,7 @@ describe("judging against the old release's own start", () => {
     expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
     const waiting = withOwnStart(peers, slower.mine, record);
     expect(waiting.verdict, `seed ${random.seed}`).toBe('not judged');
-    expect(waiting.ownStartPending).toBe(true);
+    expect(waiting.pending).toBe(true);
     expect(waiting.ownStart).toMatchObject({ verdict: 'not slower', unconverged: 'waiting' });
     expect(vetoedByOwnStart(waiting)).toBe(false);
     expect(latencyWaiting(waiting)).toMatchObject({ cold: false, pending: true });
@@ -193,7 +250,7 @@ describe("judging against the old release's own start", () => {
     const settled = settleOwnStart(waiting);
     expect(settled.verdict).toBe('slower');
     expect(settled.fired).toEqual([11, 12]);
-    expect(settled.ownStartPending).toBeUndefined();
+    expect(settled.pending).toBeUndefined();
     expect(settled.ownStart).toMatchObject({ unconverged: 'at the end', peersFired: peers.fired });
     expect(describeOwnStart(settled.ownStart!)).toMatch(
       new RegExp(
