@@ -101,7 +101,8 @@ function byRoute(side, { from, to }) {
  * meaningful share is short of its slices (the slices of all requests stopping at its own end);
  * rolled back at the first look that finds it slower. With `ownStart` (the old release's own start,
  * recorded by the last deploy that went through), a look that finds it slower than its peers also
- * judges it against that record at the same age, as the deploy's watch does (withOwnStart).
+ * judges it against that record at the same age, as the deploy's watch does (withOwnStart); without
+ * one, it is judged once warm alone, as a first deploy's. `peersAlone`: the rule before either.
  */
 function routeSlices(at, watchS, ownStart, peersAlone = false) {
   let wholeUpTo;
@@ -114,7 +115,7 @@ function routeSlices(at, watchS, ownStart, peersAlone = false) {
     const waiting = latencyWaiting(evidence);
     const ownEnd = waiting.cold ? 3 * watchS : watchS;
     if (s >= ownEnd && waiting.routes.length > 0) wholeUpTo ??= mine.ms.length;
-    // Ends pending against the old release's own start: the peers' verdict stands.
+    // Ends pending (on the old release's own start, or to be warm with no record): settled as the watch does.
     const end = waiting.routes.length > 0 || waiting.pending ? MAX_WATCH_S : ownEnd;
     if (s >= end) return settleOwnStart(evidence).verdict === 'slower';
   }

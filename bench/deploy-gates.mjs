@@ -33,7 +33,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBusyCore } from '../test/support/busy-core.mjs';
 import { startSupervisedPairs } from '../test/support/supervised-pairs.mjs';
@@ -120,7 +120,7 @@ function loggedMedianMs(accessLog, count, route) {
  */
 function forgetStarts(root) {
   for (const entry of readdirSync(root, { recursive: true })) {
-    if (!String(entry).endsWith('instances.json')) continue;
+    if (basename(String(entry)) !== 'instances.json') continue;
     const path = join(root, String(entry));
     const { starts: _starts, ...state } = JSON.parse(readFileSync(path, 'utf8'));
     writeFileSync(path, `${JSON.stringify(state, null, 2)}\n`);
@@ -306,7 +306,7 @@ async function condition(path, core, load) {
       delete d.text;
     };
     // A deploy that went through leaves the record of its new instances' start that the next one is
-    // judged against as well; a first deploy has none and is judged against its peers alone. The
+    // judged against as well; a first deploy has none and is judged once warm alone. The
     // counted deploys follow one that went through, as every deploy after the first does.
     for (let tries = 1; !stack.deployed; tries++) {
       const first = await deploy(stack, 'good');

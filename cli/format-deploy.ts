@@ -165,7 +165,7 @@ export function formatLatency(e: LatencyEvidence): string {
   const against =
     ownStart && !vetoedByOwnStart(e)
       ? `; ${ownStart}`
-      : withoutRecord && e.withoutRecord !== 'warm'
+      : e.withoutRecord === 'never warm'
         ? `; ${withoutRecord}`
         : '';
   return `latency: ${verdict}; ${e.samples.mine} request times of the new instance against ${e.samples.others} of the others (${e.samples.before} before), warm-up ${e.warmupCut}; slice medians new/comparison ms: ${slices || 'none complete'}${routes ? `; by route, after the warm-up: ${routes}` : ''}; limits ${e.rule.maxRatio}x and +${e.rule.minEffectMs} ms (median and fastest tenth), p < ${e.rule.alpha}, ${e.rule.consecutive} slices of ${e.rule.sliceRequests} in a row${against}`;

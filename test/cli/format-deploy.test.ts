@@ -401,10 +401,10 @@ describe('deploy progress for people', () => {
     };
     const cold = Array<number>(200).fill(130);
     expect(formatLatency(judge(cold))).toMatch(
-      /^latency: not judged \(slower than its warm peers, with no record of the old release's own start \(a first deploy\): judged once 3 of its slices in a row are not slower than its peers\); .*; slower than its warm peers in slices 3, 4, with no record .*: judged once 3 of its slices in a row are not slower than its peers; watching on, up to deploy.maxWatch$/,
+      /^latency: not judged \(slower than its warm peers, with no record of the old release's own start: judged once 3 of its slices in a row are not slower than they, rolled back if the watch reaches deploy.maxWatch first\); 200 request times .*, 2 slices of 50 in a row$/,
     );
     expect(formatLatency(judge([...cold, ...Array<number>(150).fill(10)]))).toMatch(
-      /^latency: slower than its warm peers in slices 3, 4, with no record of the old release's own start \(a first deploy\), then not slower than they in its last 3 slices in a row \(5–7\): warm, not rolled back; 350 request times/,
+      /^latency: slower than its warm peers in slices 3, 4, with no record of the old release's own start, then not slower than they in its last 3 slices in a row \(5–7\): warm, not rolled back; 350 request times/,
     );
     expect(formatLatency(settleOwnStart(judge([...cold, ...Array<number>(100).fill(10)])))).toMatch(
       /^latency: slower; .*; slower than its warm peers in slices 3, 4, with no record .*, and not 3 slices in a row as fast as they when the watch ended$/,

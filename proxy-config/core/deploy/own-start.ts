@@ -218,14 +218,17 @@ function slowerSinceFired(evidence: LatencyEvidence): number[] | undefined {
  * warm peers, it is pending too (`unconverged`; settleOwnStart if the watch ends so). Under a saturating load beside a busy core
  * a cold start and a release 80 ms slower are both 60 to 100 ms above their peers and as slow as the
  * old start was at that age; the cold start is as fast as its peers 15 to 25 s in, the slower
- * release never is (docs/benchmarks.md, issue 35).
+ * release never is (docs/benchmarks.md, issue 35). With no record at all, it is judged once warm
+ * alone (onceWarm). Either way, once the whole instance is warm as its peers, a route slower on its
+ * own requests is what is judged (slowerRoute).
  */
 export function withOwnStart(
-  evidence: LatencyEvidence,
+  peers: LatencyEvidence,
   mine: RoutedSample,
   record: RecordedStart | undefined,
 ): LatencyEvidence {
-  if (evidence.verdict !== 'slower') return evidence;
+  if (peers.verdict !== 'slower') return peers;
+  const evidence = slowerRoute(peers);
   if (!record) return onceWarm(evidence);
   const rule = { ...evidence.rule, ...OWN_START_LIMITS };
   const ownStart = judgeOwnStart(mine, record, rule, evidence.firedRoute);
@@ -257,7 +260,21 @@ export function withOwnStart(
 }
 
 /**
- * With no record of the old release's own start (a first deploy, or a state file without one), a
+ * Where the whole instance fired while cold and is warm as its peers since, the route found slower on
+ * its own requests (judgeLatencySlices judges them but fires on the whole instance first): its
+ * verdict is the one to judge. A release slower on one route would otherwise pass as a cold start.
+ */
+function slowerRoute(evidence: LatencyEvidence): LatencyEvidence {
+  if (evidence.firedRoute !== undefined || !warmAsPeers(evidence)) return evidence;
+  const route = evidence.routes.find((r) => r.verdict === 'slower');
+  if (!route) return evidence;
+  const { fired: _cold, ...rest } = evidence;
+  return { ...rest, firedRoute: route.route };
+}
+
+/**
+ * With no record of the old release's own start (a first deploy; one after a readiness-only deploy,
+ * or a state file without `starts`), a
  * new instance slower than its warm peers is judged once warm alone: as fast as they in 3 slices in
  * a row, it is not rolled back; until then it is pending, and rolled back if the watch ends so
  * (settleOwnStart). The peers alone rolled back 35 of 60 unchanged releases, under a saturating
@@ -273,15 +290,16 @@ function onceWarm(evidence: LatencyEvidence): LatencyEvidence {
     verdict: 'not judged',
     pending: true,
     withoutRecord: 'waiting',
-    note: `slower than its warm peers, with no record of the old release's own start (a first deploy): judged once ${OWN_START_LIMITS.consecutive} of its slices in a row are not slower than its peers`,
+    note: `slower than its warm peers, with no record of the old release's own start: judged once ${OWN_START_LIMITS.consecutive} of its slices in a row are not slower than they, rolled back if the watch reaches deploy.maxWatch first`,
   };
 }
 
 /**
- * A watch that ended while the own start was pending: the peers' verdict stands (it was slower than
- * they). Where it was waiting to be as warm as its peers, only if it was slower than they again after
- * the slices that first fired, on those slices; with no such slices (the watch ended at its wait, a
- * route's requests stopped), the old release's start overrules the peers as before.
+ * A watch that ended while the verdict was pending: the peers' verdict stands (it was slower than
+ * they); with no record, as `withoutRecord: 'never warm'`. Where the record had overruled them and it
+ * was waiting to be as warm as its peers, only if it was slower than they again after the slices
+ * that first fired, on those slices; with no such slices (the watch ended at its wait, a route's
+ * requests stopped), the old release's start overrules the peers as before.
  */
 export function settleOwnStart(evidence: LatencyEvidence): LatencyEvidence {
   if (!evidence.pending) return evidence;
@@ -314,7 +332,7 @@ export function describeWithoutRecord(e: LatencyEvidence): string | undefined {
   if (e.withoutRecord === undefined) return undefined;
   const side = firedSide(e);
   const fired = side.fired?.join(', ') ?? '?';
-  const what = `slower than its warm peers in slices ${fired}${'route' in side ? ` of ${side.route}` : ''}, with no record of the old release's own start (a first deploy)`;
+  const what = `slower than its warm peers in slices ${fired}${'route' in side ? ` of ${side.route}` : ''}, with no record of the old release's own start`;
   const n = OWN_START_LIMITS.consecutive;
   if (e.withoutRecord === 'waiting')
     return `${what}: judged once ${n} of its slices in a row are not slower than its peers; watching on, up to deploy.maxWatch`;

@@ -57,7 +57,7 @@ describe('deploys behind a hand-written Debian tree: adopted upstream app, its o
       postBody: orderBody,
       getConnections: 6,
       postConnections: 3,
-      rate: 40,
+      rate: 20,
     });
 
   beforeAll(async () => {

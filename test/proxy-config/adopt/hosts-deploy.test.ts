@@ -309,7 +309,7 @@ describe('a deploy across two nginx hosts behind an adopted upstream', () => {
           JSON.stringify({ items: [{ productName: `adopted-${web}-${n}`, quantity: 1, unitPrice: 2.5 }] }),
         getConnections: 3,
         postConnections: 2,
-        rate: 40,
+        rate: 20,
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));

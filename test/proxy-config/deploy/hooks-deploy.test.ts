@@ -223,7 +223,7 @@ describe('deploy with lifecycle hooks through a real supervisord, on blue/green 
       postBody: body,
       getConnections: 6,
       postConnections: 3,
-      rate: 40,
+      rate: 20,
     });
 
   /** Every order a 2xx POST reported is in the database. */

@@ -88,7 +88,7 @@ describe('deploy behind unix-socket slots, on PostgreSQL, through the real nginx
       postBody: body,
       getConnections: 6,
       postConnections: 3,
-      rate: 40,
+      rate: 20,
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     const deploy = ['deploy', '--dir', stack.dir, '--json'];

@@ -130,17 +130,17 @@ describe('when a deploy watch ends', () => {
     expect(progress({ now: 5_000, answered: 400, bound: 1_000, routesShort: true }).done).toBe(true);
   });
 
-  it("past its wait, slower than its peers with the old release's own start pending, goes on up to the bound", () => {
+  it('past its wait, slower than its peers with its verdict pending, goes on up to the bound', () => {
     expect(progress({ now: 5_000, answered: 400, latencyPending: true })).toMatchObject({
       done: false,
       waitEnd: 60_000,
       routesOnly: false,
       goesOn:
-        "past its wait: slower than its warm peers; watching on until it is judged against the old release's own start at the same age and, if not slower than that, until it is as fast as its peers, up to deploy.maxWatch",
+        "past its wait: slower than its warm peers; watching on until it is as fast as they in 3 slices in a row and, where the old release's own start is recorded, not slower than that at the same age; rolled back if the watch reaches deploy.maxWatch first",
     });
     // Not pending any more (compared: slower, or vetoed): it ends at its own wait.
     expect(progress({ now: 6_000, answered: 500 })).toMatchObject({ done: true, waitEnd: 5_000 });
-    // Still pending at the bound: it ends there (and the peers' verdict stands: settleOwnStart).
+    // Still pending at the bound: it ends there (and settleOwnStart judges it on what it saw).
     expect(progress({ now: 60_000, answered: 4_000, latencyPending: true })).toMatchObject({
       done: true,
       waitEnd: 60_000,

@@ -71,16 +71,17 @@ describe("judging against the old release's own start", () => {
     expect(waiting).toMatchObject({ verdict: 'not judged', pending: true, withoutRecord: 'waiting' });
     expect(waiting.ownStart).toBeUndefined();
     expect(latencyWaiting(waiting)).toMatchObject({ cold: false, pending: true });
-    expect(describeWithoutRecord(waiting)).toMatch(
-      /^slower than its warm peers in slices 3, 4, with no record of the old release's own start \(a first deploy\): judged once 3 of its slices in a row are not slower than its peers; watching on, up to deploy.maxWatch$/,
+    expect(describeWithoutRecord(waiting)).toBe(
+      `slower than its warm peers in slices ${peers.fired!.join(', ')}, with no record of the old release's own start: judged once 3 of its slices in a row are not slower than its peers; watching on, up to deploy.maxWatch`,
     );
     // 150 requests later, three slices at its peers' 10 ms: warm, not rolled back.
     const later = watch(550, ONE, cold, () => 10, random);
-    const warm = withOwnStart(judgeLatencySlices([], later.mine, later.others, 2.5), later.mine, undefined);
+    const laterPeers = judgeLatencySlices([], later.mine, later.others, 2.5);
+    const warm = withOwnStart(laterPeers, later.mine, undefined);
     expect(warm, `seed ${random.seed}`).toMatchObject({
       verdict: 'not slower',
       withoutRecord: 'warm',
-      fired: [3, 4],
+      fired: laterPeers.fired,
     });
     expect(warm.pending).toBeUndefined();
     expect(describeWithoutRecord(warm)).toMatch(
@@ -105,11 +106,11 @@ describe("judging against the old release's own start", () => {
       random,
     );
     const peers = judgeLatencySlices([], mine, others, 2.5);
-    expect(peers.fired, `seed ${random.seed}`).toEqual([3, 4]);
+    expect(peers.verdict, `seed ${random.seed}`).toBe('slower');
     const pending = withOwnStart(peers, mine, undefined);
     expect(pending).toMatchObject({ verdict: 'not judged', pending: true, withoutRecord: 'waiting' });
     const settled = settleOwnStart(pending);
-    expect(settled).toMatchObject({ verdict: 'slower', withoutRecord: 'never warm', fired: [3, 4] });
+    expect(settled).toMatchObject({ verdict: 'slower', withoutRecord: 'never warm', fired: peers.fired });
     expect(describeWithoutRecord(settled)).toMatch(
       /, and not 3 slices in a row as fast as they when the watch ended$/,
     );
@@ -362,6 +363,37 @@ describe("judging against the old release's own start", () => {
   const SHOP = { 'GET /items': 0.6, 'GET /users': 0.3, 'POST /orders': 0.1 };
   const SHOP_MS: Record<string, number> = { 'GET /items': 10, 'GET /users': 15, 'POST /orders': 40 };
   const slowPost = (_: number, r: string) => (r === 'POST /orders' ? 3 : 1) * SHOP_MS[r]!;
+
+  it('once the whole instance is warm as its peers, judges a route slower on its own requests: a cold start hides no slower route', () => {
+    const random = seededRandom(testSeed());
+    // Cold for its first 400 requests (130 ms whatever the route), then its POST /orders 3x slower.
+    const coldThenSlowPost = (i: number, r: string) => (i < 400 ? 130 : slowPost(i, r));
+    const { mine, others } = watch(3_000, SHOP, coldThenSlowPost, (r) => SHOP_MS[r]!, random);
+    const peers = judgeLatencySlices({ ms: [] }, mine, others, 2.5);
+    expect(peers.fired, `seed ${random.seed}`).toBeDefined();
+    expect(peers.routes.find((r) => r.route === 'POST /orders')?.verdict, `seed ${random.seed}`).toBe(
+      'slower',
+    );
+    for (const record of [undefined, recorded(2, 3_000, SHOP, (i) => (i < 400 ? 130 : 10), random)]) {
+      const judged = settleOwnStart(withOwnStart(peers, mine, record));
+      expect(judged, `seed ${random.seed}`).toMatchObject({ verdict: 'slower', firedRoute: 'POST /orders' });
+      expect(judged.fired).toBeUndefined();
+    }
+    // Cold alike, every route as fast as the peers' once warm: not rolled back, with no record.
+    const unchanged = watch(
+      3_000,
+      SHOP,
+      (i, r) => (i < 400 ? 130 : SHOP_MS[r]!),
+      (r) => SHOP_MS[r]!,
+      random,
+    );
+    const warm = withOwnStart(
+      judgeLatencySlices({ ms: [] }, unchanged.mine, unchanged.others, 2.5),
+      unchanged.mine,
+      undefined,
+    );
+    expect(warm, `seed ${random.seed}`).toMatchObject({ verdict: 'not slower', withoutRecord: 'warm' });
+  });
 
   it("on the route whose slices fired, judges that route's own requests against the record's of it", () => {
     const random = seededRandom(testSeed());
