@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/support/longest-first.js';
 
 export default defineConfig({
   test: {
@@ -6,6 +7,8 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: more workers only add contention for nginx, PGlite and PostgreSQL.
     maxWorkers: 2,
+    // Longest first, by measured seconds: the wall time of two workers is their longer chain.
+    sequence: { sequencer: LongestFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],

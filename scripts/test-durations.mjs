@@ -2,7 +2,7 @@
 // vitest JSON report: `npx vitest run --reporter=default --reporter=json --outputFile.json=REPORT`,
 // then `npm run test:durations -- REPORT`. Seconds per file, relative to the repository root.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const report = process.argv[2];
@@ -15,10 +15,17 @@ const { testResults } = JSON.parse(readFileSync(report, 'utf8'));
 const out = fileURLToPath(new URL('../test/file-durations.json', import.meta.url));
 // Merged into what was measured before: a run of a few files updates those alone.
 const before = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : {};
-const measured = testResults.map((t) => [
-  relative(root, t.name),
-  Math.round((t.endTime - t.startTime) / 100) / 10,
-]);
+// By the path under this checkout: the longest tail of the report's path that names a file here (the
+// report may come from another clone).
+const here = (name) => {
+  const parts = name.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const path = parts.slice(i).join('/');
+    if (existsSync(join(root, path))) return path;
+  }
+  return relative(root, name);
+};
+const measured = testResults.map((t) => [here(t.name), Math.round((t.endTime - t.startTime) / 100) / 10]);
 const seconds = Object.fromEntries(
   Object.entries({ ...before, ...Object.fromEntries(measured) }).sort(([a], [b]) => a.localeCompare(b)),
 );
