@@ -94,7 +94,7 @@ export function watchProgress(poll: WatchPoll, describe: string): WatchProgress 
           ? "past its wait: slower than its warm peers; watching on until it is as fast as they in 3 slices in a row and, where the old release's own start is recorded, not slower than that at the same age; rolled back if the watch reaches deploy.maxWatch first"
           : routesOnly
             ? 'past its wait: a route with a share of its requests has too few of them for its own latency slices; waiting for more, up to deploy.maxWatch'
-            : `past its wait: its latency is still levelling off (warm-up); watching on, up to ${LATENCY_WATCH_EXTENSION}x its wait`
+            : `past its wait: the latency gate cannot judge it yet (too few request times, or its latency still levelling off: warm-up); watching on, up to ${LATENCY_WATCH_EXTENSION}x its wait`
         : `past its wait: ${poll.answered} of the ${poll.minRequests} requests it needs (deploy.minRequests); waiting for more, up to deploy.maxWatch`;
   return {
     done,

@@ -74,7 +74,8 @@ describe('when a deploy watch ends', () => {
     expect(progress({ now: 5_000, answered: 50, latencyCold: true })).toMatchObject({
       done: false,
       waitEnd: 15_000,
-      goesOn: 'past its wait: its latency is still levelling off (warm-up); watching on, up to 3x its wait',
+      goesOn:
+        'past its wait: the latency gate cannot judge it yet (too few request times, or its latency still levelling off: warm-up); watching on, up to 3x its wait',
     });
     expect(progress({ now: 15_000, answered: 50, latencyCold: true })).toMatchObject({
       done: true,
