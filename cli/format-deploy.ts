@@ -162,12 +162,13 @@ export function formatLatency(e: LatencyEvidence): string {
           ? withoutRecord
           : e.verdict;
   const routes = e.routes.map(formatRoute).join('; ');
-  const against =
-    ownStart && !vetoedByOwnStart(e)
-      ? `; ${ownStart}`
-      : e.withoutRecord === 'never warm'
-        ? `; ${withoutRecord}`
-        : '';
+  const against = [
+    ownStart && !vetoedByOwnStart(e) && ownStart,
+    e.withoutRecord === 'never warm' && withoutRecord,
+  ]
+    .filter(Boolean)
+    .map((text) => `; ${text}`)
+    .join('');
   return `latency: ${verdict}; ${e.samples.mine} request times of the new instance against ${e.samples.others} of the others (${e.samples.before} before), warm-up ${e.warmupCut}; slice medians new/comparison ms: ${slices || 'none complete'}${routes ? `; by route, after the warm-up: ${routes}` : ''}; limits ${e.rule.maxRatio}x and +${e.rule.minEffectMs} ms (median and fastest tenth), p < ${e.rule.alpha}, ${e.rule.consecutive} slices of ${e.rule.sliceRequests} in a row${against}`;
 }
 

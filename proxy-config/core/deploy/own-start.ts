@@ -208,11 +208,14 @@ function slowerSinceFired(evidence: LatencyEvidence): number[] | undefined {
  * The latency verdict with the old release's own start: one that found the new instance slower
  * than its peers stands only if it is also slower than `record` at the same age (judgeOwnStart on
  * the route that fired, if one did), and is overruled only where the record reaches the slices the
- * peers found slower (a later stall past what the record holds is the peers' to judge). While the
+ * peers found slower (a later stall past what the record holds is the peers' to judge, once warm). While the
  * new instance has too few slices of its own for that (the peers' two slower slices in a row come
  * before the record's three can), it is pending: not judged yet, and the watch goes on
- * (`pending`; settleOwnStart if it ends so). Where the record itself holds too few requests
- * at those numbers, the peers' verdict stands as it is.
+ * (`pending`; settleOwnStart if it ends so). Where the record itself holds too few requests at
+ * those numbers (its deploy's new instances answered 150 each), or does not reach the slices the
+ * peers found slower, it says nothing of them: judged as with no record (onceWarm). CI rolled back
+ * an unchanged release 10 times slower than its peers over its first 200 requests, the peers'
+ * verdict standing on a record of 150 requests as slow.
  *
  * Overruled, it is judged once warm: until its newest 3 slices in a row are not slower than its
  * warm peers, it is pending too (`unconverged`; settleOwnStart if the watch ends so). Under a saturating load beside a busy core
@@ -237,7 +240,7 @@ export function withOwnStart(
     const firedTo = firedSlices(evidence).at(-1)?.requests[1] ?? 0;
     if (reach < firedTo) {
       const note = `the record reaches ${ownStart.route === undefined ? 'request' : `${ownStart.route} request`} ${reach}, not the slices the peers found slower (to ${firedTo})`;
-      return { ...evidence, ownStart: { ...ownStart, verdict: 'not judged', note } };
+      return onceWarm({ ...evidence, ownStart: { ...ownStart, verdict: 'not judged', note } });
     }
     if (warmAsPeers(evidence)) return { ...evidence, ownStart, verdict: 'not slower' };
     return {
@@ -256,6 +259,7 @@ export function withOwnStart(
       pending: true,
       note: `slower than the warm peers; ${ownStart.slices.length} of the ${rule.consecutive} slices in a row needed against the old release's own start so far`,
     };
+  if (ownStart.verdict === 'not judged') return onceWarm({ ...evidence, ownStart });
   return { ...evidence, ownStart };
 }
 
@@ -274,7 +278,7 @@ function slowerRoute(evidence: LatencyEvidence): LatencyEvidence {
 
 /**
  * With no record of the old release's own start (a first deploy; one after a readiness-only deploy,
- * or a state file without `starts`), a
+ * or a state file without `starts`), or one that cannot be compared with (`ownStart`, not judged), a
  * new instance slower than its warm peers is judged once warm alone: as fast as they in 3 slices in
  * a row, it is not rolled back; until then it is pending, and rolled back if the watch ends so
  * (settleOwnStart). The peers alone rolled back 35 of 60 unchanged releases, under a saturating
@@ -290,9 +294,13 @@ function onceWarm(evidence: LatencyEvidence): LatencyEvidence {
     verdict: 'not judged',
     pending: true,
     withoutRecord: 'waiting',
-    note: `slower than its warm peers, with no record of the old release's own start: judged once ${OWN_START_LIMITS.consecutive} of its slices in a row are not slower than they, rolled back if the watch reaches deploy.maxWatch first`,
+    note: `slower than its warm peers, ${noRecord(evidence)}: judged once ${OWN_START_LIMITS.consecutive} of its slices in a row are not slower than they, rolled back if the watch reaches deploy.maxWatch first`,
   };
 }
+
+/** Which record is missing: any, or one that holds the requests of the slices the peers found slower. */
+const noRecord = (e: LatencyEvidence) =>
+  `with no record of the old release's own start${e.ownStart ? ' to compare those slices with' : ''}`;
 
 /**
  * A watch that ended while the verdict was pending: the peers' verdict stands (it was slower than
@@ -332,7 +340,7 @@ export function describeWithoutRecord(e: LatencyEvidence): string | undefined {
   if (e.withoutRecord === undefined) return undefined;
   const side = firedSide(e);
   const fired = side.fired?.join(', ') ?? '?';
-  const what = `slower than its warm peers in slices ${fired}${'route' in side ? ` of ${side.route}` : ''}, with no record of the old release's own start`;
+  const what = `slower than its warm peers in slices ${fired}${'route' in side ? ` of ${side.route}` : ''}, ${noRecord(e)}`;
   const n = OWN_START_LIMITS.consecutive;
   if (e.withoutRecord === 'waiting')
     return `${what}: judged once ${n} of its slices in a row are not slower than its peers; watching on, up to deploy.maxWatch`;
@@ -361,7 +369,7 @@ export function describeOwnStart(o: OwnStartEvidence): string {
   if (o.verdict === 'not judged' && o.slices.every((s) => s.compared))
     return `against ${what}: ${o.slices.length} of the ${OWN_START_LIMITS.consecutive} slices in a row it needs compared so far; the peers' verdict stands if the watch ends so`;
   if (o.verdict === 'not judged')
-    return `against ${what}: could not compare (${o.note}), so the peers' verdict stands`;
+    return `against ${what}: could not compare (${o.note}), so judged as with no record: once warm as its peers`;
   const past = o.route === undefined ? `${whose} past the warm-up` : whose;
   return `slower than the warm peers, not than ${what} at the same age (${limit}): not rolled back (${past}, slice medians new/recorded ms: ${medians})`;
 }

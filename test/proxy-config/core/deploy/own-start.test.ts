@@ -329,27 +329,42 @@ describe("judging against the old release's own start", () => {
       mine,
       recorded(2, 300, ONE, () => 10, random),
     );
-    expect(short.verdict, `seed ${random.seed}`).toBe('slower');
+    // It says nothing of the stall: judged as with no record, once warm (its last 150 requests are).
+    expect(short, `seed ${random.seed}`).toMatchObject({ verdict: 'not slower', withoutRecord: 'warm' });
     expect(short.ownStart!.note).toMatch(
       /^the record reaches request 300, not the slices the peers found slower \(to \d+\)$/,
     );
+    // Cut off in the stall, it waits to be warm; a watch that ends so rolls it back.
+    const cut = { ...mine, ms: mine.ms.slice(0, 450), routes: mine.routes.slice(0, 450) };
+    const inStall = withOwnStart(
+      judgeLatencySlices([], cut, others, 2.5),
+      cut,
+      recorded(2, 300, ONE, () => 10, random),
+    );
+    expect(inStall, `seed ${random.seed}`).toMatchObject({ pending: true, withoutRecord: 'waiting' });
+    expect(settleOwnStart(inStall)).toMatchObject({ verdict: 'slower', withoutRecord: 'never warm' });
     // A record that reaches the stall, as slow there: overruled.
     const long = withOwnStart(peers, mine, recorded(2, 500, ONE, stalled, random));
     expect(long.verdict, `seed ${random.seed}`).toBe('not slower');
   });
 
-  it("lets the peers' verdict stand where too few requests were recorded at the same numbers", () => {
+  it('judges as with no record where too few requests were recorded at the same numbers: once warm as its peers', () => {
     const random = seededRandom(testSeed());
-    const { mine, others } = watch(400, ONE, cold, () => 10, random);
-    const peers = judgeLatencySlices([], mine, others, 2.5);
-    // 120 requests: only requests 101–150 have 20 recorded (and one slice is not three in a row).
-    const evidence = withOwnStart(peers, mine, recorded(1, 120, ONE, cold, random));
-    expect(evidence.verdict, `seed ${random.seed}`).toBe('slower');
-    expect(evidence.ownStart).toMatchObject({
+    // The new instance 13x slower than its peers for 400 requests; the record, of 120 as slow:
+    // only requests 101–150 have 20 recorded (and one slice is not three in a row).
+    const short = watch(400, ONE, cold, () => 10, random);
+    const record = recorded(1, 120, ONE, cold, random);
+    const waiting = withOwnStart(judgeLatencySlices([], short.mine, short.others, 2.5), short.mine, record);
+    expect(waiting, `seed ${random.seed}`).toMatchObject({
       verdict: 'not judged',
-      note: '1 of its 6 slice(s) past the warm-up had 20 recorded requests at the same numbers, 3 needed',
+      pending: true,
+      withoutRecord: 'waiting',
+      ownStart: {
+        verdict: 'not judged',
+        note: '1 of its 6 slice(s) past the warm-up had 20 recorded requests at the same numbers, 3 needed',
+      },
     });
-    expect(evidence.ownStart!.slices.map((s) => s.compared)).toEqual([
+    expect(waiting.ownStart!.slices.map((s) => s.compared)).toEqual([
       true,
       false,
       false,
@@ -357,7 +372,18 @@ describe("judging against the old release's own start", () => {
       false,
       false,
     ]);
-    expect(describeOwnStart(evidence.ownStart!)).toContain('could not compare (1 of its 6 slice(s)');
+    expect(describeOwnStart(waiting.ownStart!)).toMatch(
+      /could not compare \(1 of its 6 slice\(s\).*\), so judged as with no record: once warm as its peers$/,
+    );
+    expect(describeWithoutRecord(waiting)).toContain(
+      "with no record of the old release's own start to compare those slices with: judged once 3",
+    );
+    // As fast as its peers in its last three slices: not rolled back.
+    const later = watch(550, ONE, cold, () => 10, random);
+    const warm = withOwnStart(judgeLatencySlices([], later.mine, later.others, 2.5), later.mine, record);
+    expect(warm, `seed ${random.seed}`).toMatchObject({ verdict: 'not slower', withoutRecord: 'warm' });
+    // A watch that ends before: rolled back, as with no record.
+    expect(settleOwnStart(waiting)).toMatchObject({ verdict: 'slower', withoutRecord: 'never warm' });
   });
 
   const SHOP = { 'GET /items': 0.6, 'GET /users': 0.3, 'POST /orders': 0.1 };
