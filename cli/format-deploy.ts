@@ -102,6 +102,10 @@ export function formatDeployPlan(plan: DeployPlan): string {
       (c) =>
         `  setting ${c.name}=${c.value} (now ${c.was ?? 'unset'}) for the new instances; recorded for the stack only if the deploy succeeds`,
     ),
+    ...plan.envKept.map(
+      (c) =>
+        `  keeping ${c.name}=${c.value} for the new instances (the stack's, from up --api-env or an earlier deploy --env)`,
+    ),
     ...(plan.launch.kind === 'hooks'
       ? [
           `instances start and stop by the spec's hooks${plan.version === undefined ? '' : ` (version ${plan.version})`}; readiness: ${plan.launch.ready ? `the ready hook (${plan.launch.ready.join(' ')})` : `GET ${plan.readinessPath}`}`,
@@ -226,7 +230,10 @@ export function formatDeployEvent(event: DeployEvent): string {
   }
 }
 
-/** The window's p99 against the one before; a side without a request says so rather than "0 ms". */
+/**
+ * The window's p99 against the one before, of every instance (named so: the new instance's own p99 is
+ * in its part of the line); a side without a request says so rather than "0 ms".
+ */
 function p99Text(event: Extract<DeployEvent, { type: 'status' }>): string {
   const p = event.p99Ms;
   if (!p) return '';
@@ -234,6 +241,6 @@ function p99Text(event: Extract<DeployEvent, { type: 'status' }>): string {
   if (event.after.total === 0) return '';
   if (p.after === undefined) return '; no request time logged in the window, so no p99';
   return p.before === undefined
-    ? `; p99 ${p.after} ms (no request before)`
-    : `; p99 ${p.before} → ${p.after} ms`;
+    ? `; p99 of all instances ${p.after} ms (no request before)`
+    : `; p99 of all instances ${p.before} → ${p.after} ms`;
 }

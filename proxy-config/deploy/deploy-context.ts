@@ -229,6 +229,10 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       value,
       ...(state.instanceEnv?.[name] === undefined ? {} : { was: state.instanceEnv[name] }),
     })),
+    // The API settings only: the database's URL and REDIS_URL, recorded beside them, may hold a password.
+    envKept: Object.entries(state.instanceEnv ?? {})
+      .filter(([name]) => name.startsWith('PROXYOPS_') && envChanges[name] === undefined)
+      .map(([name, value]) => ({ name, value })),
   });
   const plan = adopted ? { ...planned, adopted: adopted.conf } : planned;
   return {

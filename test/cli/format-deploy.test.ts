@@ -33,7 +33,7 @@ describe('deploy progress for people', () => {
     expect(text.trim().split('\n')).toHaveLength(3 + 3 + plan.steps.length + 1);
   });
 
-  it('says which instance takes the slot path and what a deploy --env changes', () => {
+  it('says which instance takes the slot path, what a deploy --env changes and which recorded settings it keeps', () => {
     const slotted = planDeploy({
       upstream: 'api',
       pool: { healthCheck: DEFAULTS.healthCheck, deploy: { ...DEFAULTS.deploy, command: ['app'] } },
@@ -43,12 +43,16 @@ describe('deploy progress for people', () => {
       ],
       logDelayMs: 0,
       envChanges: [{ name: 'PROXYOPS_RATE_LIMIT', value: '1', was: '600' }],
+      envKept: [{ name: 'PROXYOPS_BODY_LIMIT', value: '2mb' }],
     });
     const text = formatDeployPlan(slotted);
     expect(slotted.paths).toEqual(['slot', 'reload']);
     expect(text).toContain('unix:/run/app/slot-0.sock: slot path');
     expect(text).toContain('10.0.0.2:8080: reload path');
     expect(text).toContain('setting PROXYOPS_RATE_LIMIT=1 (now 600)');
+    expect(text).toContain(
+      "keeping PROXYOPS_BODY_LIMIT=2mb for the new instances (the stack's, from up --api-env or an earlier deploy --env)",
+    );
     const kinds = slotted.steps.filter((s) => s.round === 1).map((s) => s.kind);
     expect(kinds).toEqual(['start', 'wait-ready', 'swap', 'watch', 'signal', 'wait-exit']);
     expect(slotted.steps.filter((s) => s.round === 2).map((s) => s.kind)).toContain('add');
@@ -201,9 +205,9 @@ describe('deploy progress for people', () => {
         verdict: { verdict: 'ok', increase: 0 },
         p99Ms,
       });
-    expect(status({ before: 38, after: 41 })).toContain('; p99 38 → 41 ms →');
+    expect(status({ before: 38, after: 41 })).toContain('; p99 of all instances 38 → 41 ms →');
     expect(status({ before: 38 })).toContain('; no request time logged in the window, so no p99 →');
-    expect(status({ after: 41 })).toContain('; p99 41 ms (no request before) →');
+    expect(status({ after: 41 })).toContain('; p99 of all instances 41 ms (no request before) →');
   });
 
   it("shows the 5xx gate's numbers on an ok verdict too: both sides, both tests, the limit and the floor", () => {

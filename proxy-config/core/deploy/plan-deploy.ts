@@ -84,6 +84,8 @@ export interface DeployPlan {
   adopted?: string;
   /** Settings the new instances get changed (`deploy --env`), with the recorded value they replace. */
   envChanges: EnvChange[];
+  /** The stack's recorded settings the new instances get as they are (`up --api-env`, an earlier `deploy --env`). */
+  envKept: Array<Omit<EnvChange, 'was'>>;
   steps: DeployStep[];
   /** Sum of the fixed waits, and of fixed waits plus every bound: the deploy takes between the two. */
   minMs: number;
@@ -132,6 +134,7 @@ export interface DeployPlanInput {
   /** `deploy --version`: required when a hook names `{version}`. */
   version?: string;
   envChanges?: EnvChange[];
+  envKept?: Array<Omit<EnvChange, 'was'>>;
   /** Gates the flags set; the others take DEFAULT_GATES. */
   gates?: Partial<Omit<GateLimits, 'max5xxIncrease' | 'max5xxShare'>>;
   /** Seconds the first new instance is watched (a canary), when longer than deploy.watch. */
@@ -410,6 +413,7 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     instances: input.instances,
     paths: input.instances.map((instance) => toReplacePath(instance, launch)),
     envChanges: input.envChanges ?? [],
+    envKept: input.envKept ?? [],
     steps,
     minMs: fixed,
     maxMs: fixed + bounds,

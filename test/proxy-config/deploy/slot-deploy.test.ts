@@ -144,6 +144,16 @@ describe('deploy behind unix-socket slots, on PostgreSQL, through the real nginx
     });
     const plan = await runCli(['deploy', 'plan', '--dir', stack.dir, '--env', 'PROXYOPS_RATE_LIMIT=1']);
     expect(plan.stdout).toContain('setting PROXYOPS_RATE_LIMIT=1 (now 10000000)');
+    // The stack's other settings go to the new instances as recorded, and the plan says so; never the
+    // database's URL, which may hold a password.
+    expect(plan.stdout).toMatch(
+      /keeping PROXYOPS_RATE_LIMIT_PREFIX=proxyops:rate:[0-9a-f]{12}: for the new instances/,
+    );
+    expect(plan.stdout).not.toMatch(/keeping PROXYOPS_RATE_LIMIT=|DATABASE_URL/);
+    expect(plan.stdout).not.toContain(DATABASE_URL);
+    expect((await runCli(['deploy', 'plan', '--dir', stack.dir])).stdout).toContain(
+      'keeping PROXYOPS_RATE_LIMIT=10000000 for the new instances',
+    );
     const run = await runCli(['deploy', '--dir', stack.dir, '--env', 'PROXYOPS_RATE_LIMIT=1', '--json']);
     await load.stop();
     expect(run.exitCode, run.stdout + run.stderr).toBe(1);
