@@ -7,9 +7,13 @@
 // installs what is missing when running as root on Debian, otherwise names the command.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const built = new URL('../dist/proxy-config/shell/system-packages.js', import.meta.url);
-if (!existsSync(built)) execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
+if (!existsSync(built))
+  execFileSync('node', [fileURLToPath(new URL('build-if-changed.mjs', import.meta.url))], {
+    stdio: 'inherit',
+  });
 const { SYSTEM_PACKAGES, ensureSystemPackages } = await import(built.href);
 
 try {
