@@ -16,6 +16,7 @@ import { readSpecFile } from '../shell/read-spec-file.js';
 import type { Host } from '../shell/host/host.js';
 import {
   readStackState,
+  SECRET_ENV_NAMES,
   writeStackState,
   type InstanceRecord,
   type StackState,
@@ -229,9 +230,9 @@ export async function loadDeployContext(where: DeployTarget): Promise<DeployCont
       value,
       ...(state.instanceEnv?.[name] === undefined ? {} : { was: state.instanceEnv[name] }),
     })),
-    // The API settings only: the database's URL and REDIS_URL, recorded beside them, may hold a password.
+    // Never a secret (the database's URL, REDIS_URL, the JWT secret): the plan is printed and pasted.
     envKept: Object.entries(state.instanceEnv ?? {})
-      .filter(([name]) => name.startsWith('PROXYOPS_') && envChanges[name] === undefined)
+      .filter(([name]) => !SECRET_ENV_NAMES.has(name) && envChanges[name] === undefined)
       .map(([name, value]) => ({ name, value })),
   });
   const plan = adopted ? { ...planned, adopted: adopted.conf } : planned;

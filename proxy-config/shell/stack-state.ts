@@ -65,7 +65,11 @@ const SECRETS_FILE = 'instance-secrets.json';
  * Environment names whose values are secrets or may hold one (a URL with a password): never in the
  * state file, which status commands read and people paste into issues.
  */
-const SECRET_ENV_NAMES = new Set(['DATABASE_URL', 'REDIS_URL', 'PROXYOPS_JWT_SECRET']);
+export const SECRET_ENV_NAMES: ReadonlySet<string> = new Set([
+  'DATABASE_URL',
+  'REDIS_URL',
+  'PROXYOPS_JWT_SECRET',
+]);
 
 /** Only the owner may read state: it names processes, ports and log files, and refers to secrets. */
 const STATE_FILE_MODE = 0o600;

@@ -53,6 +53,16 @@ describe('deploy progress for people', () => {
     expect(text).toContain(
       "keeping PROXYOPS_BODY_LIMIT=2mb for the new instances (the stack's, from up --api-env or an earlier deploy --env)",
     );
+    // Hooks start instances with an environment of their own: nothing is said to be kept.
+    const hooked = planDeploy({
+      upstream: 'api',
+      pool: { healthCheck: DEFAULTS.healthCheck, deploy: { ...DEFAULTS.deploy, start: ['start', '{port}'] } },
+      instances: [{ host: '10.0.0.2', port: 8080 }],
+      logDelayMs: 0,
+      envKept: [{ name: 'PROXYOPS_BODY_LIMIT', value: '2mb' }],
+    });
+    expect(hooked.envKept).toEqual([]);
+    expect(formatDeployPlan(hooked)).not.toContain('keeping PROXYOPS');
     const kinds = slotted.steps.filter((s) => s.round === 1).map((s) => s.kind);
     expect(kinds).toEqual(['start', 'wait-ready', 'swap', 'watch', 'signal', 'wait-exit']);
     expect(slotted.steps.filter((s) => s.round === 2).map((s) => s.kind)).toContain('add');
@@ -412,6 +422,21 @@ describe('deploy progress for people', () => {
     );
     expect(formatLatency(settleOwnStart(judge([...cold, ...Array<number>(100).fill(10)])))).toMatch(
       /^latency: slower; .*; slower than its warm peers in slices 3, 4, with no record .*, and not 3 slices in a row as fast as they when the watch ended$/,
+    );
+  });
+
+  it('names both the record it could not compare with and the warm-up it waited for, when a short record leaves a cold start unjudged', () => {
+    const lines = (n: number, first: number) => Array.from({ length: n }, (_, i) => 2 * i + first);
+    const mine = {
+      ms: [...Array<number>(200).fill(130), ...Array<number>(100).fill(10)],
+      lines: lines(300, 1),
+    };
+    const peers = { ms: mine.ms.map(() => 10), lines: lines(300, 2) };
+    // Its deploy's instance answered 120 requests: only requests 101–150 have 20 recorded.
+    const short = recordStart([{ ms: Array<number>(120).fill(120) }], '2026-12-06T10:00:00.000Z', 'v1');
+    const settled = settleOwnStart(withOwnStart(judgeLatencySlices([], mine, peers, 2.5), mine, short));
+    expect(formatLatency(settled)).toMatch(
+      /^latency: slower; .*; against the old release's own start \(recorded 2026-12-06T10:00:00\.000Z, release v1, 1 instance\(s\)\): could not compare \(1 of its 4 slice\(s\) past the warm-up had 20 recorded requests at the same numbers, 3 needed\); slower than its warm peers in slices 3, 4, with no record of the old release's own start to compare those slices with, and not 3 slices in a row as fast as they when the watch ended$/,
     );
   });
 });

@@ -72,8 +72,9 @@ export interface LatencyEvidence {
   ownStart?: OwnStartEvidence;
   /**
    * Where it was slower than its peers and no record of the old release's own start exists (a first
-   * deploy): `waiting` to be as fast as they, `warm` once it was (not rolled back), `never warm` when
-   * the watch ended first (rolled back). See withOwnStart.
+   * deploy), or one that cannot be compared with and it was slower from its first judged slice
+   * (`ownStart` then says why): `waiting` to be as fast as they, `warm` once it was (not rolled
+   * back), `never warm` when the watch ended first (rolled back). See withOwnStart.
    */
   withoutRecord?: 'waiting' | 'warm' | 'never warm';
   /**

@@ -96,7 +96,11 @@ export interface OwnStartEvidence {
   samples: { mine: number; recorded: number[] };
   /** Its slices past the minimum warm-up. */
   slices: OwnStartSlice[];
-  /** `not judged`: fewer than `consecutive` slices could be compared, and the peers' verdict stands. */
+  /**
+   * `not judged`: fewer than `consecutive` slices could be compared (or none reached the slices the
+   * peers found slower): the peers' verdict stands, judged once warm where it was slower from its
+   * first judged slice (withOwnStart).
+   */
   verdict: 'slower' | 'not slower' | 'not judged';
   /** The slices (1-based, of `slices`) that made it slower. */
   fired?: number[];
@@ -208,14 +212,15 @@ function slowerSinceFired(evidence: LatencyEvidence): number[] | undefined {
  * The latency verdict with the old release's own start: one that found the new instance slower
  * than its peers stands only if it is also slower than `record` at the same age (judgeOwnStart on
  * the route that fired, if one did), and is overruled only where the record reaches the slices the
- * peers found slower (a later stall past what the record holds is the peers' to judge, once warm). While the
+ * peers found slower (a later stall past what the record holds is the peers' to judge; unheard). While the
  * new instance has too few slices of its own for that (the peers' two slower slices in a row come
  * before the record's three can), it is pending: not judged yet, and the watch goes on
  * (`pending`; settleOwnStart if it ends so). Where the record itself holds too few requests at
  * those numbers (its deploy's new instances answered 150 each), or does not reach the slices the
- * peers found slower, it says nothing of them: judged as with no record (onceWarm). CI rolled back
- * an unchanged release 10 times slower than its peers over its first 200 requests, the peers'
- * verdict standing on a record of 150 requests as slow.
+ * peers found slower, it says nothing of them (unheard): one slower from its first judged slice is
+ * judged as with no record (onceWarm), one slower only after it was as fast as its peers by the
+ * peers alone. CI rolled back an unchanged release 10 times slower than its peers over its first
+ * 200 requests, the peers' verdict standing on a record of 150 requests as slow.
  *
  * Overruled, it is judged once warm: until its newest 3 slices in a row are not slower than its
  * warm peers, it is pending too (`unconverged`; settleOwnStart if the watch ends so). Under a saturating load beside a busy core
@@ -240,7 +245,7 @@ export function withOwnStart(
     const firedTo = firedSlices(evidence).at(-1)?.requests[1] ?? 0;
     if (reach < firedTo) {
       const note = `the record reaches ${ownStart.route === undefined ? 'request' : `${ownStart.route} request`} ${reach}, not the slices the peers found slower (to ${firedTo})`;
-      return onceWarm({ ...evidence, ownStart: { ...ownStart, verdict: 'not judged', note } });
+      return unheard(evidence, { ...ownStart, verdict: 'not judged', note });
     }
     if (warmAsPeers(evidence)) return { ...evidence, ownStart, verdict: 'not slower' };
     return {
@@ -259,7 +264,20 @@ export function withOwnStart(
       pending: true,
       note: `slower than the warm peers; ${ownStart.slices.length} of the ${rule.consecutive} slices in a row needed against the old release's own start so far`,
     };
-  if (ownStart.verdict === 'not judged') return onceWarm({ ...evidence, ownStart });
+  if (ownStart.verdict === 'not judged') return unheard(evidence, ownStart);
+  return { ...evidence, ownStart };
+}
+
+/**
+ * A record that cannot speak of the slices the peers found slower (too few requests recorded at
+ * those numbers, or none that far): a new instance slower from its first judged slice is a cold
+ * start as far as anyone can tell, judged once warm as with no record (onceWarm); one as fast as
+ * its peers first and slower after is not cold, and the peers' verdict stands.
+ */
+function unheard(evidence: LatencyEvidence, ownStart: OwnStartEvidence): LatencyEvidence {
+  const side = firedSide(evidence);
+  const firstJudged = side.slices.findIndex((s) => s.judged) + 1;
+  if (side.fired?.[0] === firstJudged) return onceWarm({ ...evidence, ownStart });
   return { ...evidence, ownStart };
 }
 
@@ -368,8 +386,7 @@ export function describeOwnStart(o: OwnStartEvidence): string {
     return `not slower than ${what} at the same age (${limit}; slice medians new/recorded ms: ${medians}), but slower than its warm peers again after the slices they first found slower (${o.peersFired?.join(', ') ?? '?'}), and not ${OWN_START_LIMITS.consecutive} slices in a row as fast as they when the watch ended`;
   if (o.verdict === 'not judged' && o.slices.every((s) => s.compared))
     return `against ${what}: ${o.slices.length} of the ${OWN_START_LIMITS.consecutive} slices in a row it needs compared so far; the peers' verdict stands if the watch ends so`;
-  if (o.verdict === 'not judged')
-    return `against ${what}: could not compare (${o.note}), so judged as with no record: once warm as its peers`;
+  if (o.verdict === 'not judged') return `against ${what}: could not compare (${o.note})`;
   const past = o.route === undefined ? `${whose} past the warm-up` : whose;
   return `slower than the warm peers, not than ${what} at the same age (${limit}): not rolled back (${past}, slice medians new/recorded ms: ${medians})`;
 }

@@ -413,7 +413,8 @@ export function planDeploy(input: DeployPlanInput): DeployPlan {
     instances: input.instances,
     paths: input.instances.map((instance) => toReplacePath(instance, launch)),
     envChanges: input.envChanges ?? [],
-    envKept: input.envKept ?? [],
+    // Hooks start instances their own way, with an environment of their own.
+    envKept: launch.kind === 'command' ? (input.envKept ?? []) : [],
     steps,
     minMs: fixed,
     maxMs: fixed + bounds,

@@ -329,26 +329,20 @@ describe("judging against the old release's own start", () => {
       mine,
       recorded(2, 300, ONE, () => 10, random),
     );
-    // It says nothing of the stall: judged as with no record, once warm (its last 150 requests are).
-    expect(short, `seed ${random.seed}`).toMatchObject({ verdict: 'not slower', withoutRecord: 'warm' });
+    // It says nothing of the stall, and the instance was as fast as its peers before: not a cold
+    // start, so the peers' verdict stands, though its last 150 requests are as fast again.
+    expect(short, `seed ${random.seed}`).toMatchObject({ verdict: 'slower' });
+    expect(short.withoutRecord).toBeUndefined();
+    expect(short.pending).toBeUndefined();
     expect(short.ownStart!.note).toMatch(
       /^the record reaches request 300, not the slices the peers found slower \(to \d+\)$/,
     );
-    // Cut off in the stall, it waits to be warm; a watch that ends so rolls it back.
-    const cut = { ...mine, ms: mine.ms.slice(0, 450), routes: mine.routes.slice(0, 450) };
-    const inStall = withOwnStart(
-      judgeLatencySlices([], cut, others, 2.5),
-      cut,
-      recorded(2, 300, ONE, () => 10, random),
-    );
-    expect(inStall, `seed ${random.seed}`).toMatchObject({ pending: true, withoutRecord: 'waiting' });
-    expect(settleOwnStart(inStall)).toMatchObject({ verdict: 'slower', withoutRecord: 'never warm' });
     // A record that reaches the stall, as slow there: overruled.
     const long = withOwnStart(peers, mine, recorded(2, 500, ONE, stalled, random));
     expect(long.verdict, `seed ${random.seed}`).toBe('not slower');
   });
 
-  it('judges as with no record where too few requests were recorded at the same numbers: once warm as its peers', () => {
+  it('where too few requests were recorded at the same numbers, judges a cold start as with no record (once warm as its peers), and lets the peers judge one slower only after it was warm', () => {
     const random = seededRandom(testSeed());
     // The new instance 13x slower than its peers for 400 requests; the record, of 120 as slow:
     // only requests 101–150 have 20 recorded (and one slice is not three in a row).
@@ -373,7 +367,7 @@ describe("judging against the old release's own start", () => {
       false,
     ]);
     expect(describeOwnStart(waiting.ownStart!)).toMatch(
-      /could not compare \(1 of its 6 slice\(s\).*\), so judged as with no record: once warm as its peers$/,
+      /could not compare \(1 of its 6 slice\(s\) past the warm-up had 20 recorded requests at the same numbers, 3 needed\)$/,
     );
     expect(describeWithoutRecord(waiting)).toContain(
       "with no record of the old release's own start to compare those slices with: judged once 3",
@@ -384,6 +378,15 @@ describe("judging against the old release's own start", () => {
     expect(warm, `seed ${random.seed}`).toMatchObject({ verdict: 'not slower', withoutRecord: 'warm' });
     // A watch that ends before: rolled back, as with no record.
     expect(settleOwnStart(waiting)).toMatchObject({ verdict: 'slower', withoutRecord: 'never warm' });
+    // As fast as its peers first, then slower: not a cold start, and the peers' verdict stands at once.
+    const stalled = (i: number) => (i >= 300 ? 100 : 10);
+    const late = watch(450, ONE, stalled, () => 10, random);
+    const stands = withOwnStart(judgeLatencySlices([], late.mine, late.others, 2.5), late.mine, record);
+    expect(stands, `seed ${random.seed}`).toMatchObject({
+      verdict: 'slower',
+      ownStart: { verdict: 'not judged' },
+    });
+    expect(stands.withoutRecord).toBeUndefined();
   });
 
   const SHOP = { 'GET /items': 0.6, 'GET /users': 0.3, 'POST /orders': 0.1 };
