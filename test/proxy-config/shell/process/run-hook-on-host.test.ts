@@ -20,10 +20,13 @@ async function hook(name: string, body: string): Promise<string> {
   return join(hosts.host('app1').mountPoint, name);
 }
 
-/** Processes on the app host whose command line holds `pattern` (one pid namespace: pgrep sees them). */
-function running(pattern: string): string[] {
+/**
+ * Processes on the app host whose whole command line is `command` (one pid namespace: pgrep sees
+ * them). Whole: a `sleep 420` elsewhere on the machine matched `sleep 42` and failed the test twice.
+ */
+function running(command: string): string[] {
   try {
-    return execFileSync('pgrep', ['-f', pattern]).toString().trim().split('\n');
+    return execFileSync('pgrep', ['-fx', command]).toString().trim().split('\n');
   } catch {
     return [];
   }
