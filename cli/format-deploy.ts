@@ -100,11 +100,11 @@ export function formatDeployPlan(plan: DeployPlan): string {
     ...plan.watch.unseen.map((what) => `  not seen: ${what}`),
     ...plan.envChanges.map(
       (c) =>
-        `  setting ${c.name}=${c.value} (now ${c.was ?? 'unset'}) for the new instances; recorded for the stack only if the deploy succeeds`,
+        `  setting ${c.name}=${c.value} (now ${c.was ?? "unset: the API's default"}) for the new instances; recorded for the stack only if the deploy succeeds`,
     ),
     ...plan.envKept.map(
       (c) =>
-        `  keeping ${c.name}=${c.value} for the new instances (the stack's, from up --api-env or an earlier deploy --env)`,
+        `  keeping ${c.name}=${c.value} for the new instances (recorded for the stack by up, --api-env or an earlier deploy --env)`,
     ),
     ...(plan.launch.kind === 'hooks'
       ? [
@@ -241,6 +241,6 @@ function p99Text(event: Extract<DeployEvent, { type: 'status' }>): string {
   if (event.after.total === 0) return '';
   if (p.after === undefined) return '; no request time logged in the window, so no p99';
   return p.before === undefined
-    ? `; p99 of all instances ${p.after} ms (no request before)`
-    : `; p99 of all instances ${p.before} → ${p.after} ms`;
+    ? `; p99 of all instances: ${p.after} ms in the watch (no request before)`
+    : `; p99 of all instances: ${p.before} ms before, ${p.after} ms in the watch`;
 }

@@ -51,7 +51,7 @@ describe('deploy progress for people', () => {
     expect(text).toContain('10.0.0.2:8080: reload path');
     expect(text).toContain('setting PROXYOPS_RATE_LIMIT=1 (now 600)');
     expect(text).toContain(
-      "keeping PROXYOPS_BODY_LIMIT=2mb for the new instances (the stack's, from up --api-env or an earlier deploy --env)",
+      'keeping PROXYOPS_BODY_LIMIT=2mb for the new instances (recorded for the stack by up, --api-env or an earlier deploy --env)',
     );
     // Hooks start instances with an environment of their own: nothing is said to be kept.
     const hooked = planDeploy({
@@ -215,9 +215,13 @@ describe('deploy progress for people', () => {
         verdict: { verdict: 'ok', increase: 0 },
         p99Ms,
       });
-    expect(status({ before: 38, after: 41 })).toContain('; p99 of all instances 38 → 41 ms →');
+    expect(status({ before: 38, after: 41 })).toContain(
+      '; p99 of all instances: 38 ms before, 41 ms in the watch →',
+    );
     expect(status({ before: 38 })).toContain('; no request time logged in the window, so no p99 →');
-    expect(status({ after: 41 })).toContain('; p99 of all instances 41 ms (no request before) →');
+    expect(status({ after: 41 })).toContain(
+      '; p99 of all instances: 41 ms in the watch (no request before) →',
+    );
   });
 
   it("shows the 5xx gate's numbers on an ok verdict too: both sides, both tests, the limit and the floor", () => {
