@@ -50,6 +50,10 @@ describe('deploy progress for people', () => {
     expect(text).toContain('unix:/run/app/slot-0.sock: slot path');
     expect(text).toContain('10.0.0.2:8080: reload path');
     expect(text).toContain('setting PROXYOPS_RATE_LIMIT=1 (now 600)');
+    // The status codes are judged on fewer requests than the latency: the watch line says both.
+    expect(text).toMatch(
+      /watch: judges the new instance's status codes once it answered 20 requests \(its latency needs 200 request times: above\)/,
+    );
     expect(text).toContain(
       'keeping PROXYOPS_BODY_LIMIT=2mb for the new instances (recorded for the stack by up, --api-env or an earlier deploy --env)',
     );
