@@ -139,7 +139,7 @@ export function judgeLatencySlices(
   };
   if (baseline.ms.length < rule.minPeerRequests && others.ms.length < rule.minPeerRequests)
     return { ...base, verdict: 'not judged', note: 'no request times to compare with' };
-  const needed = rule.minWarmupRequests + rule.consecutive * rule.sliceRequests;
+  const needed = requestTimesNeeded(rule);
   const tooFew = `${whole.ms.length} request times, ${needed} needed`;
   if (warmAt === undefined)
     return {
@@ -220,3 +220,7 @@ export function describeSlower(evidence: LatencyEvidence): string {
   const against = last.against === 'others' ? 'the other instances over the same stretch' : before;
   return `median request time rose in ${fired.length} consecutive slices of ${rule.sliceRequests} requests (its requests ${first.requests[0]}–${last.requests[1]}, after a warm-up of ${evidence.warmupCut}), against ${against}: ${each}; ${limits}`;
 }
+
+/** The fewest request times of the new instance the latency verdict can judge: the minimum warm-up and its slices. */
+export const requestTimesNeeded = (rule: LatencyRule): number =>
+  rule.minWarmupRequests + rule.consecutive * rule.sliceRequests;
